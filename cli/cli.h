@@ -1,0 +1,15 @@
+// The command line: one file per subcommand, each with setup_<cmd>(CLI::App&) binding an options
+// struct and a callback that calls the libraries. run_cli is the whole program (main calls it; the
+// end-to-end fuzzer drives it with argument vectors).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace attn::cli {
+
+int run_cli(int argc, const char* const* argv);
+
+void setup_show(CLI::App& app);
+void setup_kinds(CLI::App& app);
+
+}  // namespace attn::cli

@@ -1,0 +1,38 @@
+// attn kinds: the registry as a table, or as JSON.
+#include <iostream>
+
+#include "cli/cli.h"
+#include "core/kinds.h"
+#include "render/json.h"
+
+namespace attn::cli {
+
+void setup_kinds(CLI::App& app) {
+    auto as_json = std::make_shared<bool>(false);
+    CLI::App* cmd = app.add_subcommand("kinds", "List the attention kinds: description, formula, paper, options");
+    cmd->add_flag("--json", *as_json, "Print the list as JSON");
+    cmd->callback([as_json] {
+        if (*as_json) {
+            render::Json all = render::Json::array();
+            for (const auto& k : kinds())
+                all.push_back({{"kind", k.name},
+                               {"description", k.description},
+                               {"formula", k.formula},
+                               {"paper", k.paper},
+                               {"options", option_flags(k.options)},
+                               {"default_causal", k.default_causal}});
+            std::cout << all.dump(2) << "\n";
+            return;
+        }
+        for (const auto& k : kinds()) {
+            std::cout << k.name << "\n"
+                      << "    " << k.description << "\n"
+                      << "    formula: " << k.formula << "\n"
+                      << "    paper:   " << k.paper << "\n"
+                      << "    options: " << option_flags(k.options)
+                      << (k.default_causal ? "  (causal by default)" : "") << "\n\n";
+        }
+    });
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,31 @@
+// A strict reader of NumPy .npy files (format versions 1-3). The header is checked against the
+// file's real size before anything is allocated, so a hostile file cannot ask for more memory
+// than it holds. Writing goes through xtensor's xt::dump_npy.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+struct NpyArray {
+    std::string descr;                // "<f4", "<f8", "|b1", "|u1", ...
+    bool fortran_order = false;
+    std::vector<std::size_t> shape;
+    std::string data;                 // raw little-endian bytes, shape product * item size
+    std::size_t item_size = 0;
+};
+
+bool looks_like_npy(const std::string& bytes);
+
+// Parses `bytes` read from `path` (the path only names the file in errors).
+NpyArray parse_npy(const std::string& bytes, const std::string& path);
+
+// Element (r, c) of a 2-D array as double, honouring fortran_order; descr must be <f4 or <f8.
+double npy_float_at(const NpyArray& a, std::size_t r, std::size_t c);
+
+// Reads a whole file; errors name the path and the OS's reason.
+std::string read_file(const std::string& path, const std::string& what);
+
+}  // namespace attn

@@ -1,0 +1,23 @@
+// The JSON trace (format "attn-trace", version 1; docs/trace-format.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/trace.h"
+
+namespace attn::render {
+
+// Numbers are float32 and print as the shortest decimal that reads back to the same float.
+using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t,
+                                  std::uint64_t, float>;
+
+Json config_json(const Config& c);
+Json trace_json(const Trace& t);
+std::string trace_json_text(const Trace& t);  // pretty enough to read, compact rows
+
+}  // namespace attn::render

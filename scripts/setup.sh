@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs whatever attn's build needs that is missing, from Debian 12's packages (non-interactive).
+set -euo pipefail
+packages=(build-essential cmake pkg-config libcli11-dev libxtensor-dev xtl-dev libxsimd-dev libxtensor-blas-dev
+          libopenblas-dev nlohmann-json3-dev libstb-dev doctest-dev fonts-dejavu-core zlib1g-dev)
+packages+=("$@")  # extra packages a caller needs (the sanitizer and fuzz builds add clang-14)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "attn setup: installing ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,57 @@
+// Shared test helpers: run a kind in-process, compare matrices, drive the real binary.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/kinds.h"
+#include "data/embed.h"
+
+namespace attn::test {
+
+inline Inputs journey() {
+    Embeddings e = example("journey");
+    Inputs in;
+    in.tokens = e.tokens, in.x = e.x, in.source_tokens = e.tokens, in.source_x = e.x;
+    return in;
+}
+
+// Config for the chapter's example: the kind's own defaults, d_in 3.
+inline Config journey_config(const std::string& kind, std::size_t d_out, const std::string& init,
+                             std::uint64_t seed) {
+    const KindInfo* k = find_kind(kind);
+    REQUIRE(k != nullptr);
+    Config c;
+    c.kind = kind, c.d_in = 3, c.d_out = d_out, c.init = init, c.seed = seed;
+    c.causal = k->default_causal, c.heads = k->default_heads, c.kv_heads = k->default_kv_heads;
+    return c;
+}
+
+// Golden numbers are printed to 4 decimals: they hold to within half a unit of the last place.
+inline void check_row(const Mat& m, std::size_t row, const std::vector<float>& want, double eps = 6e-5) {
+    REQUIRE(m.shape(1) == want.size());
+    for (std::size_t j = 0; j < want.size(); ++j) {
+        INFO("row " << row << ", column " << j << ": got " << m(row, j) << ", want " << want[j]);
+        CHECK(std::fabs(static_cast<double>(m(row, j)) - static_cast<double>(want[j])) <= eps);
+    }
+}
+
+inline void check_matrix(const Mat& m, const std::vector<std::vector<float>>& want, double eps = 6e-5) {
+    REQUIRE(m.shape(0) == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) check_row(m, i, want[i], eps);
+}
+
+// Runs the attn binary with arguments; returns the exit code, fills stdout and stderr.
+struct RunResult {
+    int code = -1;
+    std::string out, err;
+};
+RunResult run_attn(const std::vector<std::string>& args, const std::string& stdin_text = "");
+
+std::string temp_dir();  // a fresh folder under the build's temp area
+std::string slurp(const std::string& path);
+
+}  // namespace attn::test
