@@ -187,7 +187,8 @@ std::string terminal_view(const Trace& t, const TerminalOptions& opt) {
     if (t.has_source) list("source:   ", t.source_tokens);
     out << "settings: ";
     bool first = true;
-    for (const auto& [key, value] : config_json(t.config).items()) {
+    const Json settings = config_json(t.config);
+    for (const auto& [key, value] : settings.items()) {
         out << (first ? "" : " ") << key << "=" << (value.is_string() ? value.get<std::string>() : value.dump());
         first = false;
     }

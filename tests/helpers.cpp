@@ -1,0 +1,71 @@
+#include "tests/helpers.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace attn::test {
+namespace {
+
+std::string read_fd(int fd) {
+    std::string s;
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) s.append(buf, static_cast<std::size_t>(n));
+    return s;
+}
+
+}  // namespace
+
+RunResult run_attn(const std::vector<std::string>& args, const std::string& stdin_text) {
+    // stdout and stderr go to temporary files (no pipe deadlock on large output).
+    const std::string dir = temp_dir();
+    const std::string out_path = dir + "/stdout", err_path = dir + "/stderr", in_path = dir + "/stdin";
+    std::ofstream(in_path) << stdin_text;
+    std::vector<std::string> argv_s = {ATTN_BINARY};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        const int in = ::open(in_path.c_str(), O_RDONLY);
+        const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(in, 0), ::dup2(out, 1), ::dup2(err, 2);
+        ::setenv("NO_COLOR", "1", 1);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    RunResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out_path);
+    r.err = slurp(err_path);
+    return r;
+}
+
+std::string temp_dir() {
+    static std::atomic<int> counter{0};
+    const char* base = std::getenv("TMPDIR");
+    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/attn-test-" + std::to_string(::getpid()) +
+                       "-" + std::to_string(counter++) + "-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    return tmpl;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace attn::test

@@ -1,0 +1,133 @@
+// End to end through the real binary: exit codes, one-line errors, files written or not.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/helpers.h"
+
+using namespace attn::test;
+
+namespace {
+
+bool exists(const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0;
+}
+
+// An error is one line on stderr starting "attn: error:", nothing on stdout.
+void check_error(const RunResult& r, int code, const std::string& needle) {
+    INFO("stderr: " << r.err);
+    CHECK(r.code == code);
+    CHECK(r.err.rfind("attn: error: ", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find(needle) != std::string::npos);
+    CHECK(r.out.empty());
+}
+
+}  // namespace
+
+TEST_CASE("cli: show prints the labelled weights of a causal run") {
+    const RunResult r = run_attn({"show", "--kind", "causal", "Your journey starts"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("weights") != std::string::npos);
+    CHECK(r.out.find("journey") != std::string::npos);
+    CHECK(r.out.find("1.0000") != std::string::npos);  // the first token sees only itself
+    CHECK(r.out.find("\x1b[") == std::string::npos);   // no colour when not a terminal
+}
+
+TEST_CASE("cli: --json - prints only the trace, with the documented fields") {
+    const RunResult r = run_attn({"show", "--example", "journey", "--kind", "self", "--init", "torch-rand",
+                                  "--d-out", "2", "--json", "-"});
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["format"] == "attn-trace");
+    CHECK(j["version"] == 1);
+    CHECK(j["kind"] == "self");
+    CHECK(j["tokens"].size() == 6);
+    CHECK(j["config"]["seed"] == 123);
+    CHECK(j["config"]["init"] == "torch-rand");
+    CHECK(j["params"]["W_query"].size() == 3);     // d_in x d_out, x @ W orientation
+    CHECK(j["params"]["W_query"][0].size() == 2);
+    const auto& h = j["heads"][0];
+    for (const char* key : {"queries", "keys", "values", "scores", "scale", "mask", "weights", "context"})
+        CHECK(h.contains(key));
+    CHECK(h["scale"].get<double>() == doctest::Approx(0.70710678).epsilon(1e-6));
+    // Numbers are the shortest decimals that read back to the same float32.
+    CHECK(r.out.find("\"x\":[[0.43,0.15,0.89],") != std::string::npos);  // not 0.43000001
+    CHECK(r.out.find("[0.29611194,0.5165623]") != std::string::npos);   // torch.rand(3, 2), seed 123, row 0
+}
+
+TEST_CASE("cli: two identical runs write byte-identical JSON and PNG files") {
+    const std::string a = temp_dir(), b = temp_dir();
+    for (const auto& d : {a, b}) {
+        const RunResult r = run_attn({"show", "--kind", "causal", "--dropout", "0.2", "Your journey starts",
+                                      "--json", d + "/t.json", "--png", d + "/png"});
+        REQUIRE(r.code == 0);
+    }
+    CHECK(slurp(a + "/t.json") == slurp(b + "/t.json"));
+    for (const char* f : {"causal-weights.png", "causal-scores.png", "causal-mask.png", "causal-dropped-weights.png"}) {
+        INFO(f);
+        const std::string pa = slurp(a + "/png/" + f);
+        CHECK(pa.size() > 100);
+        CHECK(pa == slurp(b + "/png/" + f));
+    }
+}
+
+TEST_CASE("cli: every kind runs from the command line on a sentence") {
+    for (const char* kind : {"simple", "self", "causal", "mha-wrapper", "mha", "cross", "additive", "luong", "mqa",
+                             "gqa", "local", "flash"}) {
+        INFO(kind);
+        const RunResult r = run_attn({"show", "--kind", kind, "The cat sat on the mat.", "--json", "-"});
+        INFO(r.err);
+        CHECK(r.code == 0);
+        if (r.code == 0) CHECK(nlohmann::json::parse(r.out)["kind"] == kind);
+    }
+}
+
+TEST_CASE("cli: usage errors exit 2 with one line") {
+    check_error(run_attn({"show", "--kind", "nope", "hi"}), 2, "simple, self, causal");
+    check_error(run_attn({"show", ""}), 2, "empty");
+    check_error(run_attn({"show", "ab\xff"}), 2, "byte offset 2");
+    check_error(run_attn({"show", "--d-out", "0", "hi"}), 2, "--d-out");
+    check_error(run_attn({"show", "--dropout", "1.5", "hi"}), 2, "--dropout");
+    check_error(run_attn({"show", "--kind", "self", "--heads", "2", "hi"}), 2, "mha");
+    check_error(run_attn({"show", "--kind", "mha", "--heads", "3", "--d-out", "4", "hi"}), 2, "--heads");
+    check_error(run_attn({"show", "--kind", "gqa", "--heads", "4", "--kv-heads", "3", "--d-out", "8", "hi"}), 2,
+                "--kv-heads");
+    check_error(run_attn({"show", "--bogus", "hi"}), 2, "--bogus");
+    check_error(run_attn({}), 2, "subcommand");
+}
+
+TEST_CASE("cli: file errors exit 1 and write nothing") {
+    const std::string d = temp_dir();
+    check_error(run_attn({"show", "--embeddings", d + "/missing.json", "a b"}), 1, "missing.json");
+    std::ofstream(d + "/bad.json") << "[[1, 2], [3, \"x\"]]";
+    check_error(run_attn({"show", "--embeddings", d + "/bad.json", "a b"}), 1, "row 1");
+    std::ofstream(d + "/file") << "not a folder";
+    check_error(run_attn({"show", "hi", "--png", d + "/file"}), 1, "not a folder");
+    check_error(run_attn({"show", "hi", "--json", d}), 1, "is a folder");
+    ::mkdir((d + "/ro").c_str(), 0555);
+    if (::geteuid() != 0) {  // root writes anywhere; the check means something only for a user
+        check_error(run_attn({"show", "hi", "--json", d + "/ro/t.json"}), 1, "ro/t.json");
+    }
+    const RunResult full = run_attn({"show", "hi", "--json", "/dev/full"});
+    check_error(full, 1, "No space left on device");
+}
+
+TEST_CASE("cli: help and kinds") {
+    const RunResult help = run_attn({"show", "--help"});
+    CHECK(help.code == 0);
+    CHECK(help.out.find("Examples:") != std::string::npos);
+    const RunResult k = run_attn({"kinds"});
+    CHECK(k.code == 0);
+    for (const char* kind : {"simple", "flash", "gqa", "Bahdanau"}) CHECK(k.out.find(kind) != std::string::npos);
+    const RunResult kj = run_attn({"kinds", "--json"});
+    REQUIRE(kj.code == 0);
+    CHECK(nlohmann::json::parse(kj.out).size() == 12);
+}
