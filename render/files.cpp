@@ -97,6 +97,7 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
             return;
         }
     }
+    ensure_dir(parent_of(path));  // folders are created as needed
     std::string temp = join_path(parent_of(path), "." + path.substr(path.find_last_of('/') + 1) + ".tmp-XXXXXX");
     if (temp.size() >= sizeof g_temp) input_error("output path '" + path + "' is too long");
     const int fd = ::mkstemp(temp.data());
