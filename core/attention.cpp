@@ -24,52 +24,82 @@ const Mat* bias_or_null(const Trace& t, const char* name) {
 
 float inv_sqrt(std::size_t d) { return 1.0f / std::sqrt(static_cast<float>(d)); }
 
-// The kind's own mask, combined with the user's: (T, S).
-Mask make_mask(const Inputs& in, std::size_t t, std::size_t s, bool causal) {
-    Mask m = causal ? causal_mask(t, s) : full_mask(t, s);
-    if (in.user_mask) mask_and(m, *in.user_mask);
+// The kind's own mask with the user's on top.
+MaskSpec make_mask(const Inputs& in, bool causal, std::optional<std::size_t> window = std::nullopt) {
+    MaskSpec m;
+    m.causal = causal, m.window = window;
+    m.user = in.user_mask ? &*in.user_mask : nullptr;
     return m;
 }
 
-// One head of attention over given q (T, d_k), k (S, d_k), v (S, d_v) and its raw scores (T, S).
-HeadTrace attend_scores(Mat q, Mat k, Mat v, Mat scores, float scale, Mask mask, const Config& c,
+// Query rows per block when the (T, S) matrices are not kept: about 4 MiB of scores at a time.
+std::size_t row_block(std::size_t s) { return std::clamp<std::size_t>((std::size_t(1) << 20) / std::max<std::size_t>(s, 1), 16, 512); }
+
+// One head of attention from its raw scores (T, S), q (T, d_k), k (S, d_k), v (S, d_v).
+HeadTrace attend_scores(Mat q, Mat k, Mat v, Mat scores, float scale, const MaskSpec& mask, const Config& c,
                         TorchGenerator& gen, Trace& t) {
+    const std::size_t T = scores.shape(0), S = scores.shape(1);
     HeadTrace h;
     h.scale = scale;
     // 1. weights = softmax over visible keys of scale * scores      (T, S)
-    masked_softmax(scores, scale, mask, h.weights, t.empty_rows);
+    h.weights = Mat::from_shape({T, S});
+    softmax_rows(scores.data(), h.weights.data(), 0, T, S, scale, mask, t.empty_rows);
     // 2. inverted dropout on the weights                             (T, S)
     if (c.dropout > 0.0f) h.dropped_weights = dropout(h.weights, c.dropout, gen);
     // 3. context = weights · values                                  (T, d_v)
     h.context = matmul(c.dropout > 0.0f ? h.dropped_weights : h.weights, v);
     h.queries = std::move(q), h.keys = std::move(k), h.values = std::move(v);
-    h.scores = std::move(scores), h.mask = std::move(mask);
-    if (!c.keep_weights) h.scores = Mat(), h.weights = Mat(), h.dropped_weights = Mat(), h.mask = Mask();
+    h.scores = std::move(scores), h.mask = mask.materialize(T, S);
+    return h;
+}
+
+// The same without keeping any (T, S) matrix: row blocks of (B, S) scores, softmax in place,
+// context rows straight away. A causal block stops at its last row's key.
+HeadTrace attend_rows(const Mat& q, const Mat& k, const Mat& v, float scale, const MaskSpec& mask, const Config& c,
+                      TorchGenerator& gen, Trace& t) {
+    const std::size_t T = q.shape(0), S = k.shape(0), d_k = q.shape(1), d_v = v.shape(1), B = row_block(S);
+    HeadTrace h;
+    h.scale = scale;
+    h.context = Mat::from_shape({T, d_v});
+    std::vector<float> block(B * S);  // (B, S)
+    for (std::size_t r0 = 0; r0 < T; r0 += B) {
+        const std::size_t n = std::min(B, T - r0);
+        const bool cut = mask.causal && !mask.window && !mask.user && c.dropout == 0.0f;
+        const std::size_t hi = cut ? std::min(S, r0 + n) : S;  // keys past the block's last row are hidden
+        gemm(q.data() + r0 * d_k, d_k, k.data(), d_k, block.data(), hi, n, hi, d_k, true);  // (n, hi)
+        softmax_rows(block.data(), block.data(), r0, n, hi, scale, mask, t.empty_rows);
+        if (c.dropout > 0.0f) dropout_rows(block.data(), n * hi, c.dropout, gen);
+        gemm(block.data(), hi, v.data(), d_v, h.context.data() + r0 * d_v, d_v, n, d_v, hi, false);  // (n, d_v)
+    }
     return h;
 }
 
 // Scaled dot-product attention of one head: scores = q kᵀ.
-HeadTrace attend(Mat q, Mat k, Mat v, float scale, Mask mask, const Config& c, TorchGenerator& gen, Trace& t) {
+HeadTrace attend(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const Config& c, TorchGenerator& gen,
+                 Trace& t) {
+    if (!c.keep_weights) return attend_rows(q, k, v, scale, mask, c, gen, t);
     Mat scores = matmul_nt(q, k);  // (T, S)
-    return attend_scores(std::move(q), std::move(k), std::move(v), std::move(scores), scale, std::move(mask), c,
-                         gen, t);
+    return attend_scores(std::move(q), std::move(k), std::move(v), std::move(scores), scale, mask, c, gen, t);
 }
 
 // H query heads over G key/value heads; query head h reads kv head h / (H / G).
 // q (T, H·d_k), k (S, G·d_k), v (S, G·d_v) -> concatenated contexts (T, H·d_v).
-Mat multi_head(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t, const Mat& q, const Mat& k,
-               const Mat& v, std::size_t heads, std::size_t kv_heads) {
+Mat multi_head(const Config& c, TorchGenerator& gen, Trace& t, const Mat& q, const Mat& k, const Mat& v,
+               std::size_t heads, std::size_t kv_heads, const MaskSpec& mask) {
     const std::size_t d_k = q.shape(1) / heads, d_v = v.shape(1) / kv_heads;
-    const Mask mask = make_mask(in, q.shape(0), k.shape(0), c.causal);
-    std::vector<const Mat*> contexts;
     for (std::size_t h = 0; h < heads; ++h) {
         const std::size_t g = h / (heads / kv_heads);
         t.heads.push_back(attend(columns(q, h * d_k, d_k), columns(k, g * d_k, d_k), columns(v, g * d_v, d_v),
                                  inv_sqrt(d_k), mask, c, gen, t));  // (T, d_k), (S, d_k), (S, d_v)
         t.heads.back().head = h, t.heads.back().kv_head = g;
+        if (c.progress) c.progress("heads", h + 1, heads);
     }
+    std::vector<const Mat*> contexts;
     for (const auto& h : t.heads) contexts.push_back(&h.context);
-    return concat_columns(contexts);  // (T, H·d_v)
+    Mat out = concat_columns(contexts);  // (T, H·d_v)
+    if (!c.keep_weights)
+        for (auto& h : t.heads) h.context = Mat();  // held once, in the output
+    return out;
 }
 
 // e_ij = v · tanh(q_i + k_j): q (T, D), k (S, D), v (D, 1) -> (T, S)
@@ -131,8 +161,7 @@ std::vector<LayerSpec> layers_luong(const Config& c, std::size_t d_src) {
 
 // simple: no weights. q = k = v = x (T, d_in); weights = softmax(x xᵀ); context = weights · x.
 void run_simple(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
-    const std::size_t T = in.x.shape(0);
-    t.heads.push_back(attend(in.x, in.x, in.x, 1.0f, make_mask(in, T, T, c.causal), c, gen, t));
+    t.heads.push_back(attend(in.x, in.x, in.x, 1.0f, make_mask(in, c.causal), c, gen, t));
     t.output = t.heads[0].context;  // (T, d_in)
 }
 
@@ -143,8 +172,7 @@ void run_self(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) 
     Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
     Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
     // 2. attention, masked when causal                                (T, T)
-    const std::size_t T = in.x.shape(0);
-    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, T, T, c.causal), c, gen, t));
+    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, c.causal), c, gen, t));
     t.output = t.heads[0].context;  // (T, d_out)
 }
 
@@ -152,25 +180,29 @@ void run_self(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) 
 // method instead: softmax over every key, zero the future, divide by the row sums; the largest
 // difference from -inf masking is recorded.
 void run_causal(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
-    run_self(in, c, gen, t);
-    if (!c.renorm) return;
+    if (!c.renorm) return run_self(in, c, gen, t);
+    Config plain = c;
+    plain.dropout = 0.0f;         // dropout, if any, is drawn once, on the renormalised weights
+    plain.keep_weights = true;    // the method needs the whole (T, S) matrices
+    run_self(in, plain, gen, t);
     HeadTrace& h = t.heads[0];
-    const std::size_t T = h.scores.shape(0);
-    // 1. softmax over every key                                       (T, T)
-    Mat w;
+    const std::size_t T = h.scores.shape(0), S = h.scores.shape(1);
+    // 1. softmax over every key, ignoring the mask                     (T, S)
+    Mat w = Mat::from_shape({T, S});
     std::vector<std::size_t> none;
-    masked_softmax(h.scores, h.scale, full_mask(T, T), w, none);
-    // 2. zero what the mask hides, 3. renormalise each row
+    softmax_rows(h.scores.data(), w.data(), 0, T, S, h.scale, MaskSpec{}, none);
+    // 2. zero what the mask hides, 3. divide each row by its sum
     for (std::size_t i = 0; i < T; ++i) {
         float sum = 0.0f;
-        for (std::size_t j = 0; j < T; ++j) sum += (w(i, j) *= h.mask(i, j) ? 1.0f : 0.0f);
-        for (std::size_t j = 0; j < T; ++j) w(i, j) = sum > 0.0f ? w(i, j) / sum : 0.0f;
+        for (std::size_t j = 0; j < S; ++j) sum += (w(i, j) = h.mask(i, j) ? w(i, j) : 0.0f);
+        for (std::size_t j = 0; j < S; ++j) w(i, j) = sum > 0.0f ? w(i, j) / sum : 0.0f;
     }
     t.diagnostics.push_back({"renorm_max_abs_diff", max_abs_diff(w, h.weights)});
     h.weights = std::move(w);
     if (c.dropout > 0.0f) h.dropped_weights = dropout(h.weights, c.dropout, gen);
     h.context = matmul(c.dropout > 0.0f ? h.dropped_weights : h.weights, h.values);
     t.output = h.context;
+    if (!c.keep_weights) h = HeadTrace{0, 0, {}, {}, {}, {}, h.scale, {}, {}, {}, {}};
 }
 
 // mha-wrapper: H independent heads of width d_out, contexts side by side, no output projection.
@@ -180,10 +212,11 @@ void run_mha_wrapper(const Inputs& in, const Config& c, TorchGenerator& gen, Tra
     const Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
     const Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
     // 2. each head attends on its column block; contexts concatenated  (T, H·d_out)
-    t.output = multi_head(in, c, gen, t, q, k, v, c.heads, c.heads);
+    t.output = multi_head(c, gen, t, q, k, v, c.heads, c.heads, make_mask(in, c.causal));
 }
 
 // mha: one projection of width d_out split into H heads of d_k = d_out/H, then W_out.
+// It is gqa with G = H: the same code, the same draws.
 void run_mha(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) { run_gqa(in, c, gen, t); }
 
 // gqa / mqa: H query heads share G key/value heads (G = H: mha, G = 1: mqa).
@@ -193,7 +226,7 @@ void run_gqa(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     const Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
     const Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
     // 2. heads, contexts side by side                                   (T, d_out)
-    const Mat context = multi_head(in, c, gen, t, q, k, v, c.heads, c.kv_heads);
+    const Mat context = multi_head(c, gen, t, q, k, v, c.heads, c.kv_heads, make_mask(in, c.causal));
     // 3. output projection                                              (T, d_out)
     t.output = linear(context, P(t, "W_out"), bias_or_null(t, "b_out"));
 }
@@ -205,8 +238,7 @@ void run_cross(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t)
     Mat k = linear(in.source_x, P(t, "W_key"), bias_or_null(t, "b_key"));
     Mat v = linear(in.source_x, P(t, "W_value"), bias_or_null(t, "b_value"));
     // 2. attention across source positions                              (T, S)
-    const Mask mask = make_mask(in, in.x.shape(0), in.source_x.shape(0), c.causal);
-    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), mask, c, gen, t));
+    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, c.causal), c, gen, t));
     t.output = t.heads[0].context;  // (T, d_out)
 }
 
@@ -219,8 +251,7 @@ void run_additive(const Inputs& in, const Config& c, TorchGenerator& gen, Trace&
     // 2. scores                                                         (T, S)
     Mat e = additive_scores(q, k, P(t, "v"));
     // 3. softmax across j, context = Σ_j α_ij h_j                       (T, d_src)
-    const Mask mask = make_mask(in, in.x.shape(0), in.source_x.shape(0), false);
-    t.heads.push_back(attend_scores(q, k, in.source_x, e, 1.0f, mask, c, gen, t));
+    t.heads.push_back(attend_scores(q, k, in.source_x, e, 1.0f, make_mask(in, false), c, gen, t));
     t.output = t.heads[0].context;
 }
 
@@ -231,8 +262,7 @@ void run_luong(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t)
     // 1. keys: the source itself (dot) or projected into the sentence's space (general)   (S, d_in)
     Mat k = c.score == "general" ? linear(in.source_x, P(t, "W_key"), nullptr) : in.source_x;
     // 2. scores s_i · k_j, softmax across j, context over source vectors        (T, S), (T, d_src)
-    const Mask mask = make_mask(in, in.x.shape(0), in.source_x.shape(0), false);
-    t.heads.push_back(attend(in.x, k, in.source_x, 1.0f, mask, c, gen, t));
+    t.heads.push_back(attend(in.x, k, in.source_x, 1.0f, make_mask(in, false), c, gen, t));
     t.output = t.heads[0].context;
 }
 
@@ -243,88 +273,124 @@ void run_local(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t)
     Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
     Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
     // 2. the band mask, then attention                                   (T, T)
-    const std::size_t T = in.x.shape(0);
-    Mask mask = window_mask(T, T, c.window.value_or(0), c.causal);
-    if (in.user_mask) mask_and(mask, *in.user_mask);
-    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), mask, c, gen, t));
+    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, c.causal, c.window.value_or(2)), c, gen, t));
     t.output = t.heads[0].context;
 }
 
-// flash: self/causal computed tile by tile with the online softmax. Per query block, over key
+namespace {
+
+// One head of the tiled online softmax: q (T, d_k), k (S, d_k), v (S, d_v) -> (T, d_v).
+// Query blocks are independent, so they are split across both cores; each block's tiles are
+// recorded in order when a trace is kept.
+Mat flash_head(const Mat& q, const Mat& k, const Mat& v, float scale, const MaskSpec& mask, const Config& c,
+               std::size_t head, std::vector<Tile>* tiles, std::vector<std::size_t>& empty_rows) {
+    const std::size_t T = q.shape(0), S = k.shape(0), d_k = q.shape(1), D = v.shape(1);
+    const std::size_t bq = c.block_q, bk = c.block_k, n_qb = (T + bq - 1) / bq;
+    const float neg_inf = -std::numeric_limits<float>::infinity();
+    Mat out = Mat::from_shape({T, D});
+    std::vector<std::vector<Tile>> block_tiles(tiles ? n_qb : 0);
+    std::vector<std::vector<std::size_t>> block_empty(n_qb);
+    parallel_for(n_qb, bq * S * d_k, [&](std::size_t qb0, std::size_t qb1) {
+        std::vector<float> s_blk(bq * bk), pv(bq * D), m_row(bq), l_row(bq);
+        for (std::size_t qb = qb0; qb < qb1; ++qb) {
+            const std::size_t q0 = qb * bq, q1 = std::min(T, q0 + bq), nq = q1 - q0;
+            std::fill(m_row.begin(), m_row.end(), neg_inf);
+            std::fill(l_row.begin(), l_row.end(), 0.0f);
+            float* o = out.data() + q0 * D;
+            std::fill(o, o + nq * D, 0.0f);
+            for (std::size_t k0 = 0; k0 < S; k0 += bk) {
+                const std::size_t k1 = std::min(S, k0 + bk), nk = k1 - k0;
+                // 1. skip a tile the mask hides completely
+                bool any = false;
+                for (std::size_t i = q0; i < q1 && !any; ++i) {
+                    std::size_t lo, hi;
+                    mask.range(i, S, lo, hi);
+                    for (std::size_t j = std::max(lo, k0); j < std::min(hi, k1) && !any; ++j)
+                        any = mask.user == nullptr || (*mask.user)(i, j);
+                }
+                if (!any) continue;
+                // 2. S_tile = q_blk k_blkᵀ                                  (nq, nk)
+                gemm(q.data() + q0 * d_k, d_k, k.data() + k0 * d_k, d_k, s_blk.data(), nk, nq, nk, d_k, true);
+                // 3. per row: m' = max(m, rowmax), P = e^(S - m'), l = e^(m - m') l + rowsum P
+                for (std::size_t r = 0; r < nq; ++r) {
+                    float* p = s_blk.data() + r * nk;
+                    std::size_t lo, hi;
+                    mask.range(q0 + r, S, lo, hi);
+                    const std::uint8_t* user = mask.user ? mask.user->data() + (q0 + r) * S : nullptr;
+                    float m_new = m_row[r];
+                    for (std::size_t j = 0; j < nk; ++j) {
+                        const std::size_t key = k0 + j;
+                        const bool vis = key >= lo && key < hi && (user == nullptr || user[key]);
+                        p[j] = vis ? scale * p[j] : neg_inf;
+                        m_new = std::max(m_new, p[j]);
+                    }
+                    const float alpha = m_new == neg_inf ? 1.0f : exp_nonpositive(m_row[r] - m_new);
+                    float sum = 0.0f;
+                    for (std::size_t j = 0; j < nk; ++j) {
+                        p[j] = m_new == neg_inf ? 0.0f : exp_nonpositive(p[j] - m_new);
+                        sum += p[j];
+                    }
+                    l_row[r] = alpha * l_row[r] + sum;
+                    m_row[r] = m_new;
+                    for (std::size_t d = 0; d < D; ++d) o[r * D + d] *= alpha;  // O = e^(m - m') O
+                }
+                // 4. O += P · V_blk                                          (nq, D)
+                gemm(s_blk.data(), nk, v.data() + k0 * D, D, pv.data(), D, nq, D, nk, false);
+                for (std::size_t x = 0; x < nq * D; ++x) o[x] += pv[x];
+                if (tiles)
+                    block_tiles[qb].push_back({head, qb, k0 / bk, q0, q1, k0, k1,
+                                               {m_row.begin(), m_row.begin() + long(nq)},
+                                               {l_row.begin(), l_row.begin() + long(nq)}});
+            }
+            // 5. O / l; a row that saw no key stays 0
+            for (std::size_t r = 0; r < nq; ++r) {
+                if (l_row[r] == 0.0f) block_empty[qb].push_back(q0 + r);
+                else
+                    for (std::size_t d = 0; d < D; ++d) o[r * D + d] /= l_row[r];
+            }
+        }
+    });
+    for (auto& bt : block_tiles) tiles->insert(tiles->end(), bt.begin(), bt.end());
+    for (auto& be : block_empty) empty_rows.insert(empty_rows.end(), be.begin(), be.end());
+    return out;
+}
+
+}  // namespace
+
+// flash: self/causal computed tile by tile with the online softmax (per head when H > 1: the
+// projection split into H heads of d_out/H, contexts side by side). Per query block, over key
 // blocks: m' = max(m, rowmax S), l = e^(m-m') l + rowsum e^(S-m'), O = e^(m-m') O + e^(S-m') V,
-// and O / l at the end. Tiles that the mask hides completely are skipped.
+// and O / l at the end. Tiles that the mask hides completely are skipped. With a trace kept, the
+// unblocked computation runs too, for the weights and the largest difference.
 void run_flash(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     // 1. projections                                                    (T, d_out)
-    Mat q = linear(in.x, P(t, "W_query"), bias_or_null(t, "b_query"));
-    Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
-    Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
-    const std::size_t T = q.shape(0), S = k.shape(0), D = v.shape(1);
-    const float scale = inv_sqrt(c.d_out);
-    const Mask mask = make_mask(in, T, S, c.causal);
-    const std::size_t bq = c.block_q, bk = c.block_k;
-    Mat out = Mat::from_shape({T, D});
-    std::vector<float> m_row(T), l_row(T);
-    // 2. per query block, per key block
-    for (std::size_t q0 = 0; q0 < T; q0 += bq) {
-        const std::size_t q1 = std::min(T, q0 + bq);
-        for (std::size_t i = q0; i < q1; ++i) {
-            m_row[i] = -std::numeric_limits<float>::infinity(), l_row[i] = 0.0f;
-            std::fill(&out(i, 0), &out(i, 0) + D, 0.0f);
+    const Mat q = linear(in.x, P(t, "W_query"), bias_or_null(t, "b_query"));
+    const Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
+    const Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
+    const std::size_t H = c.heads, d_k = c.d_out / H;
+    const MaskSpec mask = make_mask(in, c.causal);
+    std::vector<Mat> outs(H);
+    float diff = 0.0f;
+    for (std::size_t h = 0; h < H; ++h) {
+        // 2. the tiled kernel on head h                                  (T, d_k)
+        const Mat qh = columns(q, h * d_k, d_k), kh = columns(k, h * d_k, d_k), vh = columns(v, h * d_k, d_k);
+        std::vector<std::size_t> empty;  // rows that saw no key (the unblocked run lists them with a trace)
+        outs[h] = flash_head(qh, kh, vh, inv_sqrt(d_k), mask, c, h, c.keep_weights ? &t.tiles : nullptr, empty);
+        // 3. with a trace: the unblocked matrices, and how far the tiles are from them
+        if (c.keep_weights) {
+            t.heads.push_back(attend(qh, kh, vh, inv_sqrt(d_k), mask, c, gen, t));
+            diff = std::max(diff, max_abs_diff(outs[h], t.heads.back().context));
+            t.heads.back().head = t.heads.back().kv_head = h;
+            t.heads.back().context = outs[h];
+        } else {
+            t.empty_rows.insert(t.empty_rows.end(), empty.begin(), empty.end());
         }
-        const Mat q_blk = rows(q, q0, q1 - q0);      // (bq, d_k)
-        for (std::size_t k0 = 0; k0 < S; k0 += bk) {
-            const std::size_t k1 = std::min(S, k0 + bk);
-            bool any = false;  // 2a. skip tiles the mask hides completely
-            for (std::size_t i = q0; i < q1 && !any; ++i)
-                for (std::size_t j = k0; j < k1 && !any; ++j) any = mask(i, j) != 0;
-            if (!any) continue;
-            const Mat k_blk = rows(k, k0, k1 - k0);  // (bk, d_k)
-            const Mat s_blk = matmul_nt(q_blk, k_blk);                      // (bq, bk)
-            for (std::size_t i = q0; i < q1; ++i) {
-                // 2b. the new running max over this tile's visible cells
-                float m_new = m_row[i];
-                for (std::size_t j = k0; j < k1; ++j)
-                    if (mask(i, j)) m_new = std::max(m_new, scale * s_blk(i - q0, j - k0));
-                if (m_new == -std::numeric_limits<float>::infinity()) continue;  // nothing visible yet
-                // 2c. rescale what was accumulated, add this tile's exponentials
-                const float alpha = std::exp(m_row[i] - m_new);
-                l_row[i] *= alpha;
-                for (std::size_t d = 0; d < D; ++d) out(i, d) *= alpha;
-                for (std::size_t j = k0; j < k1; ++j) {
-                    if (!mask(i, j)) continue;
-                    const float p = std::exp(scale * s_blk(i - q0, j - k0) - m_new);
-                    l_row[i] += p;
-                    for (std::size_t d = 0; d < D; ++d) out(i, d) += p * v(j, d);
-                }
-                m_row[i] = m_new;
-            }
-            if (c.keep_weights)
-                t.tiles.push_back({0, q0 / bq, k0 / bk, q0, q1, k0, k1, {m_row.begin() + long(q0), m_row.begin() + long(q1)},
-                                   {l_row.begin() + long(q0), l_row.begin() + long(q1)}});
-        }
-        // 3. O / l; a row with nothing visible stays 0
-        for (std::size_t i = q0; i < q1; ++i) {
-            if (l_row[i] == 0.0f) continue;
-            for (std::size_t d = 0; d < D; ++d) out(i, d) /= l_row[i];
-        }
+        if (c.progress) c.progress("heads", h + 1, H);
     }
-    // 4. the full matrices for the trace, and the difference from the unblocked computation
-    if (!c.keep_weights) {
-        for (std::size_t i = 0; i < T; ++i)
-            if (l_row[i] == 0.0f) t.empty_rows.push_back(i);
-        HeadTrace h;
-        h.scale = scale, h.context = out;
-        t.heads.push_back(std::move(h));
-        t.output = std::move(out);
-        return;
-    }
-    Config plain = c;
-    plain.dropout = 0.0f;
-    HeadTrace h = attend(q, k, v, scale, mask, plain, gen, t);
-    t.diagnostics.push_back({"flash_max_abs_diff", max_abs_diff(out, h.context)});
-    h.context = out;
-    t.heads.push_back(std::move(h));
-    t.output = std::move(out);
+    if (c.keep_weights) t.diagnostics.push_back({"flash_max_abs_diff", diff});
+    std::vector<const Mat*> parts;
+    for (const auto& o : outs) parts.push_back(&o);
+    t.output = concat_columns(parts);  // (T, d_out)
 }
 
 }  // namespace attn

@@ -2,39 +2,42 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <string>
+#include <thread>
 
 #include <cblas.h>
+
+#include "data/error.h"
 
 namespace attn {
 
 namespace {
 blasint bl(std::size_t n) { return static_cast<blasint>(n); }
+constexpr std::size_t kLanes = 8;  // independent accumulators, so reductions vectorise in a fixed order
 }  // namespace
 
-Mat matmul(const Mat& a, const Mat& b) {
-    const std::size_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
-    Mat c = Mat::from_shape({m, n});
-    if (m == 0 || n == 0) return c;
+void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+          std::size_t m, std::size_t n, std::size_t k, bool transpose_b) {
+    if (m == 0 || n == 0) return;
     if (k == 0) {
-        c.fill(0.0f);
-        return c;
+        for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+        return;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, bl(m), bl(n), bl(k), 1.0f, a.data(), bl(k), b.data(),
-                bl(n), 0.0f, c.data(), bl(n));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, bl(m), bl(n), bl(k), 1.0f, a,
+                bl(lda), b, bl(ldb), 0.0f, c, bl(ldc));
+}
+
+Mat matmul(const Mat& a, const Mat& b) {
+    Mat c = Mat::from_shape({a.shape(0), b.shape(1)});
+    gemm(a.data(), a.shape(1), b.data(), b.shape(1), c.data(), c.shape(1), a.shape(0), b.shape(1), a.shape(1), false);
     return c;
 }
 
 Mat matmul_nt(const Mat& a, const Mat& b) {
-    const std::size_t m = a.shape(0), k = a.shape(1), n = b.shape(0);
-    Mat c = Mat::from_shape({m, n});
-    if (m == 0 || n == 0) return c;
-    if (k == 0) {
-        c.fill(0.0f);
-        return c;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, bl(m), bl(n), bl(k), 1.0f, a.data(), bl(k), b.data(),
-                bl(k), 0.0f, c.data(), bl(n));
+    Mat c = Mat::from_shape({a.shape(0), b.shape(0)});
+    gemm(a.data(), a.shape(1), b.data(), b.shape(1), c.data(), c.shape(1), a.shape(0), b.shape(0), a.shape(1), true);
     return c;
 }
 
@@ -54,86 +57,202 @@ Mat rows(const Mat& m, std::size_t first, std::size_t count) {
 
 Mat columns(const Mat& m, std::size_t first, std::size_t count) {
     Mat out = Mat::from_shape({m.shape(0), count});
-    for (std::size_t i = 0; i < m.shape(0); ++i)
-        std::copy_n(&m(i, first), count, &out(i, 0));
+    for (std::size_t i = 0; i < m.shape(0); ++i) std::copy_n(m.data() + i * m.shape(1) + first, count, &out(i, 0));
     return out;
 }
 
 Mat concat_columns(const std::vector<const Mat*>& parts) {
-    std::size_t rows = parts.empty() ? 0 : parts[0]->shape(0), cols = 0;
+    std::size_t rows_n = parts.empty() ? 0 : parts[0]->shape(0), cols = 0;
     for (const Mat* p : parts) cols += p->shape(1);
-    Mat out = Mat::from_shape({rows, cols});
+    Mat out = Mat::from_shape({rows_n, cols});
     std::size_t c0 = 0;
     for (const Mat* p : parts) {
-        for (std::size_t i = 0; i < rows; ++i)
-            if (p->shape(1) > 0) std::copy_n(&(*p)(i, 0), p->shape(1), &out(i, c0));
+        for (std::size_t i = 0; i < rows_n; ++i) std::copy_n(p->data() + i * p->shape(1), p->shape(1), &out(i, c0));
         c0 += p->shape(1);
     }
     return out;
 }
 
-Mask full_mask(std::size_t t, std::size_t s) {
-    Mask m = Mask::from_shape({t, s});
-    m.fill(1);
-    return m;
+// ---- masks ---------------------------------------------------------------------------------------
+
+void MaskSpec::range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t& hi) const {
+    lo = 0, hi = s;
+    if (causal) hi = std::min(s, i + 1);
+    if (window) {
+        lo = i > *window ? i - *window : 0;
+        if (!causal) hi = std::min(s, i + *window + 1);
+    }
+    if (lo > hi) lo = hi;
 }
 
-Mask causal_mask(std::size_t t, std::size_t s) {
+bool MaskSpec::visible(std::size_t i, std::size_t j, std::size_t s) const {
+    std::size_t lo, hi;
+    range(i, s, lo, hi);
+    return j >= lo && j < hi && (user == nullptr || (*user)(i, j) != 0);
+}
+
+Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
     Mask m = Mask::from_shape({t, s});
     for (std::size_t i = 0; i < t; ++i)
-        for (std::size_t j = 0; j < s; ++j) m(i, j) = j <= i ? 1 : 0;
+        for (std::size_t j = 0; j < s; ++j) m(i, j) = visible(i, j, s) ? 1 : 0;
     return m;
 }
 
+Mask full_mask(std::size_t t, std::size_t s) { return MaskSpec{}.materialize(t, s); }
+Mask causal_mask(std::size_t t, std::size_t s) { return MaskSpec{true, std::nullopt, nullptr}.materialize(t, s); }
 Mask window_mask(std::size_t t, std::size_t s, std::size_t w, bool causal) {
-    Mask m = Mask::from_shape({t, s});
-    for (std::size_t i = 0; i < t; ++i)
-        for (std::size_t j = 0; j < s; ++j) {
-            const bool behind = j <= i && i - j <= w;
-            const bool ahead = j > i && j - i <= w;
-            m(i, j) = (behind || (ahead && !causal)) ? 1 : 0;
-        }
+    return MaskSpec{causal, w, nullptr}.materialize(t, s);
+}
+
+// ---- softmax -------------------------------------------------------------------------------------
+
+float exp_nonpositive(float x) {
+    // Cephes expf: exp(x) = 2^n · exp(r), n = round(x / ln 2), r = x - n ln 2 in two parts.
+    x = std::min(x, 0.0f);
+    const bool underflow = x < -87.3f;
+    x = std::max(x, -87.3f);
+    const int n = static_cast<int>(x * 1.44269504088896341f - 0.5f);  // x <= 0: truncation rounds to nearest
+    const float fn = static_cast<float>(n);
+    float r = x - fn * 0.693359375f;
+    r = r - fn * -2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    const std::int32_t bits = (n + 127) << 23;  // 2^n, n >= -126 here
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return underflow ? 0.0f : p * scale;
+}
+
+namespace {
+
+// Reductions in kLanes independent lanes, in chunks, so the compiler vectorises them while the
+// order of operations (and so the result) stays fixed on every machine.
+float lane_max(const float* x, std::size_t n) {
+    float lanes[kLanes];
+    std::fill(lanes, lanes + kLanes, -std::numeric_limits<float>::infinity());
+    std::size_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (std::size_t l = 0; l < kLanes; ++l) lanes[l] = std::max(lanes[l], x[j + l]);
+    for (; j < n; ++j) lanes[0] = std::max(lanes[0], x[j]);
+    float m = lanes[0];
+    for (std::size_t l = 1; l < kLanes; ++l) m = std::max(m, lanes[l]);
     return m;
 }
 
-void mask_and(Mask& m, const Mask& other) {
-    for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = (m.data()[i] && other.data()[i]) ? 1 : 0;
+float lane_sum(const float* x, std::size_t n) {
+    float lanes[kLanes] = {};
+    std::size_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += x[j + l];
+    for (; j < n; ++j) lanes[0] += x[j];
+    float sum = 0.0f;
+    for (float v : lanes) sum += v;
+    return sum;
+}
+
+// One row: out[j] = exp(scale * in[j] - max) / sum over visible j in [lo, hi), 0 elsewhere.
+// Returns false when the row has no visible key; throws on NaN/+inf.
+bool softmax_row(const float* in, float* out, std::size_t s, std::size_t lo, std::size_t hi, float scale,
+                 const std::uint8_t* vis, std::size_t row) {
+    std::fill(out, out + lo, 0.0f);
+    std::fill(out + hi, out + s, 0.0f);
+    const std::size_t n = hi - lo;
+    float* o = out + lo;
+    const float* x = in + lo;
+    // 1. scaled scores, -inf where the user's mask hides a key; the row max
+    bool nan = false;
+    for (std::size_t j = 0; j < n; ++j) {
+        o[j] = scale * x[j];
+        nan |= o[j] != o[j];
+    }
+    if (vis != nullptr)
+        for (std::size_t j = 0; j < n; ++j) o[j] = vis[lo + j] ? o[j] : -std::numeric_limits<float>::infinity();
+    const float m = lane_max(o, n);
+    const bool any_visible = vis == nullptr ? n > 0 : std::any_of(vis + lo, vis + hi, [](std::uint8_t v) { return v != 0; });
+    if (nan || m == std::numeric_limits<float>::infinity() ||
+        (any_visible && m == -std::numeric_limits<float>::infinity()))
+        throw Error(ErrorKind::runtime,
+                    "the scores of query row " + std::to_string(row) + " overflow float32 (a q·k is infinite or NaN)",
+                    "use embeddings with smaller values");
+    if (!any_visible) {
+        std::fill(o, o + n, 0.0f);
+        return false;
+    }
+    // 2. exponentials relative to the max (exactly 0 where hidden: exp(-inf) -> 0), and their sum
+    for (std::size_t j = 0; j < n; ++j) o[j] = exp_nonpositive(o[j] - m);
+    const float sum = lane_sum(o, n);
+    // 3. normalise (sum >= 1: the max contributes exp(0) = 1)
+    const float inv = 1.0f / sum;
+    for (std::size_t j = 0; j < n; ++j) o[j] *= inv;
+    return true;
+}
+
+}  // namespace
+
+void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t, std::size_t)>& fn) {
+    const std::size_t threads = std::min<std::size_t>(2, std::max(1u, std::thread::hardware_concurrency()));
+    if (threads < 2 || n < 2 || n * work_per_item < (1u << 16)) {
+        fn(0, n);
+        return;
+    }
+    const std::size_t half = n / 2;
+    std::exception_ptr error;
+    std::thread other([&] {
+        try {
+            fn(half, n);
+        } catch (...) {
+            error = std::current_exception();
+        }
+    });
+    try {
+        fn(0, half);
+    } catch (...) {
+        other.join();
+        throw;
+    }
+    other.join();
+    if (error) std::rethrow_exception(error);
+}
+
+void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s, float scale,
+                  const MaskSpec& mask, std::vector<std::size_t>& empty_rows) {
+    std::vector<std::size_t> empty[2];
+    const std::size_t half = n / 2;
+    parallel_for(n, s, [&](std::size_t r0, std::size_t r1) {
+        auto& mine = empty[r0 >= half && r0 > 0 ? 1 : 0];
+        for (std::size_t r = r0; r < r1; ++r) {
+            const std::size_t i = row0 + r;
+            std::size_t lo, hi;
+            mask.range(i, s, lo, hi);
+            const std::uint8_t* vis = mask.user ? mask.user->data() + i * s : nullptr;
+            if (!softmax_row(scores + r * s, weights + r * s, s, lo, hi, scale, vis, i)) mine.push_back(i);
+        }
+    });
+    for (auto& e : empty) empty_rows.insert(empty_rows.end(), e.begin(), e.end());
 }
 
 void masked_softmax(const Mat& scores, float scale, const Mask& mask, Mat& weights,
                     std::vector<std::size_t>& empty_rows) {
     const std::size_t t = scores.shape(0), s = scores.shape(1);
     if (weights.shape(0) != t || weights.shape(1) != s) weights = Mat::from_shape({t, s});
-    for (std::size_t i = 0; i < t; ++i) {
-        const float* in = &scores.data()[i * s];
-        const std::uint8_t* vis = &mask.data()[i * s];
-        float* out = &weights.data()[i * s];
-        // 1. the row max over visible keys
-        float m = -std::numeric_limits<float>::infinity();
-        for (std::size_t j = 0; j < s; ++j)
-            if (vis[j]) m = std::max(m, scale * in[j]);
-        if (m == -std::numeric_limits<float>::infinity()) {  // every key hidden
-            std::fill(out, out + s, 0.0f);
-            empty_rows.push_back(i);
-            continue;
-        }
-        // 2. exponentials relative to the max, 0 where hidden
-        float sum = 0.0f;
-        for (std::size_t j = 0; j < s; ++j) {
-            out[j] = vis[j] ? std::exp(scale * in[j] - m) : 0.0f;
-            sum += out[j];
-        }
-        // 3. normalise (sum >= 1: the max contributes exp(0))
-        const float inv = 1.0f / sum;
-        for (std::size_t j = 0; j < s; ++j) out[j] *= inv;
-    }
+    MaskSpec spec;
+    spec.user = &mask;
+    softmax_rows(scores.data(), weights.data(), 0, t, s, scale, spec, empty_rows);
+}
+
+void dropout_rows(float* w, std::size_t count, float p, TorchGenerator& gen) {
+    const float keep_scale = 1.0f / (1.0f - p);
+    for (std::size_t i = 0; i < count; ++i) w[i] = gen.next_unit() < p ? 0.0f : w[i] * keep_scale;
 }
 
 Mat dropout(const Mat& weights, float p, TorchGenerator& gen) {
-    Mat out = Mat::from_shape(weights.shape());
-    const float keep_scale = 1.0f / (1.0f - p);
-    for (std::size_t i = 0; i < weights.size(); ++i)
-        out.data()[i] = gen.next_unit() < p ? 0.0f : weights.data()[i] * keep_scale;
+    Mat out = weights;
+    dropout_rows(out.data(), out.size(), p, gen);
     return out;
 }
 

@@ -1,8 +1,10 @@
 // The building blocks every kind uses: BLAS products, masks, the masked softmax, dropout.
-// Shapes: T query rows, S key rows, D widths.
+// Shapes: T query rows, S key rows, D widths. Matrices are row-major and contiguous.
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/trace.h"
@@ -12,25 +14,53 @@ namespace attn {
 
 Mat matmul(const Mat& a, const Mat& b);     // (M, K) · (K, N) -> (M, N)
 Mat matmul_nt(const Mat& a, const Mat& b);  // (M, K) · (N, K)ᵀ -> (M, N)
+// c (M, N) = a (M, K) · b (K, N) on raw row-major buffers with leading dimensions (cblas_sgemm).
+void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+          std::size_t m, std::size_t n, std::size_t k, bool transpose_b);
 Mat linear(const Mat& x, const Mat& w, const Mat* b);  // (N, in) · (in, out) + (1, out) -> (N, out)
 Mat rows(const Mat& m, std::size_t first, std::size_t count);     // m[first:first+count, :]
 Mat columns(const Mat& m, std::size_t first, std::size_t count);  // m[:, first:first+count]
 Mat concat_columns(const std::vector<const Mat*>& parts);       // side by side
 
-Mask full_mask(std::size_t t, std::size_t s);                   // every key visible
-Mask causal_mask(std::size_t t, std::size_t s);                 // j <= i (top-left aligned when T != S)
-Mask window_mask(std::size_t t, std::size_t s, std::size_t w, bool causal);  // |i-j| <= w, or i-w <= j <= i
-void mask_and(Mask& m, const Mask& other);                      // cell visible only where both allow
+// Which keys a query sees, without a (T, S) matrix: row i's visible keys lie in [lo, hi), and
+// within that range the user's mask, if any, may hide more.
+struct MaskSpec {
+    bool causal = false;                // j <= i (top-left aligned when T != S, as PyTorch)
+    std::optional<std::size_t> window;  // |i - j| <= W; with causal, i - W <= j <= i
+    const Mask* user = nullptr;         // (T, S) 1 = visible
 
-// weights[i, j] = softmax over visible j of scale * scores[i, j]; exactly 0 where hidden.
-// A row with no visible key is all 0 (never NaN); its index is appended to empty_rows.
-// The row max is subtracted first, so scores up to ±1e30 stay finite.
+    void range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t& hi) const;
+    bool visible(std::size_t i, std::size_t j, std::size_t s) const;
+    Mask materialize(std::size_t t, std::size_t s) const;  // (T, S) for the trace
+};
+
+Mask full_mask(std::size_t t, std::size_t s);    // every key visible
+Mask causal_mask(std::size_t t, std::size_t s);  // j <= i
+Mask window_mask(std::size_t t, std::size_t s, std::size_t w, bool causal);
+
+// Rows [row0, row0 + n) of scale * scores (n, S) -> weights (n, S), softmax over each row's visible
+// keys, exactly 0 where hidden (scores and weights may be the same buffer). The row max is
+// subtracted first, so scores up to ±1e30 stay finite. A row with no visible key is all 0 and its
+// global index is appended to empty_rows. Throws attn::Error when a score is NaN or +inf (float32
+// overflow of q·k). Runs on both cores for large blocks.
+void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s,
+                  float scale, const MaskSpec& mask, std::vector<std::size_t>& empty_rows);
+
+// The whole-matrix form: weights (T, S) = softmax over visible j of scale * scores (T, S).
 void masked_softmax(const Mat& scores, float scale, const Mask& mask, Mat& weights,
                     std::vector<std::size_t>& empty_rows);
 
 // Inverted dropout: each weight kept with probability 1 - p (one draw per cell, row-major) and
 // scaled by 1 / (1 - p); dropped cells are 0.
 Mat dropout(const Mat& weights, float p, TorchGenerator& gen);
+void dropout_rows(float* weights, std::size_t count, float p, TorchGenerator& gen);  // in place
+
+// exp(x), vectorisable, for the softmax: 2^n · p(r) with a degree-6 polynomial, within 2 ulp of
+// std::exp for x <= 0, exactly 0 below -87.3 (where float32 underflows).
+float exp_nonpositive(float x);
+
+// Splits [0, n) into chunks run on both cores when the work is large enough.
+void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t, std::size_t)>& fn);
 
 float max_abs_diff(const Mat& a, const Mat& b);
 

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -43,6 +44,9 @@ struct Config {
     std::size_t block_k = 2;
     bool renorm = false;          // causal: softmax, zero the future, renormalise
     bool keep_weights = true;     // false: only what the output needs (bench --no-weights)
+
+    // Not a setting: called as work proceeds (stage, done, total), e.g. to print progress.
+    std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
 };
 
 // One head's stages.
