@@ -1,4 +1,6 @@
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
 
@@ -17,6 +19,60 @@ void print_error(const std::string& message, const std::string& hint) {
     std::fprintf(stderr, "%s\n", line.c_str());
 }
 
+// CLI11's parse errors, reworded as attn's: what is wrong and with which option or argument.
+std::string describe(const CLI::ParseError& e) {
+    const std::string what = e.what();
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+        const auto colon = what.find(": ");
+        const std::string option = colon == std::string::npos ? "an option" : what.substr(0, colon);
+        if (what.find(" missing") != std::string::npos) return option + " needs a value";
+        const auto received = what.find("but received ");
+        if (received != std::string::npos)
+            return option + " is given " + what.substr(received + 13) + " times; give it once";
+    }
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+        const auto colon = what.find(": ");
+        const std::string extra = colon == std::string::npos ? what : what.substr(colon + 2);
+        const std::string first = extra.substr(0, extra.find(' '));
+        if (first.size() > 1 && first[0] == '-') return "unknown option '" + first + "'";
+        return "unexpected argument '" + first + "'";
+    }
+    return what;
+}
+
+std::string hint_for(const CLI::ParseError& e, const CLI::App& app) {
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && describe(e).rfind("unexpected", 0) == 0)
+        return "put a sentence of several words in quotes: attn show \"Your journey starts\"";
+    std::string hint = "see 'attn --help'";
+    for (const auto* sub : app.get_subcommands()) hint = "see 'attn " + sub->get_name() + " --help'";
+    return hint;
+}
+
+int run(CLI::App& app, int argc, const char* const* argv) {
+    try {
+        app.parse(argc, argv);
+        return 0;
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        print_error(describe(e), hint_for(e, app));
+        return 2;
+    } catch (const Error& e) {
+        print_error(e.what(), e.hint());
+        return e.exit_code();
+    } catch (const std::bad_alloc&) {
+        print_error("out of memory", "use fewer tokens or a smaller --d-in");
+        return 1;
+    } catch (const std::exception& e) {
+        print_error(std::string("internal error: ") + e.what(), "please report it with the command line");
+        return 1;
+    }
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv) {
@@ -33,30 +89,19 @@ int run_cli(int argc, const char* const* argv) {
     app.set_version_flag("--version", "attn 0.1.0");
     setup_show(app);
     setup_kinds(app);
-    try {
-        app.parse(argc, argv);
-        return 0;
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::string hint = "see 'attn --help'";
-        for (const auto* sub : app.get_subcommands()) hint = "see 'attn " + sub->get_name() + " --help'";
-        print_error(e.what(), hint);
-        return 2;
-    } catch (const Error& e) {
-        print_error(e.what(), e.hint());
-        return e.exit_code();
-    } catch (const std::bad_alloc&) {
-        print_error("out of memory", "use fewer tokens or a smaller --d-in");
-        return 1;
-    } catch (const std::exception& e) {
-        print_error(std::string("internal error: ") + e.what(), "please report it with the command line");
-        return 1;
+    setup_bench(app);
+    const int code = run(app, argc, argv);
+    // Whatever went to standard output must have arrived (a full disk, say).
+    std::cout.flush();
+    errno = 0;
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        const int err = errno;
+        std::cout.clear();
+        std::clearerr(stdout);
+        print_error(std::string("cannot write to standard output: ") + (err ? std::strerror(err) : "write failed"), "");
+        return code == 0 ? 1 : code;
     }
+    return code;
 }
 
 }  // namespace attn::cli

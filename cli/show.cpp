@@ -9,6 +9,7 @@
 #include "core/kinds.h"
 #include "data/error.h"
 #include "data/inputs.h"
+#include "data/validation.h"
 #include "render/files.h"
 #include "render/json.h"
 #include "render/png.h"
@@ -21,7 +22,7 @@ struct ShowOptions {
     std::optional<std::string> sentence, text_file, example, embeddings, source, mask_file;
     std::string kind = "causal";
     std::size_t d_in = 16, d_out = 0, heads = 0, kv_heads = 0, window = 2, block_q = 0, block_k = 0;
-    std::size_t max_tokens = 4096;
+    std::size_t max_tokens = kDefaultMaxTokens;
     std::uint64_t seed = 123;
     std::string init = "torch", score = "dot", color = "auto";
     bool qkv_bias = false, renorm = false, causal = false, no_causal = false, full = false;
@@ -46,6 +47,15 @@ bool use_color(const std::string& mode) {
 
 std::size_t auto_block(std::size_t t) { return t <= 16 ? 2 : 64; }
 
+// The option's accepted values, from the validation table (data/validation.h).
+CLI::Validator rule(const char* option) {
+    const OptionRule& r = option_rule(option);
+    std::string desc;
+    if (r.type == OptionType::whole) desc = "INT in [" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]";
+    if (r.type == OptionType::fraction) desc = "NUMBER in [0, 1)";
+    return CLI::Validator([&r](std::string& text) { return check_option_text(r, text); }, desc);
+}
+
 void run_show(const ShowOptions& o, const std::vector<Flag>& flags, bool d_in_given) {
     // 1. the kind, and options it does not take
     const KindInfo* kind = find_kind(o.kind);
@@ -58,6 +68,8 @@ void run_show(const ShowOptions& o, const std::vector<Flag>& flags, bool d_in_gi
         usage_error(f.opt->get_name() + " does not apply to kind '" + o.kind + "'", "it applies to: " + takers);
     }
     if (o.causal && o.no_causal) usage_error("--causal and --no-causal contradict each other");
+    if (o.json) render::check_output_file(*o.json, "--json");
+    if (o.png) render::check_output_dir(*o.png, "--png");
     // 2. the inputs
     InputRequest req;
     req.sentence = o.sentence, req.text_file = o.text_file, req.example = o.example;
@@ -85,12 +97,11 @@ void run_show(const ShowOptions& o, const std::vector<Flag>& flags, bool d_in_gi
     if (!t.empty_rows.empty())
         std::cerr << "attn: note: " << t.empty_rows.size()
                   << " query row(s) see no key; their weights and context are 0\n";
-    if (o.json) render::write_file_atomic(*o.json, render::trace_json_text(t));
-    if (o.png) {
-        render::ensure_dir(*o.png);
-        for (const auto& f : render::render_pngs(t, {}))
-            render::write_file_atomic(render::join_path(*o.png, f.name), f.bytes);
-    }
+    std::vector<render::OutputFile> files;
+    if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
+    if (o.png)
+        for (auto& f : render::render_pngs(t, {})) files.push_back({render::join_path(*o.png, f.name), std::move(f.bytes)});
+    render::write_files_atomic(files);
     if (!json_to_stdout) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = o.show, topt.color = use_color(o.color), topt.full = o.full;
@@ -128,48 +139,48 @@ void setup_show(CLI::App& app) {
     add(cmd->add_option("--source", o->source, "Source text for keys and values (cross, additive, luong)"),
         opt_source);
     cmd->add_option("--mask", o->mask_file, "A (T, S) mask file: JSON booleans or 0/1, or bool/uint8 .npy");
-    CLI::Option* d_in = cmd->add_option("--d-in", o->d_in, "Embedding width")->check(CLI::Range(1, 65536))->capture_default_str();
-    add(cmd->add_option("--d-out", o->d_out, "Projection width (default: d_in)")->check(CLI::Range(1, 65536)),
-        opt_d_out);
-    cmd->add_option("--seed", o->seed, "Seed for embeddings, weights and dropout")->capture_default_str();
+    CLI::Option* d_in = cmd->add_option("--d-in", o->d_in, "Embedding width")->check(rule("--d-in"))->capture_default_str();
+    add(cmd->add_option("--d-out", o->d_out, "Projection width (default: d_in)")->check(rule("--d-out")), opt_d_out);
+    cmd->add_option("--seed", o->seed, "Seed for embeddings, weights and dropout")
+        ->check(rule("--seed"))
+        ->capture_default_str();
     add(cmd->add_option("--init", o->init, "Weights: torch (nn.Linear) or torch-rand (torch.rand)")
-            ->check(CLI::IsMember({"torch", "torch-rand"}))
+            ->check(rule("--init"))
             ->capture_default_str(),
         opt_init);
     add(cmd->add_flag("--qkv-bias", o->qkv_bias, "Give the Q/K/V projections a bias"), opt_qkv_bias);
-    add(cmd->add_option("--dropout", o->dropout, "Dropout on the weights, 0 <= P < 1")
-            ->check(CLI::Range(0.0, 0.999999)),
+    add(cmd->add_option("--dropout", o->dropout, "Dropout on the weights, 0 <= P < 1")->check(rule("--dropout")),
         opt_dropout);
-    add(cmd->add_option("--heads", o->heads, "Query heads H")->check(CLI::Range(1, 1024)), opt_heads);
+    add(cmd->add_option("--heads", o->heads, "Query heads H")->check(rule("--heads")), opt_heads);
     add(cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads G (gqa; H must divide by G)")
-            ->check(CLI::Range(1, 1024)),
+            ->check(rule("--kv-heads")),
         opt_kv_heads);
     add(cmd->add_option("--window", o->window, "local: query i sees keys with |i - j| <= W")
-            ->check(CLI::Range(0, 1 << 30))
+            ->check(rule("--window"))
             ->capture_default_str(),
         opt_window);
     add(cmd->add_option("--score", o->score, "luong: dot, general or concat")
-            ->check(CLI::IsMember({"dot", "general", "concat"}))
+            ->check(rule("--score"))
             ->capture_default_str(),
         opt_score);
     add(cmd->add_option("--block-q", o->block_q, "flash: query rows per tile (default 2 for ≤16 tokens, else 64)")
-            ->check(CLI::Range(1, 1 << 20)),
+            ->check(rule("--block-q")),
         opt_blocks);
-    add(cmd->add_option("--block-k", o->block_k, "flash: key columns per tile")->check(CLI::Range(1, 1 << 20)),
+    add(cmd->add_option("--block-k", o->block_k, "flash: key columns per tile")->check(rule("--block-k")),
         opt_blocks);
     add(cmd->add_flag("--renorm", o->renorm, "causal: softmax, zero the future, renormalise"), opt_renorm);
     add(cmd->add_flag("--causal", o->causal, "Hide future keys (j > i)"), opt_causal);
     add(cmd->add_flag("--no-causal", o->no_causal, "See every key"), opt_causal);
     cmd->add_option("--max-tokens", o->max_tokens, "Refuse longer inputs")
-        ->check(CLI::Range(1, 1 << 20))
+        ->check(rule("--max-tokens"))
         ->capture_default_str();
     cmd->add_option("--show", o->show, "Matrices to print: scores,mask,weights,dropped,context,queries,keys,values,output")
         ->delimiter(',')
-        ->check(CLI::IsMember(render::showable_matrices()))
+        ->check(rule("--show"))
         ->capture_default_str();
-    cmd->add_option("--precision", o->precision, "Decimals in the terminal")->check(CLI::Range(0, 9))->capture_default_str();
+    cmd->add_option("--precision", o->precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
     cmd->add_option("--color", o->color, "Shade cells: auto (terminal, no NO_COLOR), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->check(rule("--color"))
         ->capture_default_str();
     cmd->add_flag("--full", o->full, "Print every row and column of large matrices");
     cmd->add_option("--json", o->json, "Write the JSON trace to PATH ('-' = standard output only)");

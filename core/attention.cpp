@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/ops.h"
+#include "core/profile.h"
 #include "data/error.h"
 
 namespace attn {
@@ -20,6 +21,12 @@ const Mat& P(const Trace& t, const char* name) {
 const Mat* bias_or_null(const Trace& t, const char* name) {
     const Param* p = t.param(name);
     return p ? &p->value : nullptr;
+}
+
+// x (N, in) · W_<name> + b_<name> -> (N, out), timed as the projections stage.
+Mat project(const Trace& t, const Config& c, const Mat& x, const std::string& name) {
+    StageTimer timer(c.profile, Stage::projections);
+    return linear(x, P(t, ("W_" + name).c_str()), bias_or_null(t, ("b_" + name).c_str()));
 }
 
 float inv_sqrt(std::size_t d) { return 1.0f / std::sqrt(static_cast<float>(d)); }
@@ -42,12 +49,16 @@ HeadTrace attend_scores(Mat q, Mat k, Mat v, Mat scores, float scale, const Mask
     HeadTrace h;
     h.scale = scale;
     // 1. weights = softmax over visible keys of scale * scores      (T, S)
-    h.weights = Mat::from_shape({T, S});
-    softmax_rows(scores.data(), h.weights.data(), 0, T, S, scale, mask, t.empty_rows);
-    // 2. inverted dropout on the weights                             (T, S)
-    if (c.dropout > 0.0f) h.dropped_weights = dropout(h.weights, c.dropout, gen);
+    {
+        StageTimer timer(c.profile, Stage::softmax);
+        h.weights = Mat::from_shape({T, S});
+        softmax_rows(scores.data(), h.weights.data(), 0, T, S, scale, mask, t.empty_rows);
+        // 2. inverted dropout on the weights                         (T, S)
+        if (c.dropout > 0.0f) h.dropped_weights = dropout(h.weights, c.dropout, gen);
+    }
     // 3. context = weights · values                                  (T, d_v)
-    h.context = matmul(c.dropout > 0.0f ? h.dropped_weights : h.weights, v);
+    StageTimer timer(c.profile, Stage::context);
+    h.context = masked_product(c.dropout > 0.0f ? h.dropped_weights : h.weights, v, mask);
     h.queries = std::move(q), h.keys = std::move(k), h.values = std::move(v);
     h.scores = std::move(scores), h.mask = mask.materialize(T, S);
     return h;
@@ -66,9 +77,16 @@ HeadTrace attend_rows(const Mat& q, const Mat& k, const Mat& v, float scale, con
         const std::size_t n = std::min(B, T - r0);
         const bool cut = mask.causal && !mask.window && !mask.user && c.dropout == 0.0f;
         const std::size_t hi = cut ? std::min(S, r0 + n) : S;  // keys past the block's last row are hidden
-        gemm(q.data() + r0 * d_k, d_k, k.data(), d_k, block.data(), hi, n, hi, d_k, true);  // (n, hi)
-        softmax_rows(block.data(), block.data(), r0, n, hi, scale, mask, t.empty_rows);
-        if (c.dropout > 0.0f) dropout_rows(block.data(), n * hi, c.dropout, gen);
+        {
+            StageTimer timer(c.profile, Stage::scores);
+            gemm(q.data() + r0 * d_k, d_k, k.data(), d_k, block.data(), hi, n, hi, d_k, true);  // (n, hi)
+        }
+        {
+            StageTimer timer(c.profile, Stage::softmax);
+            softmax_rows(block.data(), block.data(), r0, n, hi, scale, mask, t.empty_rows);
+            if (c.dropout > 0.0f) dropout_rows(block.data(), n * hi, c.dropout, gen);
+        }
+        StageTimer timer(c.profile, Stage::context);
         gemm(block.data(), hi, v.data(), d_v, h.context.data() + r0 * d_v, d_v, n, d_v, hi, false);  // (n, d_v)
     }
     return h;
@@ -78,7 +96,11 @@ HeadTrace attend_rows(const Mat& q, const Mat& k, const Mat& v, float scale, con
 HeadTrace attend(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const Config& c, TorchGenerator& gen,
                  Trace& t) {
     if (!c.keep_weights) return attend_rows(q, k, v, scale, mask, c, gen, t);
-    Mat scores = matmul_nt(q, k);  // (T, S)
+    Mat scores;
+    {
+        StageTimer timer(c.profile, Stage::scores);
+        scores = matmul_nt(q, k);  // (T, S)
+    }
     return attend_scores(std::move(q), std::move(k), std::move(v), std::move(scores), scale, mask, c, gen, t);
 }
 
@@ -168,9 +190,9 @@ void run_simple(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t
 // self: q = x W_q, k = x W_k, v = x W_v (T, d_out); weights = softmax(q kᵀ / sqrt(d_out)).
 void run_self(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     // 1. projections                                                 (T, d_out) each
-    Mat q = linear(in.x, P(t, "W_query"), bias_or_null(t, "b_query"));
-    Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
-    Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
+    Mat q = project(t, c, in.x, "query");
+    Mat k = project(t, c, in.x, "key");
+    Mat v = project(t, c, in.x, "value");
     // 2. attention, masked when causal                                (T, T)
     t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, c.causal), c, gen, t));
     t.output = t.heads[0].context;  // (T, d_out)
@@ -208,9 +230,9 @@ void run_causal(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t
 // mha-wrapper: H independent heads of width d_out, contexts side by side, no output projection.
 void run_mha_wrapper(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     // 1. projections for every head at once                            (T, H·d_out)
-    const Mat q = linear(in.x, P(t, "W_query"), bias_or_null(t, "b_query"));
-    const Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
-    const Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
+    const Mat q = project(t, c, in.x, "query");
+    const Mat k = project(t, c, in.x, "key");
+    const Mat v = project(t, c, in.x, "value");
     // 2. each head attends on its column block; contexts concatenated  (T, H·d_out)
     t.output = multi_head(c, gen, t, q, k, v, c.heads, c.heads, make_mask(in, c.causal));
 }
@@ -222,21 +244,22 @@ void run_mha(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
 // gqa / mqa: H query heads share G key/value heads (G = H: mha, G = 1: mqa).
 void run_gqa(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     // 1. projections                                  q (T, H·d_k), k and v (T, G·d_k)
-    const Mat q = linear(in.x, P(t, "W_query"), bias_or_null(t, "b_query"));
-    const Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
-    const Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
+    const Mat q = project(t, c, in.x, "query");
+    const Mat k = project(t, c, in.x, "key");
+    const Mat v = project(t, c, in.x, "value");
     // 2. heads, contexts side by side                                   (T, d_out)
     const Mat context = multi_head(c, gen, t, q, k, v, c.heads, c.kv_heads, make_mask(in, c.causal));
     // 3. output projection                                              (T, d_out)
+    StageTimer timer(c.profile, Stage::output);
     t.output = linear(context, P(t, "W_out"), bias_or_null(t, "b_out"));
 }
 
 // cross: queries from the sentence (T), keys and values from the source (S).
 void run_cross(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     // 1. projections                                  q (T, d_out), k and v (S, d_out)
-    Mat q = linear(in.x, P(t, "W_query"), bias_or_null(t, "b_query"));
-    Mat k = linear(in.source_x, P(t, "W_key"), bias_or_null(t, "b_key"));
-    Mat v = linear(in.source_x, P(t, "W_value"), bias_or_null(t, "b_value"));
+    Mat q = project(t, c, in.x, "query");
+    Mat k = project(t, c, in.source_x, "key");
+    Mat v = project(t, c, in.source_x, "value");
     // 2. attention across source positions                              (T, S)
     t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, c.causal), c, gen, t));
     t.output = t.heads[0].context;  // (T, d_out)
@@ -246,8 +269,8 @@ void run_cross(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t)
 // the values are the source vectors h themselves.
 void run_additive(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     // 1. projections                                  q (T, d_out), k (S, d_out)
-    Mat q = linear(in.x, P(t, "W_query"), nullptr);
-    Mat k = linear(in.source_x, P(t, "W_key"), nullptr);
+    Mat q = project(t, c, in.x, "query");
+    Mat k = project(t, c, in.source_x, "key");
     // 2. scores                                                         (T, S)
     Mat e = additive_scores(q, k, P(t, "v"));
     // 3. softmax across j, context = Σ_j α_ij h_j                       (T, d_src)
@@ -260,7 +283,7 @@ void run_additive(const Inputs& in, const Config& c, TorchGenerator& gen, Trace&
 void run_luong(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     if (c.score == "concat") return run_additive(in, c, gen, t);
     // 1. keys: the source itself (dot) or projected into the sentence's space (general)   (S, d_in)
-    Mat k = c.score == "general" ? linear(in.source_x, P(t, "W_key"), nullptr) : in.source_x;
+    Mat k = c.score == "general" ? project(t, c, in.source_x, "key") : in.source_x;
     // 2. scores s_i · k_j, softmax across j, context over source vectors        (T, S), (T, d_src)
     t.heads.push_back(attend(in.x, k, in.source_x, 1.0f, make_mask(in, false), c, gen, t));
     t.output = t.heads[0].context;
@@ -269,9 +292,9 @@ void run_luong(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t)
 // local: self-attention where query i sees key j when |i - j| <= W (i - W <= j <= i when causal).
 void run_local(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     // 1. projections                                                    (T, d_out)
-    Mat q = linear(in.x, P(t, "W_query"), bias_or_null(t, "b_query"));
-    Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
-    Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
+    Mat q = project(t, c, in.x, "query");
+    Mat k = project(t, c, in.x, "key");
+    Mat v = project(t, c, in.x, "value");
     // 2. the band mask, then attention                                   (T, T)
     t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, c.causal, c.window.value_or(2)), c, gen, t));
     t.output = t.heads[0].context;
@@ -317,19 +340,18 @@ Mat flash_head(const Mat& q, const Mat& k, const Mat& v, float scale, const Mask
                     std::size_t lo, hi;
                     mask.range(q0 + r, S, lo, hi);
                     const std::uint8_t* user = mask.user ? mask.user->data() + (q0 + r) * S : nullptr;
-                    float m_new = m_row[r];
                     for (std::size_t j = 0; j < nk; ++j) {
                         const std::size_t key = k0 + j;
                         const bool vis = key >= lo && key < hi && (user == nullptr || user[key]);
                         p[j] = vis ? scale * p[j] : neg_inf;
-                        m_new = std::max(m_new, p[j]);
                     }
-                    const float alpha = m_new == neg_inf ? 1.0f : exp_nonpositive(m_row[r] - m_new);
-                    float sum = 0.0f;
-                    for (std::size_t j = 0; j < nk; ++j) {
-                        p[j] = m_new == neg_inf ? 0.0f : exp_nonpositive(p[j] - m_new);
-                        sum += p[j];
+                    const float m_new = std::max(m_row[r], row_max(p, nk));
+                    if (m_new == neg_inf) {  // nothing visible to this row yet
+                        std::fill(p, p + nk, 0.0f);
+                        continue;
                     }
+                    const float alpha = std::exp(m_row[r] - m_new);  // 0 while m was -inf
+                    const float sum = exp_shift_sum(p, nk, m_new);
                     l_row[r] = alpha * l_row[r] + sum;
                     m_row[r] = m_new;
                     for (std::size_t d = 0; d < D; ++d) o[r * D + d] *= alpha;  // O = e^(m - m') O
@@ -364,9 +386,9 @@ Mat flash_head(const Mat& q, const Mat& k, const Mat& v, float scale, const Mask
 // unblocked computation runs too, for the weights and the largest difference.
 void run_flash(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
     // 1. projections                                                    (T, d_out)
-    const Mat q = linear(in.x, P(t, "W_query"), bias_or_null(t, "b_query"));
-    const Mat k = linear(in.x, P(t, "W_key"), bias_or_null(t, "b_key"));
-    const Mat v = linear(in.x, P(t, "W_value"), bias_or_null(t, "b_value"));
+    const Mat q = project(t, c, in.x, "query");
+    const Mat k = project(t, c, in.x, "key");
+    const Mat v = project(t, c, in.x, "value");
     const std::size_t H = c.heads, d_k = c.d_out / H;
     const MaskSpec mask = make_mask(in, c.causal);
     std::vector<Mat> outs(H);
@@ -375,7 +397,10 @@ void run_flash(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t)
         // 2. the tiled kernel on head h                                  (T, d_k)
         const Mat qh = columns(q, h * d_k, d_k), kh = columns(k, h * d_k, d_k), vh = columns(v, h * d_k, d_k);
         std::vector<std::size_t> empty;  // rows that saw no key (the unblocked run lists them with a trace)
-        outs[h] = flash_head(qh, kh, vh, inv_sqrt(d_k), mask, c, h, c.keep_weights ? &t.tiles : nullptr, empty);
+        {
+            StageTimer timer(c.profile, Stage::tiles);
+            outs[h] = flash_head(qh, kh, vh, inv_sqrt(d_k), mask, c, h, c.keep_weights ? &t.tiles : nullptr, empty);
+        }
         // 3. with a trace: the unblocked matrices, and how far the tiles are from them
         if (c.keep_weights) {
             t.heads.push_back(attend(qh, kh, vh, inv_sqrt(d_k), mask, c, gen, t));

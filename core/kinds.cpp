@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "core/attention.h"
 #include "data/error.h"
+#include "data/validation.h"
 
 namespace attn {
 namespace {
@@ -59,10 +61,10 @@ const std::vector<KindInfo> kKinds = {
      "mask: |i - j| <= W (causal: i - W <= j <= i); w = softmax(mask(q kᵀ / sqrt(d_k)))",
      "Luong et al. 2015 (local attention); Beltagy et al. 2020 (Longformer)",
      kProj | opt_causal | opt_window, false, 1, 1, layers_qkv, run_local},
-    {"flash", "self/causal attention computed tile by tile with the online softmax",
+    {"flash", "self/causal attention tile by tile with the online softmax (H heads: split, side by side)",
      "per tile: m' = max(m, rowmax S); l = e^(m-m') l + rowsum e^(S-m'); O = e^(m-m') O + e^(S-m') V; O / l",
      "Dao et al. 2022, FlashAttention; Dao 2023, FlashAttention-2; Milakov & Gimelshein 2018",
-     (kProj & ~opt_dropout) | opt_causal | opt_blocks, false, 1, 1, layers_qkv, run_flash},
+     (kProj & ~opt_dropout) | opt_causal | opt_blocks | opt_heads, false, 1, 1, layers_qkv, run_flash},
 };
 
 std::string join(const std::vector<std::string>& v) {
@@ -73,6 +75,39 @@ std::string join(const std::vector<std::string>& v) {
 
 void check(bool ok, const std::string& message, const std::string& hint = {}) {
     if (!ok) usage_error(message, hint);
+}
+
+// Estimates of a run's size, made before anything is allocated (check_run_size refuses the
+// oversized): the bytes of the matrices it holds and its multiply-adds. Doubles: no overflow.
+double projected_width(const KindInfo& k, const Config& c) {  // columns of Q (all heads)
+    return k.layers == layers_wrapper ? double(c.heads) * double(c.d_out) : double(c.d_out);
+}
+
+double run_bytes(const KindInfo& k, const Config& c, std::size_t T, std::size_t S, std::size_t d_src) {
+    double params = 0.0;
+    for (const LayerSpec& l : k.layers(c, d_src))
+        params += double(l.in) * double(l.out) + (l.bias.empty() ? 0.0 : double(l.out));
+    const double width = projected_width(k, c), cells = double(c.heads) * double(T) * double(S);
+    // parameters, inputs, and Q/K/V with their per-head copies
+    double floats = params + 2.0 * double(T + S) * double(c.d_in) + 2.0 * (double(T) + 2.0 * double(S)) * width;
+    double bytes = 4.0 * floats;
+    // scores, weights (dropped weights) as float32 and the mask as bytes, per head
+    if (c.keep_weights) bytes += cells * (4.0 + 4.0 + 1.0 + (c.dropout > 0.0f ? 4.0 : 0.0));
+    if (c.keep_weights && k.run == run_flash) {  // one record per tile, two floats per query row
+        const double tiles = double(c.heads) * std::ceil(double(T) / double(c.block_q)) *
+                             std::ceil(double(S) / double(c.block_k));
+        bytes += tiles * (96.0 + 8.0 * double(std::min(c.block_q, T)));
+    }
+    return bytes;
+}
+
+double run_work(const KindInfo& k, const Config& c, std::size_t T, std::size_t S) {
+    const double width = projected_width(k, c), cells = double(c.heads) * double(T) * double(S);
+    double work = 3.0 * double(T + S) * double(c.d_in) * width  // projections
+                  + 2.0 * cells * (width / double(c.heads));   // q·k and weights·v per head
+    if (k.run == run_additive || (k.run == run_luong && c.score == "concat"))
+        work += 16.0 * double(T) * double(S) * double(c.d_out);  // a tanh per (i, j, d)
+    return work;
 }
 
 }  // namespace
@@ -119,7 +154,7 @@ Trace run_attention(const Inputs& in, const Config& config) {
     check(c.dropout >= 0.0f && c.dropout < 1.0f, "--dropout must be in [0, 1)");
     if (std::string(kind->name) == "mqa") c.kv_heads = 1;
     if (!(kind->options & opt_kv_heads) && std::string(kind->name) != "mqa") c.kv_heads = c.heads;
-    if (kind->layers == layers_mha)
+    if (kind->layers == layers_mha || kind->run == run_flash)
         check(c.d_out % c.heads == 0,
               "--d-out " + std::to_string(c.d_out) + " does not divide into --heads " + std::to_string(c.heads),
               "pick --d-out as a multiple of --heads");
@@ -135,6 +170,7 @@ Trace run_attention(const Inputs& in, const Config& config) {
     if (std::string(kind->name) == "local" && !c.window) c.window = 2;
     check(!in.user_mask || (in.user_mask->shape(0) == T && in.user_mask->shape(1) == S),
           "the mask's shape does not match (T, S) = (" + std::to_string(T) + ", " + std::to_string(S) + ")");
+    check_run_size(run_bytes(*kind, c, T, S, d_src), run_work(*kind, c, T, S));
 
     // 2. the trace's inputs, then the parameters in PyTorch's construction order
     Trace t;

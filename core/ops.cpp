@@ -8,6 +8,7 @@
 #include <thread>
 
 #include <cblas.h>
+#include <xsimd/xsimd.hpp>
 
 #include "data/error.h"
 
@@ -15,7 +16,6 @@ namespace attn {
 
 namespace {
 blasint bl(std::size_t n) { return static_cast<blasint>(n); }
-constexpr std::size_t kLanes = 8;  // independent accumulators, so reductions vectorise in a fixed order
 }  // namespace
 
 void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
@@ -93,8 +93,16 @@ bool MaskSpec::visible(std::size_t i, std::size_t j, std::size_t s) const {
 
 Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
     Mask m = Mask::from_shape({t, s});
-    for (std::size_t i = 0; i < t; ++i)
-        for (std::size_t j = 0; j < s; ++j) m(i, j) = visible(i, j, s) ? 1 : 0;
+    for (std::size_t i = 0; i < t; ++i) {
+        std::uint8_t* row = m.data() + i * s;
+        std::size_t lo, hi;
+        range(i, s, lo, hi);
+        std::fill(row, row + s, std::uint8_t(0));
+        if (user != nullptr)
+            for (std::size_t j = lo; j < hi; ++j) row[j] = (*user)(i, j) ? 1 : 0;
+        else
+            std::fill(row + lo, row + hi, std::uint8_t(1));
+    }
     return m;
 }
 
@@ -104,88 +112,108 @@ Mask window_mask(std::size_t t, std::size_t s, std::size_t w, bool causal) {
     return MaskSpec{causal, w, nullptr}.materialize(t, s);
 }
 
+Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask) {
+    const std::size_t T = w.shape(0), S = w.shape(1), D = v.shape(1), B = 256;
+    Mat c = Mat::from_shape({T, D});
+    for (std::size_t r0 = 0; r0 < T; r0 += B) {
+        const std::size_t n = std::min(B, T - r0);
+        std::size_t lo = S, hi = 0;  // the key columns any row of the block sees
+        for (std::size_t i = r0; i < r0 + n; ++i) {
+            std::size_t l, h;
+            mask.range(i, S, l, h);
+            if (l < h) lo = std::min(lo, l), hi = std::max(hi, h);
+        }
+        if (lo >= hi) {
+            std::fill(c.data() + r0 * D, c.data() + (r0 + n) * D, 0.0f);
+            continue;
+        }
+        gemm(w.data() + r0 * S + lo, S, v.data() + lo * D, D, c.data() + r0 * D, D, n, D, hi - lo, false);
+    }
+    return c;
+}
+
 // ---- softmax -------------------------------------------------------------------------------------
 
-float exp_nonpositive(float x) {
-    // Cephes expf: exp(x) = 2^n · exp(r), n = round(x / ln 2), r = x - n ln 2 in two parts.
-    x = std::min(x, 0.0f);
-    const bool underflow = x < -87.3f;
-    x = std::max(x, -87.3f);
-    const int n = static_cast<int>(x * 1.44269504088896341f - 0.5f);  // x <= 0: truncation rounds to nearest
-    const float fn = static_cast<float>(n);
-    float r = x - fn * 0.693359375f;
-    r = r - fn * -2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    const std::int32_t bits = (n + 127) << 23;  // 2^n, n >= -126 here
-    float scale;
-    std::memcpy(&scale, &bits, sizeof scale);
-    return underflow ? 0.0f : p * scale;
+namespace {
+
+using Batch = xsimd::batch<float>;
+constexpr std::size_t kW = Batch::size;
+
+// o = s * x; returns true when a value is NaN or infinite (v * 0 is 0 only for finite v).
+bool scale_check(float* o, const float* x, std::size_t n, float s) {
+    Batch bad(0.0f);
+    const Batch sb(s);
+    std::size_t j = 0;
+    for (; j + kW <= n; j += kW) {
+        const Batch v = Batch::load_unaligned(x + j) * sb;
+        v.store_unaligned(o + j);
+        bad += v * Batch(0.0f);
+    }
+    float b = xsimd::hadd(bad);
+    for (; j < n; ++j) b += (o[j] = s * x[j]) * 0.0f;
+    return b != b;
+}
+
+}  // namespace
+
+float row_max(const float* x, std::size_t n) {
+    float m = -std::numeric_limits<float>::infinity();
+    std::size_t j = 0;
+    if (n >= kW) {
+        Batch acc = Batch::load_unaligned(x);
+        for (j = kW; j + kW <= n; j += kW) acc = xsimd::max(acc, Batch::load_unaligned(x + j));
+        alignas(16) float lanes[kW];
+        acc.store_unaligned(lanes);
+        m = *std::max_element(lanes, lanes + kW);
+    }
+    for (; j < n; ++j) m = std::max(m, x[j]);
+    return m;
+}
+
+float exp_shift_sum(float* p, std::size_t n, float m) {
+    Batch acc(0.0f);
+    const Batch mb(m);
+    std::size_t j = 0;
+    for (; j + kW <= n; j += kW) {
+        const Batch e = xsimd::exp(Batch::load_unaligned(p + j) - mb);
+        e.store_unaligned(p + j);
+        acc += e;
+    }
+    float sum = xsimd::hadd(acc);
+    for (; j < n; ++j) sum += (p[j] = std::exp(p[j] - m));
+    return sum;
 }
 
 namespace {
 
-// Reductions in kLanes independent lanes, in chunks, so the compiler vectorises them while the
-// order of operations (and so the result) stays fixed on every machine.
-float lane_max(const float* x, std::size_t n) {
-    float lanes[kLanes];
-    std::fill(lanes, lanes + kLanes, -std::numeric_limits<float>::infinity());
-    std::size_t j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-        for (std::size_t l = 0; l < kLanes; ++l) lanes[l] = std::max(lanes[l], x[j + l]);
-    for (; j < n; ++j) lanes[0] = std::max(lanes[0], x[j]);
-    float m = lanes[0];
-    for (std::size_t l = 1; l < kLanes; ++l) m = std::max(m, lanes[l]);
-    return m;
-}
-
-float lane_sum(const float* x, std::size_t n) {
-    float lanes[kLanes] = {};
-    std::size_t j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-        for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += x[j + l];
-    for (; j < n; ++j) lanes[0] += x[j];
-    float sum = 0.0f;
-    for (float v : lanes) sum += v;
-    return sum;
-}
-
 // One row: out[j] = exp(scale * in[j] - max) / sum over visible j in [lo, hi), 0 elsewhere.
-// Returns false when the row has no visible key; throws on NaN/+inf.
+// Returns false when the row has no visible key; throws on NaN/inf scores.
 bool softmax_row(const float* in, float* out, std::size_t s, std::size_t lo, std::size_t hi, float scale,
                  const std::uint8_t* vis, std::size_t row) {
     std::fill(out, out + lo, 0.0f);
     std::fill(out + hi, out + s, 0.0f);
     const std::size_t n = hi - lo;
     float* o = out + lo;
-    const float* x = in + lo;
-    // 1. scaled scores, -inf where the user's mask hides a key; the row max
-    bool nan = false;
-    for (std::size_t j = 0; j < n; ++j) {
-        o[j] = scale * x[j];
-        nan |= o[j] != o[j];
-    }
-    if (vis != nullptr)
-        for (std::size_t j = 0; j < n; ++j) o[j] = vis[lo + j] ? o[j] : -std::numeric_limits<float>::infinity();
-    const float m = lane_max(o, n);
-    const bool any_visible = vis == nullptr ? n > 0 : std::any_of(vis + lo, vis + hi, [](std::uint8_t v) { return v != 0; });
-    if (nan || m == std::numeric_limits<float>::infinity() ||
-        (any_visible && m == -std::numeric_limits<float>::infinity()))
+    // 1. scaled scores (all finite, or the row overflowed), -inf where the user's mask hides a key
+    if (scale_check(o, in + lo, n, scale))
         throw Error(ErrorKind::runtime,
                     "the scores of query row " + std::to_string(row) + " overflow float32 (a q·k is infinite or NaN)",
                     "use embeddings with smaller values");
+    bool any_visible = n > 0;
+    if (vis != nullptr) {
+        any_visible = false;
+        for (std::size_t j = 0; j < n; ++j) {
+            o[j] = vis[lo + j] ? o[j] : -std::numeric_limits<float>::infinity();
+            any_visible |= vis[lo + j] != 0;
+        }
+    }
     if (!any_visible) {
         std::fill(o, o + n, 0.0f);
         return false;
     }
-    // 2. exponentials relative to the max (exactly 0 where hidden: exp(-inf) -> 0), and their sum
-    for (std::size_t j = 0; j < n; ++j) o[j] = exp_nonpositive(o[j] - m);
-    const float sum = lane_sum(o, n);
+    // 2. the row max; exponentials relative to it (exactly 0 where hidden: exp(-inf) = 0), their sum
+    const float m = row_max(o, n);
+    const float sum = exp_shift_sum(o, n, m);
     // 3. normalise (sum >= 1: the max contributes exp(0) = 1)
     const float inv = 1.0f / sum;
     for (std::size_t j = 0; j < n; ++j) o[j] *= inv;

@@ -34,6 +34,10 @@ struct MaskSpec {
     Mask materialize(std::size_t t, std::size_t s) const;  // (T, S) for the trace
 };
 
+// context (T, D) = w (T, S) · v (S, D) where w is 0 wherever `mask` hides a key: per block of rows,
+// only the key columns some row of the block sees take part (half the work for a causal mask).
+Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask);
+
 Mask full_mask(std::size_t t, std::size_t s);    // every key visible
 Mask causal_mask(std::size_t t, std::size_t s);  // j <= i
 Mask window_mask(std::size_t t, std::size_t s, std::size_t w, bool causal);
@@ -55,9 +59,9 @@ void masked_softmax(const Mat& scores, float scale, const Mask& mask, Mat& weigh
 Mat dropout(const Mat& weights, float p, TorchGenerator& gen);
 void dropout_rows(float* weights, std::size_t count, float p, TorchGenerator& gen);  // in place
 
-// exp(x), vectorisable, for the softmax: 2^n · p(r) with a degree-6 polynomial, within 2 ulp of
-// std::exp for x <= 0, exactly 0 below -87.3 (where float32 underflows).
-float exp_nonpositive(float x);
+// Vectorised (xsimd) row kernels, in a fixed order of operations on every run:
+float row_max(const float* x, std::size_t n);           // max of x[0:n], -inf when n = 0
+float exp_shift_sum(float* p, std::size_t n, float m);  // p = exp(p - m) in place; returns the sum
 
 // Splits [0, n) into chunks run on both cores when the work is large enough.
 void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t, std::size_t)>& fn);

@@ -20,11 +20,14 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "core/allocator.h"
+
 namespace attn {
 
-using Mat = xt::xtensor<float, 2>;       // (rows, cols)
-using Vec = xt::xtensor<float, 1>;       // (n)
-using Mask = xt::xtensor<std::uint8_t, 2>;  // (T, S): 1 = key j visible to query i
+struct Profile;  // core/profile.h
+
+using Mat = xt::xtensor<float, 2, xt::layout_type::row_major, MatrixAllocator<float>>;  // (rows, cols)
+using Mask = xt::xtensor<std::uint8_t, 2, xt::layout_type::row_major, MatrixAllocator<std::uint8_t>>;  // (T, S): 1 = visible
 
 // Every effective setting of a run. Defaults here are the CLI's defaults.
 struct Config {
@@ -45,8 +48,10 @@ struct Config {
     bool renorm = false;          // causal: softmax, zero the future, renormalise
     bool keep_weights = true;     // false: only what the output needs (bench --no-weights)
 
-    // Not a setting: called as work proceeds (stage, done, total), e.g. to print progress.
+    // Not settings: a place to add each stage's time (attn bench), and a hook
+    // called as work proceeds (stage, done, total), e.g. to print progress.
     std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
+    Profile* profile = nullptr;
 };
 
 // One head's stages.

@@ -1,13 +1,16 @@
 #include "data/embed.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
-#include <nlohmann/json.hpp>
-
 #include "data/error.h"
+#include "data/jsonrows.h"
 #include "data/npy.h"
 #include "data/rng.h"
+#include "data/tokenize.h"
+#include "data/validation.h"
 
 namespace attn {
 namespace {
@@ -21,64 +24,34 @@ std::uint64_t fnv1a(const std::string& s) {
     return h;
 }
 
-[[noreturn]] void bad_json(const std::string& path, const std::string& why) {
-    input_error(path + ": " + why,
-                "expected a JSON array of rows [[...], ...] or {\"tokens\": [...], \"x\": [[...], ...]}");
+const char* const kJsonHint = "expected a JSON array of rows [[...], ...] or {\"tokens\": [...], \"x\": [[...], ...]}";
+
+void check_width(std::size_t width, const std::string& name) {
+    if (width > kMaxWidth)
+        input_error(name + ": rows are " + std::to_string(width) + " values wide, more than " +
+                        std::to_string(kMaxWidth),
+                    "attn takes embeddings up to " + std::to_string(kMaxWidth) + " wide");
 }
 
-Mat rows_from_json(const nlohmann::json& rows, const std::string& path) {
-    if (!rows.is_array() || rows.empty()) bad_json(path, "the rows must be a non-empty array");
-    const std::size_t n = rows.size();
-    if (!rows[0].is_array() || rows[0].empty()) bad_json(path, "row 0 is not a non-empty array of numbers");
-    const std::size_t d = rows[0].size();
-    Mat x = Mat::from_shape({n, d});
-    for (std::size_t r = 0; r < n; ++r) {
-        const auto& row = rows[r];
-        if (!row.is_array()) bad_json(path, "row " + std::to_string(r) + " is not an array of numbers");
-        if (row.size() != d)
-            bad_json(path, "row " + std::to_string(r) + " has " + std::to_string(row.size()) +
-                               " values but row 0 has " + std::to_string(d));
-        for (std::size_t c = 0; c < d; ++c) {
-            if (!row[c].is_number())
-                bad_json(path, "row " + std::to_string(r) + ", column " + std::to_string(c) + " is not a number");
-            const double v = row[c].get<double>();
-            if (!std::isfinite(v) || std::fabs(v) > 3.4e38)
-                bad_json(path, "row " + std::to_string(r) + ", column " + std::to_string(c) +
-                                   " is not a finite float32 value");
-            x(r, c) = static_cast<float>(v);
-        }
-    }
-    return x;
-}
-
-Embeddings load_json(const std::string& bytes, const std::string& path) {
-    nlohmann::json j;
-    try {
-        // Reject deep nesting while parsing, before it is built: rows of numbers sit at depth 3 at most.
-        j = nlohmann::json::parse(bytes, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-            if (depth > 4) bad_json(path, "nested deeper than rows of numbers");
-            return true;
-        });
-    } catch (const nlohmann::json::parse_error& e) {
-        bad_json(path, "invalid JSON at byte " + std::to_string(e.byte));
-    }
+Embeddings load_json(const std::string& bytes, const std::string& name) {
+    JsonRows rows = parse_json_rows(bytes, name, JsonCells::number, true, kJsonHint);
+    check_width(rows.cols, name);
     Embeddings e;
-    if (j.is_array()) {
-        e.x = rows_from_json(j, path);
-        return e;
-    }
-    if (!j.is_object() || !j.contains("x")) bad_json(path, "no rows found");
-    e.x = rows_from_json(j["x"], path);
-    if (j.contains("tokens")) {
-        const auto& t = j["tokens"];
-        if (!t.is_array()) bad_json(path, "\"tokens\" must be an array of strings");
-        for (std::size_t i = 0; i < t.size(); ++i) {
-            if (!t[i].is_string() || t[i].get_ref<const std::string&>().empty())
-                bad_json(path, "token " + std::to_string(i) + " is not a non-empty string");
-            e.tokens.push_back(t[i].get<std::string>());
+    e.x = Mat::from_shape({rows.rows, rows.cols});
+    std::copy(rows.values.begin(), rows.values.end(), e.x.begin());
+    if (rows.has_tokens) {
+        for (std::size_t i = 0; i < rows.tokens.size(); ++i) {
+            const std::string& t = rows.tokens[i];
+            if (t.empty()) input_error(name + ": token " + std::to_string(i) + " is empty", "give every row a token");
+            if (const auto problem = text_problem(t, false))
+                input_error(name + ": token " + std::to_string(i) + " " + *problem,
+                            "a token is UTF-8 text without control characters");
         }
-        if (e.tokens.size() != e.x.shape(0))
-            bad_json(path, std::to_string(e.tokens.size()) + " tokens but " + std::to_string(e.x.shape(0)) + " rows");
+        if (rows.tokens.size() != rows.rows)
+            input_error(name + ": " + std::to_string(rows.tokens.size()) + " tokens but " + std::to_string(rows.rows) +
+                            " rows",
+                        "give one token per row");
+        e.tokens = std::move(rows.tokens);
     }
     return e;
 }
@@ -90,14 +63,17 @@ Embeddings load_npy_embeddings(const std::string& bytes, const std::string& path
                     "reshape it to (tokens, width) before numpy.save");
     if (a.descr != "<f4" && a.descr != "<f8")
         input_error(path + ": embeddings must be float32 or float64, not " + a.descr, "use array.astype('float32')");
+    check_width(a.shape[1], path);
     Embeddings e;
     e.x = Mat::from_shape({a.shape[0], a.shape[1]});
     for (std::size_t r = 0; r < a.shape[0]; ++r)
         for (std::size_t c = 0; c < a.shape[1]; ++c) {
             const double v = npy_float_at(a, r, c);
-            if (!std::isfinite(v) || std::fabs(v) > 3.4e38)
-                input_error(path + ": row " + std::to_string(r) + ", column " + std::to_string(c) +
-                            " is not a finite float32 value");
+            if (!std::isfinite(v) || std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+                input_error(path + ": row " + std::to_string(r) + ", column " + std::to_string(c) + " is " +
+                                (std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "beyond float32") +
+                                ", not a finite float32 value",
+                            "clean the array first, e.g. numpy.nan_to_num");
             e.x(r, c) = static_cast<float>(v);
         }
     return e;
@@ -129,10 +105,13 @@ Embeddings example(const std::string& name) {
     return e;
 }
 
+Embeddings load_embeddings_bytes(const std::string& bytes, const std::string& name) {
+    if (looks_like_npy(bytes)) return load_npy_embeddings(bytes, name);
+    return load_json(bytes, name);
+}
+
 Embeddings load_embeddings(const std::string& path) {
-    const std::string bytes = read_file(path, "embeddings file");
-    if (looks_like_npy(bytes)) return load_npy_embeddings(bytes, path);
-    return load_json(bytes, path);
+    return load_embeddings_bytes(read_file(path, "embeddings file"), path);
 }
 
 }  // namespace attn

@@ -24,7 +24,12 @@ std::vector<std::string> example_names();
 Embeddings example(const std::string& name);
 
 // A JSON array of rows, a JSON object {"tokens": [...], "x": [[...]]}, or a 2-D float32/float64 .npy.
-// Every row must have the same width; every value must be finite. Errors name the file and the row.
+// Every row must have the same width (at most kMaxWidth); every value must be a finite float32;
+// tokens must be non-empty strings without control characters, one per row. Errors (runtime) name
+// the file and the row and column, or the byte offset.
 Embeddings load_embeddings(const std::string& path);
+
+// The same from the file's bytes; `name` only names the file in errors. (The fuzzers call this.)
+Embeddings load_embeddings_bytes(const std::string& bytes, const std::string& name);
 
 }  // namespace attn

@@ -3,78 +3,99 @@
 #include <iostream>
 #include <iterator>
 
-#include <nlohmann/json.hpp>
-
 #include "data/embed.h"
 #include "data/error.h"
+#include "data/jsonrows.h"
 #include "data/npy.h"
 #include "data/tokenize.h"
+#include "data/validation.h"
 
 namespace attn {
 namespace {
 
-std::vector<std::string> tokens_of(const std::string& text, const char* what, std::size_t max_tokens) {
-    std::vector<std::string> tokens = tokenize(text);
+// The command line's own text (SENTENCE, --source): problems are usage errors.
+std::vector<std::string> tokens_of_argument(const std::string& text, const char* what, std::size_t max_tokens) {
+    if (const auto problem = text_problem(text))
+        usage_error(std::string("the ") + what + " " + *problem,
+                    problem->find("UTF-8") != std::string::npos ? "pass UTF-8 text"
+                                                                : "remove it; tabs and newlines are fine");
+    std::vector<std::string> tokens = tokenize(text, max_tokens);
     if (tokens.empty())
         usage_error(std::string("the ") + what + " is empty", "give at least one word, e.g. \"Your journey starts\"");
     if (tokens.size() > max_tokens)
-        usage_error(std::string("the ") + what + " has " + std::to_string(tokens.size()) +
-                        " tokens, more than --max-tokens " + std::to_string(max_tokens),
+        usage_error(std::string("the ") + what + " has more than " + std::to_string(max_tokens) +
+                        " tokens (--max-tokens " + std::to_string(max_tokens) + ")",
                     "raise --max-tokens or shorten the text");
     return tokens;
 }
 
-std::string read_text(const std::string& path) {
-    if (path != "-") return read_file(path, "text file");
-    std::string s{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-    return s;
+// A text file's content (--file): problems are the file's, runtime errors naming it.
+std::vector<std::string> tokens_of_file(const std::string& path, std::size_t max_tokens) {
+    std::string text;
+    if (path == "-") {
+        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+        if (text.size() > kMaxInputFileBytes)
+            input_error("standard input is larger than the " + std::to_string(kMaxInputFileBytes >> 20) +
+                        " MiB attn reads");
+    } else {
+        text = read_file(path, "text file");
+    }
+    const std::string name = path == "-" ? "standard input" : path;
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte order mark is not text
+    if (const auto problem = text_problem(text))
+        input_error(name + ": the text " + *problem,
+                    problem->find("UTF-8") != std::string::npos ? "save the file as UTF-8"
+                                                                : "remove it; tabs and newlines are fine");
+    std::vector<std::string> tokens = tokenize(text, max_tokens);
+    if (tokens.empty()) input_error(name + ": the text has no words", "give a file with at least one word");
+    if (tokens.size() > max_tokens)
+        input_error(name + ": the text has more than " + std::to_string(max_tokens) + " tokens (--max-tokens " +
+                        std::to_string(max_tokens) + ")",
+                    "raise --max-tokens or shorten the text");
+    return tokens;
 }
 
-[[noreturn]] void bad_mask(const std::string& path, const std::string& why) {
-    input_error(path + ": " + why, "a mask is a (T, S) JSON array of true/false or 0/1, or a bool/uint8 .npy");
+const char* const kMaskHint = "a mask is a (T, S) JSON array of true/false or 0/1, or a bool/uint8 .npy";
+
+[[noreturn]] void bad_mask(const std::string& name, const std::string& why) { input_error(name + ": " + why, kMaskHint); }
+
+std::string shape_text(std::size_t t, std::size_t s) {
+    return "(" + std::to_string(t) + ", " + std::to_string(s) + ")";
 }
 
 }  // namespace
 
-Mask load_mask(const std::string& path, std::size_t t, std::size_t s) {
-    const std::string bytes = read_file(path, "mask file");
-    const std::string want = "(" + std::to_string(t) + ", " + std::to_string(s) + ")";
+Mask load_mask_bytes(const std::string& bytes, const std::string& name, std::size_t t, std::size_t s) {
+    const std::string want = "(T, S) = " + shape_text(t, s);
     Mask m = Mask::from_shape({t, s});
     if (looks_like_npy(bytes)) {
-        const NpyArray a = parse_npy(bytes, path);
-        if (a.item_size != 1) bad_mask(path, "dtype " + a.descr + " is not bool or uint8");
-        if (a.shape.size() != 2 || a.shape[0] != t || a.shape[1] != s)
-            bad_mask(path, "shape does not match (T, S) = " + want);
+        const NpyArray a = parse_npy(bytes, name);
+        if (a.item_size != 1) bad_mask(name, "dtype " + a.descr + " is not bool or uint8");
+        if (a.shape.size() != 2 || a.shape[0] != t || a.shape[1] != s) {
+            std::string got = "(";
+            for (std::size_t k = 0; k < a.shape.size(); ++k) got += (k ? ", " : "") + std::to_string(a.shape[k]);
+            got += a.shape.size() == 1 ? ",)" : ")";
+            bad_mask(name, "shape " + got + " does not match " + want);
+        }
         for (std::size_t i = 0; i < t; ++i)
             for (std::size_t j = 0; j < s; ++j) {
                 const auto v = static_cast<unsigned char>(a.data[a.fortran_order ? j * t + i : i * s + j]);
-                if (v > 1) bad_mask(path, "row " + std::to_string(i) + ", column " + std::to_string(j) + " is not 0 or 1");
+                if (v > 1)
+                    bad_mask(name, "row " + std::to_string(i) + ", column " + std::to_string(j) + " is " +
+                                       std::to_string(v) + ", not 0 or 1");
                 m(i, j) = v;
             }
         return m;
     }
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(bytes, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-            if (depth > 3) bad_mask(path, "nested deeper than rows of values");
-            return true;
-        });
-    } catch (const nlohmann::json::parse_error& e) {
-        bad_mask(path, "invalid JSON at byte " + std::to_string(e.byte));
-    }
-    if (!j.is_array() || j.size() != t) bad_mask(path, "expected " + std::to_string(t) + " rows for shape " + want);
-    for (std::size_t i = 0; i < t; ++i) {
-        if (!j[i].is_array() || j[i].size() != s)
-            bad_mask(path, "row " + std::to_string(i) + " does not have " + std::to_string(s) + " values");
-        for (std::size_t k = 0; k < s; ++k) {
-            const auto& v = j[i][k];
-            if (v.is_boolean()) m(i, k) = v.get<bool>() ? 1 : 0;
-            else if (v.is_number_integer() && (v.get<std::int64_t>() == 0 || v.get<std::int64_t>() == 1))
-                m(i, k) = static_cast<std::uint8_t>(v.get<std::int64_t>());
-            else bad_mask(path, "row " + std::to_string(i) + ", column " + std::to_string(k) + " is not true/false or 0/1");
-        }
-    }
+    const JsonRows rows = parse_json_rows(bytes, name, JsonCells::flag, false, kMaskHint);
+    if (rows.rows != t || rows.cols != s)
+        bad_mask(name, "shape " + shape_text(rows.rows, rows.cols) + " does not match " + want);
+    for (std::size_t k = 0; k < rows.values.size(); ++k) m.data()[k] = rows.values[k] != 0.0f ? 1 : 0;
     return m;
+}
+
+Mask load_mask(const std::string& path, std::size_t t, std::size_t s) {
+    return load_mask_bytes(read_file(path, "mask file"), path, t, s);
 }
 
 Inputs make_inputs(const InputRequest& r) {
@@ -92,8 +113,8 @@ Inputs make_inputs(const InputRequest& r) {
         in.tokens = e.tokens, in.x = e.x;
     } else {
         std::vector<std::string> tokens;
-        if (r.sentence) tokens = tokens_of(*r.sentence, "sentence", r.max_tokens);
-        if (r.text_file) tokens = tokens_of(read_text(*r.text_file), "text file", r.max_tokens);
+        if (r.sentence) tokens = tokens_of_argument(*r.sentence, "sentence", r.max_tokens);
+        if (r.text_file) tokens = tokens_of_file(*r.text_file, r.max_tokens);
         if (r.embeddings) {
             Embeddings e = load_embeddings(*r.embeddings);
             if (r.d_in && *r.d_in != e.x.shape(1))
@@ -107,17 +128,20 @@ Inputs make_inputs(const InputRequest& r) {
                                 std::to_string(tokens.size()) + " tokens",
                             "give one row per token of the sentence");
             if (tokens.size() > r.max_tokens)
-                usage_error(std::to_string(tokens.size()) + " tokens, more than --max-tokens " +
-                            std::to_string(r.max_tokens), "raise --max-tokens");
+                input_error(*r.embeddings + ": " + std::to_string(tokens.size()) + " rows, more than --max-tokens " +
+                                std::to_string(r.max_tokens),
+                            "raise --max-tokens");
             in.x = e.x;
         } else {
-            in.x = embed_tokens(tokens, r.d_in.value_or(r.default_d_in), r.seed);
+            const std::size_t d_in = r.d_in.value_or(r.default_d_in);
+            check_run_size(4.0 * double(tokens.size()) * double(d_in), 0.0);
+            in.x = embed_tokens(tokens, d_in, r.seed);
         }
         in.tokens = tokens;
     }
     // 2. the source: its own text embedded at the same width, else the sentence itself
     if (r.source) {
-        in.source_tokens = tokens_of(*r.source, "source", r.max_tokens);
+        in.source_tokens = tokens_of_argument(*r.source, "source", r.max_tokens);
         in.source_x = embed_tokens(in.source_tokens, in.x.shape(1), r.seed);
         in.has_source = true;
     } else {

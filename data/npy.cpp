@@ -1,13 +1,16 @@
 #include "data/npy.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "data/error.h"
+#include "data/validation.h"
 
 namespace attn {
 namespace {
@@ -34,12 +37,33 @@ std::string value_of(const std::string& header, const std::string& key, const st
 bool looks_like_npy(const std::string& bytes) { return bytes.compare(0, 6, kMagic, 6) == 0; }
 
 std::string read_file(const std::string& path, const std::string& what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) input_error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) input_error("cannot read " + what + " '" + path + "': read failed");
-    return ss.str();
+    auto fail = [&](const std::string& why) { input_error("cannot read " + what + " '" + path + "': " + why); };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fail(std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) fail(std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) fail("it is a folder");
+    const std::string too_big = "it is larger than the " + std::to_string(kMaxInputFileBytes >> 20) + " MiB attn reads";
+    if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxInputFileBytes) fail(too_big);
+    // Read to the end (a pipe or a device has no size), never more than the limit.
+    std::string bytes;
+    if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<std::size_t>(st.st_size));
+    char buf[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail(std::strerror(errno));
+        }
+        if (n == 0) break;
+        if (bytes.size() + static_cast<std::size_t>(n) > kMaxInputFileBytes) fail(too_big);
+        bytes.append(buf, static_cast<std::size_t>(n));
+    }
+    return bytes;
 }
 
 NpyArray parse_npy(const std::string& bytes, const std::string& path) {

@@ -14,7 +14,11 @@ bool is_space(char32_t c) {
            c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-bool is_control(char32_t c) { return c < 0x20 || c == 0x7F || in(c, 0x80, 0x9F); }
+bool is_control(char32_t c) {
+    return c < 0x20 || c == 0x7F || in(c, 0x80, 0x9F) || in(c, 0x202A, 0x202E) || in(c, 0x2066, 0x2069);
+}
+
+bool is_space_control(char32_t c) { return in(c, 0x09, 0x0D) || c == 0x85; }
 
 bool is_punct(char32_t c) {
     if (c < 0x80) return in(c, 0x21, 0x2F) || in(c, 0x3A, 0x40) || in(c, 0x5B, 0x60) || in(c, 0x7B, 0x7E);
@@ -32,6 +36,12 @@ bool is_cjk_char(char32_t c) {
 std::string hex_byte(unsigned char b) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "0x%02X", b);
+    return buf;
+}
+
+std::string code_point(char32_t c) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(c));
     return buf;
 }
 
@@ -64,7 +74,25 @@ std::size_t utf8_decode(std::string_view s, std::size_t i, char32_t& cp) {
     return len;
 }
 
-std::vector<std::string> tokenize(std::string_view text) {
+std::optional<std::string> text_problem(std::string_view text, bool allow_space_controls) {
+    for (std::size_t i = 0; i < text.size();) {
+        char32_t c = 0;
+        const std::size_t n = utf8_decode(text, i, c);
+        if (n == 0)
+            return "is not valid UTF-8 at byte offset " + std::to_string(i) + " (byte " +
+                   hex_byte(static_cast<unsigned char>(text[i])) + ")";
+        if (is_control(c) && !(allow_space_controls && is_space_control(c)))
+            return "has a control character at byte offset " + std::to_string(i) + " (" + code_point(c) + ")";
+        i += n;
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> tokenize(std::string_view text, std::size_t max_tokens) {
+    if (const auto problem = text_problem(text))
+        usage_error("the sentence " + *problem, problem->find("UTF-8") != std::string::npos
+                                                    ? "save the text as UTF-8"
+                                                    : "remove it; tabs and newlines are fine");
     std::vector<std::string> tokens;
     std::string word;
     char32_t run_punct = 0;  // the punctuation character of the token being built, if any
@@ -73,20 +101,12 @@ std::vector<std::string> tokenize(std::string_view text) {
         word.clear();
         run_punct = 0;
     };
-    for (std::size_t i = 0; i < text.size();) {
+    for (std::size_t i = 0; i < text.size() && tokens.size() <= max_tokens;) {
         char32_t c = 0;
-        const std::size_t n = utf8_decode(text, i, c);
-        if (n == 0)
-            usage_error("the sentence is not valid UTF-8 at byte offset " + std::to_string(i) + " (byte " +
-                            hex_byte(static_cast<unsigned char>(text[i])) + ")",
-                        "save the text as UTF-8");
+        const std::size_t n = utf8_decode(text, i, c);  // valid: text_problem found nothing
         const std::string_view bytes = text.substr(i, n);
         if (is_space(c)) {
             flush();
-        } else if (is_control(c)) {
-            usage_error("the sentence has a control character at byte offset " + std::to_string(i) + " (U+" +
-                            hex_byte(static_cast<unsigned char>(c)).substr(2) + ")",
-                        "remove it; tabs and newlines are fine");
         } else if (is_punct(c)) {
             if (run_punct != c) flush();
             word.append(bytes);

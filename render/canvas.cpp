@@ -12,8 +12,13 @@ Canvas::Canvas(int width, int height, Rgb background) {
                                     " is not positive");
     img_.width = width;
     img_.height = height;
-    img_.rgb.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3);
-    for (std::size_t i = 0; i < img_.rgb.size(); i += 3) {
+    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3;
+    if (background.r == background.g && background.g == background.b) {
+        img_.rgb.assign(n, background.r);
+        return;
+    }
+    img_.rgb.resize(n);
+    for (std::size_t i = 0; i < n; i += 3) {
         img_.rgb[i] = background.r;
         img_.rgb[i + 1] = background.g;
         img_.rgb[i + 2] = background.b;

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,12 +15,14 @@
 namespace attn::render {
 namespace {
 
-// The temporary being written, for the signal handler (async-signal-safe: a fixed buffer).
-char g_temp[4096];
-volatile std::sig_atomic_t g_temp_set = 0;
+// The temporaries being written, for the signal handler (async-signal-safe: fixed buffers).
+constexpr std::size_t kMaxPending = 32;
+constexpr std::size_t kMaxPath = 4096;
+char g_temps[kMaxPending][kMaxPath];
+volatile std::sig_atomic_t g_pending = 0;
 
 extern "C" void on_signal(int sig) {
-    if (g_temp_set) ::unlink(g_temp);
+    for (std::sig_atomic_t i = 0; i < g_pending; ++i) ::unlink(g_temps[i]);
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
@@ -51,6 +54,57 @@ std::string parent_of(const std::string& path) {
     return path.substr(0, slash);
 }
 
+std::string base_of(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+// The nearest existing ancestor of path must be a folder we can look into.
+void check_parents(const std::string& path, const std::string& what) {
+    for (std::string p = parent_of(path);; p = parent_of(p)) {
+        struct stat st {};
+        if (::stat(p.c_str(), &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                input_error("cannot write " + what + " '" + path + "': '" + p + "' is not a folder",
+                            "choose a path whose folders are folders");
+            return;
+        }
+        if (errno != ENOENT) fail(what, path, errno);
+        if (p == "." || p == "/") return;
+    }
+}
+
+// Creates dir and its missing parents, recording each folder it creates (outermost first).
+void make_dirs(const std::string& dir, std::vector<std::string>& created) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            input_error("output folder '" + dir + "' exists and is not a folder", "name a folder, not a file");
+        return;
+    }
+    if (errno != ENOENT) fail("folder", dir, errno);
+    const std::string parent = parent_of(dir);
+    if (parent != dir && parent != "." && parent != "/") make_dirs(parent, created);
+    if (::mkdir(dir.c_str(), 0777) == 0) created.push_back(dir);
+    else if (errno != EEXIST) fail("folder", dir, errno);
+}
+
+// What a failed batch undoes: its temporaries, then the folders it created (innermost first).
+struct Rollback {
+    std::vector<std::string> temps, dirs;
+    bool armed = true;
+    ~Rollback() {
+        if (!armed) return;
+        for (const auto& t : temps) ::unlink(t.c_str());
+        g_pending = 0;
+        for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) ::rmdir(it->c_str());
+    }
+};
+
+void write_stdout(const std::string& bytes) {
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0) {
+        const int err = errno;
+        input_error(std::string("cannot write to standard output: ") + std::strerror(err));
+    }
+}
+
 }  // namespace
 
 void install_cleanup_handlers() {
@@ -66,6 +120,28 @@ std::string join_path(const std::string& dir, const std::string& name) {
 }
 
 void ensure_dir(const std::string& dir) {
+    std::vector<std::string> created;
+    make_dirs(dir, created);
+}
+
+void check_output_file(const std::string& path, const std::string& option) {
+    if (path.empty()) usage_error(option + " needs a file name", "e.g. " + option + " out/trace.json");
+    if (path == "-") return;
+    if (path.back() == '/' || base_of(path) == "." || base_of(path) == "..")
+        usage_error(option + " '" + path + "' names a folder, not a file", "e.g. " + option + " out/trace.json");
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            input_error("output path '" + path + "' is a folder", "name a file inside it, e.g. " +
+                                                                      join_path(path, "trace.json"));
+        return;
+    }
+    if (errno != ENOENT) fail("file", path, errno);
+    check_parents(path, "file");
+}
+
+void check_output_dir(const std::string& dir, const std::string& option) {
+    if (dir.empty()) usage_error(option + " needs a folder name", "e.g. " + option + " out");
     struct stat st {};
     if (::stat(dir.c_str(), &st) == 0) {
         if (!S_ISDIR(st.st_mode))
@@ -73,46 +149,77 @@ void ensure_dir(const std::string& dir) {
         return;
     }
     if (errno != ENOENT) fail("folder", dir, errno);
-    const std::string parent = parent_of(dir);
-    if (parent != dir && parent != "." && parent != "/") ensure_dir(parent);
-    if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) fail("folder", dir, errno);
+    check_parents(dir, "folder");
 }
 
-void write_file_atomic(const std::string& path, const std::string& bytes) {
-    int err = 0;
-    if (path == "-") {
-        if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
-            fail("to", "stdout", errno);
-        return;
-    }
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) {
-        if (S_ISDIR(st.st_mode)) input_error("output path '" + path + "' is a folder", "name a file inside it");
-        if (!S_ISREG(st.st_mode)) {  // a device or a pipe: no rename over it
-            const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-            if (fd < 0) fail("file", path, errno);
-            const bool ok = write_all(fd, bytes, err);
-            if (::close(fd) != 0 && ok) fail("file", path, errno);
-            if (!ok) fail("file", path, err);
-            return;
+void write_files_atomic(const std::vector<OutputFile>& files) {
+    // 1. sort the outputs: standard output, devices (written in place), files (temporary + rename)
+    std::set<std::string> seen;
+    std::vector<const OutputFile*> to_stdout, devices, regular;
+    for (const OutputFile& f : files) {
+        if (!seen.insert(f.path).second)
+            usage_error("two outputs would both be written to '" + f.path + "'", "give --json a different name");
+        if (f.path == "-") {
+            to_stdout.push_back(&f);
+            continue;
         }
+        if (f.path.empty() || f.path.back() == '/') input_error("cannot write file '" + f.path + "': not a file name");
+        struct stat st {};
+        if (::stat(f.path.c_str(), &st) == 0) {
+            if (S_ISDIR(st.st_mode)) input_error("output path '" + f.path + "' is a folder", "name a file inside it");
+            if (!S_ISREG(st.st_mode)) {  // a device or a pipe: no rename over it
+                devices.push_back(&f);
+                continue;
+            }
+        }
+        regular.push_back(&f);
     }
-    ensure_dir(parent_of(path));  // folders are created as needed
-    std::string temp = join_path(parent_of(path), "." + path.substr(path.find_last_of('/') + 1) + ".tmp-XXXXXX");
-    if (temp.size() >= sizeof g_temp) input_error("output path '" + path + "' is too long");
-    const int fd = ::mkstemp(temp.data());
-    if (fd < 0) fail("file", path, errno);
-    std::memcpy(g_temp, temp.c_str(), temp.size() + 1);
-    g_temp_set = 1;
+    if (regular.size() > kMaxPending) throw std::logic_error("write_files_atomic: too many files at once");
+
+    // 2. every file to a temporary in its folder (folders created as needed)
+    Rollback undo;
     const mode_t mask = ::umask(0);
     ::umask(mask);
-    bool ok = ::fchmod(fd, 0666 & ~mask) == 0 || (err = errno, false);
-    ok = ok && write_all(fd, bytes, err);
-    if (::close(fd) != 0 && ok) ok = false, err = errno;
-    if (ok && ::rename(temp.c_str(), path.c_str()) != 0) ok = false, err = errno;
-    if (!ok) ::unlink(temp.c_str());
-    g_temp_set = 0;
-    if (!ok) fail("file", path, err);
+    for (const OutputFile* f : regular) {
+        make_dirs(parent_of(f->path), undo.dirs);
+        std::string temp = join_path(parent_of(f->path), "." + base_of(f->path) + ".tmp-XXXXXX");
+        if (temp.size() >= kMaxPath) input_error("output path '" + f->path + "' is too long");
+        const int fd = ::mkstemp(temp.data());
+        if (fd < 0) fail("file", f->path, errno);
+        std::memcpy(g_temps[undo.temps.size()], temp.c_str(), temp.size() + 1);
+        undo.temps.push_back(temp);
+        g_pending = static_cast<std::sig_atomic_t>(undo.temps.size());
+        int err = 0;
+        bool ok = ::fchmod(fd, 0666 & ~mask) == 0 || (err = errno, false);
+        ok = ok && write_all(fd, f->bytes, err);
+        ok = ok && (::fsync(fd) == 0 || (err = errno, false));
+        if (::close(fd) != 0 && ok) ok = false, err = errno;
+        if (!ok) fail("file", f->path, err);
+    }
+    // 3. devices, in place
+    for (const OutputFile* f : devices) {
+        const int fd = ::open(f->path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+        if (fd < 0) fail("file", f->path, errno);
+        int err = 0;
+        const bool ok = write_all(fd, f->bytes, err);
+        if (::close(fd) != 0 && ok) fail("file", f->path, errno);
+        if (!ok) fail("file", f->path, err);
+    }
+    // 4. every temporary renamed into place; from here the folders stay
+    undo.dirs.clear();
+    for (std::size_t i = 0; i < regular.size(); ++i) {
+        if (::rename(undo.temps[i].c_str(), regular[i]->path.c_str()) != 0) {
+            const int err = errno;
+            undo.temps.erase(undo.temps.begin(), undo.temps.begin() + static_cast<long>(i));
+            fail("file", regular[i]->path, err);
+        }
+    }
+    undo.armed = false;
+    g_pending = 0;
+    // 5. standard output last
+    for (const OutputFile* f : to_stdout) write_stdout(f->bytes);
 }
+
+void write_file_atomic(const std::string& path, const std::string& bytes) { write_files_atomic({{path, bytes}}); }
 
 }  // namespace attn::render

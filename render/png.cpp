@@ -40,8 +40,6 @@ static unsigned char* attn_stbiw_zlib_compress(unsigned char* data, int data_len
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #pragma GCC diagnostic ignored "-Wpedantic"
 #pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wuseless-cast"
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb_image_write.h>
@@ -53,7 +51,7 @@ namespace {
 // report in the commit that added this file): level 1 with the "up" filter gave the best time for a
 // size within a few percent of the best.
 constexpr int kZlibLevel = 1;
-constexpr int kPngFilter = 2;  // 0 none, 1 sub, 2 up, 3 average, 4 paeth; -1 = stb picks per row (slow)
+constexpr int kPngFilter = 0;  // 0 none, 1 sub, 2 up, 3 average, 4 paeth; -1 = stb picks per row (slow)
 
 }  // namespace
 
@@ -82,13 +80,13 @@ std::string encode_png(const Image& img) {
         throw std::runtime_error("encode_png: image size " + std::to_string(img.width) + "x" +
                                  std::to_string(img.height) + " is empty");
     const std::uint64_t w = static_cast<std::uint64_t>(img.width), h = static_cast<std::uint64_t>(img.height);
-    if (img.rgb.size() != w * h * 3)
-        throw std::runtime_error("encode_png: pixel buffer holds " + std::to_string(img.rgb.size()) +
-                                 " bytes, expected width * height * 3 = " + std::to_string(w * h * 3));
     // stb_image_write computes (width * n + 1) * height and the zlib sizes in int: stay far below 2^31.
     if ((w * 4 + 1) * h >= (std::uint64_t{1} << 30))
         throw std::runtime_error("encode_png: image " + std::to_string(w) + "x" + std::to_string(h) +
                                  " is too large to encode (keep (width*4+1)*height below 2^30)");
+    if (img.rgb.size() != w * h * 3)
+        throw std::runtime_error("encode_png: pixel buffer holds " + std::to_string(img.rgb.size()) +
+                                 " bytes, expected width * height * 3 = " + std::to_string(w * h * 3));
     static std::once_flag settings;
     std::call_once(settings, [] { stbi_write_force_png_filter = kPngFilter; });
 
@@ -382,6 +380,7 @@ struct Layout {
     int panel_w = 0, panel_h = 0;
     float value_px = 0.0f;       // 0: no values in cells
     std::string corner;          // caption in the empty corner above the query labels
+    int corner_lift = 0;         // how far the first query label pokes above the heatmap
 };
 
 std::string token_label(const std::vector<std::string>& tokens, std::size_t i) {
@@ -423,7 +422,7 @@ Layout make_layout(const Trace& t, const std::vector<Panel>& panels, Matrix m, b
             const std::size_t src = static_cast<std::size_t>(i) * f;
             std::string s = token_label(tok, src);
             if ((step > 1 || f > 1) && src < tok.size()) s = std::to_string(src) + " " + s;
-            out[static_cast<std::size_t>(i)] = font.fit(s, kLabelPx, kMaxLabelWidth);
+            out[static_cast<std::size_t>(i)] = font.fit(s, kLabelPx, grid ? kMaxLabelWidth * 3 / 4 : kMaxLabelWidth);
         }
         return out;
     };
@@ -433,7 +432,12 @@ Layout make_layout(const Trace& t, const std::vector<Panel>& panels, Matrix m, b
             if (!s.empty()) w = std::max(w, font.text_width(s, kLabelPx));
         return w;
     };
-    L.row_step = nice_step((L.label_lh + 1 + L.cell_h - 1) / L.cell_h);
+    // Thinned labels get some air: one per two lines of text at least.
+    const auto step_for = [&](int size) {
+        const int k = (L.label_lh + 1 + size - 1) / size;
+        return k <= 1 ? 1 : nice_step((2 * L.label_lh + size - 1) / size);
+    };
+    L.row_step = step_for(L.cell_h);
     L.row_labels = labels(qtok, L.rows, L.fq, L.row_step);
     L.col_labels = labels(ktok, L.cols, L.fk, 1);
     if (L.fk == 1 && widest(L.col_labels) <= L.cell_w - 6) {
@@ -441,24 +445,27 @@ Layout make_layout(const Trace& t, const std::vector<Panel>& panels, Matrix m, b
         L.top_h = L.label_lh + 6;
     } else {
         L.rotate_cols = true;
-        L.col_step = nice_step((L.label_lh + 1 + L.cell_w - 1) / L.cell_w);
+        L.col_step = step_for(L.cell_w);
         L.col_labels = labels(ktok, L.cols, L.fk, L.col_step);
         L.top_h = widest(L.col_labels) + 8 + (L.col_step > 1 ? 4 : 0);
     }
     L.left_w = widest(L.row_labels) + 10 + (L.row_step > 1 ? 4 : 0);
 
-    // 4. Corner caption, if it fits the empty corner.
-    for (const char* c : {"query \xE2\x86\x93  key \xE2\x86\x92", "q \xE2\x86\x93 k \xE2\x86\x92"}) {
-        const int w = font.text_width(c, kCaptionPx) + 12;
-        if (w <= L.left_w && font.line_height(kCaptionPx) + 6 <= L.top_h) {
+    // 4. Corner caption ("query ↓  key →") in the empty corner above the query labels; the first query
+    //    label pokes above the heatmap when rows are thinner than a line.
+    L.corner_lift = std::max(0, (L.label_lh - L.cell_h) / 2 + 1);
+    const int caption_h = font.line_height(kCaptionPx) + 4 + L.corner_lift;
+    const char* long_caption = "query \xE2\x86\x93  key \xE2\x86\x92";
+    for (const char* c : {long_caption, "q \xE2\x86\x93 k \xE2\x86\x92"}) {
+        if (font.text_width(c, kCaptionPx) + 12 <= L.left_w && caption_h <= L.top_h) {
             L.corner = c;
             break;
         }
     }
-    if (L.corner.empty() && !grid) {  // single image: widen the label column for it
-        L.corner = "query \xE2\x86\x93  key \xE2\x86\x92";
+    if (!grid && L.corner != long_caption) {  // a single image widens its label column for it
+        L.corner = long_caption;
         L.left_w = std::max(L.left_w, font.text_width(L.corner, kCaptionPx) + 12);
-        L.top_h = std::max(L.top_h, font.line_height(kCaptionPx) + 6);
+        L.top_h = std::max(L.top_h, caption_h);
     }
 
     // 5. Values in cells, small matrices only, at the largest size that fits every cell.
@@ -493,7 +500,7 @@ Layout make_layout(const Trace& t, const std::vector<Panel>& panels, Matrix m, b
 // ---------------------------------------------------------------------------------------------------
 // Drawing
 
-void draw_labels(Canvas& cv, Font& font, const Layout& L, int hx, int hy) {
+void draw_labels(Canvas& cv, Font& font, const Layout& L, int hx, int hy, bool corner) {
     // Queries down the left, right-aligned, centred on their row.
     for (int i = 0; i < L.rows; ++i) {
         const std::string& s = L.row_labels[static_cast<std::size_t>(i)];
@@ -522,9 +529,8 @@ void draw_labels(Canvas& cv, Font& font, const Layout& L, int hx, int hy) {
         }
         cv.text(font, s, kLabelPx, cx + 1, bottom, Align::Centre, Align::End, kInk, true);
     }
-    if (!L.corner.empty())
-        cv.text(font, L.corner, kCaptionPx, hx - 12, hy - 6 - (L.row_step > 1 ? L.label_lh / 2 : L.cell_h > L.label_lh ? 0 : L.label_lh / 2),
-                Align::End, Align::End, kSoftInk);
+    if (corner && !L.corner.empty())
+        cv.text(font, L.corner, kCaptionPx, hx - 12, hy - 4 - L.corner_lift, Align::End, Align::End, kSoftInk);
 }
 
 // The cells of one panel with their top-left corner at (hx, hy), then the values.
@@ -554,11 +560,20 @@ void draw_heatmap(Canvas& cv, Font& font, const Layout& L, const Panel& p, Matri
                 std::memcpy(d, cv.row(y - 1) + static_cast<std::size_t>(hx) * 3, row_bytes);
                 continue;
             }
-            int phase = (hx + y) % kHatch;  // "/" hatching: x + y = 0 (mod kHatch)
             for (std::size_t j = 0; j < cols; ++j) {
                 const Rgb c = colour[j];
+                if (hidden[j] == 0) {
+                    for (int k = 0; k < L.cell_w; ++k, d += 3) {
+                        d[0] = c.r;
+                        d[1] = c.g;
+                        d[2] = c.b;
+                    }
+                    continue;
+                }
+                // "/" hatching: a line pixel where x + y = 0 (mod kHatch), in image coordinates.
+                int phase = (hx + static_cast<int>(j) * L.cell_w + y) % kHatch;
                 for (int k = 0; k < L.cell_w; ++k, d += 3) {
-                    const Rgb q = hidden[j] && phase == 0 ? kHiddenLine : c;
+                    const Rgb q = phase == 0 ? kHiddenLine : kHiddenBase;
                     d[0] = q.r;
                     d[1] = q.g;
                     d[2] = q.b;
@@ -797,7 +812,7 @@ std::optional<Image> render_sheet(const Trace& t, const Sheet& sheet, Font& font
     std::string title = kind + dot;
     if (grid) {
         title += std::to_string(H) + " heads";
-        if (grouped) title += dot + std::to_string(kv_ids.size()) + " kv heads";
+        if (grouped) title += dot + std::to_string(kv_ids.size()) + (kv_ids.size() == 1 ? " kv head" : " kv heads");
     } else {
         title += "head " + std::to_string(t.heads[0].head);
     }
@@ -842,11 +857,18 @@ std::optional<Image> render_sheet(const Trace& t, const Sheet& sheet, Font& font
     for (const Panel& p : panels)
         for (std::size_t i = 0; i < p.visible().size(); ++i) hidden_cells += p.visible().data()[i] == 0;
     if (m != Matrix::Mask && hidden_cells > 0) legend.push_back({Swatch::Hidden, {}, "hidden by the mask (no value)"});
+    std::size_t tiles_skipped = 0;
+    if (sheet.tiles)
+        for (const Panel& p : panels) {
+            const std::vector<std::uint8_t> seen = visited_tiles(t, p.head, T, S);
+            tiles_skipped += static_cast<std::size_t>(std::count(seen.begin(), seen.end(), std::uint8_t{0}));
+        }
     if (sheet.tiles) {
         const auto [bq, bk] = tile_blocks(t);
         legend.push_back({Swatch::TileLine, {}, "tile: block_q = " + std::to_string(bq) + " queries \xC3\x97 block_k = " +
                                                     std::to_string(bk) + " keys"});
-        legend.push_back({Swatch::Skipped, {}, "skipped: never computed, the mask hides the whole tile"});
+        if (tiles_skipped > 0)
+            legend.push_back({Swatch::Skipped, {}, "skipped: never computed, the mask hides the whole tile"});
     }
     if ((m == Matrix::Weights || m == Matrix::DroppedWeights) && !t.empty_rows.empty()) {
         std::string s = "every key hidden (weights 0) for quer" + std::string(t.empty_rows.size() == 1 ? "y " : "ies ");
@@ -926,7 +948,7 @@ std::optional<Image> render_sheet(const Trace& t, const Sheet& sheet, Font& font
         if (grid)
             cv.text(font, "head " + std::to_string(panels[h].head) + dot + "kv " + std::to_string(panels[h].kv_head),
                     kPanelTitlePx, hx + L.heat_w / 2, y + 2, Align::Centre, Align::Start, kInk);
-        draw_labels(cv, font, L, hx, hy);
+        draw_labels(cv, font, L, hx, hy, h == 0);
         draw_heatmap(cv, font, L, panels[h], m, sc, hx, hy);
         if (sheet.tiles) draw_tiles(cv, font, t, L, panels[h].head, hx, hy);
     }

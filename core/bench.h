@@ -1,0 +1,53 @@
+// `attn bench`: time each stage of a kind on synthetic tokens and compare with this machine's sgemm.
+//
+// FLOPs count a multiply-add as 2, with full (unmasked) counts: projections 2·T·d_in·width for
+// each of Q, K, V (keys and values over S rows), scores 2·T·S·d_k per head, context 2·T·S·d_v per
+// head, output 2·T·d_out·d_out. The softmax is timed but counted as 0 FLOPs. Flash's tiles do the
+// scores and the context together.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+struct BenchRequest {
+    std::string kind = "mha";
+    std::size_t tokens = 1024;
+    std::size_t d_in = 768;
+    std::size_t heads = 0;     // 0: the kind's default
+    std::size_t kv_heads = 0;  // 0: the kind's default
+    std::size_t repeat = 1;
+    bool keep_weights = true;
+    bool causal_given = false, causal = false;
+    std::uint64_t seed = 123;
+    std::size_t max_memory = 0;  // 0: default_max_memory()
+    std::size_t sgemm_size = 2048;
+};
+
+struct BenchStage {
+    std::string name;
+    double seconds = 0, flops = 0, gflops = 0;
+};
+
+struct BenchResult {
+    std::string kind;
+    std::size_t tokens = 0, d_in = 0, heads = 0, kv_heads = 0;
+    bool keep_weights = true, causal = false;
+    std::vector<BenchStage> stages;
+    BenchStage total;
+    double sgemm_gflops = 0, ratio = 0;
+    std::size_t peak_rss_bytes = 0, kv_cache_bytes_per_token = 0, estimated_bytes = 0;
+};
+
+// Runs the kind `repeat` times and keeps the fastest run; then measures sgemm at sgemm_size³.
+BenchResult run_bench(const BenchRequest& r);
+
+// Best of a few cblas_sgemm runs of n x n x n, in GFLOP/s.
+double sgemm_gflops(std::size_t n);
+
+std::size_t peak_rss_bytes();
+
+}  // namespace attn

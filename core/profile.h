@@ -1,0 +1,37 @@
+// Time spent per stage of a run, for `attn bench`. A run with Config::profile set adds each
+// stage's wall time here; without it nothing is measured.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+
+namespace attn {
+
+enum class Stage : std::size_t { projections, scores, softmax, context, output, tiles, count };
+constexpr std::array<const char*, static_cast<std::size_t>(Stage::count)> kStageNames = {
+    "projections", "scores", "softmax", "context", "output", "tiles"};
+
+struct Profile {
+    std::array<double, static_cast<std::size_t>(Stage::count)> seconds{};
+};
+
+// Adds the time from construction to destruction to one stage of a profile (if any).
+class StageTimer {
+public:
+    StageTimer(Profile* p, Stage s) : p_(p), s_(s), start_(std::chrono::steady_clock::now()) {}
+    ~StageTimer() {
+        if (p_ != nullptr)
+            p_->seconds[static_cast<std::size_t>(s_)] +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+    StageTimer(const StageTimer&) = delete;
+    StageTimer& operator=(const StageTimer&) = delete;
+
+private:
+    Profile* p_;
+    Stage s_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace attn

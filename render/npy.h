@@ -1,0 +1,20 @@
+// Every matrix of a trace as a NumPy .npy file (xt::dump_npy), for traces too large for JSON.
+// Names: <prefix>-x.npy, <prefix>-source_x.npy, <prefix>-<param>.npy, <prefix>-h<h>-<matrix>.npy
+// (queries, keys, values, scores, mask as bool, weights, dropped_weights, context), <prefix>-output.npy.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/trace.h"
+
+namespace attn::render {
+
+struct NpyFile {
+    std::string name;
+    std::string bytes;
+};
+
+std::vector<NpyFile> npy_files(const Trace& t, const std::string& prefix);
+
+}  // namespace attn::render

@@ -1,0 +1,478 @@
+// The PNG renderer: renders hand-built traces, decodes the PNGs with stb_image and checks what is on them.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/trace.h"
+#include "render/colormaps.h"
+#include "render/font.h"
+#include "render/png.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wdouble-promotion"
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb_image.h>
+#pragma GCC diagnostic pop
+
+namespace {
+
+using attn::HeadTrace;
+using attn::Mask;
+using attn::Mat;
+using attn::Trace;
+namespace render = attn::render;
+
+struct Px {
+    int r = 0, g = 0, b = 0;
+};
+
+struct Decoded {
+    int w = 0, h = 0;
+    std::vector<std::uint8_t> rgb;
+    Px at(int x, int y) const {
+        const std::size_t o = (static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)) * 3;
+        return {rgb[o], rgb[o + 1], rgb[o + 2]};
+    }
+};
+
+Decoded decode(const std::string& png) {
+    int w = 0, h = 0, n = 0;
+    unsigned char* p = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
+                                             static_cast<int>(png.size()), &w, &h, &n, 3);
+    REQUIRE_MESSAGE(p != nullptr, "stb_image could not decode the PNG");
+    Decoded d{w, h, std::vector<std::uint8_t>(p, p + static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 3)};
+    stbi_image_free(p);
+    return d;
+}
+
+bool near(Px p, int r, int g, int b, int tol = 2) {
+    return std::abs(p.r - r) <= tol && std::abs(p.g - g) <= tol && std::abs(p.b - b) <= tol;
+}
+bool near(Px p, render::Rgb c, int tol = 2) { return near(p, c.r, c.g, c.b, tol); }
+int lum(Px p) { return (299 * p.r + 587 * p.g + 114 * p.b) / 1000; }
+
+// First pixel (row-major) of colour (r, g, b) with x >= x_from.
+std::optional<std::pair<int, int>> find(const Decoded& d, int r, int g, int b, int x_from = 0) {
+    for (int y = 0; y < d.h; ++y)
+        for (int x = x_from; x < d.w; ++x)
+            if (near(d.at(x, y), r, g, b)) return std::make_pair(x, y);
+    return std::nullopt;
+}
+
+bool in_colormap(Px p, const render::Colormap& cm, int tol) {
+    return std::any_of(cm.begin(), cm.end(), [&](render::Rgb c) { return near(p, c, tol); });
+}
+
+int dark_pixels(const Decoded& d, int x0, int y0, int x1, int y1) {
+    int n = 0;
+    for (int y = std::max(0, y0); y < std::min(d.h, y1); ++y)
+        for (int x = std::max(0, x0); x < std::min(d.w, x1); ++x) n += lum(d.at(x, y)) < 90;
+    return n;
+}
+
+const render::PngFile* file(const std::vector<render::PngFile>& files, const std::string& name) {
+    for (const auto& f : files)
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+// A causal self-attention trace with numbers known in closed form:
+//   scores(i, j) = 0.5 * (i - j) - 1      mask(i, j) = j <= i      weights(i, j) = 1 / (i + 1) for j <= i
+Trace causal_trace(const std::vector<std::string>& tokens, std::size_t heads = 1, std::size_t kv_heads = 1) {
+    Trace t;
+    t.kind = "causal";
+    t.tokens = tokens;
+    t.source_tokens = tokens;
+    const std::size_t T = tokens.size();
+    for (std::size_t h = 0; h < heads; ++h) {
+        HeadTrace ht;
+        ht.head = h;
+        ht.kv_head = h / (heads / kv_heads);
+        ht.scale = 0.5f;
+        ht.scores = Mat::from_shape({T, T});
+        ht.mask = Mask::from_shape({T, T});
+        ht.weights = Mat::from_shape({T, T});
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t j = 0; j < T; ++j) {
+                ht.scores(i, j) = 0.5f * (static_cast<float>(i) - static_cast<float>(j)) - 1.0f;
+                ht.mask(i, j) = j <= i ? 1 : 0;
+                ht.weights(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f;
+            }
+        t.heads.push_back(std::move(ht));
+    }
+    return t;
+}
+
+const std::vector<std::string> kSix{"Your", "journey", "starts", "with", "one", "step"};
+
+// Where the heatmap of a weights image starts, and its cell size: the cell with the largest weight is
+// viridis yellow (#fde725), and so is the top of the colour bar, right of every heatmap. The leftmost
+// yellow pixel is the top-left corner of that cell.
+struct Grid {
+    int x = 0, y = 0, cell = 0;
+};
+Grid locate(const Decoded& d) {
+    for (int x = 0; x < d.w; ++x)
+        for (int y = 0; y < d.h; ++y)
+            if (near(d.at(x, y), 0xfd, 0xe7, 0x25)) {
+                Grid g{x, y, 0};
+                while (g.x + g.cell < d.w && near(d.at(g.x + g.cell, g.y), 0xfd, 0xe7, 0x25)) ++g.cell;
+                return g;
+            }
+    FAIL("no viridis-yellow pixel in the image");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("encode_png writes a PNG that decodes to the same pixels") {
+    render::Image img;
+    img.width = 5;
+    img.height = 3;
+    for (int i = 0; i < 15; ++i) {
+        img.rgb.push_back(static_cast<std::uint8_t>(i * 17));
+        img.rgb.push_back(static_cast<std::uint8_t>(255 - i));
+        img.rgb.push_back(static_cast<std::uint8_t>(i % 2 ? 200 : 3));
+    }
+    const std::string png = render::encode_png(img);
+    REQUIRE(png.size() > 8);
+    CHECK(png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
+    const Decoded d = decode(png);
+    CHECK(d.w == 5);
+    CHECK(d.h == 3);
+    CHECK(d.rgb == img.rgb);
+}
+
+TEST_CASE("encode_png refuses bad images") {
+    CHECK_THROWS_AS(render::encode_png(render::Image{}), std::runtime_error);
+    render::Image wrong{4, 4, std::vector<std::uint8_t>(10)};
+    CHECK_THROWS_AS(render::encode_png(wrong), std::runtime_error);
+    render::Image huge{40000, 40000, {}};  // (40000*4+1)*40000 > 2^30: refused before any allocation
+    CHECK_THROWS_WITH_AS(render::encode_png(huge), doctest::Contains("too large"), std::runtime_error);
+}
+
+TEST_CASE("embedded font and UTF-8 decoding") {
+    const std::string_view font = render::embedded_font();
+    REQUIRE(font.size() > 100000);
+    CHECK(font.substr(0, 4) == std::string_view("\x00\x01\x00\x00", 4));  // TrueType
+    render::Font f;
+    CHECK(f.has_glyph(U'A'));
+    CHECK(f.has_glyph(U'\u00e9'));
+    CHECK_FALSE(f.has_glyph(U'\ue000'));  // private use: not in DejaVu Sans
+    CHECK_FALSE(f.has_glyph(render::kInvalidUtf8));
+    CHECK(f.text_width("Wide words", 14.0f) > f.text_width("i", 14.0f));
+
+    CHECK(render::decode_utf8("a\xC3\xA9z") == std::u32string{U'a', U'\u00e9', U'z'});
+    CHECK(render::decode_utf8("\xEE\x80\x80") == std::u32string{U'\ue000'});
+    const char32_t bad = render::kInvalidUtf8;
+    CHECK(render::decode_utf8("a\xFF" "b") == std::u32string{U'a', bad, U'b'});
+    CHECK(render::decode_utf8("\xC0\x80") == std::u32string{bad});         // overlong NUL
+    CHECK(render::decode_utf8("\xED\xA0\x80") == std::u32string{bad});     // surrogate
+    CHECK(render::decode_utf8("\xF4\x90\x80\x80") == std::u32string{bad}); // above U+10FFFF
+    CHECK(render::decode_utf8("\xE2\x82") == std::u32string{bad});         // truncated
+    CHECK(render::decode_utf8("\x80x") == std::u32string{bad, U'x'});      // stray continuation
+
+    // Too long for the width: cut, ending in an ellipsis, within the width.
+    const std::string cut = f.fit("supercalifragilisticexpialidocious", 14.0f, 80);
+    CHECK(cut.size() < 34);
+    CHECK(cut.substr(cut.size() - 3) == "\xE2\x80\xA6");
+    CHECK(f.text_width(cut, 14.0f) <= 80);
+    CHECK(f.fit("short", 14.0f, 80) == "short");
+}
+
+TEST_CASE("a causal trace gives scores, mask and weights images with labels and colour bars") {
+    const Trace t = causal_trace(kSix);
+    const auto files = render::render_pngs(t, {"t"});
+    REQUIRE(files.size() == 3);
+    CHECK(files[0].name == "t-scores.png");
+    CHECK(files[1].name == "t-mask.png");
+    CHECK(files[2].name == "t-weights.png");
+    CHECK(render::render_pngs(t, {})[0].name == "causal-scores.png");  // empty prefix: the kind
+
+    SUBCASE("weights") {
+        const Decoded d = decode(files[2].bytes);
+        const Grid g = locate(d);
+        REQUIRE(g.cell >= 8);
+        const int side = 6 * g.cell;
+        CHECK(d.w > g.x + side);
+        CHECK(d.h > g.y + side);
+        CHECK(g.x > 20);  // room for the query labels
+        // Query labels left of the heatmap, key labels above it: dark text pixels.
+        CHECK(dark_pixels(d, 0, g.y, g.x - 3, g.y + side) > 50);
+        CHECK(dark_pixels(d, g.x, g.y - 30, g.x + side, g.y - 3) > 50);
+        // Cell (5, 0): weight 1/6, viridis entry floor(256/6) = 42 (a corner pixel, away from the value).
+        CHECK(near(d.at(g.x + 2, g.y + 5 * g.cell + 2), render::kViridis[42]));
+        // Every cell the mask hides is neutral grey (base or hatch line), no colour of the map.
+        for (int i = 0; i < 6; ++i)
+            for (int j = i + 1; j < 6; ++j) {
+                const Px p = d.at(g.x + j * g.cell + g.cell / 2, g.y + i * g.cell + g.cell / 2);
+                CAPTURE(i);
+                CAPTURE(j);
+                CHECK(p.r == p.g);
+                CHECK(p.g == p.b);
+                CHECK(p.r > 100);
+                CHECK(p.r < 235);
+                CHECK_FALSE(in_colormap(p, render::kViridis, 12));
+            }
+        // Values printed: the visible cell (1, 1) (weight 0.5) has text pixels of another colour.
+        int off = 0;
+        const Px bg = d.at(g.x + g.cell + 1, g.y + g.cell + 1);
+        for (int y = g.y + g.cell; y < g.y + 2 * g.cell; ++y)
+            for (int x = g.x + g.cell; x < g.x + 2 * g.cell; ++x) off += !near(d.at(x, y), bg.r, bg.g, bg.b, 40);
+        CHECK(off > 20);
+        // Colour bar right of the heatmap: yellow (#fde725) at the top, purple (#440154) at the bottom.
+        const auto top = find(d, 0xfd, 0xe7, 0x25, g.x + side + 2);
+        const auto bottom = find(d, 0x44, 0x01, 0x54, g.x + side + 2);
+        REQUIRE(top.has_value());
+        REQUIRE(bottom.has_value());
+        CHECK(top->second < bottom->second - 50);
+        CHECK(std::abs(top->first - bottom->first) < 4);
+        // Tick labels beside the bar.
+        CHECK(dark_pixels(d, top->first + 20, top->second - 10, d.w, bottom->second + 10) > 100);
+    }
+
+    SUBCASE("scores: diverging map centred on 0") {
+        const Decoded d = decode(files[0].bytes);
+        // Visible scores go from -1 (diagonal) to 1.5 (cell (5, 0)): the scale is +-1.5. Its low end,
+        // dark blue #053061, is only on the colour bar; its top end, dark red #67001f, is at the top of
+        // the bar and in cell (5, 0), left of the bar.
+        const auto blue = find(d, 0x05, 0x30, 0x61);
+        REQUIRE(blue.has_value());
+        const auto bar_red = find(d, 0x67, 0x00, 0x1f, blue->first - 2);
+        REQUIRE(bar_red.has_value());
+        CHECK(bar_red->second < blue->second - 50);  // positive at the top
+        CHECK(std::abs(bar_red->first - blue->first) < 4);
+        int cell_red = 0, diagonal = 0, grey = 0;
+        const render::Rgb minus_one = render::kRdBuR[42];  // floor((-1 + 1.5) / 3 * 256)
+        for (int y = 0; y < d.h; ++y)
+            for (int x = 0; x < blue->first - 30; ++x) {
+                const Px p = d.at(x, y);
+                cell_red += near(p, 0x67, 0x00, 0x1f);
+                diagonal += near(p, minus_one);
+                grey += p.r == p.g && p.g == p.b && p.r > 150 && p.r < 235;
+            }
+        CHECK(cell_red > 500);  // one cell, less its printed value
+        CHECK(diagonal > 6 * 500);
+        CHECK(grey > 15 * 500);  // 15 hidden cells
+        CHECK(minus_one.b > minus_one.r);  // negative is blue
+    }
+
+    SUBCASE("mask: two distinct colours") {
+        const Decoded d = decode(files[1].bytes);
+        // Find the grid from the heatmap frame: the first visible cell is the top-left corner of the
+        // heatmap, in the mask's 'visible' colour, which is saturated (not grey).
+        int hx = -1, hy = -1;
+        for (int y = 0; y < d.h && hx < 0; ++y)
+            for (int x = 0; x < d.w; ++x) {
+                const Px p = d.at(x, y);
+                if (p.b > 150 && p.r < 80) {
+                    hx = x;
+                    hy = y;
+                    break;
+                }
+            }
+        REQUIRE(hx > 0);
+        int cell = 0;
+        while (d.at(hx + cell, hy).b > 150 && d.at(hx + cell, hy).r < 80) ++cell;
+        REQUIRE(cell >= 8);
+        const Px visible = d.at(hx + 2, hy + 5 * cell + 2);
+        const Px hidden = d.at(hx + 5 * cell + cell / 2, hy + cell / 2);
+        CHECK(hidden.r == hidden.b);
+        CHECK(std::abs(visible.r - hidden.r) + std::abs(visible.b - hidden.b) > 150);
+        // Legend right of the heatmap with a swatch of each.
+        bool swatch = false;
+        for (int y = hy; y < hy + 80 && !swatch; ++y)
+            for (int x = hx + 6 * cell + 10; x < d.w; ++x)
+                if (near(d.at(x, y), visible.r, visible.g, visible.b, 2)) swatch = true;
+        CHECK(swatch);
+    }
+}
+
+TEST_CASE("rendering is deterministic") {
+    const Trace t = causal_trace(kSix, 2, 1);
+    const auto a = render::render_pngs(t, {"x"});
+    const auto b = render::render_pngs(t, {"x"});
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].name == b[i].name);
+        CHECK(a[i].bytes == b[i].bytes);
+    }
+}
+
+TEST_CASE("several heads give one grid image per matrix with a panel per head") {
+    const Trace two = causal_trace(kSix, 2, 1);
+    const auto files = render::render_pngs(two, {"g"});
+    REQUIRE(files.size() == 3);
+    CHECK(files[2].name == "g-weights.png");
+    const Decoded grid = decode(files[2].bytes);
+    const Decoded single = decode(render::render_pngs(causal_trace(kSix), {"s"})[2].bytes);
+    CHECK(grid.w > single.w);
+    // On the first line of the heatmaps, cell (0, 0) of every panel and the top of the shared colour
+    // bar are yellow: three separate runs.
+    const auto first = find(grid, 0xfd, 0xe7, 0x25);
+    REQUIRE(first.has_value());
+    int runs = 0;
+    bool inside = false;
+    for (int x = 0; x < grid.w; ++x) {
+        const bool y = near(grid.at(x, first->second), 0xfd, 0xe7, 0x25);
+        runs += y && !inside;
+        inside = y;
+    }
+    CHECK(runs == 3);
+
+    // 8 heads, 2 key/value heads: still one image each, laid out wider than tall.
+    const auto eight = render::render_pngs(causal_trace(kSix, 8, 2), {"e"});
+    REQUIRE(eight.size() == 3);
+    const Decoded e = decode(eight[2].bytes);
+    CHECK(e.w > e.h);
+    CHECK(e.w < 2500);
+}
+
+TEST_CASE("600 tokens render with 1-pixel cells and thinned labels") {
+    std::vector<std::string> tokens;
+    for (int i = 0; i < 600; ++i) tokens.push_back("tok" + std::to_string(i));
+    const Trace t = causal_trace(tokens);
+    std::vector<render::PngFile> files;
+    REQUIRE_NOTHROW(files = render::render_pngs(t, {"big"}));
+    REQUIRE(files.size() == 3);
+    const Decoded d = decode(files[2].bytes);
+    const Grid g = locate(d);
+    CHECK(g.cell == 1);
+    CHECK(d.w >= 600);
+    CHECK(d.w < 1100);
+    // The last row (weights 1/600) is visible all along: 600 px of the darkest viridis entries.
+    for (int x : {0, 299, 599}) CHECK(in_colormap(d.at(g.x + x, g.y + 599), render::kViridis, 2));
+    CHECK_FALSE(in_colormap(d.at(g.x + 600, g.y + 599), render::kViridis, 2));
+}
+
+TEST_CASE("a matrix wider than the image cap is max-pooled") {
+    Trace t;
+    t.kind = "cross";
+    t.tokens = {"a", "b", "c"};
+    const std::size_t S = 4500;
+    for (std::size_t j = 0; j < S; ++j) t.source_tokens.push_back("s" + std::to_string(j));
+    HeadTrace h;
+    h.weights = Mat::from_shape({3, S});
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < S; ++j) h.weights(i, j) = (j == 4499 && i == 0) ? 1.0f : 0.0f;
+    t.heads.push_back(h);
+    const auto files = render::render_pngs(t, {"p"});
+    REQUIRE(files.size() == 1);  // no scores, no mask: weights only
+    CHECK(files[0].name == "p-weights.png");
+    const Decoded d = decode(files[0].bytes);
+    CHECK(d.w >= 2250);
+    CHECK(d.w < 3000);  // 4500 keys in 2250 columns
+    // The single 1.0 survives pooling: a yellow pixel in the heatmap, left of the bar.
+    const auto yellow = find(d, 0xfd, 0xe7, 0x25);
+    REQUIRE(yellow.has_value());
+    CHECK(yellow->first > 2000);
+}
+
+TEST_CASE("labels with characters the font lacks and invalid UTF-8 render as boxes") {
+    Trace t = causal_trace({"\xEE\x80\x80", "ok", "bad\xFF", "x"});
+    const auto files = render::render_pngs(t, {"u"});
+    REQUIRE(files.size() == 3);
+    const Decoded d = decode(files[2].bytes);
+    const Grid g = locate(d);
+    // Row 0's label is only U+E000: the box is drawn in the label column of that row.
+    CHECK(dark_pixels(d, 0, g.y, g.x - 3, g.y + g.cell) > 20);
+}
+
+TEST_CASE("empty rows, dropped weights and a flash tile grid") {
+    Trace t = causal_trace(kSix);
+    t.kind = "flash";
+    // Row 0 hides every key (weights 0).
+    for (std::size_t j = 0; j < 6; ++j) {
+        t.heads[0].mask(0, j) = 0;
+        t.heads[0].weights(0, j) = 0.0f;
+    }
+    t.empty_rows = {0};
+    t.heads[0].weights(1, 0) = 0.7f;  // the largest weight, so cell (1, 0) is yellow
+    t.heads[0].weights(1, 1) = 0.3f;
+    t.config.dropout = 0.5f;
+    t.heads[0].dropped_weights = t.heads[0].weights * 2.0f;
+    t.config.block_q = 2;
+    t.config.block_k = 2;
+    for (std::size_t a = 0; a < 3; ++a)
+        for (std::size_t b = 0; b <= a; ++b) {
+            attn::Tile tile;
+            tile.q_block = a;
+            tile.k_block = b;
+            tile.q_begin = 2 * a;
+            tile.q_end = 2 * a + 2;
+            tile.k_begin = 2 * b;
+            tile.k_end = 2 * b + 2;
+            t.tiles.push_back(tile);
+        }
+    const auto files = render::render_pngs(t, {"f"});
+    REQUIRE(files.size() == 5);
+    CHECK(files[3].name == "f-dropped-weights.png");
+    CHECK(files[4].name == "f-tiles.png");
+
+    // Weights: cell (1, 0) holds the largest weight and is yellow; the empty row 0 above it is grey.
+    const Decoded w = decode(file(files, "f-weights.png")->bytes);
+    const Grid g = locate(w);
+    REQUIRE(g.cell >= 8);
+    const Px empty = w.at(g.x + g.cell / 2, g.y - g.cell / 2);
+    CHECK(empty.r == empty.g);
+    CHECK(empty.g == empty.b);
+    CHECK_FALSE(in_colormap(empty, render::kViridis, 12));
+
+    // Tiles: the tile (query block 0, key block 2) was never visited: shaded dark, while the same
+    // place in the weights image is the light hidden grey.
+    const Decoded tl = decode(file(files, "f-tiles.png")->bytes);
+    const Grid gt = locate(tl);  // the tile lines may cover the cell's first column
+    CHECK(std::abs(gt.x - g.x) <= 2);
+    const auto count_dark = [](const Decoded& d, const Grid& at) {
+        int n = 0;
+        const int x0 = at.x + 4 * at.cell + 6, y0 = at.y - at.cell + 6;  // inside tile (0, 2), off its centre
+        for (int y = y0; y < y0 + 8; ++y)
+            for (int x = x0; x < x0 + 8; ++x) n += lum(d.at(x, y)) < 140;
+        return n;
+    };
+    CHECK(count_dark(tl, gt) > 40);
+    CHECK(count_dark(w, g) == 0);
+}
+
+TEST_CASE("odd shapes and values still render") {
+    // One token; a NaN and an infinity among the scores (drawn in a colour of their own, never crash).
+    Trace one = causal_trace({"solo"});
+    CHECK(render::render_pngs(one, {}).size() == 3);
+    Trace odd = causal_trace(kSix);
+    odd.heads[0].scores(3, 1) = std::nanf("");
+    odd.heads[0].scores(4, 1) = std::numeric_limits<float>::infinity();
+    const auto files = render::render_pngs(odd, {});
+    REQUIRE(files.size() == 3);
+    const Decoded d = decode(files[0].bytes);
+    CHECK(d.w > 100);
+    // 64 heads of 3 tokens: one grid image, not absurdly large.
+    const auto many = render::render_pngs(causal_trace({"a", "b", "c"}, 64, 8), {});
+    REQUIRE(many.size() == 3);
+    const Decoded m = decode(many[2].bytes);
+    CHECK(m.w < 4000);
+    CHECK(m.h < 4000);
+}
+
+TEST_CASE("inconsistent traces are refused with a message") {
+    Trace t = causal_trace(kSix, 2, 1);
+    t.heads[1].weights = Mat::from_shape({6, 5});
+    CHECK_THROWS_WITH_AS(render::render_pngs(t, {}), doctest::Contains("same (T, S)"), std::invalid_argument);
+    CHECK_THROWS_AS(render::render_pngs(causal_trace(kSix), {"../x"}), std::invalid_argument);
+    CHECK(render::render_pngs(Trace{}, {}).empty());
+}
