@@ -8,6 +8,7 @@
 #include "data/error.h"
 #include "render/files.h"
 #include "render/json.h"
+#include "render/bench_png.h"
 
 namespace attn::cli {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 struct BenchOptions {
     BenchRequest req;
     std::string json, max_memory;
-    bool causal = false, no_causal = false, no_weights = false;
+    bool causal = false, no_causal = false, no_weights = false, png = false;
 };
 
 void print_table(const BenchResult& r) {
@@ -23,9 +24,14 @@ void print_table(const BenchResult& r) {
                 r.kv_heads, r.keep_weights ? "weights kept" : "no weights", r.causal ? " · causal" : "");
     std::printf("%-12s %10s %10s %10s\n", "stage", "seconds", "GFLOP", "GFLOP/s");
     for (const auto& s : r.stages)
-        std::printf("%-12s %10.4f %10.3f %10s\n", s.name.c_str(), s.seconds, s.flops / 1e9,
-                    s.flops > 0 ? std::to_string(int(s.gflops + 0.5)).c_str() : "-");
+        if (s.name != "png")
+            std::printf("%-12s %10.4f %10.3f %10s\n", s.name.c_str(), s.seconds, s.flops / 1e9,
+                        s.flops > 0 ? std::to_string(int(s.gflops + 0.5)).c_str() : "-");
     std::printf("%-12s %10.4f %10.3f %10.1f\n", "total", r.total.seconds, r.total.flops / 1e9, r.total.gflops);
+    for (const auto& s : r.stages)
+        if (s.name == "png")
+            std::printf("png: head 0's %zu×%zu weights heatmap rendered and encoded in %.3f s (%s)\n", r.tokens,
+                        r.tokens, s.seconds, format_bytes(double(r.png_bytes)).c_str());
     std::printf("sgemm 2048³ on this machine: %.1f GFLOP/s; attention runs at %.0f%% of it\n", r.sgemm_gflops,
                 100.0 * r.ratio);
     std::printf("peak resident memory: %s (estimated %s); key/value cache: %zu bytes per token\n",
@@ -44,6 +50,7 @@ render::Json to_json(const BenchResult& r) {
     j["sgemm_gflops"] = r.sgemm_gflops, j["ratio"] = r.ratio;
     j["peak_rss_bytes"] = r.peak_rss_bytes, j["kv_cache_bytes_per_token"] = r.kv_cache_bytes_per_token;
     j["estimated_bytes"] = r.estimated_bytes;
+    if (r.png_bytes) j["png_bytes"] = r.png_bytes;
     return j;
 }
 
@@ -67,6 +74,7 @@ void setup_bench(CLI::App& app) {
     cmd->add_option("--kv-heads", o->req.kv_heads, "Key/value heads G (gqa)")->check(CLI::Range(1, 1024));
     cmd->add_option("--repeat", o->req.repeat, "Runs; the fastest is reported")->check(CLI::Range(1, 1000))->capture_default_str();
     cmd->add_flag("--no-weights", o->no_weights, "Keep only what the output needs (flash: no (T, S) matrix at all)");
+    cmd->add_flag("--png", o->png, "Also time the weights heatmap of head 0 as a PNG (rendered in memory)");
     cmd->add_flag("--causal", o->causal, "Hide future keys");
     cmd->add_flag("--no-causal", o->no_causal, "See every key");
     cmd->add_option("--seed", o->req.seed, "Seed")->capture_default_str();
@@ -77,8 +85,10 @@ void setup_bench(CLI::App& app) {
         if (o->causal && o->no_causal) usage_error("--causal and --no-causal contradict each other");
         r.causal_given = o->causal || o->no_causal, r.causal = o->causal;
         r.keep_weights = !o->no_weights;
+        r.keep_trace = o->png;
         if (!o->max_memory.empty()) r.max_memory = parse_bytes(o->max_memory, "--max-memory");
-        const BenchResult res = run_bench(r);
+        BenchResult res = run_bench(r);
+        if (o->png) render::time_weights_png(res);
         if (o->json.empty() || o->json != "-") print_table(res);
         if (!o->json.empty()) render::write_file_atomic(o->json, to_json(res).dump(2) + "\n");
     });

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/trace.h"
+
 namespace attn {
 
 struct BenchRequest {
@@ -25,6 +27,7 @@ struct BenchRequest {
     std::uint64_t seed = 123;
     std::size_t max_memory = 0;  // 0: default_max_memory()
     std::size_t sgemm_size = 2048;
+    bool keep_trace = false;  // hand the fastest run's trace back (for timing its PNG)
 };
 
 struct BenchStage {
@@ -40,6 +43,8 @@ struct BenchResult {
     BenchStage total;
     double sgemm_gflops = 0, ratio = 0;
     std::size_t peak_rss_bytes = 0, kv_cache_bytes_per_token = 0, estimated_bytes = 0;
+    std::size_t png_bytes = 0;  // set by render::time_weights_png
+    Trace trace;               // only with keep_trace
 };
 
 // Runs the kind `repeat` times and keeps the fastest run; then measures sgemm at sgemm_size³.

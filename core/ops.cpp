@@ -230,6 +230,14 @@ void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<
     }
     const std::size_t half = n / 2;
     std::exception_ptr error;
+    // Our two threads each call BLAS: let OpenBLAS run each call on its calling thread meanwhile,
+    // instead of both waking its own pool (oversubscribed, the small products slow down tenfold).
+    const int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    struct Restore {
+        int n;
+        ~Restore() { openblas_set_num_threads(n); }
+    } restore{blas_threads};
     std::thread other([&] {
         try {
             fn(half, n);

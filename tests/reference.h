@@ -161,7 +161,7 @@ inline M renormalised_softmax(const M& scores, double scale, const Bits& mask) {
 // What a run needs besides the inputs and the parameters.
 struct Settings {
     std::size_t d_out = 0;     // projection width (all heads together for mha / gqa / mqa)
-    std::size_t heads = 1;     // H
+    std::size_t heads = 1;     // H (mha-wrapper, mha / gqa / mqa, flash)
     std::size_t kv_heads = 1;  // G (gqa only; mha uses H, mqa 1)
     bool causal = false;
     bool renorm = false;       // causal only

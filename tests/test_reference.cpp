@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -156,7 +155,9 @@ struct Worst {
     void note(const std::string& name, double rel) { stage[name] = std::max(stage[name], rel); }
     std::string summary(const std::string& what) const {
         std::ostringstream o;
-        o << what << " (" << cases << " cases), largest difference relative to max(1, |reference|):";
+        o << what;
+        if (cases > 0) o << " (" << cases << (cases == 1 ? " case)" : " cases)");
+        o << ", largest difference relative to max(1, |reference|):";
         for (const auto& [name, rel] : stage) o << "  " << name << " " << rel;
         return o.str();
     }
@@ -513,6 +514,20 @@ TEST_CASE("reference: every kind under a user mask and under dropout") {
     for (const Case& c : every_kind(UserMask::row)) cases.push_back(c);
     for (const Case& c : every_kind(UserMask::none, 0.5f)) cases.push_back(c);
     check_cases("every kind, masked or with dropout", cases);
+}
+
+TEST_CASE("reference: every kind in the registry, with the kind's own defaults") {
+    // A kind added to the registry without a reference fails here (ref::run throws).
+    Worst worst;
+    for (const KindInfo& k : kinds()) {
+        Case c = Case(k.name).t(7).dims(8, 8).heads(k.default_heads, k.default_kv_heads).causal(k.default_causal);
+        if (k.options & opt_source) c.s(5, 8);
+        if (k.options & opt_qkv_bias) c.qkv_bias();
+        INFO(c.label());
+        CHECK_NOTHROW(check_against_reference(make_inputs(c), make_config(c), worst));
+    }
+    CHECK(worst.cases == kinds().size());
+    MESSAGE(worst.summary("every kind with its defaults"));
 }
 
 // ==== invariants ===================================================================================
