@@ -187,15 +187,26 @@ void run_simple(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t
     t.output = t.heads[0].context;  // (T, d_in)
 }
 
-// self: q = x W_q, k = x W_k, v = x W_v (T, d_out); weights = softmax(q kᵀ / sqrt(d_out)).
-void run_self(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
-    // 1. projections                                                 (T, d_out) each
+namespace {
+
+// One projected head: q = x W_q (T, d_out); k = src W_k, v = src W_v (S, d_out), src being the
+// sentence itself or the source; weights = softmax(q kᵀ / sqrt(d_out)) under `mask`.
+void projected_head(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t, const Mat& src,
+                    const MaskSpec& mask) {
+    // 1. projections                                  q (T, d_out), k and v (S, d_out)
     Mat q = project(t, c, in.x, "query");
-    Mat k = project(t, c, in.x, "key");
-    Mat v = project(t, c, in.x, "value");
-    // 2. attention, masked when causal                                (T, T)
-    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, c.causal), c, gen, t));
+    Mat k = project(t, c, src, "key");
+    Mat v = project(t, c, src, "value");
+    // 2. attention across key positions                                 (T, S)
+    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), mask, c, gen, t));
     t.output = t.heads[0].context;  // (T, d_out)
+}
+
+}  // namespace
+
+// self: q, k, v all from the sentence; masked when --causal.
+void run_self(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
+    projected_head(in, c, gen, t, in.x, make_mask(in, c.causal));
 }
 
 // causal: self with future keys hidden (-inf before the softmax). With --renorm, the chapter's first
@@ -256,13 +267,7 @@ void run_gqa(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
 
 // cross: queries from the sentence (T), keys and values from the source (S).
 void run_cross(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
-    // 1. projections                                  q (T, d_out), k and v (S, d_out)
-    Mat q = project(t, c, in.x, "query");
-    Mat k = project(t, c, in.source_x, "key");
-    Mat v = project(t, c, in.source_x, "value");
-    // 2. attention across source positions                              (T, S)
-    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, c.causal), c, gen, t));
-    t.output = t.heads[0].context;  // (T, d_out)
+    projected_head(in, c, gen, t, in.source_x, make_mask(in, c.causal));
 }
 
 // additive (Bahdanau): e_ij = v · tanh(s_i W_q + h_j W_k); softmax over source positions j;
@@ -291,13 +296,7 @@ void run_luong(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t)
 
 // local: self-attention where query i sees key j when |i - j| <= W (i - W <= j <= i when causal).
 void run_local(const Inputs& in, const Config& c, TorchGenerator& gen, Trace& t) {
-    // 1. projections                                                    (T, d_out)
-    Mat q = project(t, c, in.x, "query");
-    Mat k = project(t, c, in.x, "key");
-    Mat v = project(t, c, in.x, "value");
-    // 2. the band mask, then attention                                   (T, T)
-    t.heads.push_back(attend(q, k, v, inv_sqrt(c.d_out), make_mask(in, c.causal, c.window.value_or(2)), c, gen, t));
-    t.output = t.heads[0].context;
+    projected_head(in, c, gen, t, in.x, make_mask(in, c.causal, c.window.value_or(2)));
 }
 
 namespace {

@@ -21,6 +21,7 @@ struct PngFile {
 
 struct PngOptions {
     std::string prefix;  // file names are "<prefix>-<matrix>.png"; empty = the trace's kind
+    bool weights_only = false;  // only <prefix>-weights.png (attn bench --png times just that image)
 };
 
 // Images, in this order when present: <prefix>-scores.png, -mask.png, -weights.png, -dropped-weights.png,

@@ -2,13 +2,17 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <zlib.h>
 
 #include "core/trace.h"
 #include "render/colormaps.h"
@@ -157,6 +161,64 @@ TEST_CASE("encode_png writes a PNG that decodes to the same pixels") {
     CHECK(d.w == 5);
     CHECK(d.h == 3);
     CHECK(d.rgb == img.rgb);
+}
+
+TEST_CASE("a large image is deflated in parts that make one valid zlib stream, the same on every run") {
+    // 1200 x 1800 px (6.5 MB of rows): several parts whatever the part size. Runs of one colour (long
+    // matches) and pseudo-random bytes (literals) in bands.
+    render::Image img;
+    img.width = 1200;
+    img.height = 1800;
+    img.rgb.resize(std::size_t{1200} * 1800 * 3);
+    std::uint32_t lcg = 12345;
+    for (std::size_t i = 0; i < img.rgb.size(); ++i) {
+        lcg = lcg * 1664525u + 1013904223u;
+        const std::size_t y = i / (1200 * 3);
+        img.rgb[i] = (y / 100) % 2 == 0 ? static_cast<std::uint8_t>(lcg >> 24) : static_cast<std::uint8_t>(y);
+    }
+    const std::string png = render::encode_png(img);
+    CHECK(render::encode_png(img) == png);
+
+    // Walk the chunks: every CRC checks, IHDR first (1200 x 1800, 8-bit RGB), then IDAT, then IEND.
+    REQUIRE(png.size() > 8);
+    REQUIRE(png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
+    const auto u32 = [&](std::size_t at) {
+        const auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + k])); };
+        return b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
+    };
+    std::vector<std::string> types;
+    std::string idat;
+    for (std::size_t at = 8; at < png.size();) {
+        REQUIRE(at + 12 <= png.size());
+        const std::uint32_t len = u32(at);
+        REQUIRE(at + 12 + len <= png.size());
+        types.push_back(png.substr(at + 4, 4));
+        const auto* body = reinterpret_cast<const Bytef*>(png.data() + at + 4);
+        CHECK(crc32(0UL, body, 4 + len) == u32(at + 8 + len));
+        if (types.back() == "IHDR") {
+            CHECK(u32(at + 8) == 1200);
+            CHECK(u32(at + 12) == 1800);
+            CHECK(png.substr(at + 16, 5) == std::string("\x08\x02\x00\x00\x00", 5));
+        }
+        if (types.back() == "IDAT") idat += png.substr(at + 8, len);
+        at += 12 + len;
+    }
+    REQUIRE(types.size() >= 3);
+    CHECK(types.front() == "IHDR");
+    CHECK(types.back() == "IEND");
+
+    // zlib's own inflate (which checks the Adler-32) gives the rows, each behind filter byte 0.
+    std::vector<unsigned char> raw(std::size_t{1800} * (1200 * 3 + 1) + 1);
+    uLongf raw_len = static_cast<uLongf>(raw.size());
+    REQUIRE(uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), static_cast<uLong>(idat.size())) == Z_OK);
+    REQUIRE(raw_len == std::size_t{1800} * (1200 * 3 + 1));
+    bool rows_match = true;
+    for (std::size_t y = 0; y < 1800; ++y) {
+        const unsigned char* r = raw.data() + y * (1200 * 3 + 1);
+        rows_match = rows_match && r[0] == 0 && std::equal(r + 1, r + 1 + 1200 * 3, img.rgb.begin() + static_cast<std::ptrdiff_t>(y * 1200 * 3));
+    }
+    CHECK(rows_match);
+    CHECK(decode(png).rgb == img.rgb);
 }
 
 TEST_CASE("encode_png refuses bad images") {
@@ -359,6 +421,66 @@ TEST_CASE("600 tokens render with 1-pixel cells and thinned labels") {
     // The last row (weights 1/600) is visible all along: 600 px of the darkest viridis entries.
     for (int x : {0, 299, 599}) CHECK(in_colormap(d.at(g.x + x, g.y + 599), render::kViridis, 2));
     CHECK_FALSE(in_colormap(d.at(g.x + 600, g.y + 599), render::kViridis, 2));
+}
+
+TEST_CASE("700 tokens with a random mask: every cell's colour and the hatching of every hidden pixel") {
+    // Weights in [0, 0.9) with 30% of the cells hidden (row 5 all hidden, row 6 all visible), the one
+    // weight 1.0 at (0, 0): the scale is 0 .. 1 and that cell marks the heatmap's corner.
+    const std::size_t T = 700;
+    std::vector<std::string> tokens;
+    for (std::size_t i = 0; i < T; ++i) tokens.push_back(std::to_string(i));
+    Trace t = causal_trace(tokens);
+    HeadTrace& h = t.heads[0];
+    h.scores = Mat();
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j = 0; j < T; ++j) {
+            const bool visible = i == 6 || (i != 5 && u(rng) >= 0.3f);
+            h.mask(i, j) = visible ? 1 : 0;
+            h.weights(i, j) = visible ? 0.9f * u(rng) : 0.0f;
+        }
+    h.mask(0, 0) = 1;
+    h.weights(0, 0) = 1.0f;
+    const auto files = render::render_pngs(t, {"r"});
+    REQUIRE(files.size() == 2);
+    const Decoded d = decode(file(files, "r-weights.png")->bytes);
+    const Grid g = locate(d);
+    REQUIRE(g.cell == 1);
+    REQUIRE(g.x + static_cast<int>(T) < d.w);
+    REQUIRE(g.y + static_cast<int>(T) < d.h);
+
+    // Visible: viridis entry floor(w * 256) (matplotlib's rule on the scale 0 .. 1). Hidden: grey whose
+    // shade depends only on (x + y) mod 6 in image coordinates: one darker "/" line, five of the base.
+    int wrong_visible = 0, wrong_hidden = 0;
+    std::array<std::optional<Px>, 6> hatch;
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j = 0; j < T; ++j) {
+            const int x = g.x + static_cast<int>(j), y = g.y + static_cast<int>(i);
+            const Px p = d.at(x, y);
+            if (h.mask(i, j) != 0) {
+                const int k = std::min(255, static_cast<int>(std::floor(h.weights(i, j) * 256.0f)));
+                const render::Rgb c = render::kViridis[static_cast<std::size_t>(k)];
+                wrong_visible += p.r != c.r || p.g != c.g || p.b != c.b;
+                continue;
+            }
+            std::optional<Px>& want = hatch[static_cast<std::size_t>((x + y) % 6)];
+            if (!want) want = p;
+            wrong_hidden += p.r != want->r || p.g != want->g || p.b != want->b || p.r != p.g || p.g != p.b;
+        }
+    CHECK(wrong_visible == 0);
+    CHECK(wrong_hidden == 0);
+    int lightest = 0, darker = 0;
+    for (const auto& c : hatch) {
+        REQUIRE(c.has_value());
+        lightest = std::max(lightest, c->r);
+    }
+    for (const auto& c : hatch) darker += c->r < lightest;
+    CHECK(darker == 1);
+    CHECK(hatch[0]->r < lightest);  // the line pixels are where x + y = 0 (mod 6)
+    // Right of and below the heatmap: the grey frame, no cell colour.
+    CHECK_FALSE(in_colormap(d.at(g.x + static_cast<int>(T), g.y + 6), render::kViridis, 2));
+    CHECK_FALSE(in_colormap(d.at(g.x + 6, g.y + static_cast<int>(T)), render::kViridis, 2));
 }
 
 TEST_CASE("a matrix wider than the image cap is max-pooled") {
