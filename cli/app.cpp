@@ -14,9 +14,19 @@ namespace {
 void print_error(const std::string& message, const std::string& hint) {
     std::string line = "attn: error: " + message;
     if (!hint.empty()) line += " (hint: " + hint + ")";
-    for (char& ch : line)
-        if (ch == '\n' || ch == '\r') ch = ' ';  // one line, always
-    std::fprintf(stderr, "%s\n", line.c_str());
+    // One line, always, and no control characters from a file name or an argument (a terminal would
+    // obey them): new lines become spaces, the rest \xHH.
+    std::string out;
+    for (char ch : line) {
+        const auto b = static_cast<unsigned char>(ch);
+        if (ch == '\n' || ch == '\r' || ch == '\t') out += ' ';
+        else if (b < 0x20 || b == 0x7F) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", b);
+            out += buf;
+        } else out += ch;
+    }
+    std::fprintf(stderr, "%s\n", out.c_str());
 }
 
 // CLI11's parse errors, reworded as attn's: what is wrong and with which option or argument.
@@ -58,6 +68,16 @@ int run(CLI::App& app, int argc, const char* const* argv) {
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
+    } catch (const CLI::RequiredError& e) {
+        // No command: a word that is not one ("attn shw") is named.
+        std::string commands;
+        for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+            commands += (commands.empty() ? "" : ", ") + sub->get_name();
+        if (!app.get_subcommands().empty()) print_error(describe(e), hint_for(e, app));
+        else if (argc > 1 && argv[1][0] == '-') print_error("unknown option '" + std::string(argv[1]) + "'", "see 'attn --help'");
+        else if (argc > 1) print_error("unknown command '" + std::string(argv[1]) + "'", "the commands are " + commands);
+        else print_error("a subcommand is required", "the commands are " + commands);
+        return 2;
     } catch (const CLI::ParseError& e) {
         print_error(describe(e), hint_for(e, app));
         return 2;
@@ -90,16 +110,19 @@ int run_cli(int argc, const char* const* argv) {
     setup_show(app);
     setup_kinds(app);
     setup_bench(app);
+    render::CheckedStdout out;
     const int code = run(app, argc, argv);
-    // Whatever went to standard output must have arrived (a full disk, say).
-    std::cout.flush();
+    // Whatever went to standard output must have arrived (a full disk, say). A run that failed has
+    // already said why, in its one line.
+    const int err = out.flush();
     errno = 0;
-    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-        const int err = errno;
-        std::cout.clear();
-        std::clearerr(stdout);
-        print_error(std::string("cannot write to standard output: ") + (err ? std::strerror(err) : "write failed"), "");
-        return code == 0 ? 1 : code;
+    const bool c_failed = std::fflush(stdout) != 0 || std::ferror(stdout);  // --json - goes through stdio
+    const int c_err = errno;
+    std::clearerr(stdout);
+    if ((err != 0 || c_failed) && code == 0) {
+        const int why = err != 0 ? err : c_err;
+        print_error(std::string("cannot write to standard output: ") + (why ? std::strerror(why) : "write failed"), "");
+        return 1;
     }
     return code;
 }

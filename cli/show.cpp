@@ -90,7 +90,8 @@ void run_show(const ShowOptions& o, const std::vector<Flag>& flags, bool d_in_gi
     c.block_k = o.block_k ? o.block_k : auto_block(in.source_tokens.size());
     if (kind->options & opt_heads && !o.d_out && c.d_out % c.heads != 0)
         c.d_out = c.heads * ((c.d_out + c.heads - 1) / c.heads);  // keep the default divisible
-    // 4. the run
+    // 4. the run, within the limits of one show
+    check_show_size(in, c, o.json.has_value());
     const Trace t = run_attention(in, c);
     // 5. the outputs: terminal, JSON, PNGs
     const bool json_to_stdout = o.json && *o.json == "-";

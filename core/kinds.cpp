@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 
 #include "core/attention.h"
+#include "core/budget.h"
 #include "data/error.h"
 #include "data/validation.h"
 
@@ -77,34 +77,13 @@ void check(bool ok, const std::string& message, const std::string& hint = {}) {
     if (!ok) usage_error(message, hint);
 }
 
-// Estimates of a run's size, made before anything is allocated (check_run_size refuses the
-// oversized): the bytes of the matrices it holds and its multiply-adds. Doubles: no overflow.
-double projected_width(const KindInfo& k, const Config& c) {  // columns of Q (all heads)
-    return k.layers == layers_wrapper ? double(c.heads) * double(c.d_out) : double(c.d_out);
-}
-
-double run_bytes(const KindInfo& k, const Config& c, std::size_t T, std::size_t S, std::size_t d_src) {
-    double params = 0.0;
-    for (const LayerSpec& l : k.layers(c, d_src))
-        params += double(l.in) * double(l.out) + (l.bias.empty() ? 0.0 : double(l.out));
-    const double width = projected_width(k, c), cells = double(c.heads) * double(T) * double(S);
-    // parameters, inputs, and Q/K/V with their per-head copies
-    double floats = params + 2.0 * double(T + S) * double(c.d_in) + 2.0 * (double(T) + 2.0 * double(S)) * width;
-    double bytes = 4.0 * floats;
-    // scores, weights (dropped weights) as float32 and the mask as bytes, per head
-    if (c.keep_weights) bytes += cells * (4.0 + 4.0 + 1.0 + (c.dropout > 0.0f ? 4.0 : 0.0));
-    if (c.keep_weights && k.run == run_flash) {  // one record per tile, two floats per query row
-        const double tiles = double(c.heads) * std::ceil(double(T) / double(c.block_q)) *
-                             std::ceil(double(S) / double(c.block_k));
-        bytes += tiles * (96.0 + 8.0 * double(std::min(c.block_q, T)));
-    }
-    return bytes;
-}
-
-double run_work(const KindInfo& k, const Config& c, std::size_t T, std::size_t S) {
-    const double width = projected_width(k, c), cells = double(c.heads) * double(T) * double(S);
-    double work = 3.0 * double(T + S) * double(c.d_in) * width  // projections
-                  + 2.0 * cells * (width / double(c.heads));   // q·k and weights·v per head
+// A run's multiply-adds, estimated before anything is allocated (doubles: no overflow).
+double run_work(const KindInfo& k, const Config& c, std::size_t T, std::size_t S, std::size_t d_src) {
+    const HeadDims d = head_dims(c, d_src);
+    const double H = double(d.heads), cells = H * double(T) * double(S);
+    double work = double(T) * double(c.d_in) * H * double(d.d_k)                // queries
+                  + 2.0 * double(S) * double(d_src) * double(d.kv_heads) * double(d.d_v)  // keys, values
+                  + cells * double(d.d_k + d.d_v);                             // q·k and weights·v
     if (k.run == run_additive || (k.run == run_luong && c.score == "concat"))
         work += 16.0 * double(T) * double(S) * double(c.d_out);  // a tanh per (i, j, d)
     return work;
@@ -170,7 +149,6 @@ Trace run_attention(const Inputs& in, const Config& config) {
     if (std::string(kind->name) == "local" && !c.window) c.window = 2;
     check(!in.user_mask || (in.user_mask->shape(0) == T && in.user_mask->shape(1) == S),
           "the mask's shape does not match (T, S) = (" + std::to_string(T) + ", " + std::to_string(S) + ")");
-    check_run_size(run_bytes(*kind, c, T, S, d_src), run_work(*kind, c, T, S));
 
     // 2. the trace's inputs, then the parameters in PyTorch's construction order
     Trace t;
@@ -189,6 +167,17 @@ Trace run_attention(const Inputs& in, const Config& config) {
     std::sort(t.empty_rows.begin(), t.empty_rows.end());
     t.empty_rows.erase(std::unique(t.empty_rows.begin(), t.empty_rows.end()), t.empty_rows.end());
     return t;
+}
+
+void check_show_size(const Inputs& in, const Config& c, bool with_json) {
+    const KindInfo* kind = find_kind(c.kind);
+    if (kind == nullptr) return;  // run_attention names it
+    const std::size_t T = in.x.shape(0), S = in.source_x.shape(0), d_src = in.source_x.shape(1);
+    const double bytes = double(estimate_run_bytes(c, T, S, d_src));
+    const double json = with_json ? double(estimate_json_memory(c, T, S, d_src)) : 0.0;
+    if (with_json && bytes <= kMaxRunBytes && bytes + json > kMaxRunBytes)
+        check_run_size(bytes + json, 0.0, "the JSON trace is what does not fit: drop --json, or use fewer tokens or heads");
+    check_run_size(bytes, run_work(*kind, c, T, S, d_src));
 }
 
 }  // namespace attn

@@ -17,8 +17,8 @@ namespace {
 
 std::uint64_t fnv1a(const std::string& s) {
     std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : s) {
-        h ^= c;
+    for (char c : s) {
+        h ^= static_cast<unsigned char>(c);
         h *= 1099511628211ull;
     }
     return h;

@@ -1,8 +1,5 @@
 #include "data/inputs.h"
 
-#include <iostream>
-#include <iterator>
-
 #include "data/embed.h"
 #include "data/error.h"
 #include "data/jsonrows.h"
@@ -32,14 +29,7 @@ std::vector<std::string> tokens_of_argument(const std::string& text, const char*
 // A text file's content (--file): problems are the file's, runtime errors naming it.
 std::vector<std::string> tokens_of_file(const std::string& path, std::size_t max_tokens) {
     std::string text;
-    if (path == "-") {
-        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-        if (text.size() > kMaxInputFileBytes)
-            input_error("standard input is larger than the " + std::to_string(kMaxInputFileBytes >> 20) +
-                        " MiB attn reads");
-    } else {
-        text = read_file(path, "text file");
-    }
+    text = path == "-" ? read_stdin("text") : read_file(path, "text file");
     const std::string name = path == "-" ? "standard input" : path;
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte order mark is not text
     if (const auto problem = text_problem(text))

@@ -52,6 +52,10 @@ public:
                 if (!allow_object_) fail("expected an array of rows, found an object");
                 stack_.push_back(Where::object);
                 return true;
+            case Where::object:
+                if (key_ == "x" || key_ == "tokens") return scalar("an object");
+                stack_.push_back(Where::skip);  // another key's value: ignored
+                return true;
             case Where::skip:
                 stack_.push_back(Where::skip);
                 return true;
@@ -119,9 +123,15 @@ public:
         if (ex.id == 406 && where() == Where::row)  // a number beyond float64, e.g. 1e999
             fail(cell_name() + " is not a finite float32 value (" + last_token + ")");
         // nlohmann counts the offending byte as read: the offset of that byte is position - 1.
+        if (ex.id == 406)
+            fail("the number " + last_token + " near byte offset " + std::to_string(position > 0 ? position - 1 : 0) +
+                 " is beyond float64");
         std::string why = ex.what();
         const auto dash = why.rfind(" - ");
         why = dash == std::string::npos ? "syntax error" : why.substr(dash + 3);
+        const auto last = why.find("; last read: '");  // the bytes before the error: noise here
+        const auto close = last == std::string::npos ? last : why.find("'; ", last + 14);
+        if (close != std::string::npos) why.erase(last, close + 1 - last);
         const std::size_t offset = position > 0 ? position - 1 : 0;
         fail("invalid JSON at byte offset " + std::to_string(offset) + ": " + why);
     }

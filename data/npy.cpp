@@ -36,14 +36,11 @@ std::string value_of(const std::string& header, const std::string& key, const st
 
 bool looks_like_npy(const std::string& bytes) { return bytes.compare(0, 6, kMagic, 6) == 0; }
 
-std::string read_file(const std::string& path, const std::string& what) {
-    auto fail = [&](const std::string& why) { input_error("cannot read " + what + " '" + path + "': " + why); };
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fail(std::strerror(errno));
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
+namespace {
+
+// Reads fd to its end, never more than kMaxInputFileBytes; `name` names it in errors.
+std::string read_all(int fd, const std::string& name, const std::string& what) {
+    auto fail = [&](const std::string& why) { input_error("cannot read " + what + " " + name + ": " + why); };
     struct stat st {};
     if (::fstat(fd, &st) != 0) fail(std::strerror(errno));
     if (S_ISDIR(st.st_mode)) fail("it is a folder");
@@ -65,6 +62,20 @@ std::string read_file(const std::string& path, const std::string& what) {
     }
     return bytes;
 }
+
+}  // namespace
+
+std::string read_file(const std::string& path, const std::string& what) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) input_error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    return read_all(fd, "'" + path + "'", what);
+}
+
+std::string read_stdin(const std::string& what) { return read_all(STDIN_FILENO, "from standard input", what); }
 
 NpyArray parse_npy(const std::string& bytes, const std::string& path) {
     if (bytes.size() < 10 || !looks_like_npy(bytes)) bad(path, "the magic string \\x93NUMPY is missing");

@@ -25,7 +25,9 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path);
 // Element (r, c) of a 2-D array as double, honouring fortran_order; descr must be <f4 or <f8.
 double npy_float_at(const NpyArray& a, std::size_t r, std::size_t c);
 
-// Reads a whole file; errors name the path and the OS's reason.
+// Reads a whole file, at most kMaxInputFileBytes (checked before reading when the size is known);
+// errors (runtime) name the path and the OS's reason, or say it is a folder or too large.
 std::string read_file(const std::string& path, const std::string& what);
+std::string read_stdin(const std::string& what);  // the same for standard input
 
 }  // namespace attn

@@ -121,6 +121,7 @@ std::vector<std::string> tokenize(std::string_view text, std::size_t max_tokens)
         i += n;
     }
     flush();
+    if (tokens.size() > 1 && max_tokens < tokens.size() - 1) tokens.resize(max_tokens + 1);  // a step may add two
     return tokens;
 }
 

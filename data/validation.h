@@ -51,7 +51,8 @@ std::string check_option_text(const OptionRule& rule, const std::string& text);
 
 // Throws a usage error when a run would hold more than kMaxRunBytes of matrices or do more than
 // kMaxRunWork multiply-adds; `bytes` and `work` are estimates made before anything is allocated.
-void check_run_size(double bytes, double work);
+void check_run_size(double bytes, double work,
+                    const std::string& hint = "use a smaller --d-in or --d-out, fewer --heads, or fewer tokens");
 
 // ---- the table ------------------------------------------------------------------------------------
 struct ValidationRule {
@@ -61,11 +62,19 @@ struct ValidationRule {
     ErrorKind exit;
     // A command that breaks the rule, run in a folder holding the files tests/test_validation.cpp
     // creates (docs/validation.md describes them), and the exact line it prints on stderr.
+    // An error ending in "..." is matched as a prefix (the rest names things others may add, such as kinds).
     std::vector<std::string> example;
     std::string error;
 };
 
 const std::vector<ValidationRule>& validation_rules();
+
+// The files the examples name, with what each holds (tests/test_validation.cpp writes exactly these).
+struct ValidationFixture {
+    std::string name;
+    std::string holds;
+};
+const std::vector<ValidationFixture>& validation_fixtures();
 
 // The table as Markdown, exactly as docs/validation.md holds it between its markers.
 std::string validation_table_markdown();

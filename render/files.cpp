@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <set>
 
 #include <fcntl.h>
@@ -66,7 +67,7 @@ void check_parents(const std::string& path, const std::string& what) {
                             "choose a path whose folders are folders");
             return;
         }
-        if (errno != ENOENT) fail(what, path, errno);
+        if (errno != ENOENT && errno != ENOTDIR) fail(what, path, errno);
         if (p == "." || p == "/") return;
     }
 }
@@ -136,7 +137,7 @@ void check_output_file(const std::string& path, const std::string& option) {
                                                                       join_path(path, "trace.json"));
         return;
     }
-    if (errno != ENOENT) fail("file", path, errno);
+    if (errno != ENOENT && errno != ENOTDIR) fail("file", path, errno);
     check_parents(path, "file");
 }
 
@@ -148,7 +149,7 @@ void check_output_dir(const std::string& dir, const std::string& option) {
             input_error("output folder '" + dir + "' exists and is not a folder", "name a folder, not a file");
         return;
     }
-    if (errno != ENOENT) fail("folder", dir, errno);
+    if (errno != ENOENT && errno != ENOTDIR) fail("folder", dir, errno);
     check_parents(dir, "folder");
 }
 
@@ -221,5 +222,37 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& bytes) { write_files_atomic({{path, bytes}}); }
+
+struct CheckedStdout::Buf : std::streambuf {
+    char data[1 << 16];
+    int error = 0;
+    Buf() { setp(data, data + sizeof data); }
+    bool drain() {
+        std::string pending(pbase(), static_cast<std::size_t>(pptr() - pbase()));
+        setp(data, data + sizeof data);
+        int err = 0;
+        if (error == 0 && !write_all(STDOUT_FILENO, pending, err)) error = err;
+        return error == 0;
+    }
+    int_type overflow(int_type ch) override {
+        if (!drain()) return traits_type::eof();
+        if (!traits_type::eq_int_type(ch, traits_type::eof())) sputc(traits_type::to_char_type(ch));
+        return traits_type::not_eof(ch);
+    }
+    int sync() override { return drain() ? 0 : -1; }
+};
+
+CheckedStdout::CheckedStdout() : buf_(new Buf), old_(std::cout.rdbuf(buf_)) { std::fflush(stdout); }
+
+CheckedStdout::~CheckedStdout() {
+    std::cout.rdbuf(old_);
+    delete buf_;
+}
+
+int CheckedStdout::flush() {
+    std::cout.flush();
+    std::cout.clear();
+    return buf_->error;
+}
 
 }  // namespace attn::render

@@ -7,6 +7,7 @@
 // is written outside the named paths: no other files, no folders but the ones on those paths.
 #pragma once
 
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,20 @@ std::string join_path(const std::string& dir, const std::string& name);
 
 // Installs the signal handlers that remove temporaries on interrupt (idempotent).
 void install_cleanup_handlers();
+
+// While alive, std::cout writes straight to file descriptor 1 through its own buffer and remembers
+// the first failure's errno (stdio forgets it by the time anyone asks).
+class CheckedStdout {
+public:
+    CheckedStdout();
+    ~CheckedStdout();
+    CheckedStdout(const CheckedStdout&) = delete;
+    CheckedStdout& operator=(const CheckedStdout&) = delete;
+    int flush();  // flushes; 0, or the errno of the first failed write
+private:
+    struct Buf;
+    Buf* buf_;
+    std::streambuf* old_;
+};
 
 }  // namespace attn::render
