@@ -11,8 +11,11 @@
 #include "data/inputs.h"
 #include "data/validation.h"
 #include "render/files.h"
+#include "core/budget.h"
 #include "render/json.h"
+#include "render/npy.h"
 #include "render/png.h"
+#include "render/progress.h"
 #include "render/terminal.h"
 
 namespace attn::cli {
@@ -29,7 +32,8 @@ struct ShowOptions {
     float dropout = 0.0f;
     int precision = 4;
     std::vector<std::string> show = {"weights"};
-    std::optional<std::string> json, png;
+    std::optional<std::string> json, png, npy, max_memory;
+    bool force = false;
 };
 
 struct Flag {
@@ -70,6 +74,10 @@ void run_show(const ShowOptions& o, const std::vector<Flag>& flags, bool d_in_gi
     if (o.causal && o.no_causal) usage_error("--causal and --no-causal contradict each other");
     if (o.json) render::check_output_file(*o.json, "--json");
     if (o.png) render::check_output_dir(*o.png, "--png");
+    if (o.npy) render::check_output_dir(*o.npy, "--npy");
+    OutputPlan plan;
+    plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.npy = o.npy.has_value(), plan.force = o.force;
+    if (o.max_memory) plan.max_memory = parse_bytes(*o.max_memory, "--max-memory");
     // 2. the inputs
     InputRequest req;
     req.sentence = o.sentence, req.text_file = o.text_file, req.example = o.example;
@@ -90,18 +98,25 @@ void run_show(const ShowOptions& o, const std::vector<Flag>& flags, bool d_in_gi
     c.block_k = o.block_k ? o.block_k : auto_block(in.source_tokens.size());
     if (kind->options & opt_heads && !o.d_out && c.d_out % c.heads != 0)
         c.d_out = c.heads * ((c.d_out + c.heads - 1) / c.heads);  // keep the default divisible
-    // 4. the run, within the limits of one show
-    check_show_size(in, c, o.json.has_value());
-    const Trace t = run_attention(in, c);
-    // 5. the outputs: terminal, JSON, PNGs
+    // 4. the run, within --max-memory; progress on a terminal once it lasts a second
+    check_show_budget(c, in.tokens.size(), in.source_tokens.size(), in.source_x.shape(1), plan);
     const bool json_to_stdout = o.json && *o.json == "-";
+    render::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
+    c.progress = progress.callback();
+    const Trace t = run_attention(in, c);
+    // 5. the outputs: terminal, JSON, PNGs, .npy files
     if (!t.empty_rows.empty())
         std::cerr << "attn: note: " << t.empty_rows.size()
                   << " query row(s) see no key; their weights and context are 0\n";
     std::vector<render::OutputFile> files;
     if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
-    if (o.png)
+    if (o.png) {
+        progress("rendering images", 0, 1);
         for (auto& f : render::render_pngs(t, {})) files.push_back({render::join_path(*o.png, f.name), std::move(f.bytes)});
+    }
+    if (o.npy)
+        for (auto& f : render::npy_files(t, {})) files.push_back({render::join_path(*o.npy, f.name), std::move(f.bytes)});
+    progress("writing files", files.size(), files.size());
     render::write_files_atomic(files);
     if (!json_to_stdout) {
         render::TerminalOptions topt;
@@ -109,6 +124,7 @@ void run_show(const ShowOptions& o, const std::vector<Flag>& flags, bool d_in_gi
         std::cout << render::terminal_view(t, topt);
         if (o.json) std::cout << "wrote " << *o.json << "\n";
         if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
+        if (o.npy) std::cout << "wrote .npy files to " << *o.npy << "\n";
         std::cout.flush();
     }
 }
@@ -186,6 +202,9 @@ void setup_show(CLI::App& app) {
     cmd->add_flag("--full", o->full, "Print every row and column of large matrices");
     cmd->add_option("--json", o->json, "Write the JSON trace to PATH ('-' = standard output only)");
     cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed)");
+    cmd->add_option("--npy", o->npy, "Write every matrix as a NumPy .npy file into folder DIR");
+    cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");
+    cmd->add_flag("--force", o->force, "Write a JSON trace even above 256 MiB (--npy is the better choice)");
     cmd->callback([o, flags, d_in] { run_show(*o, *flags, d_in->count() > 0); });
 }
 

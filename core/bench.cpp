@@ -75,7 +75,7 @@ BenchResult run_bench(const BenchRequest& r) {
     const std::size_t needed = estimate_run_bytes(c, r.tokens, r.tokens, r.d_in);
     const std::size_t limit = r.max_memory ? r.max_memory : default_max_memory();
     if (needed > limit)
-        input_error("this run needs about " + format_bytes(double(needed)) + ", more than --max-memory " +
+        usage_error("this run would need about " + format_bytes(double(needed)) + " of memory, more than --max-memory " +
                         format_bytes(double(limit)),
                     r.keep_weights ? "add --no-weights, or use fewer --tokens" : "use fewer --tokens or a smaller --d-in");
     Inputs in;

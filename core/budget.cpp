@@ -71,6 +71,28 @@ std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s) 
     return static_cast<std::size_t>(2.0 * double(std::max<std::size_t>(heads, 1)) * side_t * side_s * 3.0 + 8e6);
 }
 
+void check_show_budget(const Config& c, std::size_t t, std::size_t s, std::size_t d_src, const OutputPlan& out) {
+    const std::size_t limit = out.max_memory ? out.max_memory : default_max_memory();
+    const double run = double(estimate_run_bytes(c, t, s, d_src));
+    const double json = out.json ? double(estimate_json_memory(c, t, s, d_src)) : 0.0;
+    const double png = out.png ? double(estimate_png_bytes(head_dims(c, d_src).heads, t, s)) : 0.0;
+    const double npy = out.npy ? run : 0.0;  // every matrix encoded in memory once more
+    if (run + json + png + npy > double(limit)) {
+        std::string drop;
+        if (out.json) drop += "drop --json (" + format_bytes(json) + ") or write --npy instead, ";
+        if (out.png) drop += "drop --png (" + format_bytes(png) + "), ";
+        if (out.npy) drop += "drop --npy (" + format_bytes(npy) + "), ";
+        usage_error("this run would need about " + format_bytes(run + json + png + npy) + " of memory, more than --max-memory " +
+                        format_bytes(double(limit)),
+                    drop + "use fewer tokens or heads, or raise --max-memory");
+    }
+    const double json_bytes = out.json ? double(estimate_json_bytes(c, t, s, d_src)) : 0.0;
+    if (json_bytes > double(kMaxJsonBytes) && !out.force)
+        usage_error("the JSON trace would be about " + format_bytes(json_bytes) + ", more than " +
+                        format_bytes(double(kMaxJsonBytes)),
+                    "write the matrices with --npy DIR instead, or add --force");
+}
+
 std::size_t physical_memory_bytes() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (8ull << 30);

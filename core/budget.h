@@ -25,6 +25,19 @@ std::size_t estimate_json_memory(const Config& c, std::size_t t, std::size_t s, 
 // PNG rendering's working memory for one trace (one RGB canvas per image at a time, plus its encoding).
 std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s);
 
+// What one `attn show` writes, for its budget.
+struct OutputPlan {
+    bool json = false, png = false, npy = false;
+    bool force = false;          // --force: write a JSON trace above kMaxJsonBytes
+    std::size_t max_memory = 0;  // --max-memory; 0: default_max_memory()
+};
+constexpr std::size_t kMaxJsonBytes = std::size_t(256) << 20;  // larger traces want --npy, or --force
+
+// Before anything large is allocated: a usage error when the run with its outputs would need more
+// than --max-memory (giving the estimate and what to drop), or when the JSON trace would exceed
+// kMaxJsonBytes without --force (suggesting --npy).
+void check_show_budget(const Config& c, std::size_t t, std::size_t s, std::size_t d_src, const OutputPlan& out);
+
 std::size_t physical_memory_bytes();
 std::size_t default_max_memory();  // 3/4 of physical memory
 

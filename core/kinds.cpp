@@ -77,18 +77,6 @@ void check(bool ok, const std::string& message, const std::string& hint = {}) {
     if (!ok) usage_error(message, hint);
 }
 
-// A run's multiply-adds, estimated before anything is allocated (doubles: no overflow).
-double run_work(const KindInfo& k, const Config& c, std::size_t T, std::size_t S, std::size_t d_src) {
-    const HeadDims d = head_dims(c, d_src);
-    const double H = double(d.heads), cells = H * double(T) * double(S);
-    double work = double(T) * double(c.d_in) * H * double(d.d_k)                // queries
-                  + 2.0 * double(S) * double(d_src) * double(d.kv_heads) * double(d.d_v)  // keys, values
-                  + cells * double(d.d_k + d.d_v);                             // q·k and weights·v
-    if (k.run == run_additive || (k.run == run_luong && c.score == "concat"))
-        work += 16.0 * double(T) * double(S) * double(c.d_out);  // a tanh per (i, j, d)
-    return work;
-}
-
 }  // namespace
 
 const char* option_flag(unsigned option) {
@@ -167,17 +155,6 @@ Trace run_attention(const Inputs& in, const Config& config) {
     std::sort(t.empty_rows.begin(), t.empty_rows.end());
     t.empty_rows.erase(std::unique(t.empty_rows.begin(), t.empty_rows.end()), t.empty_rows.end());
     return t;
-}
-
-void check_show_size(const Inputs& in, const Config& c, bool with_json) {
-    const KindInfo* kind = find_kind(c.kind);
-    if (kind == nullptr) return;  // run_attention names it
-    const std::size_t T = in.x.shape(0), S = in.source_x.shape(0), d_src = in.source_x.shape(1);
-    const double bytes = double(estimate_run_bytes(c, T, S, d_src));
-    const double json = with_json ? double(estimate_json_memory(c, T, S, d_src)) : 0.0;
-    if (with_json && bytes <= kMaxRunBytes && bytes + json > kMaxRunBytes)
-        check_run_size(bytes + json, 0.0, "the JSON trace is what does not fit: drop --json, or use fewer tokens or heads");
-    check_run_size(bytes, run_work(*kind, c, T, S, d_src));
 }
 
 }  // namespace attn

@@ -53,10 +53,5 @@ std::string kind_names();  // "simple, self, causal, ..."
 // Checks the config against the kind and the inputs (usage errors), draws the parameters and runs.
 Trace run_attention(const Inputs& in, const Config& c);
 
-// The size limits of one `attn show` run (docs/validation.md, data/validation.h): at most kMaxRunBytes
-// of matrices (estimate_run_bytes, plus the JSON trace's tree when with_json) and kMaxRunWork
-// multiply-adds; a usage error otherwise. run_attention does not apply them: `attn bench` times
-// larger runs under its own --max-memory.
-void check_show_size(const Inputs& in, const Config& c, bool with_json);
 
 }  // namespace attn

@@ -189,14 +189,17 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"inputs.rows-max", "--embeddings", "at most --max-tokens rows", R,
                     {"show", "--embeddings", "named.json", "--max-tokens", "1"},
                     e("named.json: 2 rows, more than --max-tokens 1 (hint: raise --max-tokens)")});
-    rows.push_back({"run.bytes", "the run", "at most 2 GiB of memory (weights, Q/K/V, H × T × S scores; with --json the trace's tree)", U,
-                    {"show", "--d-in", "65536", "--d-out", "65536", "hi"},
-                    e("this run would need about 64.0 GiB of memory, more than the 2.0 GiB attn allows (hint: use a "
-                      "smaller --d-in or --d-out, fewer --heads, or fewer tokens)")});
-    rows.push_back({"run.work", "the run", "at most 2^36 (6.9e10) multiply-adds", U,
-                    {"show", "--kind", "additive", "--d-out", "65536", "--file", "many.txt"},
-                    e("this run would take about 1.0e+11 multiply-adds, more than the 6.9e+10 attn allows (hint: use a "
-                      "smaller --d-in or --d-out, fewer --heads, or fewer tokens)")});
+    rows.push_back({"run.memory", "the run", "its estimated memory (weights, Q/K/V, H × T × S matrices, and the JSON tree, "
+                    "images and .npy files it writes) at most --max-memory (default 3/4 of RAM)", U,
+                    {"show", "--d-in", "1024", "--d-out", "1024", "hi", "--max-memory", "20M"},
+                    e("this run would need about 32.1 MiB of memory, more than --max-memory 20.0 MiB (hint: use fewer "
+                      "tokens or heads, or raise --max-memory)")});
+    rows.push_back({"run.max-memory", "--max-memory", "a size: a number with K, M, G or T (or none, for bytes)", U,
+                    {"show", "hi", "--max-memory", "lots"},
+                    e("--max-memory 'lots' is not a size (hint: write e.g. 512M, 8G or 1000000)")});
+    rows.push_back({"run.json-size", "--json", "a trace of at most 256 MiB, unless --force", U,
+                    {"show", "--kind", "mha", "--heads", "128", "--d-in", "128", "--file", "many.txt", "--json", "t.json"},
+                    e("the JSON trace would be about ...")});
     // 4. the sentence (SENTENCE and --source)
     rows.push_back({"sentence.empty", "SENTENCE, --source", "at least one token", U, {"show", ""},
                     e("the sentence is empty (hint: give at least one word, e.g. \"Your journey starts\")")});

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 #include <iostream>
 #include <set>
 
@@ -16,14 +17,15 @@
 namespace attn::render {
 namespace {
 
-// The temporaries being written, for the signal handler (async-signal-safe: fixed buffers).
-constexpr std::size_t kMaxPending = 32;
+// The temporaries being written, for the signal handler: kMaxPath bytes each in a buffer sized before
+// the writes start, so the handler only reads (async-signal-safe).
 constexpr std::size_t kMaxPath = 4096;
-char g_temps[kMaxPending][kMaxPath];
+std::vector<char> g_storage;
+char* volatile g_temps = nullptr;
 volatile std::sig_atomic_t g_pending = 0;
 
 extern "C" void on_signal(int sig) {
-    for (std::sig_atomic_t i = 0; i < g_pending; ++i) ::unlink(g_temps[i]);
+    for (std::sig_atomic_t i = 0; i < g_pending; ++i) ::unlink(g_temps + std::size_t(i) * kMaxPath);
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
@@ -175,7 +177,9 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
         }
         regular.push_back(&f);
     }
-    if (regular.size() > kMaxPending) throw std::logic_error("write_files_atomic: too many files at once");
+    g_pending = 0;
+    g_storage.assign(regular.size() * kMaxPath, '\0');
+    g_temps = g_storage.data();
 
     // 2. every file to a temporary in its folder (folders created as needed)
     Rollback undo;
@@ -187,7 +191,7 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
         if (temp.size() >= kMaxPath) input_error("output path '" + f->path + "' is too long");
         const int fd = ::mkstemp(temp.data());
         if (fd < 0) fail("file", f->path, errno);
-        std::memcpy(g_temps[undo.temps.size()], temp.c_str(), temp.size() + 1);
+        std::memcpy(g_temps + undo.temps.size() * kMaxPath, temp.c_str(), temp.size() + 1);
         undo.temps.push_back(temp);
         g_pending = static_cast<std::sig_atomic_t>(undo.temps.size());
         int err = 0;

@@ -324,12 +324,17 @@ TEST_CASE("validation: a run too large for a JSON trace is refused before it sta
     std::string words;
     for (int i = 0; i < 3000; ++i) words += "w" + std::to_string(i) + " ";
     write(dir + "/words.txt", words);
-    // 4 heads of 3000 x 3000: the matrices fit, their JSON tree (about 3 GiB) does not.
-    const RunResult r = run({"show", "--kind", "mqa", "--file", "words.txt", "--json", "t.json"}, {dir, "", false, ""});
+    // 4 heads of 3000 x 3000: the matrices fit in 1 GiB, their JSON tree (about 3 GiB) does not.
+    const RunResult r = run({"show", "--kind", "mqa", "--file", "words.txt", "--json", "t.json", "--max-memory", "1G",
+                             "--force"},
+                            {dir, "", false, ""});
     CHECK(r.code == 2);
     check_error_line(r.err, "attn: error: this run would need about ...");  // core/budget.cpp estimates how much
-    CHECK(ends_with(r.err, " GiB of memory, more than the 2.0 GiB attn allows (hint: the JSON trace is what does not "
-                           "fit: drop --json, or use fewer tokens or heads)\n"));
+    CHECK(r.err.find("more than --max-memory 1.0 GiB (hint: drop --json (") != std::string::npos);
+    // without --force, the trace's size itself is refused first, pointing at --npy
+    const RunResult big = run({"show", "--kind", "mqa", "--file", "words.txt", "--json", "t.json"}, {dir, "", false, ""});
+    CHECK(big.code == 2);
+    CHECK(big.err.find("write the matrices with --npy DIR instead, or add --force") != std::string::npos);
     CHECK(::access((dir + "/t.json").c_str(), F_OK) != 0);
     const RunResult ok = run({"show", "--kind", "mqa", "--file", "words.txt"}, {dir, "", false, ""});
     CHECK(ok.code == 0);
