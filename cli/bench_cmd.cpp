@@ -28,6 +28,7 @@ void print_table(const BenchResult& r) {
             std::printf("%-12s %10.4f %10.3f %10s\n", s.name.c_str(), s.seconds, s.flops / 1e9,
                         s.flops > 0 ? std::to_string(int(s.gflops + 0.5)).c_str() : "-");
     std::printf("%-12s %10.4f %10.3f %10.1f\n", "total", r.total.seconds, r.total.flops / 1e9, r.total.gflops);
+    std::printf("(drawing the parameters took %.4f s more; not part of the forward pass)\n", r.init_seconds);
     for (const auto& s : r.stages)
         if (s.name == "png")
             std::printf("png: head 0's %zu×%zu weights heatmap rendered and encoded in %.3f s (%s)\n", r.tokens,
@@ -50,6 +51,7 @@ render::Json to_json(const BenchResult& r) {
     j["sgemm_gflops"] = r.sgemm_gflops, j["ratio"] = r.ratio;
     j["peak_rss_bytes"] = r.peak_rss_bytes, j["kv_cache_bytes_per_token"] = r.kv_cache_bytes_per_token;
     j["estimated_bytes"] = r.estimated_bytes;
+    j["init_seconds"] = r.init_seconds;
     if (r.png_bytes) j["png_bytes"] = r.png_bytes;
     return j;
 }

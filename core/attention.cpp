@@ -109,10 +109,13 @@ HeadTrace attend(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const C
 Mat multi_head(const Config& c, TorchGenerator& gen, Trace& t, const Mat& q, const Mat& k, const Mat& v,
                std::size_t heads, std::size_t kv_heads, const MaskSpec& mask) {
     const std::size_t d_k = q.shape(1) / heads, d_v = v.shape(1) / kv_heads;
+    MaskSpec shared = mask;  // every head's trace holds the same (T, S) mask: build it once
+    const Mask once = c.keep_weights ? mask.materialize(q.shape(0), k.shape(0)) : Mask();
+    if (c.keep_weights) shared.cached = &once;
     for (std::size_t h = 0; h < heads; ++h) {
         const std::size_t g = h / (heads / kv_heads);
         t.heads.push_back(attend(columns(q, h * d_k, d_k), columns(k, g * d_k, d_k), columns(v, g * d_v, d_v),
-                                 inv_sqrt(d_k), mask, c, gen, t));  // (T, d_k), (S, d_k), (S, d_v)
+                                 inv_sqrt(d_k), shared, c, gen, t));  // (T, d_k), (S, d_k), (S, d_v)
         t.heads.back().head = h, t.heads.back().kv_head = g;
         if (c.progress) c.progress("heads", h + 1, heads);
     }

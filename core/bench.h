@@ -3,7 +3,8 @@
 // FLOPs count a multiply-add as 2, with full (unmasked) counts: projections 2·T·d_in·width for
 // each of Q, K, V (keys and values over S rows), scores 2·T·S·d_k per head, context 2·T·S·d_v per
 // head, output 2·T·d_out·d_out. The softmax is timed but counted as 0 FLOPs. Flash's tiles do the
-// scores and the context together.
+// scores and the context together. The total is the forward pass: drawing the parameters from
+// PyTorch's generator is timed apart ("init"), as a PyTorch benchmark builds its module before timing.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +44,7 @@ struct BenchResult {
     BenchStage total;
     double sgemm_gflops = 0, ratio = 0;
     std::size_t peak_rss_bytes = 0, kv_cache_bytes_per_token = 0, estimated_bytes = 0;
+    double init_seconds = 0;    // drawing the parameters: timed, not part of the total
     std::size_t png_bytes = 0;  // set by render::time_weights_png
     Trace trace;               // only with keep_trace
 };

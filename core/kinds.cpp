@@ -5,6 +5,7 @@
 
 #include "core/attention.h"
 #include "core/budget.h"
+#include "core/profile.h"
 #include "data/error.h"
 #include "data/validation.h"
 
@@ -147,7 +148,10 @@ Trace run_attention(const Inputs& in, const Config& config) {
     t.x = in.x;
     if (in.has_source) t.source_x = in.source_x;
     TorchGenerator gen(c.seed);
-    t.params = init_params(kind->layers(c, d_src), parse_init(c.init), gen);
+    {
+        StageTimer timer(c.profile, Stage::init);
+        t.params = init_params(kind->layers(c, d_src), parse_init(c.init), gen);
+    }
     t.config = c;
 
     // 3. the kind itself; the generator continues for dropout

@@ -92,6 +92,7 @@ bool MaskSpec::visible(std::size_t i, std::size_t j, std::size_t s) const {
 }
 
 Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
+    if (cached != nullptr && cached->shape(0) == t && cached->shape(1) == s) return *cached;
     Mask m = Mask::from_shape({t, s});
     for (std::size_t i = 0; i < t; ++i) {
         std::uint8_t* row = m.data() + i * s;

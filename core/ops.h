@@ -28,6 +28,7 @@ struct MaskSpec {
     bool causal = false;                // j <= i (top-left aligned when T != S, as PyTorch)
     std::optional<std::size_t> window;  // |i - j| <= W; with causal, i - W <= j <= i
     const Mask* user = nullptr;         // (T, S) 1 = visible
+    const Mask* cached = nullptr;       // (T, S) this spec already materialised (heads share it)
 
     void range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t& hi) const;
     bool visible(std::size_t i, std::size_t j, std::size_t s) const;

@@ -8,9 +8,10 @@
 
 namespace attn {
 
-enum class Stage : std::size_t { projections, scores, softmax, context, output, tiles, count };
+// init: drawing the parameters (PyTorch's generator), which a forward pass does not include.
+enum class Stage : std::size_t { projections, scores, softmax, context, output, tiles, init, count };
 constexpr std::array<const char*, static_cast<std::size_t>(Stage::count)> kStageNames = {
-    "projections", "scores", "softmax", "context", "output", "tiles"};
+    "projections", "scores", "softmax", "context", "output", "tiles", "init"};
 
 struct Profile {
     std::array<double, static_cast<std::size_t>(Stage::count)> seconds{};
