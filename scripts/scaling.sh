@@ -14,5 +14,6 @@ r = json.load(sys.stdin)
 st = {s["name"]: s["seconds"] for s in r["stages"]}
 lin = st.get("projections", 0) + st.get("output", 0)
 quad = st.get("scores", 0) + st.get("softmax", 0) + st.get("context", 0) + st.get("tiles", 0)
-print(f"| {r[\"tokens\"]} | {lin:.3f} s | {quad:.3f} s | {r[\"total\"][\"seconds\"]:.3f} s | {r[\"total\"][\"gflops\"]:.0f} | {100*r[\"ratio\"]:.0f}% | {r[\"peak_rss_bytes\"]/2**20:.0f} MiB |")'
+tot = r["total"]
+print("| %d | %.3f s | %.3f s | %.3f s | %.0f | %.0f%% | %.0f MiB |" % (r["tokens"], lin, quad, tot["seconds"], tot["gflops"], 100 * r["ratio"], r["peak_rss_bytes"] / 2**20))'
 done
