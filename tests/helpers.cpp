@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -22,11 +23,11 @@ std::string read_fd(int fd) {
 
 }  // namespace
 
-RunResult run_attn(const std::vector<std::string>& args, const std::string& stdin_text) {
-    // stdout and stderr go to temporary files (no pipe deadlock on large output).
-    const std::string dir = temp_dir();
-    const std::string out_path = dir + "/stdout", err_path = dir + "/stderr", in_path = dir + "/stdin";
-    std::ofstream(in_path) << stdin_text;
+RunResult run_attn(const std::vector<std::string>& args, const RunOptions& o) {
+    // stdin, stdout and stderr are files in a folder of their own (no pipe deadlock on large output).
+    const std::string io = temp_dir();
+    const std::string out_path = o.stdout_path.empty() ? io + "/stdout" : o.stdout_path;
+    std::ofstream(io + "/stdin") << o.stdin_text;
     std::vector<std::string> argv_s = {ATTN_BINARY};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -35,11 +36,14 @@ RunResult run_attn(const std::vector<std::string>& args, const std::string& stdi
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-        const int in = ::open(in_path.c_str(), O_RDONLY);
+        const int in = ::open((io + "/stdin").c_str(), O_RDONLY);
         const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = ::open((io + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0) ::_exit(126);
         ::dup2(in, 0), ::dup2(out, 1), ::dup2(err, 2);
         ::setenv("NO_COLOR", "1", 1);
+        if (!o.cwd.empty() && ::chdir(o.cwd.c_str()) != 0) ::_exit(125);
+        if (o.remove_cwd && ::rmdir(o.cwd.c_str()) != 0) ::_exit(124);
         ::execv(argv[0], argv.data());
         ::_exit(127);
     }
@@ -47,8 +51,10 @@ RunResult run_attn(const std::vector<std::string>& args, const std::string& stdi
     ::waitpid(pid, &status, 0);
     RunResult r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out_path);
-    r.err = slurp(err_path);
+    if (o.stdout_path.empty()) r.out = slurp(out_path);
+    r.err = slurp(io + "/stderr");
+    std::error_code ignored;
+    std::filesystem::remove_all(io, ignored);
     return r;
 }
 

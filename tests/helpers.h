@@ -44,12 +44,23 @@ inline void check_matrix(const Mat& m, const std::vector<std::vector<float>>& wa
     for (std::size_t i = 0; i < want.size(); ++i) check_row(m, i, want[i], eps);
 }
 
-// Runs the attn binary with arguments; returns the exit code, fills stdout and stderr.
+// Runs the attn binary with arguments (NO_COLOR set); returns the exit code, stdout and stderr.
 struct RunResult {
     int code = -1;
     std::string out, err;
 };
-RunResult run_attn(const std::vector<std::string>& args, const std::string& stdin_text = "");
+struct RunOptions {
+    std::string cwd;                  // run there ("" = here)
+    std::string stdout_path;          // "" = a file read back into RunResult::out
+    bool remove_cwd = false;          // delete cwd (empty) after entering it: a folder that vanished
+    std::string stdin_text;
+};
+RunResult run_attn(const std::vector<std::string>& args, const RunOptions& options);
+inline RunResult run_attn(const std::vector<std::string>& args, const std::string& stdin_text = "") {
+    RunOptions o;
+    o.stdin_text = stdin_text;
+    return run_attn(args, o);
+}
 
 std::string temp_dir();  // a fresh folder under the build's temp area
 std::string slurp(const std::string& path);

@@ -31,6 +31,7 @@
 #include "tests/helpers.h"
 
 using namespace attn;
+using attn::test::RunOptions;
 using attn::test::RunResult;
 using attn::test::slurp;
 using attn::test::temp_dir;
@@ -116,45 +117,7 @@ void write_fixtures(const std::string& dir) {
 
 // ---- running the binary ------------------------------------------------------------------------
 
-struct RunOptions {
-    std::string cwd;                  // run there ("" = here)
-    std::string stdout_path;          // "" = a file read back into RunResult::out
-    bool remove_cwd = false;          // delete cwd (empty) after entering it: a folder that vanished
-    std::string stdin_text;
-};
-
-RunResult run(const std::vector<std::string>& args, const RunOptions& o = {}) {
-    const std::string io = temp_dir();
-    const std::string out_path = o.stdout_path.empty() ? io + "/stdout" : o.stdout_path;
-    write(io + "/stdin", o.stdin_text);
-    std::vector<std::string> argv_s = {ATTN_BINARY};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        const int in = ::open((io + "/stdin").c_str(), O_RDONLY);
-        const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int err = ::open((io + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (in < 0 || out < 0 || err < 0) ::_exit(126);
-        ::dup2(in, 0), ::dup2(out, 1), ::dup2(err, 2);
-        ::setenv("NO_COLOR", "1", 1);
-        if (!o.cwd.empty() && ::chdir(o.cwd.c_str()) != 0) ::_exit(125);
-        if (o.remove_cwd && ::rmdir(o.cwd.c_str()) != 0) ::_exit(124);
-        ::execv(argv[0], argv.data());
-        ::_exit(127);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    RunResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (o.stdout_path.empty()) r.out = slurp(out_path);
-    r.err = slurp(io + "/stderr");
-    fuzz::remove_tree(io);
-    return r;
-}
+RunResult run(const std::vector<std::string>& args, const RunOptions& o = {}) { return attn::test::run_attn(args, o); }
 
 // Every path under dir with its size and, for small files, its bytes: a run that fails must leave it
 // exactly as it was (no new file, no temporary, nothing overwritten).
