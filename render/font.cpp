@@ -7,20 +7,11 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wcast-qual"
-#pragma GCC diagnostic ignored "-Wpedantic"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#include "render/stb_begin.h"
 #define STBTT_STATIC
 #define STB_TRUETYPE_IMPLEMENTATION
 #include <stb_truetype.h>
-#pragma GCC diagnostic pop
+#include "render/stb_end.h"
 
 // 1. The font file, embedded at build time. ATTN_FONT_PATH (set by CMakeLists.txt to DejaVuSans.ttf from
 //    fonts-dejavu-core) is pasted into an assembler .incbin; CMake's OBJECT_DEPENDS on the font rebuilds

@@ -37,19 +37,11 @@ static unsigned char* attn_stbiw_zlib_compress(unsigned char* data, int data_len
 #define STBIW_ZLIB_COMPRESS attn_stbiw_zlib_compress
 #define STBIW_CRC32(buffer, len) static_cast<unsigned int>(crc32(0UL, (buffer), static_cast<uInt>(len)))
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wpedantic"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#include "render/stb_begin.h"
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb_image_write.h>
-#pragma GCC diagnostic pop
+#include "render/stb_end.h"
 
 namespace {
 
