@@ -108,10 +108,6 @@ Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
 }
 
 Mask full_mask(std::size_t t, std::size_t s) { return MaskSpec{}.materialize(t, s); }
-Mask causal_mask(std::size_t t, std::size_t s) { return MaskSpec{true, std::nullopt, nullptr}.materialize(t, s); }
-Mask window_mask(std::size_t t, std::size_t s, std::size_t w, bool causal) {
-    return MaskSpec{causal, w, nullptr}.materialize(t, s);
-}
 
 Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask) {
     const std::size_t T = w.shape(0), S = w.shape(1), D = v.shape(1), B = 256;

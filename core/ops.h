@@ -40,8 +40,6 @@ struct MaskSpec {
 Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask);
 
 Mask full_mask(std::size_t t, std::size_t s);    // every key visible
-Mask causal_mask(std::size_t t, std::size_t s);  // j <= i
-Mask window_mask(std::size_t t, std::size_t s, std::size_t w, bool causal);
 
 // Rows [row0, row0 + n) of scale * scores (n, S) -> weights (n, S), softmax over each row's visible
 // keys, exactly 0 where hidden (scores and weights may be the same buffer). The row max is

@@ -122,11 +122,6 @@ std::string join_path(const std::string& dir, const std::string& name) {
     return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-void ensure_dir(const std::string& dir) {
-    std::vector<std::string> created;
-    make_dirs(dir, created);
-}
-
 void check_output_file(const std::string& path, const std::string& option) {
     if (path.empty()) usage_error(option + " needs a file name", "e.g. " + option + " out/trace.json");
     if (path == "-") return;

@@ -32,8 +32,6 @@ void write_files_atomic(const std::vector<OutputFile>& files);
 // One file, the same way.
 void write_file_atomic(const std::string& path, const std::string& bytes);
 
-// Creates dir and its parents as needed; an existing non-directory is an error.
-void ensure_dir(const std::string& dir);
 
 // Joins a folder and a file name.
 std::string join_path(const std::string& dir, const std::string& name);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "data/tokenize.h"
+#include "render/colormaps.h"
 #include "render/json.h"
 
 namespace attn::render {
@@ -55,17 +56,10 @@ std::string pad_right(const std::string& s, std::size_t width) {
     return w >= width ? s : s + std::string(width - w, ' ');
 }
 
-// A few viridis anchors for shading a terminal cell (the PNGs use the full table).
+// Viridis, the PNGs' map, for shading a terminal cell by a weight in [0, 1].
 void viridis_rgb(float x, int& r, int& g, int& b) {
-    static const int anchors[9][3] = {{68, 1, 84},    {71, 44, 122},  {59, 81, 139},  {44, 113, 142}, {33, 144, 141},
-                                      {39, 173, 129}, {92, 200, 99},  {170, 220, 50}, {253, 231, 37}};
-    x = std::clamp(x, 0.0f, 1.0f) * 8.0f;
-    const int k = std::min(7, static_cast<int>(x));
-    const float f = x - static_cast<float>(k);
-    auto mix = [&](int ch) {
-        return static_cast<int>(std::lround(static_cast<float>(anchors[k][ch]) + f * static_cast<float>(anchors[k + 1][ch] - anchors[k][ch])));
-    };
-    r = mix(0), g = mix(1), b = mix(2);
+    const Rgb c = kViridis[static_cast<std::size_t>(std::lround(std::clamp(x, 0.0f, 1.0f) * 255.0f))];
+    r = c.r, g = c.g, b = c.b;
 }
 
 // Which indices to print: all, or the ends around an ellipsis (SIZE_MAX marks the ellipsis).
