@@ -1,27 +1,44 @@
 // attn bench: per-stage time, FLOPs and GFLOP/s of a kind on synthetic tokens, beside this machine's sgemm.
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/common_options.h"
+#include "cli/policy/bench_png.h"
+#include "cli/policy/budget.h"
+#include "cli/policy/files.h"
+#include "cli/policy/options.h"
+#include "cli/show_model.h"
 #include "core/bench.h"
-#include "core/budget.h"
 #include "data/error.h"
-#include "render/files.h"
+#include "data/limits.h"
 #include "render/json.h"
-#include "render/bench_png.h"
 
 namespace attn::cli {
 namespace {
 
 struct BenchOptions {
-    BenchRequest req;
-    std::string json, max_memory;
-    bool causal = false, no_causal = false, no_weights = false, png = false;
+    CommonOptions common;
+    std::size_t tokens = 1024, repeat = 1;
+    std::string json;
+    bool no_weights = false, png = false;
+    std::string model;  // --model DIR
 };
 
+// Bench's own whole-number options, checked and worded as the validation table's.
+CLI::Validator whole(const OptionRule& r) {
+    return CLI::Validator([&r](std::string& text) { return check_option_text(r, text); },
+                          "INT in [" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]");
+}
+const OptionRule kTokensRule{"--tokens", OptionType::whole, 1, kMaxTokensLimit, {}, false, "0"};
+const OptionRule kRepeatRule{"--repeat", OptionType::whole, 1, 1000, {}, false, "0"};
+
 void print_table(const BenchResult& r) {
-    std::printf("attn bench · %s · T=%zu d_in=%zu H=%zu G=%zu · %s%s\n", r.kind.c_str(), r.tokens, r.d_in, r.heads,
-                r.kv_heads, r.keep_weights ? "weights kept" : "no weights", r.causal ? " · causal" : "");
+    std::printf("attn bench · %s · T=%zu d_in=%zu d_out=%zu H=%zu G=%zu · seed %llu · %s%s\n", r.kind.c_str(), r.tokens,
+                r.d_in, r.d_out, r.heads, r.kv_heads, static_cast<unsigned long long>(r.seed),
+                r.keep_weights ? "weights kept" : "no weights", r.causal ? " · causal" : "");
     std::printf("%-12s %10s %10s %10s\n", "stage", "seconds", "GFLOP", "GFLOP/s");
     for (const auto& s : r.stages)
         if (s.name != "png")
@@ -42,7 +59,8 @@ void print_table(const BenchResult& r) {
 
 render::Json to_json(const BenchResult& r) {
     render::Json j;
-    j["kind"] = r.kind, j["tokens"] = r.tokens, j["d_in"] = r.d_in, j["heads"] = r.heads, j["kv_heads"] = r.kv_heads;
+    j["kind"] = r.kind, j["tokens"] = r.tokens, j["d_in"] = r.d_in, j["d_out"] = r.d_out, j["heads"] = r.heads;
+    j["kv_heads"] = r.kv_heads, j["seed"] = r.seed;
     j["weights"] = r.keep_weights, j["causal"] = r.causal;
     j["stages"] = render::Json::array();
     for (const auto& s : r.stages)
@@ -66,33 +84,49 @@ void setup_bench(CLI::App& app) {
         "  attn bench --kind mha --tokens 2048 --d-in 768 --heads 12\n"
         "  attn bench --kind gqa --tokens 4096 --d-in 768 --heads 12 --kv-heads 4 --json -\n"
         "  attn bench --kind flash --tokens 16384 --d-in 768 --heads 12 --no-weights\n"
+        "  attn bench --model gpt2/ --tokens 256\n"
         "FLOPs count a multiply-add as 2 (full, unmasked counts); the softmax is timed, not counted.");
-    cmd->add_option("-k,--kind", o->req.kind, "Attention kind (see 'attn kinds')")->capture_default_str();
-    cmd->add_option("--tokens", o->req.tokens, "Synthetic tokens T")->check(CLI::Range(1, 1 << 20))->capture_default_str();
-    cmd->add_option("--d-in", o->req.d_in, "Embedding width (the projections keep it)")
-        ->check(CLI::Range(1, 65536))
-        ->capture_default_str();
-    cmd->add_option("--heads", o->req.heads, "Query heads H (default: the kind's)")->check(CLI::Range(1, 1024));
-    cmd->add_option("--kv-heads", o->req.kv_heads, "Key/value heads G (gqa)")->check(CLI::Range(1, 1024));
-    cmd->add_option("--repeat", o->req.repeat, "Runs; the fastest is reported")->check(CLI::Range(1, 1000))->capture_default_str();
+    bind_common_options(*cmd, o->common, "mha", 768, "Embedding width (d_out defaults to it)");
+    cmd->add_option("--tokens", o->tokens, "Synthetic tokens T")->check(whole(kTokensRule))->capture_default_str();
+    cmd->add_option("--repeat", o->repeat, "Runs; the fastest is reported")->check(whole(kRepeatRule))->capture_default_str();
     cmd->add_flag("--no-weights", o->no_weights, "Keep only what the output needs (flash: no (T, S) matrix at all)");
     cmd->add_flag("--png", o->png, "Also time the weights heatmap of head 0 as a PNG (rendered in memory)");
-    cmd->add_flag("--causal", o->causal, "Hide future keys");
-    cmd->add_flag("--no-causal", o->no_causal, "See every key");
-    cmd->add_option("--seed", o->req.seed, "Seed")->capture_default_str();
-    cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this (default: 3/4 of RAM), e.g. 8G");
-    cmd->add_option("--json", o->json, "Print the result as JSON ('-' = standard output)");
-    cmd->callback([o] {
-        BenchRequest r = o->req;
-        if (o->causal && o->no_causal) usage_error("--causal and --no-causal contradict each other");
-        r.causal_given = o->causal || o->no_causal, r.causal = o->causal;
-        r.keep_weights = !o->no_weights;
-        r.keep_trace = o->png;
-        if (!o->max_memory.empty()) r.max_memory = parse_bytes(o->max_memory, "--max-memory");
+    CLI::Option* cmd_json = cmd->add_option("--json", o->json, "Print the result as JSON ('-' = standard output)");
+    cmd->add_option("--model", o->model, "Time a GPT-2 model folder's run instead (stages: load, tokenise, forward, predictions)");
+    cmd->callback([o, cmd, cmd_json] {
+        if (!o->model.empty()) {
+            std::vector<CLI::Option*> seeded_only;
+            for (const auto& k : o->common.kind_options) seeded_only.push_back(k.option);
+            for (const char* name : {"--kind", "--d-in", "--seed", "--no-weights", "--png", "--json", "--max-memory"})
+                seeded_only.push_back(cmd->get_option(name));
+            for (const CLI::Option* opt : seeded_only)
+                if (opt->count() > 0)
+                    usage_error(opt->get_name() + " does not apply to --model", "attn bench --model DIR [--tokens N] [--repeat R]");
+            return run_bench_model(o->model, cmd->get_option("--tokens")->count() ? o->tokens : 256, o->repeat);
+        }
+        // 1. the options, checked as `show` checks them; the settings the kind resolves
+        check_common_options(o->common);
+        const bool json_given = cmd_json->count() > 0;
+        if (json_given) policy::check_output_file(o->json, "--json");  // as show's: '' refused, folders too
+        const bool json_to_stdout =
+            json_given && (o->json == "-" || policy::same_file_as_fd(o->json, STDOUT_FILENO));
+        BenchRequest r;
+        r.tokens = o->tokens, r.repeat = o->repeat, r.keep_trace = o->png;
+        SettingsRequest want = settings_request(o->common);
+        want.keep_weights = !o->no_weights;
+        const RunShape shape{r.tokens, r.tokens, o->common.d_in, o->common.d_in};
+        r.settings = resolve_settings(want, shape);
+        check_settings(r.settings, shape);
+        // 2. the budget, then the runs
+        OutputPlan plan;
+        plan.max_memory = max_memory_bytes(o->common);
+        plan.fewer = o->no_weights ? "use fewer --tokens or a smaller --d-in" : "add --no-weights, or use fewer --tokens";
+        check_run_budget(r.settings, shape, plan);
         BenchResult res = run_bench(r);
-        if (o->png) render::time_weights_png(res);
-        if (o->json.empty() || o->json != "-") print_table(res);
-        if (!o->json.empty()) render::write_file_atomic(o->json, to_json(res).dump(2) + "\n");
+        if (o->png) policy::time_weights_png(res);
+        // the file first: a failed write (/dev/full) fails before any report is printed
+        if (json_given) policy::write_file_atomic(o->json, to_json(res).dump(2) + "\n");
+        if (!json_to_stdout) print_table(res);
     });
 }
 

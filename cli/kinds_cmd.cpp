@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "core/decode.h"
 #include "core/kinds.h"
 #include "render/json.h"
 
@@ -20,7 +21,10 @@ void setup_kinds(CLI::App& app) {
                                {"formula", k.formula},
                                {"paper", k.paper},
                                {"options", option_flags(k.options)},
-                               {"default_causal", k.default_causal}});
+                               {"default_causal", k.defaults.causal},
+                               {"positions", (k.options & opt_pos) ? std::vector<std::string>{"none", "sinusoidal", "rope", "alibi"}
+                                                                   : std::vector<std::string>{"none"}},
+                               {"decode", kind_decodes(k)}});
             std::cout << all.dump(2) << "\n";
             return;
         }
@@ -30,7 +34,9 @@ void setup_kinds(CLI::App& app) {
                       << "    formula: " << k.formula << "\n"
                       << "    paper:   " << k.paper << "\n"
                       << "    options: " << option_flags(k.options)
-                      << (k.default_causal ? "  (causal by default)" : "") << "\n\n";
+                      << (k.defaults.causal ? "  (causal by default)" : "") << "\n"
+                      << "    positions: " << ((k.options & opt_pos) ? "none, sinusoidal, rope, alibi" : "none")
+                      << (kind_decodes(k) ? "; attn decode takes it" : "") << "\n\n";
         }
     });
 }

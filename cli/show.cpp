@@ -1,130 +1,259 @@
 // attn show: run one kind on one sentence; print, and write the JSON trace and the PNGs.
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 
 #include "cli/cli.h"
+#include "cli/common_options.h"
+#include "cli/policy/budget.h"
+#include "cli/policy/files.h"
+#include "cli/policy/options.h"
+#include "cli/policy/outputs.h"
+#include "cli/policy/progress.h"
+#include "cli/show_model.h"
 #include "core/kinds.h"
+#include "data/defaults.h"
 #include "data/error.h"
 #include "data/inputs.h"
-#include "data/validation.h"
-#include "render/files.h"
-#include "core/budget.h"
+#include "render/html.h"
 #include "render/json.h"
 #include "render/npy.h"
+#include "render/font.h"
 #include "render/png.h"
-#include "render/progress.h"
+#include "render/colour_scale.h"
+#include "render/svg.h"
+#include "render/position_figures.h"
 #include "render/terminal.h"
 
 namespace attn::cli {
 namespace {
 
 struct ShowOptions {
+    CommonOptions common;
     std::optional<std::string> sentence, text_file, example, embeddings, source, mask_file;
-    std::string kind = "causal";
-    std::size_t d_in = 16, d_out = 0, heads = 0, kv_heads = 0, window = 2, block_q = 0, block_k = 0;
     std::size_t max_tokens = kDefaultMaxTokens;
-    std::uint64_t seed = 123;
-    std::string init = "torch", score = "dot", color = "auto";
-    bool qkv_bias = false, renorm = false, causal = false, no_causal = false, full = false;
-    float dropout = 0.0f;
+    std::string color = "auto";
+    bool full = false;
+    std::string range = "auto", colormap = "viridis", split = "words";
+    bool log = false;
+    std::optional<std::size_t> query;
+    std::optional<std::string> figures;
+    std::optional<std::string> prefix;
     int precision = 4;
-    std::vector<std::string> show = {"weights"};
-    std::optional<std::string> json, png, npy, max_memory;
+    std::size_t scale = 2;
+    std::string show = "weights";
+    std::optional<std::string> json, png, svg, npy, font;
+    std::optional<std::string> html;  // --html FILE
     bool force = false;
+    CLI::App* cmd = nullptr;  // the subcommand, to ask which options were given
+    std::optional<std::string> model, keep_layers;  // --model DIR, --keep-layers LIST
+    std::optional<std::size_t> layer, head;         // --layer, --head
 };
 
-struct Flag {
-    CLI::Option* opt;
-    unsigned bit;
-};
-
-bool use_color(const std::string& mode) {
-    if (mode == "always") return true;
-    if (mode == "never") return false;
+// Shading: none, or 24-bit colour when the terminal announces it (COLORTERM=truecolor or 24bit),
+// else the xterm 256-colour palette, which every colour terminal of the last twenty years has.
+render::ColourDepth colour_depth(const std::string& mode) {
     const char* no_color = std::getenv("NO_COLOR");
     const char* term = std::getenv("TERM");
-    return ::isatty(STDOUT_FILENO) && !(no_color && *no_color) && !(term && std::string(term) == "dumb");
+    const bool on = mode == "always" || (mode == "auto" && ::isatty(STDOUT_FILENO) && !(no_color && *no_color) &&
+                                         !(term && std::string(term) == "dumb"));
+    if (!on) return render::ColourDepth::none;
+    const char* ct = std::getenv("COLORTERM");
+    const std::string colorterm = ct ? ct : "";
+    return colorterm == "truecolor" || colorterm == "24bit" ? render::ColourDepth::truecolour
+                                                            : render::ColourDepth::ansi256;
 }
 
-std::size_t auto_block(std::size_t t) { return t <= 16 ? 2 : 64; }
-
-// The option's accepted values, from the validation table (data/validation.h).
-CLI::Validator rule(const char* option) {
-    const OptionRule& r = option_rule(option);
-    std::string desc;
-    if (r.type == OptionType::whole) desc = "INT in [" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]";
-    if (r.type == OptionType::fraction) desc = "NUMBER in [0, 1)";
-    return CLI::Validator([&r](std::string& text) { return check_option_text(r, text); }, desc);
-}
-
-void run_show(const ShowOptions& o, const std::vector<Flag>& flags, bool d_in_given) {
-    // 1. the kind, and options it does not take
-    const KindInfo* kind = find_kind(o.kind);
-    if (!kind) usage_error("unknown kind '" + o.kind + "'", "choose one of: " + kind_names() + " (see 'attn kinds')");
-    for (const Flag& f : flags) {
-        if (f.opt->count() == 0 || (kind->options & f.bit)) continue;
-        std::string takers;
-        for (const auto& k : kinds())
-            if (k.options & f.bit) takers += (takers.empty() ? "" : ", ") + std::string(k.name);
-        usage_error(f.opt->get_name() + " does not apply to kind '" + o.kind + "'", "it applies to: " + takers);
+// The terminal's width: COLUMNS when set (as shells export it), else the terminal's own size, else 80.
+std::size_t terminal_width() {
+    if (const char* c = std::getenv("COLUMNS")) {
+        char* end = nullptr;
+        const long v = std::strtol(c, &end, 10);
+        if (end != c && *end == '\0' && v >= 20 && v <= 10000) return static_cast<std::size_t>(v);
     }
-    if (o.causal && o.no_causal) usage_error("--causal and --no-causal contradict each other");
-    if (o.json) render::check_output_file(*o.json, "--json");
-    if (o.png) render::check_output_dir(*o.png, "--png");
-    if (o.npy) render::check_output_dir(*o.npy, "--npy");
+    struct winsize ws {};
+    if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        return ws.ws_col;
+    return 80;
+}
+
+// An output path with a space, no folder separator and no file extension reads like the sentence
+// itself: `attn show --png "The cat sat"`. Ask instead of creating a folder called that.
+void check_not_sentence(const std::optional<std::string>& value, const char* option, const char* example) {
+    if (!value || value->find(' ') == std::string::npos || value->find('/') != std::string::npos ||
+        value->find('.') != std::string::npos)
+        return;
+    usage_error(std::string(option) + " '" + *value + "' looks like a sentence, not a " +
+                    (std::string(option) == "--json" ? "file name" : "folder name"),
+                std::string("did you mean the sentence? write it outside the option: attn show \"") + *value + "\" " +
+                    option + " " + example + "; for a name with spaces write " + option + " './" + *value + "'");
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> items;
+    for (std::size_t i = 0; i <= text.size();) {
+        const auto comma = std::min(text.find(',', i), text.size());
+        items.push_back(text.substr(i, comma - i));
+        i = comma + 1;
+    }
+    return items;
+}
+
+// --model: a trained model instead of a seeded kind; options that only make sense for seeded kinds are refused.
+void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only, bool color) {
+    for (const CLI::Option* opt : seeded_only)
+        if (opt->count() > 0)
+            usage_error(opt->get_name() + " does not apply to --model", "a model brings its own tokens, weights, heads and causal mask: drop " + opt->get_name());
+    for (const char* name : {"--svg", "--font", "--scale"})
+        if (o.cmd->get_option(name)->count() > 0)
+            usage_error(std::string(name) + " is not available with --model yet", "use --png for the model's figures (drawn at the default scale)");
+    // outputs checked as for the seeded kinds: no clash, nothing over the text or the model's own files
+    policy::OutputRequest outputs;
+    outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.html = o.html, outputs.prefix = "model";
+    if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
+    for (const char* name : {"config.json", "model.safetensors", "vocab.json", "merges.txt", "tokenizer.json"})
+        outputs.inputs.push_back({"--model", policy::join_path(*o.model, name)});
+    policy::check_outputs(outputs);
+    ModelShowOptions m;
+    m.model = *o.model, m.sentence = o.sentence, m.text_file = o.text_file;
+    m.layer = o.layer, m.head = o.head, m.keep_layers = o.keep_layers;
+    m.show = split_list(o.show), m.precision = o.precision, m.color = color, m.full = o.full, m.force = o.force;
+    m.json = o.json, m.png = o.png, m.npy = o.npy, m.html = o.html, m.max_memory = o.common.max_memory;
+    run_show_model(m);
+}
+
+void run_show(const ShowOptions& o) {
+    if (o.layer) usage_error("--layer applies only with --model", "attn show --model DIR --layer 5 --head 1 \"text\"");
+    if (o.keep_layers) usage_error("--keep-layers applies only with --model", "attn show --model DIR --keep-layers 0,5 \"text\"");
+    // 1. the kind, and options it does not take; the outputs
+    const Kind& kind = check_common_options(o.common);
+    if (std::string(kind.name) == "cross" && !o.source && !o.embeddings)
+        usage_error("kind 'cross' needs --source (its keys and values)",
+                    "give the text to attend over, e.g. attn show --kind cross \"Wie geht es\" --source \"How are you\"");
+    check_not_sentence(o.png, "--png", "out");
+    check_not_sentence(o.svg, "--svg", "out");
+    if (o.figures && !o.query && ("," + *o.figures + ",").find(",query,") != std::string::npos)
+        usage_error("--figures query draws one query's strip, but no --query is given", "add --query I, e.g. --query 0");
+    if ((o.figures || o.prefix) && !o.png && !o.svg)
+        usage_error(std::string(o.prefix ? "--prefix" : "--figures") + " names images, but no --png folder is given",
+                    "add --png DIR");
+    check_not_sentence(o.npy, "--npy", "out");
+    check_not_sentence(o.json, "--json", "trace.json");
+    policy::OutputRequest outputs;
+    outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.svg = o.svg, outputs.html = o.html;
+    outputs.prefix = o.prefix.value_or(o.common.kind);
+    if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
+    if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
+    if (o.mask_file) outputs.inputs.push_back({"--mask", *o.mask_file});
+    policy::check_outputs(outputs);
+    if (o.json) policy::check_output_file(*o.json, "--json");
+    if (o.png) policy::check_output_dir(*o.png, "--png");
+    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
+    if (o.npy) policy::check_output_dir(*o.npy, "--npy");
+    if (o.font) render::check_font_file(*o.font);
+    if (o.html) policy::check_output_file(*o.html, "--html");
     OutputPlan plan;
     plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.npy = o.npy.has_value(), plan.force = o.force;
-    if (o.max_memory) plan.max_memory = parse_bytes(*o.max_memory, "--max-memory");
+    plan.max_memory = max_memory_bytes(o.common);
     // 2. the inputs
     InputRequest req;
     req.sentence = o.sentence, req.text_file = o.text_file, req.example = o.example;
     req.embeddings = o.embeddings, req.source = o.source, req.mask_file = o.mask_file;
-    if (d_in_given) req.d_in = o.d_in;
-    req.default_d_in = o.d_in, req.seed = o.seed, req.max_tokens = o.max_tokens;
+    if (o.common.d_in_option->count() > 0) req.d_in = o.common.d_in;
+    req.default_d_in = o.common.d_in, req.seed = o.common.seed, req.max_tokens = o.max_tokens;
+    req.split = parse_split(o.split);
     const Inputs in = make_inputs(req);
-    // 3. the effective settings: defaults follow the kind
-    Config c;
-    c.kind = o.kind, c.seed = o.seed, c.init = o.init, c.d_in = in.x.shape(1);
-    c.d_out = o.d_out ? o.d_out : c.d_in;
-    c.heads = o.heads ? o.heads : kind->default_heads;
-    c.kv_heads = o.kv_heads ? o.kv_heads : kind->default_kv_heads;
-    c.causal = o.causal ? true : o.no_causal ? false : kind->default_causal;
-    c.qkv_bias = o.qkv_bias, c.dropout = o.dropout, c.score = o.score, c.renorm = o.renorm;
-    if (kind->options & opt_window) c.window = o.window;
-    c.block_q = o.block_q ? o.block_q : auto_block(in.tokens.size());
-    c.block_k = o.block_k ? o.block_k : auto_block(in.source_tokens.size());
-    if (kind->options & opt_heads && !o.d_out && c.d_out % c.heads != 0)
-        c.d_out = c.heads * ((c.d_out + c.heads - 1) / c.heads);  // keep the default divisible
+    // 3. the effective settings (defaults follow the kind), checked; what the kind changed, said
+    const RunShape shape{in.x.shape(0), in.source_x.shape(0), in.x.shape(1), in.source_x.shape(1)};
+    const Settings c = resolve_settings(settings_request(o.common), shape);
+    check_settings(c, shape);
+    if (!o.common.d_out && c.d_out != shape.d_in)
+        std::cerr << "attn: note: d_out " << shape.d_in << " rounded up to " << c.d_out << ", a multiple of --heads "
+                  << c.heads << " (give --d-out to choose)\n";
+    if (o.query && *o.query >= in.tokens.size())
+        usage_error("--query " + std::to_string(*o.query) + " is past the last query (" +
+                        std::to_string(in.tokens.size()) + " tokens)",
+                    "pick a query from 0 to " + std::to_string(in.tokens.size() - 1));
+    render::ColourSpec scale;
+    scale.range = render::parse_range(o.range, scale.min, scale.max);
+    scale.log = o.log, scale.colormap = o.colormap;
+    if (o.head && *o.head >= c.heads)
+        usage_error("--head " + std::to_string(*o.head) + " is past the last head " + std::to_string(c.heads - 1),
+                    "heads count from 0; --heads sets how many there are");
     // 4. the run, within --max-memory; progress on a terminal once it lasts a second
-    check_show_budget(c, in.tokens.size(), in.source_tokens.size(), in.source_x.shape(1), plan);
-    const bool json_to_stdout = o.json && *o.json == "-";
-    render::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
-    c.progress = progress.callback();
-    const Trace t = run_attention(in, c);
+    check_run_budget(c, shape, plan);
+    const bool json_to_stdout = o.json && (*o.json == "-" || policy::same_file_as_fd(*o.json, STDOUT_FILENO));
+    policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
+    RunHooks hooks;
+    hooks.progress = progress.callback();
+    const Trace t = run_attention(in, c, hooks);
+    // said once the run succeeded (a failing run's one line is its error)
+    if ((kind.options & opt_source) && !o.source && std::string(kind.name) != "cross")
+        std::cerr << "attn: note: kind '" << kind.name << "' without --source: the sentence attends over itself\n";
     // 5. the outputs: terminal, JSON, PNGs, .npy files
     if (!t.empty_rows.empty())
         std::cerr << "attn: note: " << t.empty_rows.size()
                   << " query row(s) see no key; their weights and context are 0\n";
-    std::vector<render::OutputFile> files;
+    std::vector<policy::OutputFile> files;
+    std::vector<std::string> png_names, npy_names;
     if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
     if (o.png) {
         progress("rendering images", 0, 1);
-        for (auto& f : render::render_pngs(t, {})) files.push_back({render::join_path(*o.png, f.name), std::move(f.bytes)});
+        render::PngOptions popt;
+        popt.query = o.query, popt.prefix = o.prefix.value_or(""), popt.colour = scale;
+        popt.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
+        popt.font_file = o.font.value_or("");
+        popt.scale = static_cast<int>(o.scale);
+        popt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
+        for (auto& f : render::render_pngs(t, popt)) {
+            png_names.push_back(f.name);
+            files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+        }
+        for (auto& f : render::position_pngs(t)) {
+            png_names.push_back(f.name);
+            files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+        }
+    }
+    if (o.svg) {
+        progress("writing SVG figures", 0, 1);
+        render::SvgOptions sopt;
+        sopt.query = o.query, sopt.prefix = o.prefix.value_or(""), sopt.colour = scale;
+        sopt.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
+        sopt.font_file = o.font.value_or("");
+        sopt.scale = static_cast<int>(o.scale);
+        if (!o.png) sopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
+        for (auto& f : render::render_svgs(t, sopt)) files.push_back({policy::join_path(*o.svg, f.name), std::move(f.bytes)});
     }
     if (o.npy)
-        for (auto& f : render::npy_files(t, {})) files.push_back({render::join_path(*o.npy, f.name), std::move(f.bytes)});
+        for (auto& f : render::npy_files(t, {})) {
+            npy_names.push_back(f.name);
+            files.push_back({policy::join_path(*o.npy, f.name), std::move(f.bytes)});
+        }
+    if (o.html) {
+        progress("writing the page", 0, 1);
+        files.push_back({*o.html, render::render_html(t, {"attn show", std::nullopt, std::nullopt})});
+    }
     progress("writing files", files.size(), files.size());
-    render::write_files_atomic(files);
+    policy::write_files_atomic(files);
+    // each folder holds one consistent set: an earlier run's files of this kind that this run
+    // did not write (more heads, dropout) go
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.prefix.value_or(o.common.kind), png_names);
+    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, o.common.kind, npy_names);
     if (!json_to_stdout) {
         render::TerminalOptions topt;
-        topt.precision = o.precision, topt.show = o.show, topt.color = use_color(o.color), topt.full = o.full;
+        topt.precision = o.precision, topt.show = split_list(o.show), topt.colour = colour_depth(o.color), topt.full = o.full;
+        topt.width = terminal_width(), topt.query = o.query, topt.scale = scale;
+        topt.head = o.head;
         std::cout << render::terminal_view(t, topt);
         if (o.json) std::cout << "wrote " << *o.json << "\n";
         if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
+        if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
         if (o.npy) std::cout << "wrote .npy files to " << *o.npy << "\n";
+        if (o.html) std::cout << "wrote " << *o.html << "\n";
         std::cout.flush();
     }
 }
@@ -133,66 +262,36 @@ void run_show(const ShowOptions& o, const std::vector<Flag>& flags, bool d_in_gi
 
 void setup_show(CLI::App& app) {
     auto o = std::make_shared<ShowOptions>();
-    auto flags = std::make_shared<std::vector<Flag>>();
     CLI::App* cmd = app.add_subcommand("show", "Run one attention kind on a sentence and show every stage");
     cmd->footer(
         "Examples:\n"
         "  attn show --kind causal \"Your journey starts\"\n"
         "  attn show --example journey --kind simple --show weights,context\n"
-        "  attn show --kind cross \"Wie geht es\" --source \"How are you\" --png out/\n"
+        "  attn show --kind cross \"Wie geht es\" --source \"How are you\" --png out/ --svg out/\n"
         "  attn show --kind gqa --heads 6 --kv-heads 2 --d-out 12 \"The cat sat on the mat.\"\n"
         "  attn show --kind flash --causal --block-q 2 --block-k 3 \"Your journey starts with one step\"\n"
-        "  attn show --file essay.txt --kind causal --json trace.json");
-    auto add = [&](CLI::Option* opt, unsigned bit) {
-        flags->push_back({opt, bit});
-        return opt;
-    };
+        "  attn show --file essay.txt --kind causal --json trace.json\n"
+        "  attn show --model gpt2/ --layer 5 --head 1 --png out/ \"Your journey starts with one\"\n"
+        "  attn show --kind causal --pos rope --show queries,keys,weights \"the cat sat on the mat\"\n"
+        "  attn show --kind mha --heads 8 --d-out 16 --pos alibi --png out/ \"one two three four five\"\n"
+        "  attn show --kind self --pos sinusoidal --show positions,weights \"dog bites man\"\n"
+        "  attn show --kind cross --causal --align bottom-right \"a b\" --source \"w x y z\"\n"
+        "  attn show --kind mha --heads 4 \"The cat sat on the mat.\" --html cat.html");
     cmd->add_option("sentence", o->sentence, "The sentence to attend over (UTF-8)");
-    cmd->add_option("-k,--kind", o->kind, "Attention kind (see 'attn kinds')")->capture_default_str();
+    bind_common_options(*cmd, o->common, kDefaultKind, kDefaultDIn, "Embedding width");
     cmd->add_option("--file", o->text_file, "Read the text from a file ('-' = standard input)");
     cmd->add_option("--example", o->example, "A built-in input: journey (the chapter's 6 tokens, d_in 3)");
     cmd->add_option("--embeddings", o->embeddings,
                     "Token vectors: JSON rows, {\"tokens\", \"x\"}, or a 2-D float .npy");
-    add(cmd->add_option("--source", o->source, "Source text for keys and values (cross, additive, luong)"),
-        opt_source);
+    o->common.kind_options.push_back(
+        {cmd->add_option("--source", o->source, "Source text for keys and values (cross, additive, luong)"), opt_source});
     cmd->add_option("--mask", o->mask_file, "A (T, S) mask file: JSON booleans or 0/1, or bool/uint8 .npy");
-    CLI::Option* d_in = cmd->add_option("--d-in", o->d_in, "Embedding width")->check(rule("--d-in"))->capture_default_str();
-    add(cmd->add_option("--d-out", o->d_out, "Projection width (default: d_in)")->check(rule("--d-out")), opt_d_out);
-    cmd->add_option("--seed", o->seed, "Seed for embeddings, weights and dropout")
-        ->check(rule("--seed"))
-        ->capture_default_str();
-    add(cmd->add_option("--init", o->init, "Weights: torch (nn.Linear) or torch-rand (torch.rand)")
-            ->check(rule("--init"))
-            ->capture_default_str(),
-        opt_init);
-    add(cmd->add_flag("--qkv-bias", o->qkv_bias, "Give the Q/K/V projections a bias"), opt_qkv_bias);
-    add(cmd->add_option("--dropout", o->dropout, "Dropout on the weights, 0 <= P < 1")->check(rule("--dropout")),
-        opt_dropout);
-    add(cmd->add_option("--heads", o->heads, "Query heads H")->check(rule("--heads")), opt_heads);
-    add(cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads G (gqa; H must divide by G)")
-            ->check(rule("--kv-heads")),
-        opt_kv_heads);
-    add(cmd->add_option("--window", o->window, "local: query i sees keys with |i - j| <= W")
-            ->check(rule("--window"))
-            ->capture_default_str(),
-        opt_window);
-    add(cmd->add_option("--score", o->score, "luong: dot, general or concat")
-            ->check(rule("--score"))
-            ->capture_default_str(),
-        opt_score);
-    add(cmd->add_option("--block-q", o->block_q, "flash: query rows per tile (default 2 for ≤16 tokens, else 64)")
-            ->check(rule("--block-q")),
-        opt_blocks);
-    add(cmd->add_option("--block-k", o->block_k, "flash: key columns per tile")->check(rule("--block-k")),
-        opt_blocks);
-    add(cmd->add_flag("--renorm", o->renorm, "causal: softmax, zero the future, renormalise"), opt_renorm);
-    add(cmd->add_flag("--causal", o->causal, "Hide future keys (j > i)"), opt_causal);
-    add(cmd->add_flag("--no-causal", o->no_causal, "See every key"), opt_causal);
     cmd->add_option("--max-tokens", o->max_tokens, "Refuse longer inputs")
         ->check(rule("--max-tokens"))
         ->capture_default_str();
-    cmd->add_option("--show", o->show, "Matrices to print: scores,mask,weights,dropped,context,queries,keys,values,output")
-        ->delimiter(',')
+    cmd->add_option("--show", o->show,
+                    "Matrices to print, one comma-separated list: scores,masked-scores,mask,weights,zeroed,dropped,"
+                    "context,queries,keys,values,output,positions,bias,unrotated")
         ->check(rule("--show"))
         ->capture_default_str();
     cmd->add_option("--precision", o->precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
@@ -200,12 +299,53 @@ void setup_show(CLI::App& app) {
         ->check(rule("--color"))
         ->capture_default_str();
     cmd->add_flag("--full", o->full, "Print every row and column of large matrices");
+    cmd->add_option("--query", o->query, "One query's row through every stage: scores, scaled, masked, softmax, context")
+        ->check(rule("--query"));
+    cmd->add_option("--range", o->range, "Colour scale of weights: auto (0..1), data (the matrix's own), or MIN,MAX")
+        ->check(rule("--range"))
+        ->capture_default_str();
+    cmd->add_flag("--log", o->log, "Colour weights by log10 (long inputs: weights near 1/T)");
+    cmd->add_option("--colormap", o->colormap, "Colours of weights: viridis, magma, cividis, gray (scores: red-blue around 0)")
+        ->check(rule("--colormap"))
+        ->capture_default_str();
+    cmd->add_option("--split", o->split, "Tokens: words (punctuation apart), space (between spaces), chars")
+        ->check(rule("--split"))
+        ->capture_default_str();
     cmd->add_option("--json", o->json, "Write the JSON trace to PATH ('-' = standard output only)");
     cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed)");
+    cmd->add_option("--figures", o->figures,
+                    "Which images: scores,masked-scores,mask,weights,zeroed,dropped-weights,tiles,queries,keys,values,"
+                    "context,output (default: scores,mask,weights and, when present, dropped-weights,tiles)")
+        ->check(rule("--figures"));
+    cmd->add_option("--prefix", o->prefix, "Image file names are PREFIX-<figure>.png (default: the kind)")
+        ->check(rule("--prefix"));
+    cmd->add_option("--scale", o->scale,
+                    "Image pixels per layout pixel in PNGs, text drawn at that size; 2 suits a 1920x1080 slide")
+        ->check(rule("--scale"))
+        ->capture_default_str();
+    cmd->add_option("--font", o->font, "A TrueType/OpenType FILE for text in images, asked before the built-in DejaVu Sans");
+    cmd->add_option("--svg", o->svg, "Write the same figures as SVG into folder DIR (created as needed)");
+    cmd->add_option("--html", o->html, "Write the interactive page (one self-contained HTML file) to FILE");
     cmd->add_option("--npy", o->npy, "Write every matrix as a NumPy .npy file into folder DIR");
-    cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");
     cmd->add_flag("--force", o->force, "Write a JSON trace even above 256 MiB (--npy is the better choice)");
-    cmd->callback([o, flags, d_in] { run_show(*o, *flags, d_in->count() > 0); });
+    cmd->add_option("--model", o->model,
+                    "A GPT-2-family model folder (config.json, model.safetensors, vocab.json + merges.txt)");
+    cmd->add_option("--layer", o->layer, "--model: the layer whose head is printed and drawn (default: the first kept)")
+        ->check(rule("--layer"));
+    cmd->add_option("--head", o->head, "The head printed and drawn (default: --model head 0; seeded kinds every head)")
+        ->check(rule("--head"));
+    cmd->add_option("--keep-layers", o->keep_layers,
+                    "--model: layers whose heads the trace keeps, e.g. 0,5-7 (default: all)");
+    std::vector<CLI::Option*> seeded_only;
+    for (const auto& k : o->common.kind_options) seeded_only.push_back(k.option);
+    for (const char* name : {"--kind", "--example", "--embeddings", "--mask", "--d-in", "--seed", "--max-tokens", "--split",
+                             "--range", "--log", "--colormap", "--query", "--figures", "--prefix"})
+        seeded_only.push_back(cmd->get_option(name));
+    o->cmd = cmd;
+    cmd->callback([o, seeded_only] {
+        if (o->model) run_model(*o, seeded_only, colour_depth(o->color) != render::ColourDepth::none);
+        else run_show(*o);
+    });
 }
 
 }  // namespace attn::cli

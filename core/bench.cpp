@@ -8,7 +8,6 @@
 #include <string>
 
 #include "core/budget.h"
-#include "core/kinds.h"
 #include "core/ops.h"
 #include "core/profile.h"
 #include "data/embed.h"
@@ -18,24 +17,6 @@ namespace attn {
 namespace {
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-// FLOPs of each stage (full, unmasked counts).
-std::array<double, static_cast<std::size_t>(Stage::count)> stage_flops(const Trace& t, const HeadDims& d) {
-    std::array<double, static_cast<std::size_t>(Stage::count)> f{};
-    const double T = double(t.tokens.size()), S = double(t.source_tokens.size()), H = double(d.heads);
-    for (const auto& p : t.params) {
-        const double rows = p.name == "W_query" ? T : (p.name == "W_key" || p.name == "W_value") ? S : 0.0;
-        f[size_t(Stage::projections)] += 2.0 * rows * double(p.value.shape(0)) * double(p.value.shape(1));
-        if (p.name == "W_out") f[size_t(Stage::output)] += 2.0 * T * double(p.value.shape(0)) * double(p.value.shape(1));
-    }
-    f[size_t(Stage::scores)] = 2.0 * T * S * double(d.d_k) * H;
-    f[size_t(Stage::context)] = 2.0 * T * S * double(d.d_v) * H;
-    if (t.kind == "flash") {  // the tiles do both; with a trace kept, the unblocked pass does both again
-        f[size_t(Stage::tiles)] = f[size_t(Stage::scores)] + f[size_t(Stage::context)];
-        if (!t.config.keep_weights) f[size_t(Stage::scores)] = f[size_t(Stage::context)] = 0.0;
-    }
-    return f;
-}
 
 }  // namespace
 
@@ -58,43 +39,29 @@ double sgemm_gflops(std::size_t n) {
 }
 
 BenchResult run_bench(const BenchRequest& r) {
-    const KindInfo* kind = find_kind(r.kind);
-    if (!kind) usage_error("unknown kind '" + r.kind + "'", "choose one of: " + kind_names());
-    if (r.tokens == 0 || r.d_in == 0 || r.repeat == 0) usage_error("--tokens, --d-in and --repeat must be at least 1");
-    // 1. the config as `show` would build it, on T synthetic tokens
-    Config c;
-    c.kind = r.kind, c.seed = r.seed, c.d_in = c.d_out = r.d_in;
-    c.heads = r.heads ? r.heads : kind->default_heads;
-    c.kv_heads = r.kv_heads ? r.kv_heads : kind->default_kv_heads;
-    if (kind->options & opt_heads && r.d_in % c.heads != 0)
-        usage_error("--d-in " + std::to_string(r.d_in) + " does not divide into --heads " + std::to_string(c.heads),
-                    "bench projects to d_out = d_in: pick --d-in as a multiple of --heads");
-    c.causal = r.causal_given ? r.causal : kind->default_causal;
-    c.keep_weights = r.keep_weights;
-    c.block_q = r.tokens <= 16 ? 2 : 128, c.block_k = r.tokens <= 16 ? 2 : 128;
-    const std::size_t needed = estimate_run_bytes(c, r.tokens, r.tokens, r.d_in);
-    const std::size_t limit = r.max_memory ? r.max_memory : default_max_memory();
-    if (needed > limit)
-        usage_error("this run would need about " + format_bytes(double(needed)) + " of memory, more than --max-memory " +
-                        format_bytes(double(limit)),
-                    r.keep_weights ? "add --no-weights, or use fewer --tokens" : "use fewer --tokens or a smaller --d-in");
+    const Settings& c = r.settings;
+    const Kind& kind = kind_named(c.kind);
+    if (r.tokens == 0 || c.d_in == 0 || r.repeat == 0) usage_error("--tokens, --d-in and --repeat must be at least 1");
+    // 1. T synthetic tokens; the settings checked as `show` checks them
     Inputs in;
     for (std::size_t i = 0; i < r.tokens; ++i) in.tokens.push_back("tok" + std::to_string(i));
-    in.x = embed_tokens(in.tokens, r.d_in, r.seed);
+    in.x = embed_tokens(in.tokens, c.d_in, c.seed);
     in.source_tokens = in.tokens, in.source_x = in.x;
+    const RunShape shape{r.tokens, r.tokens, c.d_in, c.d_in};
+    check_settings(c, shape);
+    const HeadGeometry d = kind.geometry(c, shape.d_src);
+    const StageFlops flops = kind.flops(c, shape, d);
     // 2. the runs; keep the fastest
     Profile best;
     double best_total = std::numeric_limits<double>::infinity();
-    HeadDims d;
     Trace kept;
-    std::array<double, static_cast<std::size_t>(Stage::count)> flops{};
     for (std::size_t rep = 0; rep < r.repeat; ++rep) {
         Profile p;
-        c.profile = &p;
+        RunHooks hooks;
+        hooks.profile = &p;
         const double t0 = now();
-        Trace t = run_attention(in, c);  // one trace alive at a time
+        Trace t = run_attention(in, c, hooks);  // one trace alive at a time
         const double total = now() - t0 - p.seconds[static_cast<std::size_t>(Stage::init)];  // the forward pass
-        if (rep == 0) d = head_dims(t.config, r.d_in), flops = stage_flops(t, d);
         if (total < best_total) {
             best_total = total, best = p;
             if (r.keep_trace) kept = std::move(t);
@@ -104,9 +71,9 @@ BenchResult run_bench(const BenchRequest& r) {
     res.trace = std::move(kept);
     res.peak_rss_bytes = peak_rss_bytes();  // before sgemm's own buffers
     // 3. the figures
-    res.kind = r.kind, res.tokens = r.tokens, res.d_in = r.d_in;
-    res.heads = d.heads, res.kv_heads = d.kv_heads, res.keep_weights = r.keep_weights, res.causal = c.causal;
-    res.estimated_bytes = needed;
+    res.kind = c.kind, res.tokens = r.tokens, res.d_in = c.d_in, res.d_out = c.d_out, res.seed = c.seed;
+    res.heads = d.heads, res.kv_heads = d.kv_heads, res.keep_weights = c.keep_weights, res.causal = c.causal;
+    res.estimated_bytes = estimate_run_bytes(c, shape);
     double counted = 0.0;
     res.init_seconds = best.seconds[static_cast<std::size_t>(Stage::init)];
     for (std::size_t s = 0; s < best.seconds.size(); ++s) {

@@ -12,21 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/kinds.h"
 
 namespace attn {
 
+// The settings are resolved and checked as `show`'s are (core/kinds.h), on `tokens` synthetic
+// tokens of width settings.d_in drawn from settings.seed; the budget is the caller's (cli/policy).
 struct BenchRequest {
-    std::string kind = "mha";
+    Settings settings;
     std::size_t tokens = 1024;
-    std::size_t d_in = 768;
-    std::size_t heads = 0;     // 0: the kind's default
-    std::size_t kv_heads = 0;  // 0: the kind's default
     std::size_t repeat = 1;
-    bool keep_weights = true;
-    bool causal_given = false, causal = false;
-    std::uint64_t seed = 123;
-    std::size_t max_memory = 0;  // 0: default_max_memory()
     std::size_t sgemm_size = 2048;
     bool keep_trace = false;  // hand the fastest run's trace back (for timing its PNG)
 };
@@ -38,7 +33,8 @@ struct BenchStage {
 
 struct BenchResult {
     std::string kind;
-    std::size_t tokens = 0, d_in = 0, heads = 0, kv_heads = 0;
+    std::size_t tokens = 0, d_in = 0, d_out = 0, heads = 0, kv_heads = 0;
+    std::uint64_t seed = 0;
     bool keep_weights = true, causal = false;
     std::vector<BenchStage> stages;
     BenchStage total;

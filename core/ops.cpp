@@ -9,8 +9,11 @@
 
 #include <cblas.h>
 #include <xsimd/xsimd.hpp>
+#include <xtensor/xnoalias.hpp>
+#include <xtensor/xview.hpp>
 
 #include "data/error.h"
+#include "data/threads.h"
 
 namespace attn {
 
@@ -42,32 +45,23 @@ Mat matmul_nt(const Mat& a, const Mat& b) {
 }
 
 Mat linear(const Mat& x, const Mat& w, const Mat* b) {
-    Mat y = matmul(x, w);  // (N, out)
-    if (b != nullptr && b->size() > 0)
-        for (std::size_t i = 0; i < y.shape(0); ++i)
-            for (std::size_t o = 0; o < y.shape(1); ++o) y(i, o) += (*b)(0, o);
+    Mat y = matmul(x, w);                              // (N, out)
+    if (b != nullptr && b->size() > 0) xt::noalias(y) += *b;  // + (1, out), broadcast over the N rows
     return y;
 }
 
-Mat rows(const Mat& m, std::size_t first, std::size_t count) {
-    Mat out = Mat::from_shape({count, m.shape(1)});
-    std::copy_n(m.data() + first * m.shape(1), count * m.shape(1), out.data());
-    return out;
-}
-
 Mat columns(const Mat& m, std::size_t first, std::size_t count) {
-    Mat out = Mat::from_shape({m.shape(0), count});
-    for (std::size_t i = 0; i < m.shape(0); ++i) std::copy_n(m.data() + i * m.shape(1) + first, count, &out(i, 0));
-    return out;
+    return xt::view(m, xt::all(), xt::range(first, first + count));  // (rows, count)
 }
 
 Mat concat_columns(const std::vector<const Mat*>& parts) {
-    std::size_t rows_n = parts.empty() ? 0 : parts[0]->shape(0), cols = 0;
+    const std::size_t rows_n = parts.empty() ? 0 : parts[0]->shape(0);
+    std::size_t cols = 0;
     for (const Mat* p : parts) cols += p->shape(1);
     Mat out = Mat::from_shape({rows_n, cols});
     std::size_t c0 = 0;
-    for (const Mat* p : parts) {
-        for (std::size_t i = 0; i < rows_n; ++i) std::copy_n(p->data() + i * p->shape(1), p->shape(1), &out(i, c0));
+    for (const Mat* p : parts) {  // each part into its block of columns
+        xt::noalias(xt::view(out, xt::all(), xt::range(c0, c0 + p->shape(1)))) = *p;
         c0 += p->shape(1);
     }
     return out;
@@ -76,19 +70,16 @@ Mat concat_columns(const std::vector<const Mat*>& parts) {
 // ---- masks ---------------------------------------------------------------------------------------
 
 void MaskSpec::range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t& hi) const {
+    const std::int64_t p = static_cast<std::int64_t>(i) + shift, n = static_cast<std::int64_t>(s);  // i's key position
+    auto clamp = [n](std::int64_t v) { return static_cast<std::size_t>(std::clamp<std::int64_t>(v, 0, n)); };
     lo = 0, hi = s;
-    if (causal) hi = std::min(s, i + 1);
+    if (causal) hi = clamp(p + 1);
     if (window) {
-        lo = i > *window ? i - *window : 0;
-        if (!causal) hi = std::min(s, i + *window + 1);
+        const auto w = static_cast<std::int64_t>(std::min<std::size_t>(*window, std::size_t(1) << 40));
+        lo = clamp(p - w);
+        if (!causal) hi = clamp(p + w + 1);
     }
     if (lo > hi) lo = hi;
-}
-
-bool MaskSpec::visible(std::size_t i, std::size_t j, std::size_t s) const {
-    std::size_t lo, hi;
-    range(i, s, lo, hi);
-    return j >= lo && j < hi && (user == nullptr || (*user)(i, j) != 0);
 }
 
 Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
@@ -107,7 +98,6 @@ Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
     return m;
 }
 
-Mask full_mask(std::size_t t, std::size_t s) { return MaskSpec{}.materialize(t, s); }
 
 Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask) {
     const std::size_t T = w.shape(0), S = w.shape(1), D = v.shape(1), B = 256;
@@ -151,6 +141,20 @@ bool scale_check(float* o, const float* x, std::size_t n, float s) {
     return b != b;
 }
 
+// o[j] += m * d_j with d_j = d0 + j, the distance of key j from the query (a whole number, exact in
+// float32 below 2^24): the same two roundings as LinearBias::at, lane by lane.
+void add_linear_bias(float* o, std::size_t n, float m, float d0) {
+    alignas(64) float iota[kW];
+    for (std::size_t l = 0; l < kW; ++l) iota[l] = static_cast<float>(l);
+    const Batch mb(m), lanes = Batch::load_unaligned(iota);
+    std::size_t j = 0;
+    for (; j + kW <= n; j += kW) {
+        const Batch d = Batch(d0 + static_cast<float>(j)) + lanes;
+        (Batch::load_unaligned(o + j) + mb * d).store_unaligned(o + j);
+    }
+    for (; j < n; ++j) o[j] += m * (d0 + static_cast<float>(j));
+}
+
 }  // namespace
 
 float row_max(const float* x, std::size_t n) {
@@ -186,7 +190,7 @@ namespace {
 // One row: out[j] = exp(scale * in[j] - max) / sum over visible j in [lo, hi), 0 elsewhere.
 // Returns false when the row has no visible key; throws on NaN/inf scores.
 bool softmax_row(const float* in, float* out, std::size_t s, std::size_t lo, std::size_t hi, float scale,
-                 const std::uint8_t* vis, std::size_t row) {
+                 const std::uint8_t* vis, std::size_t row, const LinearBias* bias) {
     std::fill(out, out + lo, 0.0f);
     std::fill(out + hi, out + s, 0.0f);
     const std::size_t n = hi - lo;
@@ -196,6 +200,9 @@ bool softmax_row(const float* in, float* out, std::size_t s, std::size_t lo, std
         throw Error(ErrorKind::runtime,
                     "the scores of query row " + std::to_string(row) + " overflow float32 (a q·k is infinite or NaN)",
                     "use embeddings with smaller values");
+    if (bias != nullptr)  // ALiBi: + m (key position − query position)
+        add_linear_bias(o, n, bias->slope, static_cast<float>((bias->k0 + static_cast<std::int64_t>(lo)) -
+                                                              (bias->q0 + static_cast<std::int64_t>(row))));
     bool any_visible = n > 0;
     if (vis != nullptr) {
         any_visible = false;
@@ -220,13 +227,11 @@ bool softmax_row(const float* in, float* out, std::size_t s, std::size_t lo, std
 }  // namespace
 
 void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t, std::size_t)>& fn) {
-    const std::size_t threads = std::min<std::size_t>(2, std::max(1u, std::thread::hardware_concurrency()));
-    if (threads < 2 || n < 2 || n * work_per_item < (1u << 16)) {
+    if (worker_threads(2, 2) < 2 || n < 2 || n * work_per_item < (1u << 16)) {
         fn(0, n);
         return;
     }
     const std::size_t half = n / 2;
-    std::exception_ptr error;
     // Our two threads each call BLAS: let OpenBLAS run each call on its calling thread meanwhile,
     // instead of both waking its own pool (oversubscribed, the small products slow down tenfold).
     const int blas_threads = openblas_get_num_threads();
@@ -235,25 +240,11 @@ void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<
         int n;
         ~Restore() { openblas_set_num_threads(n); }
     } restore{blas_threads};
-    std::thread other([&] {
-        try {
-            fn(half, n);
-        } catch (...) {
-            error = std::current_exception();
-        }
-    });
-    try {
-        fn(0, half);
-    } catch (...) {
-        other.join();
-        throw;
-    }
-    other.join();
-    if (error) std::rethrow_exception(error);
+    run_tasks(2, 2, [&](unsigned, std::size_t i) { i == 0 ? fn(0, half) : fn(half, n); });
 }
 
 void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s, float scale,
-                  const MaskSpec& mask, std::vector<std::size_t>& empty_rows) {
+                  const MaskSpec& mask, std::vector<std::size_t>& empty_rows, const LinearBias* bias) {
     std::vector<std::size_t> empty[2];
     const std::size_t half = n / 2;
     parallel_for(n, s, [&](std::size_t r0, std::size_t r1) {
@@ -263,19 +254,10 @@ void softmax_rows(const float* scores, float* weights, std::size_t row0, std::si
             std::size_t lo, hi;
             mask.range(i, s, lo, hi);
             const std::uint8_t* vis = mask.user ? mask.user->data() + i * s : nullptr;
-            if (!softmax_row(scores + r * s, weights + r * s, s, lo, hi, scale, vis, i)) mine.push_back(i);
+            if (!softmax_row(scores + r * s, weights + r * s, s, lo, hi, scale, vis, i, bias)) mine.push_back(i);
         }
     });
     for (auto& e : empty) empty_rows.insert(empty_rows.end(), e.begin(), e.end());
-}
-
-void masked_softmax(const Mat& scores, float scale, const Mask& mask, Mat& weights,
-                    std::vector<std::size_t>& empty_rows) {
-    const std::size_t t = scores.shape(0), s = scores.shape(1);
-    if (weights.shape(0) != t || weights.shape(1) != s) weights = Mat::from_shape({t, s});
-    MaskSpec spec;
-    spec.user = &mask;
-    softmax_rows(scores.data(), weights.data(), 0, t, s, scale, spec, empty_rows);
 }
 
 void dropout_rows(float* w, std::size_t count, float p, TorchGenerator& gen) {
@@ -293,6 +275,22 @@ float max_abs_diff(const Mat& a, const Mat& b) {
     float d = 0.0f;
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, std::fabs(a.data()[i] - b.data()[i]));
     return d;
+}
+
+}  // namespace attn
+
+namespace attn {
+
+void check_finite(const Mat& m, const std::string& stage) {
+    const float* p = m.data();
+    for (std::size_t k = 0; k < m.size(); ++k)
+        if (!std::isfinite(p[k])) {
+            const std::size_t cols = m.shape(1);
+            throw Error(ErrorKind::runtime,
+                        "the " + stage + " overflow float32 at row " + std::to_string(k / cols) + ", column " +
+                            std::to_string(k % cols) + " (a value is infinite or NaN)",
+                        "use embeddings with smaller values");
+        }
 }
 
 }  // namespace attn

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/positions.h"
 #include "core/trace.h"
 #include "data/rng.h"
 
@@ -18,7 +19,6 @@ Mat matmul_nt(const Mat& a, const Mat& b);  // (M, K) · (N, K)ᵀ -> (M, N)
 void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
           std::size_t m, std::size_t n, std::size_t k, bool transpose_b);
 Mat linear(const Mat& x, const Mat& w, const Mat* b);  // (N, in) · (in, out) + (1, out) -> (N, out)
-Mat rows(const Mat& m, std::size_t first, std::size_t count);     // m[first:first+count, :]
 Mat columns(const Mat& m, std::size_t first, std::size_t count);  // m[:, first:first+count]
 Mat concat_columns(const std::vector<const Mat*>& parts);       // side by side
 
@@ -26,12 +26,12 @@ Mat concat_columns(const std::vector<const Mat*>& parts);       // side by side
 // within that range the user's mask, if any, may hide more.
 struct MaskSpec {
     bool causal = false;                // j <= i (top-left aligned when T != S, as PyTorch)
+    std::int64_t shift = 0;             // query row i stands at key position i + shift (bottom-right: S - T)
     std::optional<std::size_t> window;  // |i - j| <= W; with causal, i - W <= j <= i
     const Mask* user = nullptr;         // (T, S) 1 = visible
     const Mask* cached = nullptr;       // (T, S) this spec already materialised (heads share it)
 
     void range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t& hi) const;
-    bool visible(std::size_t i, std::size_t j, std::size_t s) const;
     Mask materialize(std::size_t t, std::size_t s) const;  // (T, S) for the trace
 };
 
@@ -39,19 +39,15 @@ struct MaskSpec {
 // only the key columns some row of the block sees take part (half the work for a causal mask).
 Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask);
 
-Mask full_mask(std::size_t t, std::size_t s);    // every key visible
-
 // Rows [row0, row0 + n) of scale * scores (n, S) -> weights (n, S), softmax over each row's visible
 // keys, exactly 0 where hidden (scores and weights may be the same buffer). The row max is
 // subtracted first, so scores up to ±1e30 stay finite. A row with no visible key is all 0 and its
 // global index is appended to empty_rows. Throws attn::Error when a score is NaN or +inf (float32
-// overflow of q·k). Runs on both cores for large blocks.
+// overflow of q·k). Runs on both cores for large blocks. With a bias (ALiBi), the softmax is of
+// scale * scores + bias(i, j), the bias added in the same vectorised pass.
 void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s,
-                  float scale, const MaskSpec& mask, std::vector<std::size_t>& empty_rows);
-
-// The whole-matrix form: weights (T, S) = softmax over visible j of scale * scores (T, S).
-void masked_softmax(const Mat& scores, float scale, const Mask& mask, Mat& weights,
-                    std::vector<std::size_t>& empty_rows);
+                  float scale, const MaskSpec& mask, std::vector<std::size_t>& empty_rows,
+                  const LinearBias* bias = nullptr);
 
 // Inverted dropout: each weight kept with probability 1 - p (one draw per cell, row-major) and
 // scaled by 1 / (1 - p); dropped cells are 0.
@@ -66,5 +62,9 @@ float exp_shift_sum(float* p, std::size_t n, float m);  // p = exp(p - m) in pla
 void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t, std::size_t)>& fn);
 
 float max_abs_diff(const Mat& a, const Mat& b);
+
+// Throws attn's runtime error naming the stage when m holds an infinite or NaN value:
+// "the queries (x W_query) overflow float32 at row 0, column 3 (...)".
+void check_finite(const Mat& m, const std::string& stage);
 
 }  // namespace attn

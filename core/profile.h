@@ -1,4 +1,4 @@
-// Time spent per stage of a run, for `attn bench`. A run with Config::profile set adds each
+// Time spent per stage of a run, for `attn bench`. A run with RunHooks::profile set adds each
 // stage's wall time here; without it nothing is measured.
 #pragma once
 
@@ -10,11 +10,12 @@ namespace attn {
 
 // init: drawing the parameters (PyTorch's generator), which a forward pass does not include.
 enum class Stage : std::size_t { projections, scores, softmax, context, output, tiles, init, count };
-constexpr std::array<const char*, static_cast<std::size_t>(Stage::count)> kStageNames = {
+constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::count);
+constexpr std::array<const char*, kStageCount> kStageNames = {
     "projections", "scores", "softmax", "context", "output", "tiles", "init"};
 
 struct Profile {
-    std::array<double, static_cast<std::size_t>(Stage::count)> seconds{};
+    std::array<double, kStageCount> seconds{};
 };
 
 // Adds the time from construction to destruction to one stage of a profile (if any).

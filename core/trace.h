@@ -20,46 +20,22 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "core/allocator.h"
+#include "core/settings.h"
+#include "data/inputs.h"
+#include "data/params.h"
+#include "data/tensor.h"
 
 namespace attn {
-
-struct Profile;  // core/profile.h
-
-using Mat = xt::xtensor<float, 2, xt::layout_type::row_major, MatrixAllocator<float>>;  // (rows, cols)
-using Mask = xt::xtensor<std::uint8_t, 2, xt::layout_type::row_major, MatrixAllocator<std::uint8_t>>;  // (T, S): 1 = visible
-
-// Every effective setting of a run. Defaults here are the CLI's defaults.
-struct Config {
-    std::string kind = "causal";
-    std::uint64_t seed = 123;
-    std::string init = "torch";   // "torch" | "torch-rand"
-    std::size_t d_in = 16;
-    std::size_t d_out = 16;       // projection width (all heads together for split-head kinds)
-    std::size_t heads = 1;        // H
-    std::size_t kv_heads = 1;     // G
-    bool causal = false;
-    bool qkv_bias = false;
-    float dropout = 0.0f;         // 0 <= p < 1, inverted dropout on the weights
-    std::optional<std::size_t> window;  // local: |i - j| <= window
-    std::string score = "dot";    // luong: dot | general | concat
-    std::size_t block_q = 2;      // flash tile sizes
-    std::size_t block_k = 2;
-    bool renorm = false;          // causal: softmax, zero the future, renormalise
-    bool keep_weights = true;     // false: only what the output needs (bench --no-weights)
-
-    // Not settings: a place to add each stage's time (attn bench), and a hook
-    // called as work proceeds (stage, done, total), e.g. to print progress.
-    std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
-    Profile* profile = nullptr;
-};
 
 // One head's stages.
 struct HeadTrace {
     std::size_t head = 0;
     std::size_t kv_head = 0;
-    Mat queries;          // (T, d_k)
-    Mat keys;             // (S, d_k)
+    Mat queries;          // (T, d_k) rotated by position with --pos rope
+    Mat keys;             // (S, d_k) rotated by position with --pos rope
+    Mat queries_unrotated;  // (T, d_k) only with --pos rope: before the rotation
+    Mat keys_unrotated;     // (S, d_k) only with --pos rope
+    Mat bias;             // (T, S) only with --pos alibi: m_h (j - i), added to scale * scores
     Mat values;           // (S, d_v)
     Mat scores;           // (T, S) raw scores, before scaling and masking
     float scale = 1.0f;   // applied to scores before the softmax
@@ -79,12 +55,6 @@ struct Tile {
     std::vector<float> row_sum;           // running sum l after this tile, one per query row
 };
 
-// A named matrix parameter, in x @ W orientation: (in, out). Biases are (1, out).
-struct Param {
-    std::string name;
-    Mat value;
-};
-
 // A named scalar the run measured, shown by the terminal view and stored in the JSON
 // (for example the largest difference of flash from the unblocked computation).
 struct Diagnostic {
@@ -92,30 +62,48 @@ struct Diagnostic {
     double value = 0.0;
 };
 
-// What a kind reads. S = T and source_* = the sentence's own when no source is given.
-struct Inputs {
-    std::vector<std::string> tokens;         // (T)
-    Mat x;                                   // (T, d_in)
-    std::vector<std::string> source_tokens;  // (S)
-    Mat source_x;                            // (S, d_src)
-    bool has_source = false;
-    std::optional<Mask> user_mask;           // (T, S) 1 = visible; combined with the kind's own mask
+// One transformer block's attention (model runs).
+struct LayerTrace {
+    std::size_t layer = 0;
+    std::vector<HeadTrace> heads;  // (H); model heads keep scores, scale, mask, weights (queries/keys/values/context may be empty)
+};
+
+struct Prediction {
+    std::int64_t id = 0;
+    std::string token;  // the token's text (decoded bytes, UTF-8; invalid bytes as U+FFFD)
+    float p = 0.0f;
+};
+
+struct ModelInfo {
+    std::string type;   // "gpt2"
+    std::string dtype;  // stored dtype: "F32" | "F16" | "BF16"
+    std::size_t n_layer = 0, n_head = 0, n_embd = 0, n_positions = 0, vocab_size = 0;
+    std::uint64_t n_params = 0;
+    double layer_norm_epsilon = 1e-5;
 };
 
 struct Trace {
     std::string kind;
-    Config config;
+    Settings config;  // the settings the run used (resolved)
     std::vector<std::string> tokens;         // (T)
     std::vector<std::string> source_tokens;  // (S)
     bool has_source = false;                 // source differs from the sentence
     Mat x;                                   // (T, d_in)
     Mat source_x;                            // (S, d_in) only when has_source
+    Mat positions;                           // (T, d_in) only with --pos sinusoidal: added to x
+    Mat source_positions;                    // (S, d_src) only with --pos sinusoidal and a source
     std::vector<Param> params;               // in PyTorch construction order
     std::vector<HeadTrace> heads;            // (H)
     Mat output;                              // (T, d_out)
     std::vector<Tile> tiles;                 // flash only
     std::vector<std::size_t> empty_rows;     // query rows with every key hidden (weights and context 0)
     std::vector<Diagnostic> diagnostics;
+    std::optional<ModelInfo> model;  // model runs only
+    std::vector<std::int64_t> token_ids;  // (T) model runs
+    std::vector<LayerTrace> layers;  // (L) model runs (seeded kinds use heads)
+    std::vector<Mat> layer_mean;  // (L) (T, T) mean over a layer's heads
+    std::vector<Mat> rollout;  // (L) (T, T) attention rollout through layer l
+    std::vector<std::vector<Prediction>> predictions;  // (T) top 5 next tokens
 
     const Param* param(const std::string& name) const {
         for (const auto& p : params)

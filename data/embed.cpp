@@ -10,7 +10,7 @@
 #include "data/npy.h"
 #include "data/rng.h"
 #include "data/tokenize.h"
-#include "data/validation.h"
+#include "data/limits.h"
 
 namespace attn {
 namespace {
@@ -46,6 +46,9 @@ Embeddings load_json(const std::string& bytes, const std::string& name) {
             if (const auto problem = text_problem(t, false))
                 input_error(name + ": token " + std::to_string(i) + " " + *problem,
                             "a token is UTF-8 text without control characters");
+            if (const auto problem = token_problem(t))
+                input_error(name + ": token " + std::to_string(i) + " " + *problem,
+                            "a token is one word, as attn's tokeniser makes them: no spaces, nothing invisible");
         }
         if (rows.tokens.size() != rows.rows)
             input_error(name + ": " + std::to_string(rows.tokens.size()) + " tokens but " + std::to_string(rows.rows) +
@@ -61,7 +64,7 @@ Embeddings load_npy_embeddings(const std::string& bytes, const std::string& path
     if (a.shape.size() != 2 || a.shape[0] == 0 || a.shape[1] == 0)
         input_error(path + ": embeddings must be a non-empty 2-D array (tokens, d_in)",
                     "reshape it to (tokens, width) before numpy.save");
-    if (a.descr != "<f4" && a.descr != "<f8")
+    if (a.item_size != 4 && a.item_size != 8)  // <f4, <f8, or big-endian >f4, >f8
         input_error(path + ": embeddings must be float32 or float64, not " + a.descr, "use array.astype('float32')");
     check_width(a.shape[1], path);
     Embeddings e;
@@ -69,7 +72,7 @@ Embeddings load_npy_embeddings(const std::string& bytes, const std::string& path
     for (std::size_t r = 0; r < a.shape[0]; ++r)
         for (std::size_t c = 0; c < a.shape[1]; ++c) {
             const double v = npy_float_at(a, r, c);
-            if (!std::isfinite(v) || std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+            if (!std::isfinite(v) || !(std::fabs(v) < kFloat32Limit))
                 input_error(path + ": row " + std::to_string(r) + ", column " + std::to_string(c) + " is " +
                                 (std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "beyond float32") +
                                 ", not a finite float32 value",
@@ -94,10 +97,8 @@ Mat embed_tokens(const std::vector<std::string>& tokens, std::size_t d_in, std::
     return x;
 }
 
-std::vector<std::string> example_names() { return {"journey"}; }
-
 Embeddings example(const std::string& name) {
-    if (name != "journey") usage_error("unknown example '" + name + "'", "available: journey");
+    if (name != "journey") usage_error("unknown example '" + excerpt(name) + "'", "available: journey");
     Embeddings e;
     e.tokens = {"Your", "journey", "starts", "with", "one", "step"};
     e.x = Mat{{0.43f, 0.15f, 0.89f}, {0.55f, 0.87f, 0.66f}, {0.57f, 0.85f, 0.64f},
@@ -107,10 +108,12 @@ Embeddings example(const std::string& name) {
 
 Embeddings load_embeddings_bytes(const std::string& bytes, const std::string& name) {
     if (looks_like_npy(bytes)) return load_npy_embeddings(bytes, name);
+    if (looks_like_utf16(bytes)) input_error(name + ": the file looks like UTF-16", "save it as UTF-8");
     return load_json(bytes, name);
 }
 
 Embeddings load_embeddings(const std::string& path) {
+    if (path == "-") return load_embeddings_bytes(read_stdin("embeddings"), "standard input");
     return load_embeddings_bytes(read_file(path, "embeddings file"), path);
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "data/tensor.h"
 
 namespace attn {
 
@@ -18,8 +18,6 @@ struct Embeddings {
     Mat x;                            // (T, d_in)
 };
 
-// Names accepted by `--example`.
-std::vector<std::string> example_names();
 // "journey": "Your journey starts with one step" with the chapter's 3-wide rows.
 Embeddings example(const std::string& name);
 

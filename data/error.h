@@ -2,7 +2,9 @@
 #pragma once
 
 #include <stdexcept>
+#include <algorithm>
 #include <string>
+#include <string_view>
 
 namespace attn {
 
@@ -23,6 +25,33 @@ private:
     ErrorKind kind_;
     std::string hint_;
 };
+
+// At most max_bytes of text (cut at a UTF-8 character), for an error message that quotes its input:
+// bytes below 0x20, 0x7F and bytes that are not UTF-8 written \xHH, and "... (N bytes)" after a cut.
+inline std::string excerpt(std::string_view text, std::size_t max_bytes = 40) {
+    std::size_t end = std::min(text.size(), max_bytes);
+    while (end < text.size() && end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    std::string out;
+    for (std::size_t i = 0; i < end; ++i) {
+        const auto b = static_cast<unsigned char>(text[i]);
+        std::size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+        for (std::size_t k = 1; k < len; ++k)
+            if (i + k >= end || (static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) len = 0;
+        if (len == 1 && b >= 0x20 && b != 0x7F) {
+            out += static_cast<char>(b);
+        } else if (len > 1) {
+            out.append(text.substr(i, len));
+            i += len - 1;
+        } else {
+            const char* hex = "0123456789abcdef";
+            out += "\\x";
+            out += hex[b >> 4];
+            out += hex[b & 15];
+        }
+    }
+    if (end < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
+    return out;
+}
 
 [[noreturn]] inline void usage_error(const std::string& message, std::string hint = {}) {
     throw Error(ErrorKind::usage, message, std::move(hint));

@@ -5,18 +5,19 @@
 #include "data/jsonrows.h"
 #include "data/npy.h"
 #include "data/tokenize.h"
-#include "data/validation.h"
+#include "data/limits.h"
 
 namespace attn {
 namespace {
 
 // The command line's own text (SENTENCE, --source): problems are usage errors.
-std::vector<std::string> tokens_of_argument(const std::string& text, const char* what, std::size_t max_tokens) {
+std::vector<std::string> tokens_of_argument(const std::string& text, const char* what, std::size_t max_tokens,
+                                            Split split) {
     if (const auto problem = text_problem(text))
         usage_error(std::string("the ") + what + " " + *problem,
                     problem->find("UTF-8") != std::string::npos ? "pass UTF-8 text"
                                                                 : "remove it; tabs and newlines are fine");
-    std::vector<std::string> tokens = tokenize(text, max_tokens);
+    std::vector<std::string> tokens = tokenize(text, max_tokens, split);
     if (tokens.empty())
         usage_error(std::string("the ") + what + " is empty", "give at least one word, e.g. \"Your journey starts\"");
     if (tokens.size() > max_tokens)
@@ -27,16 +28,22 @@ std::vector<std::string> tokens_of_argument(const std::string& text, const char*
 }
 
 // A text file's content (--file): problems are the file's, runtime errors naming it.
-std::vector<std::string> tokens_of_file(const std::string& path, std::size_t max_tokens) {
-    std::string text;
-    text = path == "-" ? read_stdin("text") : read_file(path, "text file");
+std::vector<std::string> tokens_of_file(const std::string& path, std::size_t max_tokens, Split split) {
+    // standard input: read no further than it takes to know the text is too long ("yes | attn ...")
+    bool cut = false;
+    std::string text = path == "-" ? read_stdin_words("text", max_tokens, cut) : read_file(path, "text file");
     const std::string name = path == "-" ? "standard input" : path;
+    if (cut)
+        input_error(name + ": the text has more than " + std::to_string(max_tokens) + " tokens (--max-tokens " +
+                        std::to_string(max_tokens) + "); attn stopped reading there",
+                    "raise --max-tokens or shorten the text");
+    if (looks_like_utf16(text)) input_error(name + ": the text looks like UTF-16", "save it as UTF-8");
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte order mark is not text
     if (const auto problem = text_problem(text))
         input_error(name + ": the text " + *problem,
                     problem->find("UTF-8") != std::string::npos ? "save the file as UTF-8"
                                                                 : "remove it; tabs and newlines are fine");
-    std::vector<std::string> tokens = tokenize(text, max_tokens);
+    std::vector<std::string> tokens = tokenize(text, max_tokens, split);
     if (tokens.empty()) input_error(name + ": the text has no words", "give a file with at least one word");
     if (tokens.size() > max_tokens)
         input_error(name + ": the text has more than " + std::to_string(max_tokens) + " tokens (--max-tokens " +
@@ -77,6 +84,7 @@ Mask load_mask_bytes(const std::string& bytes, const std::string& name, std::siz
             }
         return m;
     }
+    if (looks_like_utf16(bytes)) input_error(name + ": the file looks like UTF-16", "save it as UTF-8");
     const JsonRows rows = parse_json_rows(bytes, name, JsonCells::flag, false, kMaskHint);
     if (rows.rows != t || rows.cols != s)
         bad_mask(name, "shape " + shape_text(rows.rows, rows.cols) + " does not match " + want);
@@ -85,11 +93,16 @@ Mask load_mask_bytes(const std::string& bytes, const std::string& name, std::siz
 }
 
 Mask load_mask(const std::string& path, std::size_t t, std::size_t s) {
+    if (path == "-") return load_mask_bytes(read_stdin("mask"), "standard input", t, s);
     return load_mask_bytes(read_file(path, "mask file"), path, t, s);
 }
 
 Inputs make_inputs(const InputRequest& r) {
     const int sources = int(r.sentence.has_value()) + int(r.text_file.has_value()) + int(r.example.has_value());
+    const int from_stdin = int(r.text_file == "-") + int(r.embeddings == "-") + int(r.mask_file == "-");
+    if (from_stdin > 1)
+        usage_error("only one of --file, --embeddings and --mask can read standard input ('-')",
+                    "give the others as files");
     if (sources > 1) usage_error("give only one of SENTENCE, --file and --example");
     if (sources == 0 && !r.embeddings)
         usage_error("nothing to attend over", "give a sentence, e.g. attn show \"Your journey starts\"");
@@ -103,8 +116,8 @@ Inputs make_inputs(const InputRequest& r) {
         in.tokens = e.tokens, in.x = e.x;
     } else {
         std::vector<std::string> tokens;
-        if (r.sentence) tokens = tokens_of_argument(*r.sentence, "sentence", r.max_tokens);
-        if (r.text_file) tokens = tokens_of_file(*r.text_file, r.max_tokens);
+        if (r.sentence) tokens = tokens_of_argument(*r.sentence, "sentence", r.max_tokens, r.split);
+        if (r.text_file) tokens = tokens_of_file(*r.text_file, r.max_tokens, r.split);
         if (r.embeddings) {
             Embeddings e = load_embeddings(*r.embeddings);
             if (r.d_in && *r.d_in != e.x.shape(1))
@@ -131,7 +144,7 @@ Inputs make_inputs(const InputRequest& r) {
     }
     // 2. the source: its own text embedded at the same width, else the sentence itself
     if (r.source) {
-        in.source_tokens = tokens_of_argument(*r.source, "source", r.max_tokens);
+        in.source_tokens = tokens_of_argument(*r.source, "source", r.max_tokens, r.split);
         in.source_x = embed_tokens(in.source_tokens, in.x.shape(1), r.seed);
         in.has_source = true;
     } else {

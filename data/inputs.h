@@ -7,9 +7,23 @@
 #include <optional>
 #include <string>
 
-#include "core/trace.h"
+#include <vector>
+
+#include "data/defaults.h"
+#include "data/tensor.h"
+#include "data/tokenize.h"
 
 namespace attn {
+
+// What a kind reads. S = T and source_* = the sentence's own when no source is given.
+struct Inputs {
+    std::vector<std::string> tokens;         // (T)
+    Mat x;                                   // (T, d_in)
+    std::vector<std::string> source_tokens;  // (S)
+    Mat source_x;                            // (S, d_src)
+    bool has_source = false;
+    std::optional<Mask> user_mask;           // (T, S) 1 = visible; combined with the kind's own mask
+};
 
 struct InputRequest {
     std::optional<std::string> sentence;  // SENTENCE
@@ -19,9 +33,10 @@ struct InputRequest {
     std::optional<std::string> source;     // --source TEXT
     std::optional<std::string> mask_file;  // --mask FILE
     std::optional<std::size_t> d_in;       // --d-in, when given
-    std::size_t default_d_in = 16;
-    std::uint64_t seed = 123;
-    std::size_t max_tokens = 4096;        // kDefaultMaxTokens
+    std::size_t default_d_in = kDefaultDIn;
+    std::uint64_t seed = kDefaultSeed;
+    std::size_t max_tokens = kDefaultMaxTokens;
+    Split split = Split::words;           // --split
 };
 
 // Builds the inputs; usage errors for the command line's own text, runtime errors for files.

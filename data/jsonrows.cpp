@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
-#include "data/validation.h"
+#include "data/limits.h"
 
 namespace attn {
 namespace {
@@ -31,11 +31,11 @@ public:
         if (where() == Where::row && cells_ == JsonCells::flag) return cell(v ? 1.0f : 0.0f);
         return scalar("a boolean");
     }
-    bool number_integer(number_integer_t v) override { return number(static_cast<double>(v), v == 0 || v == 1); }
+    bool number_integer(number_integer_t v) override { return number(static_cast<double>(v), v == 0 || v == 1, {}); }
     bool number_unsigned(number_unsigned_t v) override {
-        return number(static_cast<double>(v), v == 0 || v == 1);
+        return number(static_cast<double>(v), v == 0 || v == 1, {});
     }
-    bool number_float(number_float_t v, const string_t&) override { return number(v, false); }
+    bool number_float(number_float_t v, const string_t& literal) override { return number(v, false, literal); }
     bool string(string_t& s) override {
         if (where() == Where::tokens) {
             out_.tokens.push_back(std::move(s));
@@ -121,10 +121,10 @@ public:
     bool parse_error(std::size_t position, const std::string& last_token,
                      const nlohmann::detail::exception& ex) override {
         if (ex.id == 406 && where() == Where::row)  // a number beyond float64, e.g. 1e999
-            fail(cell_name() + " is not a finite float32 value (" + last_token + ")");
+            fail(cell_name() + " is not a finite float32 value (" + excerpt(last_token) + ")");
         // nlohmann counts the offending byte as read: the offset of that byte is position - 1.
         if (ex.id == 406)
-            fail("the number " + last_token + " near byte offset " + std::to_string(position > 0 ? position - 1 : 0) +
+            fail("the number " + excerpt(last_token) + " near byte offset " + std::to_string(position > 0 ? position - 1 : 0) +
                  " is beyond float64");
         std::string why = ex.what();
         const auto dash = why.rfind(" - ");
@@ -152,14 +152,14 @@ private:
 
     [[noreturn]] void fail(const std::string& why) const { input_error(name_ + ": " + why, hint_); }
 
-    bool number(double v, bool zero_or_one) {
+    bool number(double v, bool zero_or_one, const std::string& literal) {
         if (where() != Where::row) return scalar("a number");
         if (cells_ == JsonCells::flag) {
             if (!zero_or_one) fail(cell_name() + " is not true, false, 0 or 1");
             return cell(static_cast<float>(v));
         }
-        if (!std::isfinite(v) || std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
-            fail(cell_name() + " is not a finite float32 value");
+        if (!std::isfinite(v) || !(std::fabs(v) < kFloat32Limit))
+            fail(cell_name() + " is not a finite float32 value" + (literal.empty() ? "" : " (" + excerpt(literal) + ")"));
         return cell(static_cast<float>(v));
     }
 

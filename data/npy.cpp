@@ -4,13 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 
 #include "data/error.h"
-#include "data/validation.h"
+#include "data/limits.h"
 
 namespace attn {
 namespace {
@@ -21,10 +22,12 @@ const char kMagic[] = "\x93NUMPY";
     input_error(path + ": not a valid .npy file: " + why, "save it with numpy.save(path, array)");
 }
 
-// Finds `'key':` in the header dict and returns the text after it.
+// Finds `'key':` in the header dict and returns the text after it; a key given twice is an error
+// (numpy's loader would take the last, attn's reader the first: neither is safe to guess).
 std::string value_of(const std::string& header, const std::string& key, const std::string& path) {
     const auto at = header.find("'" + key + "'");
     if (at == std::string::npos) bad(path, "header has no '" + key + "'");
+    if (header.find("'" + key + "'", at + 1) != std::string::npos) bad(path, "the header gives '" + key + "' twice");
     auto colon = header.find(':', at);
     if (colon == std::string::npos) bad(path, "header is malformed");
     ++colon;
@@ -38,8 +41,13 @@ bool looks_like_npy(const std::string& bytes) { return bytes.compare(0, 6, kMagi
 
 namespace {
 
-// Reads fd to its end, never more than kMaxInputFileBytes; `name` names it in errors.
-std::string read_all(int fd, const std::string& name, const std::string& what) {
+// Reads fd to its end, never more than kMaxInputFileBytes; `name` names it in errors. With max_words,
+// stops (cut = true) once it has read more than max_words words separated by ASCII white space: the
+// text then has more tokens than that too (a word is at least one token).
+std::string read_all(int fd, const std::string& name, const std::string& what, std::size_t max_words = 0,
+                     bool* cut = nullptr) {
+    std::size_t words = 0;
+    bool in_word = false;
     auto fail = [&](const std::string& why) { input_error("cannot read " + what + " " + name + ": " + why); };
     struct stat st {};
     if (::fstat(fd, &st) != 0) fail(std::strerror(errno));
@@ -57,6 +65,18 @@ std::string read_all(int fd, const std::string& name, const std::string& what) {
             fail(std::strerror(errno));
         }
         if (n == 0) break;
+        if (max_words > 0) {
+            for (ssize_t k = 0; k < n; ++k) {
+                const char ch = buf[k];
+                const bool space = ch == ' ' || (ch >= '\t' && ch <= '\r');
+                words += !space && !in_word;
+                in_word = !space;
+            }
+            if (words > max_words) {
+                *cut = true;
+                return bytes;
+            }
+        }
         if (bytes.size() + static_cast<std::size_t>(n) > kMaxInputFileBytes) fail(too_big);
         bytes.append(buf, static_cast<std::size_t>(n));
     }
@@ -77,9 +97,16 @@ std::string read_file(const std::string& path, const std::string& what) {
 
 std::string read_stdin(const std::string& what) { return read_all(STDIN_FILENO, "from standard input", what); }
 
+std::string read_stdin_words(const std::string& what, std::size_t max_words, bool& cut) {
+    cut = false;
+    return read_all(STDIN_FILENO, "from standard input", what, max_words, &cut);
+}
+
 NpyArray parse_npy(const std::string& bytes, const std::string& path) {
     if (bytes.size() < 10 || !looks_like_npy(bytes)) bad(path, "the magic string \\x93NUMPY is missing");
-    const auto major = static_cast<unsigned char>(bytes[6]);
+    const auto major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
+    if (minor != 0 && major >= 1 && major <= 3)
+        bad(path, "unsupported format version " + std::to_string(major) + "." + std::to_string(minor));
     std::size_t header_len = 0, offset = 0;
     auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i])); };
     if (major == 1) {
@@ -95,15 +122,21 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
     if (header_len > bytes.size() - offset) bad(path, "the header is longer than the file");
     const std::string header = bytes.substr(offset, header_len);
     offset += header_len;
+    // a dict literal: "{...}", then spaces and a newline as numpy pads it
+    const auto open = header.find_first_not_of(' '), close_brace = header.find_last_not_of(" \n");
+    if (open == std::string::npos || header[open] != '{' || header[close_brace] != '}')
+        bad(path, "the header is not a Python dict {...}: " +
+                      excerpt(header.substr(0, close_brace == std::string::npos ? 0 : close_brace + 1)));
 
     NpyArray a;
     std::string descr = value_of(header, "descr", path);
     if (descr.size() < 2 || descr[0] != '\'') bad(path, "descr is not a string");
     a.descr = descr.substr(1, descr.find('\'', 1) == std::string::npos ? 0 : descr.find('\'', 1) - 1);
-    if (a.descr == "<f4") a.item_size = 4;
-    else if (a.descr == "<f8") a.item_size = 8;
+    if (a.descr == "<f4" || a.descr == ">f4") a.item_size = 4;
+    else if (a.descr == "<f8" || a.descr == ">f8") a.item_size = 8;
     else if (a.descr == "|b1" || a.descr == "|u1" || a.descr == "<u1") a.item_size = 1;
-    else bad(path, "dtype '" + a.descr + "' is not supported (use float32 or float64; bool or uint8 for masks)");
+    else bad(path, "dtype '" + excerpt(a.descr) + "' is not supported (use float32 or float64; bool or uint8 for masks)");
+    a.big_endian = a.descr[0] == '>';
 
     const std::string fortran = value_of(header, "fortran_order", path);
     if (fortran.compare(0, 4, "True") == 0) a.fortran_order = true;
@@ -142,13 +175,16 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
 
 double npy_float_at(const NpyArray& a, std::size_t r, std::size_t c) {
     const std::size_t idx = a.fortran_order ? c * a.shape[0] + r : r * a.shape[1] + c;
+    char b[8];
+    std::memcpy(b, a.data.data() + idx * a.item_size, a.item_size);
+    if (a.big_endian) std::reverse(b, b + a.item_size);
     if (a.item_size == 4) {
         float f;
-        std::memcpy(&f, a.data.data() + idx * 4, 4);
+        std::memcpy(&f, b, 4);
         return f;
     }
     double d;
-    std::memcpy(&d, a.data.data() + idx * 8, 8);
+    std::memcpy(&d, b, 8);
     return d;
 }
 

@@ -10,24 +10,29 @@
 namespace attn {
 
 struct NpyArray {
-    std::string descr;                // "<f4", "<f8", "|b1", "|u1", ...
+    std::string descr;                // "<f4", "<f8", ">f4", ">f8", "|b1", "|u1", ...
+    bool big_endian = false;          // ">f4", ">f8": read with the bytes swapped
     bool fortran_order = false;
     std::vector<std::size_t> shape;
-    std::string data;                 // raw little-endian bytes, shape product * item size
+    std::string data;                 // raw bytes as in the file, shape product * item size
     std::size_t item_size = 0;
 };
 
 bool looks_like_npy(const std::string& bytes);
 
-// Parses `bytes` read from `path` (the path only names the file in errors).
+// Parses `bytes` read from `path` (the path only names the file in errors). As numpy.load: version
+// 1.0, 2.0 or 3.0; the header a Python dict literal {...} with each key once; anything quoted from
+// the header in an error is escaped (a NUL byte shows as \x00).
 NpyArray parse_npy(const std::string& bytes, const std::string& path);
 
-// Element (r, c) of a 2-D array as double, honouring fortran_order; descr must be <f4 or <f8.
+// Element (r, c) of a 2-D array as double, honouring fortran_order and byte order; a float descr.
 double npy_float_at(const NpyArray& a, std::size_t r, std::size_t c);
 
 // Reads a whole file, at most kMaxInputFileBytes (checked before reading when the size is known);
 // errors (runtime) name the path and the OS's reason, or say it is a folder or too large.
 std::string read_file(const std::string& path, const std::string& what);
 std::string read_stdin(const std::string& what);  // the same for standard input
+// Standard input, stopping (cut = true) once more than max_words white-space separated words arrived.
+std::string read_stdin_words(const std::string& what, std::size_t max_words, bool& cut);
 
 }  // namespace attn

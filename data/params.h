@@ -11,10 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
 #include "data/rng.h"
+#include "data/tensor.h"
 
 namespace attn {
+
+// A named matrix parameter, in x @ W orientation: (in, out). Biases are (1, out).
+struct Param {
+    std::string name;
+    Mat value;
+};
 
 // One nn.Linear. Several layers may fill column blocks of one stored parameter: layer k of a
 // multi-head wrapper writes columns [col, col + out) of "W_query", so heads sit side by side.

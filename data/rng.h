@@ -8,8 +8,6 @@
 #include <cstdint>
 #include <random>
 
-#include <xtensor/xtensor.hpp>
-
 namespace attn {
 
 class TorchGenerator {
@@ -23,12 +21,6 @@ public:
 
     // Tensor.uniform_(from, to) for float32; from and to arrive as Python doubles.
     float next_uniform(double from, double to);
-
-    // Fill every element of t, row-major, as uniform_(from, to) does.
-    template <std::size_t N>
-    void fill_uniform(xt::xtensor<float, N>& t, double from, double to) {
-        for (auto& v : t) v = next_uniform(from, to);
-    }
 
 private:
     std::mt19937 mt_;

@@ -15,8 +15,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli/cli.h"
@@ -25,7 +27,10 @@
 #include "data/inputs.h"
 #include "data/npy.h"
 #include "data/tokenize.h"
-#include "data/validation.h"
+#include "data/limits.h"
+#include "render/html.h"
+#include "render/json.h"
+#include "render/trace_read.h"
 
 namespace attn::fuzz {
 
@@ -37,32 +42,48 @@ inline std::string check_error(const Error& e, int want_code) {
     return "";
 }
 
-// ---- tokeniser: bytes as a sentence --------------------------------------------------------------
-inline std::string tokenize_one(std::string_view text) {
+// ---- tokeniser: bytes as a sentence, in every --split mode ----------------------------------------
+inline std::string tokenize_mode(std::string_view text, Split split, const char* mode) {
     const bool bad = text_problem(text).has_value();
     std::vector<std::string> tokens;
     try {
-        tokens = tokenize(text);
+        tokens = tokenize(text, std::numeric_limits<std::size_t>::max(), split);
     } catch (const Error& e) {
-        if (!bad) return "tokenize threw for a text without a problem: " + std::string(e.what());
+        if (!bad) return std::string(mode) + ": tokenize threw for a text without a problem: " + e.what();
         return check_error(e, 2);
     }
-    if (bad) return "tokenize accepted a text with a problem";
-    // Every token is non-empty clean UTF-8 and the tokens appear in the text in order.
+    if (bad) return std::string(mode) + ": tokenize accepted a text with a problem";
+    // Every token is one an embeddings file may give (non-empty clean UTF-8, no white space, nothing
+    // invisible), the tokens appear in order in the text without its invisible joiners (U+2060,
+    // U+FEFF), which the tokeniser drops, and a token that starts with a special token is exactly
+    // that special token (kept whole, never glued to more).
+    std::string visible(text);
+    for (const char* joiner : {"\xE2\x81\xA0", "\xEF\xBB\xBF"})
+        for (auto k = visible.find(joiner); k != std::string::npos; k = visible.find(joiner, k)) visible.erase(k, 3);
     std::size_t at = 0;
     for (const auto& t : tokens) {
-        if (t.empty()) return "an empty token";
-        if (text_problem(t, false)) return "a token with a control character or invalid UTF-8";
-        const auto found = text.find(t, at);
-        if (found == std::string_view::npos) return "token '" + t + "' is not in the text in order";
+        if (t.empty()) return std::string(mode) + ": an empty token";
+        if (text_problem(t, false)) return std::string(mode) + ": a token with a control character or invalid UTF-8";
+        if (const auto problem = token_problem(t)) return std::string(mode) + ": token '" + t + "' " + *problem;
+        const auto found = visible.find(t, at);
+        if (found == std::string::npos) return std::string(mode) + ": token '" + t + "' is not in the text in order";
         at = found + t.size();
+        const std::size_t sp = special_token_length(t, 0);
+        if (sp != 0 && sp != t.size()) return std::string(mode) + ": special token glued to more in '" + t + "'";
     }
     // The limit: at most max + 1 tokens, and the same first ones.
     const std::size_t max = tokens.size() / 2;
-    const auto limited = tokenize(text, max);
-    if (limited.size() > max + 1) return "tokenize ignored max_tokens";
+    const auto limited = tokenize(text, max, split);
+    if (limited.size() > max + 1) return std::string(mode) + ": tokenize ignored max_tokens";
     for (std::size_t i = 0; i < limited.size() && i < tokens.size(); ++i)
-        if (limited[i] != tokens[i] && i < max) return "a limited tokenize differs";
+        if (limited[i] != tokens[i] && i < max) return std::string(mode) + ": a limited tokenize differs";
+    return "";
+}
+
+inline std::string tokenize_one(std::string_view text) {
+    for (const auto& [split, mode] : {std::pair{Split::words, "words"}, std::pair{Split::space, "space"},
+                                      std::pair{Split::chars, "chars"}})
+        if (std::string problem = tokenize_mode(text, split, mode); !problem.empty()) return problem;
     return "";
 }
 
@@ -106,6 +127,31 @@ inline std::string npy_one(std::string_view data) {
             return check_error(e, 1);
         }
     }
+    return "";
+}
+
+// ---- attn render's input: a JSON trace, or .npy attention (render/trace_read.h) ---------------------
+// An accepted trace writes back to JSON that reads again to the same text (seeded traces), and small
+// ones render to a page.
+inline std::string trace_one(const std::string& bytes) {
+    Trace t;
+    try {
+        t = looks_like_npy(bytes) ? render::read_attention_npy(bytes, "fuzz.npy", std::nullopt, "")
+                                  : render::read_trace_json(bytes, "fuzz.json");
+    } catch (const Error& e) {
+        return check_error(e, 1);
+    }
+    if (t.tokens.empty() || t.source_tokens.empty()) return "accepted a trace without tokens";
+    if (t.heads.empty() && t.layers.empty()) return "accepted a trace without heads";
+    if (t.layers.empty() && !looks_like_npy(bytes)) {
+        const std::string once = render::trace_json_text(t);
+        if (render::trace_json_text(render::read_trace_json(once, "again.json")) != once)
+            return "a trace written and read again changed";
+    }
+    std::size_t cells = 0;
+    for (const auto& l : t.layers) cells += l.heads.size();
+    cells = (cells + t.heads.size()) * t.tokens.size() * t.source_tokens.size();
+    if (cells <= 65536 && render::render_html(t, {}).find("attn-data") == std::string::npos) return "a page without data";
     return "";
 }
 
@@ -249,7 +295,7 @@ inline std::string cli_one(std::string_view data, const std::string& scratch) {
     std::vector<std::string> after;
     list_tree(scratch, "", after);
     for (const auto& p : after) {
-        if (p.find(".tmp-") != std::string::npos) problem = "a temporary file was left behind: " + p;
+        if (p.find(".attn-") != std::string::npos) problem = "a temporary file was left behind: " + p;
         if (code != 0) {
             bool existed = false;
             for (const auto& b : before) existed = existed || b == p;

@@ -1,7 +1,9 @@
 #include "render/json.h"
 
+#include "core/kinds.h"
+#include "render/model_view.h"
+
 namespace attn::render {
-namespace {
 
 Json matrix(const Mat& m) {
     Json rows = Json::array();
@@ -23,9 +25,7 @@ Json bool_matrix(const Mask& m) {
     return rows;
 }
 
-}  // namespace
-
-Json config_json(const Config& c) {
+Json config_json(const Settings& c) {
     Json j;
     j["seed"] = c.seed;
     j["init"] = c.init;
@@ -37,13 +37,21 @@ Json config_json(const Config& c) {
     j["qkv_bias"] = c.qkv_bias;
     j["dropout"] = c.dropout;
     if (c.window) j["window"] = *c.window;
-    if (c.kind == "luong") j["score"] = c.score;
-    if (c.kind == "flash") j["block_q"] = c.block_q, j["block_k"] = c.block_k;
-    if (c.kind == "causal") j["renorm"] = c.renorm;
+    // the settings only some kinds take, when the kind takes them (the registry says which)
+    const Kind* k = find_kind(c.kind);
+    const unsigned takes = k ? k->options : 0u;
+    if (takes & opt_score) j["score"] = c.score;
+    if (takes & opt_blocks) j["block_q"] = c.block_q, j["block_k"] = c.block_k;
+    if (takes & opt_renorm) j["renorm"] = c.renorm;
+    if (c.pos != "none") j["pos"] = c.pos;
+    if (c.pos == "rope") j["rope_base"] = c.rope_base, j["rope_style"] = c.rope_style;
+    if (c.pos_offset != 0) j["pos_offset"] = c.pos_offset;
+    if (takes & opt_align) j["align"] = c.bottom_right ? "bottom-right" : "top-left";
     return j;
 }
 
 Json trace_json(const Trace& t) {
+    if (t.model) return model_trace_json(t);  // a model run's fields (render/model_view.cpp)
     Json j;
     j["format"] = "attn-trace";
     j["version"] = 1;
@@ -53,10 +61,13 @@ Json trace_json(const Trace& t) {
     j["config"] = config_json(t.config);
     j["inputs"]["x"] = matrix(t.x);
     if (t.has_source) j["inputs"]["source_x"] = matrix(t.source_x);
+    if (t.positions.size()) j["inputs"]["positions"] = matrix(t.positions);
+    if (t.source_positions.size()) j["inputs"]["source_positions"] = matrix(t.source_positions);
     j["params"] = Json::object();
     for (const auto& p : t.params) {
-        // Biases are stored (1, out) and written as vectors; v (d, 1) as a vector too.
-        if (p.value.shape(0) == 1) j["params"][p.name] = matrix(p.value)[0];
+        // Biases (b_*, stored (1, out)) and v (d, 1) are vectors; every weight matrix stays an array of
+        // rows whatever its size (W_query of --d-in 1 is one row).
+        if (p.name.rfind("b_", 0) == 0) j["params"][p.name] = matrix(p.value)[0];
         else if (p.name == "v") {
             Json v = Json::array();
             for (std::size_t i = 0; i < p.value.shape(0); ++i) v.push_back(p.value(i, 0));
@@ -71,6 +82,9 @@ Json trace_json(const Trace& t) {
         jh["queries"] = matrix(h.queries);
         jh["keys"] = matrix(h.keys);
         jh["values"] = matrix(h.values);
+        if (h.queries_unrotated.size()) jh["queries_unrotated"] = matrix(h.queries_unrotated);
+        if (h.keys_unrotated.size()) jh["keys_unrotated"] = matrix(h.keys_unrotated);
+        if (h.bias.size()) jh["bias"] = matrix(h.bias);
         if (h.scores.size()) jh["scores"] = matrix(h.scores);
         jh["scale"] = h.scale;
         if (h.mask.size()) jh["mask"] = bool_matrix(h.mask);

@@ -16,7 +16,9 @@ namespace attn::render {
 using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t,
                                   std::uint64_t, float>;
 
-Json config_json(const Config& c);
+Json matrix(const Mat& m);         // (R, C) -> an array of R rows; every matrix keeps its rank
+Json bool_matrix(const Mask& m);    // (T, S) -> rows of booleans, true = visible
+Json config_json(const Settings& c);
 Json trace_json(const Trace& t);
 std::string trace_json_text(const Trace& t);  // pretty enough to read, compact rows
 

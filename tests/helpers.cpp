@@ -11,6 +11,21 @@
 #include <sstream>
 
 namespace attn::test {
+
+void write(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out << bytes;
+    REQUIRE(out.good());
+}
+
+std::string npy_header(std::string header, const std::string& data) {
+    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+    header += '\n';
+    std::string out = std::string("\x93NUMPY\x01\x00", 8);
+    out += static_cast<char>(header.size() & 0xFF);
+    out += static_cast<char>(header.size() >> 8);
+    return out + header + data;
+}
 namespace {
 
 std::string read_fd(int fd) {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,31 @@
 
 namespace attn::test {
 
+// ---- fixture files ---------------------------------------------------------------------------------
+
+// Writes `bytes` to `path` as they are (a fixture); the test fails when it cannot.
+void write(const std::string& path, const std::string& bytes);
+
+// A .npy file whose header text is given as is, padded as numpy.save pads (format 1.0: magic, version,
+// header length, header, data).
+std::string npy_header(std::string header, const std::string& data);
+
+// A .npy file as numpy.save writes it.
+inline std::string npy(const std::string& descr, const std::string& shape, const std::string& data,
+                       bool fortran = false) {
+    return npy_header("{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+                          ", 'shape': " + shape + ", }",
+                      data);
+}
+
+// The raw bytes of `values`, as a .npy's data.
+template <typename T>
+std::string raw(std::initializer_list<T> values) {
+    std::string s;
+    for (T v : values) s.append(reinterpret_cast<const char*>(&v), sizeof v);
+    return s;
+}
+
 inline Inputs journey() {
     Embeddings e = example("journey");
     Inputs in;
@@ -19,15 +45,13 @@ inline Inputs journey() {
     return in;
 }
 
-// Config for the chapter's example: the kind's own defaults, d_in 3.
-inline Config journey_config(const std::string& kind, std::size_t d_out, const std::string& init,
+// Settings for the chapter's example: the kind's own defaults, d_in 3.
+inline Settings journey_config(const std::string& kind, std::size_t d_out, const std::string& init,
                              std::uint64_t seed) {
-    const KindInfo* k = find_kind(kind);
-    REQUIRE(k != nullptr);
-    Config c;
-    c.kind = kind, c.d_in = 3, c.d_out = d_out, c.init = init, c.seed = seed;
-    c.causal = k->default_causal, c.heads = k->default_heads, c.kv_heads = k->default_kv_heads;
-    return c;
+    REQUIRE(find_kind(kind) != nullptr);
+    SettingsRequest r;
+    r.kind = kind, r.d_out = d_out, r.init = init, r.seed = seed;
+    return resolve_settings(r, RunShape{6, 6, 3, 3});
 }
 
 // Golden numbers are printed to 4 decimals: they hold to within half a unit of the last place.

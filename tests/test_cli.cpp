@@ -83,7 +83,9 @@ TEST_CASE("cli: every kind runs from the command line on a sentence") {
     for (const char* kind : {"simple", "self", "causal", "mha-wrapper", "mha", "cross", "additive", "luong", "mqa",
                              "gqa", "local", "flash"}) {
         INFO(kind);
-        const RunResult r = run_attn({"show", "--kind", kind, "The cat sat on the mat.", "--json", "-"});
+        std::vector<std::string> args = {"show", "--kind", kind, "The cat sat on the mat.", "--json", "-"};
+        if (std::string(kind) == "cross") args.insert(args.end(), {"--source", "Le chat"});
+        const RunResult r = run_attn(args);
         INFO(r.err);
         CHECK(r.code == 0);
         if (r.code == 0) CHECK(nlohmann::json::parse(r.out)["kind"] == kind);
@@ -130,4 +132,31 @@ TEST_CASE("cli: help and kinds") {
     const RunResult kj = run_attn({"kinds", "--json"});
     REQUIRE(kj.code == 0);
     CHECK(nlohmann::json::parse(kj.out).size() == 12);
+}
+
+TEST_CASE("cli: an unknown option is named, with the nearest real one, even before a quoted sentence") {
+    check_error(run_attn({"show", "--heds", "4", "The cat"}), 2, "unknown option '--heds' (hint: did you mean --heads?");
+    check_error(run_attn({"show", "--colmap", "gray", "The cat"}), 2, "did you mean --colormap?");
+    check_error(run_attn({"show", "--kindd", "causal", "The cat"}), 2, "did you mean --kind?");
+    const RunResult r = run_attn({"show", "--zzzzzzzz", "The cat"});
+    check_error(r, 2, "unknown option '--zzzzzzzz' (hint: see 'attn show --help')");
+}
+
+TEST_CASE("cli: settings a kind changes are announced: d_out rounded up to a multiple of the heads") {
+    const RunResult r = run_attn({"show", "--kind", "mha", "--heads", "3", "The cat", "--json", "-"});
+    REQUIRE(r.code == 0);
+    CHECK(r.err == "attn: note: d_out 16 rounded up to 18, a multiple of --heads 3 (give --d-out to choose)\n");
+    CHECK(nlohmann::json::parse(r.out)["config"]["d_out"] == 18);
+    const RunResult a = run_attn({"show", "--kind", "additive", "The cat"});
+    REQUIRE(a.code == 0);
+    CHECK(a.err == "attn: note: kind 'additive' without --source: the sentence attends over itself\n");
+}
+
+TEST_CASE("cli: an output folder named like the sentence is questioned; ./ makes it a folder") {
+    check_error(run_attn({"show", "--png", "The cat sat"}), 2, "looks like a sentence");
+    const std::string dir = temp_dir();
+    const RunResult r = run_attn({"show", "hi", "--npy", "./my folder"}, RunOptions{dir, "", false, ""});
+    INFO(r.err);
+    CHECK(r.code == 0);
+    CHECK(exists(dir + "/my folder"));
 }

@@ -67,6 +67,8 @@ TEST_CASE("corpus: embeddings") {
 
 TEST_CASE("corpus: npy") { replay("npy", [](const std::string& b) { return attn::fuzz::npy_one(b); }); }
 
+TEST_CASE("corpus: trace") { replay("trace", [](const std::string& b) { return attn::fuzz::trace_one(b); }); }
+
 TEST_CASE("corpus: mask") { replay("mask", [](const std::string& b) { return attn::fuzz::mask_one(b); }); }
 
 TEST_CASE("corpus: cli") {

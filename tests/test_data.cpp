@@ -2,6 +2,7 @@
 #include <fstream>
 
 #include "core/ops.h"
+#include "tests/ops_helpers.h"
 #include "data/embed.h"
 #include "data/error.h"
 #include "data/inputs.h"

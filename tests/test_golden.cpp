@@ -38,7 +38,7 @@ TEST_CASE("golden: causal attention, nn.Linear weights, seed 123") {
 }
 
 TEST_CASE("golden: multi-head attention with an output projection, seed 123") {
-    Config c = journey_config("mha", 2, "torch", 123);
+    Settings c = journey_config("mha", 2, "torch", 123);
     c.heads = 2;
     const Trace t = run_attention(journey(), c);
     check_matrix(t.output, {{0.3190f, 0.4858f}, {0.2943f, 0.3897f}, {0.2856f, 0.3593f},
@@ -46,7 +46,7 @@ TEST_CASE("golden: multi-head attention with an output projection, seed 123") {
 }
 
 TEST_CASE("golden: multi-head wrapper stacks two causal heads, seed 123") {
-    Config c = journey_config("mha-wrapper", 2, "torch", 123);
+    Settings c = journey_config("mha-wrapper", 2, "torch", 123);
     c.heads = 2;
     const Trace t = run_attention(journey(), c);
     REQUIRE(t.output.shape(1) == 4);

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "core/trace.h"
+#include "data/utf8.h"
 #include "render/colormaps.h"
 #include "render/font.h"
 #include "render/png.h"
@@ -228,18 +229,18 @@ TEST_CASE("embedded font and UTF-8 decoding") {
     CHECK(f.has_glyph(U'A'));
     CHECK(f.has_glyph(U'\u00e9'));
     CHECK_FALSE(f.has_glyph(U'\ue000'));  // private use: not in DejaVu Sans
-    CHECK_FALSE(f.has_glyph(render::kInvalidUtf8));
+    CHECK_FALSE(f.has_glyph(attn::kInvalidUtf8));
     CHECK(f.text_width("Wide words", 14.0f) > f.text_width("i", 14.0f));
 
-    CHECK(render::decode_utf8("a\xC3\xA9z") == std::u32string{U'a', U'\u00e9', U'z'});
-    CHECK(render::decode_utf8("\xEE\x80\x80") == std::u32string{U'\ue000'});
-    const char32_t bad = render::kInvalidUtf8;
-    CHECK(render::decode_utf8("a\xFF" "b") == std::u32string{U'a', bad, U'b'});
-    CHECK(render::decode_utf8("\xC0\x80") == std::u32string{bad});         // overlong NUL
-    CHECK(render::decode_utf8("\xED\xA0\x80") == std::u32string{bad});     // surrogate
-    CHECK(render::decode_utf8("\xF4\x90\x80\x80") == std::u32string{bad}); // above U+10FFFF
-    CHECK(render::decode_utf8("\xE2\x82") == std::u32string{bad});         // truncated
-    CHECK(render::decode_utf8("\x80x") == std::u32string{bad, U'x'});      // stray continuation
+    CHECK(attn::decode_utf8("a\xC3\xA9z") == std::u32string{U'a', U'\u00e9', U'z'});
+    CHECK(attn::decode_utf8("\xEE\x80\x80") == std::u32string{U'\ue000'});
+    const char32_t bad = attn::kInvalidUtf8;
+    CHECK(attn::decode_utf8("a\xFF" "b") == std::u32string{U'a', bad, U'b'});
+    CHECK(attn::decode_utf8("\xC0\x80") == std::u32string{bad});         // overlong NUL
+    CHECK(attn::decode_utf8("\xED\xA0\x80") == std::u32string{bad});     // surrogate
+    CHECK(attn::decode_utf8("\xF4\x90\x80\x80") == std::u32string{bad}); // above U+10FFFF
+    CHECK(attn::decode_utf8("\xE2\x82") == std::u32string{bad});         // truncated
+    CHECK(attn::decode_utf8("\x80x") == std::u32string{bad, U'x'});      // stray continuation
 
     // Too long for the width: cut, ending in an ellipsis, within the width.
     const std::string cut = f.fit("supercalifragilisticexpialidocious", 14.0f, 80);
@@ -300,29 +301,29 @@ TEST_CASE("a causal trace gives scores, mask and weights images with labels and 
         CHECK(dark_pixels(d, top->first + 20, top->second - 10, d.w, bottom->second + 10) > 100);
     }
 
-    SUBCASE("scores: diverging map centred on 0") {
+    SUBCASE("scores: every cell before the mask, on a diverging map centred on 0") {
         const Decoded d = decode(files[0].bytes);
-        // Visible scores go from -1 (diagonal) to 1.5 (cell (5, 0)): the scale is +-1.5. Its low end,
-        // dark blue #053061, is only on the colour bar; its top end, dark red #67001f, is at the top of
-        // the bar and in cell (5, 0), left of the bar.
-        const auto blue = find(d, 0x05, 0x30, 0x61);
-        REQUIRE(blue.has_value());
-        const auto bar_red = find(d, 0x67, 0x00, 0x1f, blue->first - 2);
+        // Raw scores 0.5 (i - j) - 1 go from -3.5 (cell (0, 5), a future cell the mask will hide) to 1.5
+        // (cell (5, 0)): the scale is +-3.5. Its low end, dark blue #053061, is in cell (0, 5) and at the
+        // bottom of the bar; its top end, dark red #67001f, only at the top of the bar.
+        const auto bar_red = find(d, 0x67, 0x00, 0x1f);
         REQUIRE(bar_red.has_value());
-        CHECK(bar_red->second < blue->second - 50);  // positive at the top
-        CHECK(std::abs(bar_red->first - blue->first) < 4);
-        int cell_red = 0, diagonal = 0, grey = 0;
-        const render::Rgb minus_one = render::kRdBuR[42];  // floor((-1 + 1.5) / 3 * 256)
+        const auto bar_blue = find(d, 0x05, 0x30, 0x61, bar_red->first - 2);
+        REQUIRE(bar_blue.has_value());
+        CHECK(bar_red->second < bar_blue->second - 50);  // positive at the top
+        CHECK(std::abs(bar_red->first - bar_blue->first) < 4);
+        int cell_blue = 0, diagonal = 0, grey = 0;
+        const render::Rgb minus_one = render::kRdBuR[91];  // floor((-1 + 3.5) / 7 * 256)
         for (int y = 0; y < d.h; ++y)
-            for (int x = 0; x < blue->first - 30; ++x) {
+            for (int x = 0; x < bar_red->first - 30; ++x) {
                 const Px p = d.at(x, y);
-                cell_red += near(p, 0x67, 0x00, 0x1f);
+                cell_blue += near(p, 0x05, 0x30, 0x61);
                 diagonal += near(p, minus_one);
-                grey += p.r == p.g && p.g == p.b && p.r > 150 && p.r < 235;
+                grey += p.r == 205 && p.g == 205 && p.b == 205;  // the hidden cells' base grey
             }
-        CHECK(cell_red > 500);  // one cell, less its printed value
+        CHECK(cell_blue > 500);  // cell (0, 5), less its printed value
         CHECK(diagonal > 6 * 500);
-        CHECK(grey > 15 * 500);  // 15 hidden cells
+        CHECK(grey < 100);       // nothing hatched (15 hidden cells would be > 7000): no cell hidden before the mask
         CHECK(minus_one.b > minus_one.r);  // negative is blue
     }
 
@@ -516,8 +517,8 @@ TEST_CASE("empty rows, dropped weights and a flash tile grid") {
         t.heads[0].weights(0, j) = 0.0f;
     }
     t.empty_rows = {0};
-    t.heads[0].weights(1, 0) = 0.7f;  // the largest weight, so cell (1, 0) is yellow
-    t.heads[0].weights(1, 1) = 0.3f;
+    t.heads[0].weights(1, 0) = 1.0f;  // weight 1, the top of the fixed 0..1 scale: cell (1, 0) is yellow
+    t.heads[0].weights(1, 1) = 0.0f;
     t.config.dropout = 0.5f;
     t.heads[0].dropped_weights = t.heads[0].weights * 2.0f;
     t.config.block_q = 2;
@@ -585,7 +586,100 @@ TEST_CASE("odd shapes and values still render") {
 TEST_CASE("inconsistent traces are refused with a message") {
     Trace t = causal_trace(kSix, 2, 1);
     t.heads[1].weights = Mat::from_shape({6, 5});
-    CHECK_THROWS_WITH_AS(render::render_pngs(t, {}), doctest::Contains("same (T, S)"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(render::render_pngs(t, {}), doctest::Contains("same shape"), std::invalid_argument);
     CHECK_THROWS_AS(render::render_pngs(causal_trace(kSix), {"../x"}), std::invalid_argument);
     CHECK(render::render_pngs(Trace{}, {}).empty());
+}
+
+// A one-head trace whose weights row i is w[i] over S keys, every key visible.
+Trace weights_only_trace(const std::vector<std::vector<float>>& w) {
+    std::vector<std::string> tokens;
+    for (std::size_t i = 0; i < w[0].size(); ++i) tokens.push_back("t" + std::to_string(i));
+    Trace t = causal_trace(tokens);
+    t.tokens.resize(w.size());
+    HeadTrace& h = t.heads[0];
+    h.scores = Mat();
+    h.weights = Mat::from_shape({w.size(), w[0].size()});
+    h.mask = Mask::from_shape({w.size(), w[0].size()});
+    for (std::size_t i = 0; i < w.size(); ++i)
+        for (std::size_t j = 0; j < w[0].size(); ++j) h.weights(i, j) = w[i][j], h.mask(i, j) = 1;
+    return t;
+}
+
+int count_colour(const Decoded& d, render::Rgb c) {
+    int n = 0;
+    for (int y = 0; y < d.h; ++y)
+        for (int x = 0; x < d.w; ++x) n += near(d.at(x, y), c.r, c.g, c.b, 0);
+    return n;
+}
+
+TEST_CASE("figures: with a fixed range a weight of 0.25 has the same colour in two traces of different spans") {
+    const Trace a = weights_only_trace({{0.25f, 0.30f, 0.45f}, {0.05f, 0.25f, 0.70f}});
+    const Trace b = weights_only_trace({{0.25f, 0.75f, 0.00f}, {0.95f, 0.05f, 0.00f}});
+    render::PngOptions opt;
+    opt.prefix = "r", opt.figures = {"weights"};
+    opt.colour.range = render::ColourSpec::Range::fixed, opt.colour.min = 0.0f, opt.colour.max = 1.0f;
+    const render::Rgb quarter = render::kViridis[64];  // floor(0.25 * 256)
+    const Decoded da = decode(render::render_pngs(a, opt).at(0).bytes);
+    const Decoded db = decode(render::render_pngs(b, opt).at(0).bytes);
+    CHECK(count_colour(da, quarter) > 200);  // cells (0, 0) and (1, 1), less their printed values
+    CHECK(count_colour(db, quarter) > 100);
+    // the matrix's own range (the old behaviour) colours 0.25 of trace a differently
+    opt.colour.range = render::ColourSpec::Range::data;
+    const Decoded dd = decode(render::render_pngs(a, opt).at(0).bytes);
+    CHECK(count_colour(dd, quarter) < 50);  // only the colour bar's row of that entry
+}
+
+TEST_CASE("figures: masked scores, the renorm intermediate and vectors on request, named by the prefix") {
+    Trace t = causal_trace(kSix);
+    t.heads[0].queries = Mat::from_shape({6, 2});
+    std::fill(t.heads[0].queries.begin(), t.heads[0].queries.end(), 0.5f);
+    render::PngOptions opt;
+    opt.prefix = "lecture", opt.figures = {"masked-scores", "zeroed", "queries", "keys"};
+    const auto files = render::render_pngs(t, opt);
+    REQUIRE(files.size() == 3);  // no keys in this trace
+    CHECK(files[0].name == "lecture-masked-scores.png");
+    CHECK(files[1].name == "lecture-zeroed.png");
+    CHECK(files[2].name == "lecture-queries.png");
+    // masked scores: 15 hidden cells hatched grey; visible scale·scores on the diverging map
+    const Decoded m = decode(files[0].bytes);
+    CHECK(count_colour(m, render::Rgb{205, 205, 205}) > 15 * 500);
+    // queries: every value 0.5 is the top of the ±0.5 diverging scale, dark red
+    const Decoded q = decode(files[2].bytes);
+    CHECK(count_colour(q, render::kRdBuR[255]) > 6 * 2 * 300);
+}
+
+TEST_CASE("figures: cells the dropout removed are red cross-hatched, apart from small weights") {
+    Trace t = causal_trace(kSix);
+    t.config.dropout = 0.5f;
+    t.heads[0].dropped_weights = t.heads[0].weights * 2.0f;
+    render::PngOptions opt;
+    opt.figures = {"dropped-weights"};
+    const Decoded kept = decode(render::render_pngs(t, opt).at(0).bytes);
+    const render::Rgb red{214, 39, 40};
+    const int legend_only = count_colour(kept, red);
+    CHECK(legend_only == 0);  // nothing dropped: no swatch, no cell
+    t.heads[0].dropped_weights(3, 1) = 0.0f;  // one visible weight (1/4) dropped
+    t.heads[0].dropped_weights(5, 2) = 0.0f;
+    const Decoded dropped = decode(render::render_pngs(t, opt).at(0).bytes);
+    CHECK(count_colour(dropped, red) > 2 * 100);
+}
+
+TEST_CASE("figures: the query strip shows one query's raw, scaled, masked and softmax rows") {
+    const Trace t = causal_trace(kSix);
+    render::PngOptions opt;
+    opt.figures = {"query"}, opt.query = 2;
+    const auto files = render::render_pngs(t, opt);
+    REQUIRE(files.size() == 1);
+    CHECK(files[0].name == "causal-query.png");
+    const Decoded d = decode(files[0].bytes);
+    // Row 4 (softmax) of query 2 is 1/3 on three keys: viridis entry floor(256/3) = 85, on the weights'
+    // scale; the masked row hides keys 3-5 (hatched grey); raw scores 0.5 (2 - j) - 1 span -3.5 .. 0.
+    CHECK(count_colour(d, render::kViridis[85]) > 3 * 300);
+    CHECK(count_colour(d, render::Rgb{205, 205, 205}) > 3 * 300);
+    CHECK_THROWS_AS(render::render_pngs(t, [] {
+        render::PngOptions o;
+        o.figures = {"query"}, o.query = 6;
+        return o;
+    }()), std::invalid_argument);
 }

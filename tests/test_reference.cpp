@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/ops.h"
+#include "tests/ops_helpers.h"
 #include "tests/helpers.h"
 #include "tests/reference.h"
 
@@ -118,18 +119,19 @@ Inputs make_inputs(const Case& c) {
     return in;
 }
 
-Config make_config(const Case& c) {
-    Config cfg;
-    cfg.kind = c.kind, cfg.seed = c.seed_, cfg.init = c.init_;
-    cfg.d_in = c.d_in, cfg.d_out = c.d_out, cfg.heads = c.H, cfg.kv_heads = c.G;
-    cfg.causal = c.is_causal, cfg.qkv_bias = c.bias, cfg.renorm = c.renorm_, cfg.dropout = c.p;
-    cfg.window = c.window_, cfg.score = c.score_, cfg.block_q = c.bq, cfg.block_k = c.bk;
-    return cfg;
+// The case's settings, resolved by the registry as the CLI resolves them (H and G where the kind takes them).
+Settings make_config(const Case& c) {
+    SettingsRequest r;
+    r.kind = c.kind, r.seed = c.seed_, r.init = c.init_;
+    r.d_out = c.d_out, r.heads = c.H, r.kv_heads = c.G;
+    r.causal = c.is_causal, r.qkv_bias = c.bias, r.renorm = c.renorm_, r.dropout = c.p;
+    r.window = c.window_, r.score = c.score_, r.block_q = c.bq, r.block_k = c.bk;
+    return resolve_settings(r, RunShape{c.T, c.S ? c.S : c.T, c.d_in, c.d_src ? c.d_src : c.d_in});
 }
 
 // The reference's settings from the config the test asked for (not the trace's), plus the cells
 // dropout kept, read from the trace.
-ref::Settings settings_for(const Config& c, const Inputs& in, const Trace& t) {
+ref::Settings settings_for(const Settings& c, const Inputs& in, const Trace& t) {
     ref::Settings s;
     s.d_out = c.d_out, s.heads = c.heads, s.kv_heads = c.kv_heads, s.causal = c.causal, s.renorm = c.renorm;
     s.window = c.window.value_or(2);  // local's documented default
@@ -188,7 +190,7 @@ bool close_rel(double got, double want) {
 }
 
 // flash: the tiles it recorded against the reference's running max and sum after each tile.
-void compare_tiles(const Trace& t, const ref::Result& r, const Config& c, Worst& worst) {
+void compare_tiles(const Trace& t, const ref::Result& r, const Settings& c, Worst& worst) {
     std::vector<ref::Tile> want;  // head by head, in order
     for (std::size_t h = 0; h < r.heads.size(); ++h)
         for (const ref::Tile& tile : ref::flash_tiles(r.heads[h], h, c.block_q, c.block_k)) want.push_back(tile);
@@ -229,7 +231,7 @@ const Diagnostic* diagnostic(const Trace& t, const std::string& name) {
 }
 
 // Runs one config on one input and checks every stage of the trace against the reference.
-void check_against_reference(const Inputs& in, const Config& c, Worst& worst) {
+void check_against_reference(const Inputs& in, const Settings& c, Worst& worst) {
     const Trace t = run_attention(in, c);
     const ref::Result want =
         ref::run(c.kind, plain(in.x), plain(in.source_x), plain(t.params), settings_for(c, in, t));
@@ -519,8 +521,8 @@ TEST_CASE("reference: every kind under a user mask and under dropout") {
 TEST_CASE("reference: every kind in the registry, with the kind's own defaults") {
     // A kind added to the registry without a reference fails here (ref::run throws).
     Worst worst;
-    for (const KindInfo& k : kinds()) {
-        Case c = Case(k.name).t(7).dims(8, 8).heads(k.default_heads, k.default_kv_heads).causal(k.default_causal);
+    for (const Kind& k : kinds()) {
+        Case c = Case(k.name).t(7).dims(8, 8).heads(k.defaults.heads, k.defaults.kv_heads).causal(k.defaults.causal);
         if (k.options & opt_source) c.s(5, 8);
         if (k.options & opt_qkv_bias) c.qkv_bias();
         INFO(c.label());
@@ -538,7 +540,7 @@ TEST_CASE("invariant: rows of weights sum to 1, or 0 when every key is hidden") 
         for (const Case& c : every_kind(user)) {
             INFO(c.label());
             const Inputs in = make_inputs(c);
-            const Config cfg = make_config(c);
+            const Settings cfg = make_config(c);
             const Trace t = run_attention(in, cfg);
             const ref::Result want = ref::run(c.kind, plain(in.x), plain(in.source_x), plain(t.params),
                                               settings_for(cfg, in, t));
@@ -572,7 +574,7 @@ TEST_CASE("invariant: hidden cells have weight exactly 0, before and after dropo
             for (const Case& c : every_kind(user, p)) {
                 INFO(c.label());
                 const Inputs in = make_inputs(c);
-                const Config cfg = make_config(c);
+                const Settings cfg = make_config(c);
                 const Trace t = run_attention(in, cfg);
                 const ref::Result want = ref::run(c.kind, plain(in.x), plain(in.source_x), plain(t.params),
                                                   settings_for(cfg, in, t));
@@ -796,7 +798,7 @@ TEST_CASE("invariant: softmax stays finite and correct on rows with very differe
         in.x = {{1e15f, 0.0f}, {-1e15f, 1e15f}, {1e-15f, 2e-15f}};      // (T, 2)
         in.source_x = {{1e15f, 0.0f}, {-1e15f, 0.0f}, {0.0f, 1e15f}};  // (S, 2)
         in.has_source = true;
-        Config c;
+        Settings c;
         c.kind = "luong", c.score = "dot", c.d_in = 2, c.d_out = 2, c.heads = 1, c.kv_heads = 1, c.causal = false;
         Worst worst;
         check_against_reference(in, c, worst);
@@ -835,7 +837,7 @@ TEST_CASE("invariant: keeping only what the output needs computes the same outpu
     for (const Case& c : every_kind(UserMask::row)) cases.push_back(c);
     for (const Case& c : cases) {
         INFO(c.label());
-        Config lean = make_config(c);
+        Settings lean = make_config(c);
         lean.keep_weights = false;
         const Trace full = run_attention(make_inputs(c), make_config(c));
         const Trace slim = run_attention(make_inputs(c), lean);

@@ -1,4 +1,4 @@
-// Hostile inputs and faults, end to end: every row of the validation table (data/validation.h) run
+// Hostile inputs and faults, end to end: every row of the validation table (tests/validation_table.h) run
 // through the real binary, the docs checked against the table, the softmax at its numeric edges,
 // user masks on every kind, and output files that are written whole or not at all.
 #include <fcntl.h>
@@ -20,15 +20,20 @@
 
 #include "core/kinds.h"
 #include "core/ops.h"
+#include "tests/ops_helpers.h"
 #include "data/embed.h"
 #include "data/error.h"
 #include "data/inputs.h"
 #include "data/npy.h"
 #include "data/tokenize.h"
-#include "data/validation.h"
+#include "cli/policy/options.h"
+#include "data/limits.h"
+#include "tests/validation_table.h"
 #include "fuzz/harness.h"
 #include "render/terminal.h"
+#include "render/figure_views.h"
 #include "tests/helpers.h"
+#include "tests/model_fixtures.h"
 
 using namespace attn;
 using attn::test::RunOptions;
@@ -36,34 +41,31 @@ using attn::test::RunResult;
 using attn::test::slurp;
 using attn::test::temp_dir;
 using Json = nlohmann::json;
+using attn::test::write;
+using attn::test::npy;
+using attn::test::raw;
+using attn::test::npy_header;
 
 namespace {
 
 // ---- writing inputs ------------------------------------------------------------------------------
 
-void write(const std::string& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary);
-    out << bytes;
-    REQUIRE(out.good());
+
+
+
+
+// ASCII text as UTF-16LE without a byte order mark (as some Windows editors save it).
+std::string utf16le(const std::string& ascii) {
+    std::string out;
+    for (char ch : ascii) out += std::string(1, ch) + '\0';
+    return out;
 }
 
-// A .npy file as numpy.save writes it (format 1.0: magic, version, header length, header, data).
-std::string npy(const std::string& descr, const std::string& shape, const std::string& data, bool fortran = false) {
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
-                         ", 'shape': " + shape + ", }";
-    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-    header += '\n';
-    std::string out = std::string("\x93NUMPY\x01\x00", 8);
-    out += static_cast<char>(header.size() & 0xFF);
-    out += static_cast<char>(header.size() >> 8);
-    return out + header + data;
-}
-
-template <typename T>
-std::string raw(std::initializer_list<T> values) {
-    std::string s;
-    for (T v : values) s.append(reinterpret_cast<const char*>(&v), sizeof v);
-    return s;
+// Two rows of 16 finite float32 values, 3e38 then -3e38: additive's projections overflow.
+std::string big_rows() {
+    std::string a = "[", b = "[";
+    for (int i = 0; i < 16; ++i) a += (i ? ",3e38" : "3e38"), b += (i ? ",-3e38" : "-3e38");
+    return "[" + a + "]," + b + "]]";
 }
 
 // The files validation_fixtures() lists, in dir.
@@ -106,9 +108,28 @@ void write_fixtures(const std::string& dir) {
         {"mask-value.npy", npy("|u1", "(2, 2)", std::string("\1\7\1\1", 4))},
         {"overflow.json", "[[1e20, 1e20], [1e20, -1e20]]"},
         {"file", "not a folder\n"},
+        {"utf16.txt", utf16le("Your journey")},
+        {"utf16.json", utf16le("[[1, 2], [3, 4]]")},
+        {"space-token.json", R"({"tokens": ["a b", "c"], "x": [[1, 2], [3, 4]]})"},
+        {"zwsp-token.json", R"({"tokens": ["a", "b\u200bc"], "x": [[1, 2], [3, 4]]})"},
+        {"long-literal.json", "[[1" + std::string(5000, '0') + "]]"},
+        {"beyond.json", "[[3.5e38]]"},
+        {"version11.npy", std::string("\x93NUMPY\x01\x01", 8) + npy("<f4", "(2, 2)", raw({1.0f, 2.0f, 3.0f, 4.0f})).substr(8)},
+        {"nodict.npy", npy_header("'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), ", raw({1.0f, 2.0f, 3.0f, 4.0f}))},
+        {"dupkey.npy", npy_header("{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }",
+                                  raw({1.0f, 2.0f, 3.0f, 4.0f}))},
+        {"nul.npy", npy(std::string("<\0f4", 4), "(2, 2)", raw({1.0f, 2.0f, 3.0f, 4.0f}))},
+        {"big.json", big_rows()},
+        {"npy-out/causal-x.npy", "[[1, 2], [3, 4]]"},
+        {"trace-cut.json", std::string(R"({"format": "attn-trace", "version": 1, "tokens": ["a", "b"], "heads": [[)").substr(0, 60)},
+        {"trace-v2.json", R"({"format": "attn-trace", "version": 2})"},
+        {"rank5.npy", npy("<f4", "(1, 1, 1, 1, 1)", raw({1.0f}))},
+        {"tokens3.txt", "a\nb\nc\n"},
     };
+    REQUIRE(::mkdir((dir + "/npy-out").c_str(), 0755) == 0);
     for (const auto& [name, bytes] : files) write(dir + "/" + name, bytes);
     REQUIRE(::mkdir((dir + "/folder").c_str(), 0755) == 0);
+    attn::test::write_model_fixtures(dir);
     const int fd = ::open((dir + "/large.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // sparse: no disk used
     REQUIRE(fd >= 0);
     REQUIRE(::ftruncate(fd, 257LL << 20) == 0);
@@ -171,6 +192,7 @@ void check_row(const ValidationRule& r) {
         write_fixtures(dir);
     }
     if (r.id == "output.stdout") o.stdout_path = "/dev/full";
+    if (r.id == "text.stdin-max-tokens") o.stdin_text = "a b c d";
     const auto before = snapshot(dir);
     const RunResult res = run(r.example, o);
     CHECK(res.code == static_cast<int>(r.exit));
@@ -234,8 +256,11 @@ TEST_CASE("validation: the fixtures written are the ones the table lists") {
     std::set<std::string> written, listed;
     std::vector<std::string> paths;
     fuzz::list_tree(dir, "", paths);
-    written.insert(paths.begin(), paths.end());
     for (const auto& f : validation_fixtures()) listed.insert(f.name);
+    // every top-level fixture is listed, and so is any deeper file the table names (a model folder's
+    // own files are described by the folder's row)
+    for (const auto& p : paths)
+        if (p.find('/') == std::string::npos || listed.count(p)) written.insert(p);
     CHECK(written == listed);
 }
 
@@ -265,6 +290,7 @@ TEST_CASE("validation: option rules accept their bounds and refuse one past them
         CHECK(!check_option_text(p, bad).empty());
     // --show's choices are the terminal's matrices, --max-tokens' default is the documented 4096.
     CHECK(option_rule("--show").choices == render::showable_matrices());
+    CHECK(option_rule("--figures").choices == render::figure_names());
     CHECK(kDefaultMaxTokens == 4096);
     const RunResult help = run({"show", "--help"});
     for (const OptionRule& r : option_rules()) CHECK(help.out.find(r.option) != std::string::npos);
@@ -342,7 +368,7 @@ TEST_CASE("loaders: JSON object form, unknown keys, duplicates and depth") {
     CHECK(message("[[]]") == "e.json: row 0 is empty");
     CHECK(message("[1, 2]") == "e.json: row 0 is a number, not an array");
     CHECK(message("3") == "e.json: expected an array of rows or an object, found a number");
-    CHECK(message("[[1e39]]") == "e.json: row 0, column 0 is not a finite float32 value");
+    CHECK(message("[[1e39]]") == "e.json: row 0, column 0 is not a finite float32 value (1e39)");
     CHECK(message("[[-1e999]]") == "e.json: row 0, column 0 is not a finite float32 value (-1e999)");
     CHECK(message("[[1]] x") ==
           "e.json: invalid JSON at byte offset 6: invalid literal; expected end of input");
@@ -483,7 +509,7 @@ TEST_CASE("mask: combined with every kind's own mask and shown in the trace") {
     const std::vector<std::vector<int>> src_mask = {{1, 0, 1}, {0, 1, 1}, {0, 0, 0}, {1, 1, 0}};
     write(dir + "/self.json", mask_json(self_mask));
     write(dir + "/src.json", mask_json(src_mask));
-    for (const KindInfo& k : kinds()) {
+    for (const Kind& k : kinds()) {
         INFO("kind " << k.name);
         std::vector<std::string> args = {"show", "--kind", k.name, "The cat sat down"};
         const bool source = (k.options & opt_source) != 0;
@@ -666,7 +692,7 @@ TEST_CASE("files: an interrupt at any moment leaves no temporary and no half-wri
         }
         std::vector<std::string> left;
         fuzz::list_tree(out, "", left);
-        for (const auto& p : left) CHECK(p.find(".tmp-") == std::string::npos);
+        for (const auto& p : left) CHECK(p.find(".attn-") == std::string::npos);
         if (std::find(left.begin(), left.end(), "t.json") != left.end()) {
             CHECK_NOTHROW(Json::parse(slurp(out + "/t.json")));  // renamed into place only when whole
             ++whole;

@@ -1,0 +1,60 @@
+// attn bench --model DIR: the stages of a model run (load, tokenise, forward by part, predictions).
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "cli/show_model.h"
+#include "core/gpt2.h"
+#include "data/error.h"
+#include "data/gpt2_checkpoint.h"
+#include "data/gpt2_tokenizer.h"
+
+namespace attn::cli {
+
+void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t repeat) {
+    using Clock = std::chrono::steady_clock;
+    auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    // 1. the folder
+    auto t0 = Clock::now();
+    const Gpt2Tokenizer tok = Gpt2Tokenizer::load_dir(dir);
+    const double t_tok_load = since(t0);
+    t0 = Clock::now();
+    const auto model = load_gpt2_checkpoint(dir);
+    const double t_load = since(t0);
+    const Gpt2Config& c = model->config;
+    if (tokens > c.n_positions) usage_error("--tokens " + std::to_string(tokens) + " is more than the model's n_positions " + std::to_string(c.n_positions));
+    // 2. a text of `tokens` tokens: a sentence repeated, cut to length
+    std::string text;
+    t0 = Clock::now();
+    std::vector<std::int64_t> ids;
+    while (ids.size() < tokens) {
+        text += "Your journey starts with one step, and the animal didn't cross the street because it was too tired. ";
+        ids = tok.encode(text, tokens);
+    }
+    ids.resize(tokens);
+    const double t_encode = since(t0);
+    // 3. the forward pass, fastest of `repeat`
+    Gpt2Timing best;
+    double best_total = 1e30;
+    for (std::size_t r = 0; r < repeat; ++r) {
+        Gpt2Timing timing;
+        Gpt2RunOptions opt;
+        opt.timing = &timing;
+        t0 = Clock::now();
+        const Trace t = run_gpt2(*model, tok, ids, opt);
+        const double total = since(t0);
+        if (total < best_total) best_total = total, best = timing;
+    }
+    std::printf("attn bench · model %s · %s · %zu layers × %zu heads · %zu wide · T=%zu · every layer's weights kept\n",
+                dir.c_str(), model->dtype.c_str(), c.n_layer, c.n_head, c.n_embd, tokens);
+    std::printf("%-22s %10s\n", "stage", "seconds");
+    const std::pair<const char*, double> rows[] = {
+        {"read tokeniser", t_tok_load}, {"map + check weights", t_load}, {"tokenise", t_encode},
+        {"embeddings", best.embed}, {"layer norms", best.layer_norm}, {"qkv projection", best.qkv},
+        {"attention (heads)", best.attention}, {"output projection", best.attn_proj}, {"mlp", best.mlp},
+        {"logits (ln_f · wteᵀ)", best.logits}, {"top-5 predictions", best.predictions}};
+    for (const auto& [name, s] : rows) std::printf("%-22s %10.4f\n", name, s);
+    std::printf("%-22s %10.4f (fastest of %zu)\n", "forward total", best_total, repeat);
+}
+
+}  // namespace attn::cli

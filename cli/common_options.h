@@ -1,0 +1,58 @@
+// The options `attn show` and `attn bench` share: the kind, its settings and --max-memory. One
+// binder, so both commands take them with the same rules, defaults and messages.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/kinds.h"
+
+namespace attn::cli {
+
+struct CommonOptions {
+    std::string kind;
+    std::size_t d_in = kDefaultDIn;
+    std::size_t d_out = 0, heads = 0, kv_heads = 0, block_q = 0, block_k = 0;  // 0: the kind's default
+    std::size_t window = kDefaultWindow;
+    std::uint64_t seed = kDefaultSeed;
+    std::string init = "torch", score = "dot";
+    bool qkv_bias = false, renorm = false, causal = false, no_causal = false;
+    float dropout = 0.0f;
+    std::string pos = "none", rope_style = "half", align = "top-left";
+    std::uint64_t rope_base = 10000;
+    std::optional<std::string> max_memory;
+
+    // Filled by bind_common_options: the options only some kinds take, with their Option bits.
+    struct KindOption {
+        CLI::Option* option;
+        unsigned bit;
+    };
+    std::vector<KindOption> kind_options;
+    CLI::Option* d_in_option = nullptr;
+};
+
+// Binds --pos, --rope-base, --rope-style (opt_pos) and --align (opt_align) to `cmd`.
+void bind_position_options(CLI::App& cmd, CommonOptions& o);
+
+// Binds the shared options to `cmd` (with the position options); `kind` and `d_in` are the command's defaults.
+void bind_common_options(CLI::App& cmd, CommonOptions& o, const std::string& kind, std::size_t d_in,
+                         const std::string& d_in_help);
+
+// The kind named by --kind; usage errors for an option it does not take, and for --causal with --no-causal.
+const Kind& check_common_options(const CommonOptions& o);
+
+// What was asked for, unset values left to the kind (resolve_settings).
+SettingsRequest settings_request(const CommonOptions& o);
+
+// --max-memory in bytes, 0 when not given.
+std::size_t max_memory_bytes(const CommonOptions& o);
+
+// An option's accepted values as a CLI11 check, from the option rules (cli/policy/options.h).
+CLI::Validator rule(const char* option);
+
+}  // namespace attn::cli

@@ -1,0 +1,148 @@
+// attn decode: feed the tokens one at a time through a KV cache; print the cache growing, and write
+// the JSON ("attn-decode") and the PNGs.
+#include <unistd.h>
+
+#include <iostream>
+#include <optional>
+
+#include "cli/cli.h"
+#include "cli/common_options.h"
+#include "cli/policy/budget.h"
+#include "core/decode.h"
+#include "data/error.h"
+#include "data/inputs.h"
+#include "cli/policy/files.h"
+#include "cli/policy/options.h"
+#include "cli/policy/progress.h"
+#include "data/defaults.h"
+#include "data/limits.h"
+#include "render/decode_view.h"
+
+namespace attn::cli {
+namespace {
+
+struct DecodeOptions {
+    std::optional<std::string> sentence, text_file, example, embeddings;
+    std::string kind = "gqa", init = "torch", pos = "none", rope_style = "half";
+    std::size_t d_in = kDefaultDIn, d_out = 0, heads = 0, kv_heads = 0, window = kDefaultWindow, max_tokens = kDefaultMaxTokens;
+    std::uint64_t seed = kDefaultSeed, rope_base = 10000;
+    bool qkv_bias = false;
+    int precision = 2;
+    std::optional<std::string> json, png, max_memory;
+};
+
+struct Flag {
+    CLI::Option* opt;
+    unsigned bit;
+};
+
+void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool d_in_given) {
+    // 1. the kind: one that decodes, and options it takes
+    const Kind& kind = kind_named(o.kind);
+    if (!kind_decodes(kind))
+        usage_error("kind '" + o.kind + "' does not decode token by token",
+                    "decode takes kinds whose keys come from the sentence: " + decoding_kinds());
+    for (const Flag& f : flags) {
+        if (f.opt->count() == 0 || (kind.options & f.bit)) continue;
+        std::string takers;
+        for (const auto& k : kinds())
+            if ((k.options & f.bit) && kind_decodes(k)) takers += (takers.empty() ? "" : ", ") + std::string(k.name);
+        usage_error(f.opt->get_name() + " does not apply to kind '" + o.kind + "'", "it applies to: " + takers);
+    }
+    if (o.json) policy::check_output_file(*o.json, "--json");
+    if (o.png) policy::check_output_dir(*o.png, "--png");
+    OutputPlan plan;
+    plan.json = o.json.has_value(), plan.png = o.png.has_value();
+    if (o.max_memory) plan.max_memory = parse_bytes(*o.max_memory, "--max-memory");
+    // 2. the inputs
+    InputRequest req;
+    req.sentence = o.sentence, req.text_file = o.text_file, req.example = o.example, req.embeddings = o.embeddings;
+    if (d_in_given) req.d_in = o.d_in;
+    req.default_d_in = o.d_in, req.seed = o.seed, req.max_tokens = o.max_tokens;
+    const Inputs in = make_inputs(req);
+    // 3. the settings: the kind's defaults (the registry's), always causal, checked
+    SettingsRequest r;
+    r.kind = o.kind, r.seed = o.seed, r.init = o.init, r.qkv_bias = o.qkv_bias, r.causal = true;
+    const auto given = [](std::size_t v) { return v ? std::optional<std::size_t>(v) : std::nullopt; };
+    r.d_out = given(o.d_out), r.heads = given(o.heads), r.kv_heads = given(o.kv_heads), r.window = o.window;
+    r.pos = o.pos, r.rope_style = o.rope_style, r.rope_base = static_cast<double>(o.rope_base);
+    const RunShape shape{in.x.shape(0), in.source_x.shape(0), in.x.shape(1), in.source_x.shape(1)};
+    const Settings c = resolve_settings(r, shape);
+    check_settings(c, shape);
+    // 4. the run (the full pass and the steps), within --max-memory
+    check_run_budget(c, shape, plan);
+    const bool json_to_stdout = o.json && *o.json == "-";
+    policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
+    RunHooks hooks;
+    hooks.progress = progress.callback();
+    const DecodeTrace d = run_decode(in, c, hooks);
+    // 5. outputs
+    std::vector<policy::OutputFile> files;
+    if (o.json) files.push_back({*o.json, render::decode_json_text(d)});
+    if (o.png)
+        for (auto& f : render::decode_pngs(d)) files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+    policy::write_files_atomic(files);
+    if (!json_to_stdout) {
+        render::DecodeViewOptions v;
+        v.precision = o.precision;
+        std::cout << render::decode_terminal_view(d, v);
+        if (o.json) std::cout << "wrote " << *o.json << "\n";
+        if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
+        std::cout.flush();
+    }
+}
+
+}  // namespace
+
+void setup_decode(CLI::App& app) {
+    auto o = std::make_shared<DecodeOptions>();
+    auto flags = std::make_shared<std::vector<Flag>>();
+    CLI::App* cmd = app.add_subcommand(
+        "decode", "Generate as a model does: tokens one at a time, each query over a growing key/value cache");
+    cmd->footer(
+        "Each step t appends token t's key and value to the cache and attends from its query over the\n"
+        "t + 1 cached keys (mask aligned bottom-right). Every step equals row t of the full causal pass.\n\n"
+        "Examples:\n"
+        "  attn decode \"Your journey starts with one step\"\n"
+        "  attn decode --kind mqa --heads 8 --d-out 32 \"the cat sat on the mat\"\n"
+        "  attn decode --kind mha --heads 4 --pos rope --png out/ \"the cat sat on the mat\"\n"
+        "  attn decode --kind causal --pos alibi --json decode.json \"one two three four\"");
+    auto add = [&](CLI::Option* opt, unsigned bit) {
+        flags->push_back({opt, bit});
+        return opt;
+    };
+    cmd->add_option("sentence", o->sentence, "The tokens to feed, in order (UTF-8)");
+    cmd->add_option("-k,--kind", o->kind, "Attention kind: " + decoding_kinds())->capture_default_str();
+    cmd->add_option("--file", o->text_file, "Read the text from a file ('-' = standard input)");
+    cmd->add_option("--example", o->example, "A built-in input: journey (the chapter's 6 tokens, d_in 3)");
+    cmd->add_option("--embeddings", o->embeddings, "Token vectors: JSON rows, {\"tokens\", \"x\"}, or a 2-D float .npy");
+    CLI::Option* d_in = cmd->add_option("--d-in", o->d_in, "Embedding width")->check(rule("--d-in"))->capture_default_str();
+    add(cmd->add_option("--d-out", o->d_out, "Projection width (default: d_in)")->check(rule("--d-out")), opt_d_out);
+    cmd->add_option("--seed", o->seed, "Seed for embeddings and weights")->check(rule("--seed"))->capture_default_str();
+    add(cmd->add_option("--init", o->init, "Weights: torch (nn.Linear) or torch-rand (torch.rand)")
+            ->check(rule("--init"))
+            ->capture_default_str(),
+        opt_init);
+    add(cmd->add_flag("--qkv-bias", o->qkv_bias, "Give the Q/K/V projections a bias"), opt_qkv_bias);
+    add(cmd->add_option("--heads", o->heads, "Query heads H")->check(rule("--heads")), opt_heads);
+    add(cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads G (gqa; H must divide by G)")->check(rule("--kv-heads")),
+        opt_kv_heads);
+    add(cmd->add_option("--window", o->window, "local: step t sees keys t - W .. t")->check(rule("--window"))->capture_default_str(),
+        opt_window);
+    add(cmd->add_option("--pos", o->pos, "Positions: none, sinusoidal, rope, alibi")->check(rule("--pos"))->capture_default_str(),
+        opt_pos);
+    add(cmd->add_option("--rope-base", o->rope_base, "rope: theta_i = base^(-2i/d_k)")->check(rule("--rope-base"))->capture_default_str(),
+        opt_pos);
+    add(cmd->add_option("--rope-style", o->rope_style, "rope: half (rotate_half) or interleaved (pairs 2i, 2i+1)")
+            ->check(rule("--rope-style"))
+            ->capture_default_str(),
+        opt_pos);
+    cmd->add_option("--max-tokens", o->max_tokens, "Refuse longer inputs")->check(rule("--max-tokens"))->capture_default_str();
+    cmd->add_option("--precision", o->precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
+    cmd->add_option("--json", o->json, "Write the steps as JSON to PATH ('-' = standard output only)");
+    cmd->add_option("--png", o->png, "Write the staircase and cache PNGs into folder DIR (created as needed)");
+    cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");
+    cmd->callback([o, flags, d_in] { run_decode_cmd(*o, *flags, d_in->count() > 0); });
+}
+
+}  // namespace attn::cli

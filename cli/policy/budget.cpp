@@ -1,0 +1,95 @@
+#include "cli/policy/budget.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "data/error.h"
+
+namespace attn {
+
+void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan& out) {
+    const std::size_t limit = out.max_memory ? out.max_memory : default_max_memory();
+    const RunEstimate run = estimate_run(c, shape);
+    const double json = out.json ? double(estimate_json_memory(c, shape)) : 0.0;
+    const double png = out.png ? double(estimate_png_bytes(kind_named(c.kind).geometry(c, shape.d_src).heads, shape.T,
+                                                           shape.S))
+                               : 0.0;
+    const double npy = out.npy ? run.total : 0.0;  // every matrix encoded in memory once more
+    const double total = run.total + json + png + npy;
+    if (total > double(limit)) {
+        // 1. the outputs to drop, 2. the flash tile when it is the largest part, 3. a smaller run
+        std::string lower;
+        if (out.json) lower += "drop --json (" + format_bytes(json) + ") or write --npy instead, ";
+        if (out.png) lower += "drop --png (" + format_bytes(png) + "), ";
+        if (out.npy) lower += "drop --npy (" + format_bytes(npy) + "), ";
+        if (run.tiles > total / 2) lower += "lower --block-q or --block-k (the tiles take " + format_bytes(run.tiles) + "), ";
+        usage_error("this run would need about " + format_bytes(total) + " of memory, more than --max-memory " +
+                        format_bytes(double(limit)),
+                    lower + out.fewer + ", or raise --max-memory");
+    }
+    const double json_bytes = out.json ? double(estimate_json_bytes(c, shape)) : 0.0;
+    if (json_bytes > double(kMaxJsonBytes) && !out.force)
+        usage_error("the JSON trace would be about " + format_bytes(json_bytes) + ", more than " +
+                        format_bytes(double(kMaxJsonBytes)),
+                    "write the matrices with --npy DIR instead, or add --force");
+}
+
+std::size_t physical_memory_bytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (8ull << 30);
+}
+
+std::size_t default_max_memory() { return physical_memory_bytes() / 4 * 3; }
+
+std::size_t parse_bytes(const std::string& text, const std::string& option) {
+    const std::string what = option + " '" + text + "'";
+    const auto digits = [&](std::size_t i) {
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+        return i;
+    };
+    // 1. the number: digits, optionally '.' and more digits; nothing else
+    std::size_t end = digits(0);
+    if (end == 0) usage_error(what + " is not a size", "write e.g. 512M, 8G or 1000000");
+    if (end < text.size() && text[end] == '.') {
+        const std::size_t frac = digits(end + 1);
+        if (frac == end + 1) usage_error(what + " is not a size", "write e.g. 512M, 8G or 1000000");
+        end = frac;
+    }
+    const double value = std::strtod(text.substr(0, end).c_str(), nullptr);
+    // 2. the unit: none or B; K, M, G, T, P, E with an optional B or iB
+    std::string unit = text.substr(end);
+    for (char& ch : unit) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    const std::string prefixes = "KMGTPE";
+    double scale = 1.0;
+    if (!unit.empty() && unit != "B") {
+        const std::size_t p = prefixes.find(unit[0]);
+        const std::string rest = unit.substr(1);
+        if (p == std::string::npos || !(rest.empty() || rest == "B" || rest == "IB")) {
+            bool letters = true;
+            for (char ch : unit) letters = letters && std::isalpha(static_cast<unsigned char>(ch));
+            if (!letters) usage_error(what + " is not a size", "write e.g. 512M, 8G or 1000000");
+            usage_error(what + " has an unknown unit", "use K, M, G, T, P or E (powers of 1024), or none for bytes");
+        }
+        scale = std::ldexp(1.0, 10 * static_cast<int>(p + 1));
+    }
+    // 3. whole bytes, at least one, below 2^64
+    const double bytes = value * scale;
+    if (bytes < 1.0) usage_error(what + " is too small", "give at least 1 byte, e.g. 512M or 8G");
+    if (bytes >= 18446744073709551616.0) usage_error(what + " is too large", "give less than 16E (2^64 bytes)");
+    return static_cast<std::size_t>(bytes);
+}
+
+std::string format_bytes(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 6) bytes /= 1024.0, ++u;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+    return buf;
+}
+
+}  // namespace attn

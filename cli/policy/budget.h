@@ -1,0 +1,35 @@
+// The budget policy: whether a run may start, given its estimate (core/budget.h) and --max-memory.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "core/budget.h"
+
+namespace attn {
+
+// What one run writes besides computing, and the limit it must keep within.
+struct OutputPlan {
+    bool json = false, png = false, npy = false;
+    bool force = false;          // --force: write a JSON trace above kMaxJsonBytes
+    std::size_t max_memory = 0;  // --max-memory; 0: default_max_memory()
+    std::string fewer = "use fewer tokens or heads";  // the hint's way to a smaller run
+};
+constexpr std::size_t kMaxJsonBytes = std::size_t(256) << 20;  // larger traces want --npy, or --force
+
+// Before anything large is allocated: a usage error when the run with its outputs would need more
+// than the limit (giving the estimate and the option to lower: an output to drop, the flash tile,
+// the run's size), or when the JSON trace would exceed kMaxJsonBytes without --force (suggesting --npy).
+void check_run_budget(const Settings& s, const RunShape& shape, const OutputPlan& out);
+
+std::size_t physical_memory_bytes();
+std::size_t default_max_memory();  // 3/4 of physical memory
+
+// A size: decimal digits with an optional fraction, then an optional unit K, M, G, T, P or E
+// (powers of 1024; also KB/KiB..., any case) or B. "512M", "8G", "1.5GiB", "1000000" -> bytes.
+// Usage errors naming the option: not a size (signs, spaces, hex, exponents), an unknown unit,
+// too small (under one byte, 0 included), too large (2^64 bytes or more).
+std::size_t parse_bytes(const std::string& text, const std::string& option);
+std::string format_bytes(double bytes);  // "1.2 GiB"
+
+}  // namespace attn

@@ -1,0 +1,208 @@
+#include "cli/policy/outputs.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <set>
+
+#include "data/error.h"
+#include "cli/policy/files.h"
+
+namespace attn::policy {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool all_of(const std::string& s, std::size_t from, const char* chars) {
+    return from < s.size() && s.find_first_not_of(chars, from) == std::string::npos;
+}
+
+const char* const kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+// K-h<N>-<stage> without K- and .npy: "h12-weights".
+bool is_head_stage(const std::string& rest) {
+    if (rest.size() < 3 || rest[0] != 'h') return false;
+    const auto dash = rest.find('-');
+    if (dash == std::string::npos || !all_of(rest.substr(0, dash), 1, "0123456789")) return false;
+    static const std::set<std::string> stages = {"queries", "keys",    "values",          "scores",
+                                                 "mask",    "weights", "dropped_weights", "context"};
+    return stages.count(rest.substr(dash + 1)) > 0;
+}
+
+std::string base_name(const std::string& path) {
+    std::string p = path;
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    return p.substr(p.find_last_of('/') + 1);
+}
+
+// The absolute path with every existing part's links followed and ".", ".." and "//" folded:
+// two outputs clash when these are equal, or one lies inside the other.
+std::string resolve(const std::string& path) {
+    std::string abs = path;
+    if (abs.empty() || abs[0] != '/') {
+        char cwd[PATH_MAX];
+        abs = std::string(::getcwd(cwd, sizeof cwd) ? cwd : ".") + "/" + path;
+    }
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i <= abs.size();) {
+        const auto slash = std::min(abs.find('/', i), abs.size());
+        const std::string part = abs.substr(i, slash - i);
+        if (part == "..") {
+            if (!parts.empty()) parts.pop_back();
+        } else if (!part.empty() && part != ".") {
+            parts.push_back(part);
+        }
+        i = slash + 1;
+    }
+    // the longest existing prefix, with its links followed
+    for (std::size_t n = parts.size() + 1; n-- > 0;) {
+        std::string head;
+        for (std::size_t k = 0; k < n; ++k) head += "/" + parts[k];
+        if (head.empty()) head = "/";
+        char real[PATH_MAX];
+        if (::realpath(head.c_str(), real) == nullptr) continue;
+        std::string out = real;
+        for (std::size_t k = n; k < parts.size(); ++k) out += (out == "/" ? "" : "/") + parts[k];
+        return out;
+    }
+    return abs;
+}
+
+bool inside(const std::string& inner, const std::string& outer) {
+    return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
+           (outer == "/" || inner[outer.size()] == '/');
+}
+
+struct Identity {
+    dev_t dev;
+    ino_t ino;
+};
+
+bool identity(const std::string& path, Identity& id) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return false;
+    id = {st.st_dev, st.st_ino};
+    return true;
+}
+
+struct Output {
+    const char* option;
+    std::string path, real;
+    std::optional<Folder> folder;  // a --png/--npy folder
+};
+
+void check_pair(const Output& a, const Output& b, const std::string& prefix) {
+    const std::string both = a.option + std::string(" '") + a.path + "' and " + b.option + " '" + b.path + "'";
+    if (a.real == b.real && (!a.folder || !b.folder))
+        usage_error(both + " name the same path", "give each output its own path");
+    for (const auto& [file, dir] : {std::pair<const Output*, const Output*>{&a, &b}, {&b, &a}}) {
+        if (file->folder) continue;
+        if (inside(dir->real, file->real))
+            usage_error(both + ": " + dir->option + " would need the file " + file->path + " to be a folder",
+                        "give each output its own path");
+        const auto slash = file->real.find_last_of('/');
+        const std::string parent = slash == 0 ? "/" : file->real.substr(0, slash);
+        if (dir->folder && parent == dir->real && is_output_name(*dir->folder, prefix, base_name(file->real)))
+            usage_error("two outputs would both be written to '" + file->path + "'",
+                        std::string("give ") + file->option + " a different name");
+    }
+    if (a.folder && b.folder && a.real != b.real) {
+        for (const auto& [in, out] : {std::pair<const Output*, const Output*>{&a, &b}, {&b, &a}}) {
+            const auto slash = in->real.find_last_of('/');
+            const std::string parent = slash == 0 ? "/" : in->real.substr(0, slash);
+            if (parent == out->real && is_output_name(*out->folder, prefix, base_name(in->real)))
+                usage_error("two outputs would both be written to '" + in->path + "'",
+                            std::string("give ") + in->option + " a different name");
+        }
+    }
+}
+
+}  // namespace
+
+bool is_output_name(Folder folder, const std::string& prefix, const std::string& name) {
+    const std::string ext = folder == Folder::png ? ".png" : folder == Folder::svg ? ".svg" : ".npy";
+    if (name.size() < prefix.size() + 1 + ext.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+        name[prefix.size()] != '-' || !ends_with(name, ext))
+        return false;
+    const std::string rest = name.substr(prefix.size() + 1, name.size() - prefix.size() - 1 - ext.size());
+    if (folder == Folder::png || folder == Folder::svg)
+        return rest == "scores" || rest == "mask" || rest == "weights" || rest == "dropped-weights" || rest == "tiles";
+    if (rest == "x" || rest == "source_x" || rest == "v" || rest == "output") return true;
+    if (rest.size() > 2 && (rest[0] == 'W' || rest[0] == 'b') && rest[1] == '_' && all_of(rest, 2, kLetters))
+        return true;
+    return is_head_stage(rest);
+}
+
+void check_outputs(const OutputRequest& r) {
+    // 1. standard output is the JSON trace's only
+    for (const auto& [option, dir] : {std::pair<const char*, const std::optional<std::string>*>{"--png", &r.png},
+                                      {"--npy", &r.npy}, {"--svg", &r.svg}})
+        if (*dir && **dir == "-")
+            usage_error(std::string(option) + " takes a folder; '-' (standard output) is for --json only",
+                        std::string("name a folder, e.g. ") + option + " out");
+    // 2. no two outputs on one path, none inside another
+    std::vector<Output> outs;
+    if (r.json && *r.json != "-") outs.push_back({"--json", *r.json, resolve(link_target(*r.json)), std::nullopt});
+    if (r.html && *r.html != "-") outs.push_back({"--html", *r.html, resolve(link_target(*r.html)), std::nullopt});
+    if (r.png) outs.push_back({"--png", *r.png, resolve(*r.png), Folder::png});
+    if (r.svg) outs.push_back({"--svg", *r.svg, resolve(*r.svg), Folder::svg});
+    if (r.npy) outs.push_back({"--npy", *r.npy, resolve(*r.npy), Folder::npy});
+    for (std::size_t i = 0; i < outs.size(); ++i)
+        for (std::size_t j = i + 1; j < outs.size(); ++j) check_pair(outs[i], outs[j], r.prefix);
+    // 3. no output over an input: the same file, or an input among a folder's attn-named files
+    for (const InputFile& in : r.inputs) {
+        Identity input{};
+        if (in.path == "-" || !identity(in.path, input)) continue;
+        for (const Output& o : outs) {
+            Identity id{};
+            if (!o.folder) {
+                if (identity(o.path, id) && id.dev == input.dev && id.ino == input.ino)
+                    usage_error(std::string(o.option) + " '" + o.path + "' is the same file as " + in.option + " '" +
+                                    in.path + "'",
+                                "write the output to another file; attn never overwrites what it reads");
+                continue;
+            }
+            DIR* d = ::opendir(o.path.c_str());
+            if (d == nullptr) continue;
+            std::string clash;
+            while (const dirent* e = ::readdir(d)) {
+                const std::string name = e->d_name;
+                if (is_output_name(*o.folder, r.prefix, name) && identity(join_path(o.path, name), id) &&
+                    id.dev == input.dev && id.ino == input.ino) {
+                    clash = join_path(o.path, name);
+                    break;
+                }
+            }
+            ::closedir(d);
+            if (!clash.empty())
+                usage_error(std::string(o.option) + " '" + o.path + "' would overwrite " + in.option + " '" + in.path +
+                                "' (as " + base_name(clash) + ")",
+                            "read the input from another folder or write the output to another");
+        }
+    }
+}
+
+void remove_stale(const std::string& dir, Folder folder, const std::string& prefix,
+                  const std::vector<std::string>& written) {
+    const std::set<std::string> keep(written.begin(), written.end());
+    std::vector<std::string> stale;
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (!keep.count(name) && is_output_name(folder, prefix, name)) stale.push_back(name);
+    }
+    ::closedir(d);
+    for (const auto& name : stale) {
+        struct stat st {};
+        const std::string path = join_path(dir, name);
+        if (::lstat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) ::unlink(path.c_str());
+    }
+}
+
+}  // namespace attn::policy

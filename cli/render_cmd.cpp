@@ -1,0 +1,112 @@
+// attn render: draw a saved trace, or attention saved from another model as .npy, without recomputing.
+#include <iostream>
+#include <optional>
+
+#include "cli/cli.h"
+#include "data/error.h"
+#include "cli/policy/files.h"
+#include "render/html.h"
+#include "render/png.h"
+#include "render/trace_read.h"
+
+namespace attn::cli {
+namespace {
+
+struct RenderOptions {
+    std::string input;
+    std::optional<std::string> html, png, tokens;
+    // std::optional<std::string> svg;  // --svg DIR: the SVG renderer's option goes here (outputs, step 4)
+    std::optional<std::size_t> layer, head;
+};
+
+std::string base_name(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The heads one set of PNGs draws: layer l's (or the trace's own), all or only --head; flash tiles follow.
+Trace png_view(const Trace& t, std::optional<std::size_t> layer, std::optional<std::size_t> head) {
+    Trace v;
+    v.kind = t.kind + (layer ? " · layer " + std::to_string(*layer) : ""), v.config = t.config;
+    v.tokens = t.tokens, v.source_tokens = t.source_tokens;
+    v.has_source = t.has_source, v.empty_rows = t.empty_rows;
+    v.heads = layer ? t.layers[*layer].heads : t.heads;
+    v.tiles = t.tiles;
+    if (head) {
+        v.heads = {v.heads[*head]};
+        v.tiles.clear();
+        for (Tile tile : t.tiles)
+            if (tile.head == *head) tile.head = 0, v.tiles.push_back(tile);
+    }
+    return v;
+}
+
+void run_render(const RenderOptions& o) {
+    // 1. the outputs, checked before anything is read
+    if (!o.html && !o.png) usage_error("nothing to write", "give --html FILE or --png DIR; see 'attn render --help'");
+    if (o.html) policy::check_output_file(*o.html, "--html");
+    if (o.png) policy::check_output_dir(*o.png, "--png");
+    // 2. the input
+    const Trace t = render::read_trace_file(o.input, o.tokens);
+    // 3. the selection
+    const std::size_t L = t.layers.size();
+    if (o.layer && L == 0) usage_error("--layer applies to traces with layers; " + base_name(o.input) + " has none", "leave out --layer");
+    if (o.layer && *o.layer >= L)
+        usage_error("--layer " + std::to_string(*o.layer) + " is past the last layer (" + std::to_string(L - 1) + ")",
+                    "layers are numbered from 0");
+    const std::size_t H = L ? t.layers[o.layer.value_or(0)].heads.size() : t.heads.size();
+    if (o.head && *o.head >= H)
+        usage_error("--head " + std::to_string(*o.head) + " is past the last head (" + std::to_string(H - 1) + ")",
+                    "heads are numbered from 0");
+    // 4. the files: the page, and PNGs per layer (all layers, or --layer)
+    std::vector<policy::OutputFile> files;
+    if (o.html) {
+        render::HtmlOptions h;
+        h.source = base_name(o.input), h.layer = o.layer, h.head = o.head;
+        files.push_back({*o.html, render::render_html(t, h)});
+    }
+    if (o.png) {
+        std::vector<std::optional<std::size_t>> layers;
+        if (o.layer) layers.push_back(o.layer);
+        else if (L == 0) layers.push_back(std::nullopt);
+        else for (std::size_t l = 0; l < L; ++l) layers.push_back(l);
+        for (const auto& layer : layers) {
+            render::PngOptions p;
+            p.prefix = t.kind + (layer ? "-layer" + std::to_string(*layer) : "") + (o.head ? "-head" + std::to_string(*o.head) : "");
+            for (auto& f : render::render_pngs(png_view(t, layer, o.head), p))
+                files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+        }
+    }
+    policy::write_files_atomic(files);
+    if (o.html) std::cout << "wrote " << *o.html << "\n";
+    if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
+}
+
+}  // namespace
+
+void setup_render(CLI::App& app) {
+    auto o = std::make_shared<RenderOptions>();
+    CLI::App* cmd = app.add_subcommand("render", "Draw a saved trace, or attention saved as .npy, without recomputing");
+    cmd->footer(
+        "INPUT is a trace written by 'attn show --json', or a .npy of attention weights of shape (L, H, T, S),\n"
+        "(H, T, S) or (T, S), e.g. from a notebook:\n"
+        "  out = model(**enc, output_attentions=True)\n"
+        "  np.save('attn.npy', torch.stack(out.attentions)[:, 0].numpy())\n"
+        "  json.dump(tok.convert_ids_to_tokens(enc['input_ids'][0]), open('tokens.json', 'w'))\n"
+        "Examples:\n"
+        "  attn render trace.json --html trace.html\n"
+        "  attn render trace.json --png out/ --head 1\n"
+        "  attn render attn.npy --tokens tokens.json --html attn.html --layer 5 --head 3\n"
+        "  attn render attn.npy --tokens tokens.txt --png out/ --layer 0");
+    cmd->add_option("input", o->input, "A JSON trace (attn show --json) or a .npy of attention weights")->required();
+    cmd->add_option("--html", o->html, "Write the interactive page to FILE (one self-contained HTML file)");
+    cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed); one set per layer");
+    // --svg DIR (the SVG renderer) belongs here, beside --png, with its files added in run_render step 4.
+    cmd->add_option("--layer", o->layer, "The layer to open (--html) or draw (--png), from 0");
+    cmd->add_option("--head", o->head, "The head to open (--html) or draw alone (--png), from 0");
+    cmd->add_option("--tokens", o->tokens,
+                    "Token labels for a .npy: a JSON list of strings, {\"tokens\", \"source_tokens\"}, or one per line");
+    cmd->callback([o] { run_render(*o); });
+}
+
+}  // namespace attn::cli

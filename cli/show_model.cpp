@@ -1,0 +1,156 @@
+// attn show --model DIR: read the folder, tokenise, run the model, print and write the outputs.
+#include "cli/show_model.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <vector>
+
+#include "cli/policy/budget.h"
+#include "core/budget.h"
+#include "core/gpt2.h"
+#include "data/error.h"
+#include "data/gpt2_checkpoint.h"
+#include "data/gpt2_tokenizer.h"
+#include "data/npy.h"
+#include "cli/policy/files.h"
+#include "render/html.h"
+#include "render/model_view.h"
+#include "cli/policy/progress.h"
+
+namespace attn::cli {
+namespace {
+
+// The text: the argument, or --file (standard input for '-').
+std::string model_text(const ModelShowOptions& o) {
+    if (o.sentence && o.text_file) usage_error("give the text once: as an argument or with --file");
+    if (o.text_file) {
+        std::string text = *o.text_file == "-" ? read_stdin("text") : read_file(*o.text_file, "text file");
+        if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a byte order mark is not text
+        return text;
+    }
+    if (!o.sentence) usage_error("no text given", "attn show --model DIR \"Your journey starts with one\"");
+    return *o.sentence;
+}
+
+// Memory the run with its outputs needs, checked before the weights are read.
+void check_model_budget(const ModelShowOptions& o, const Gpt2Config& c, const SafetensorsFile& f, std::size_t T,
+                        std::size_t kept) {
+    const double TT = double(T) * double(T), H = double(c.n_head);
+    const double weights = double(f.size()) + double(gpt2_widened_bytes(f));  // mapped pages + widened copies
+    const double run = gpt2_run_bytes(c, T, kept);
+    const double numbers = double(kept) * H * 3.0 * TT + 2.0 * double(c.n_layer) * TT + 15.0 * double(T);
+    const double json_bytes = o.json ? numbers * 11.0 : 0.0;
+    const double json = o.json ? numbers * 16.0 + json_bytes : 0.0;
+    const double png = o.png ? double(estimate_png_bytes(3, T, T)) + 8e6 : 0.0;
+    const double npy = o.npy ? double(kept) * H * 9.0 * TT + 8.0 * double(c.n_layer) * TT : 0.0;
+    const double limit = double(o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : default_max_memory());
+    if (weights + run + json + png + npy > limit)
+        usage_error("this run would need about " + format_bytes(weights + run + json + png + npy) +
+                        " of memory, more than --max-memory " + format_bytes(limit),
+                    std::string(o.json ? "drop --json or keep fewer layers (--keep-layers), " : "") +
+                        "use fewer tokens, or raise --max-memory");
+    if (json_bytes > double(kMaxJsonBytes) && !o.force)
+        usage_error("the JSON trace would be about " + format_bytes(json_bytes) + ", more than " +
+                        format_bytes(double(kMaxJsonBytes)),
+                    "keep fewer layers (--keep-layers 0,5), write --npy DIR instead, or add --force");
+}
+
+}  // namespace
+
+std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer) {
+    std::vector<bool> keep(n_layer, text == "all");
+    if (text == "all") return keep;
+    auto bad = [&](const std::string& why) {
+        usage_error("--keep-layers '" + text + "' " + why, "write layers and ranges from 0 to " + std::to_string(n_layer - 1) +
+                                                             ", e.g. --keep-layers 0,5-7, or all");
+    };
+    auto number = [&](const std::string& s) {
+        if (s.empty() || s.size() > 7 || s.find_first_not_of("0123456789") != std::string::npos) bad("is not a list of layers");
+        const std::size_t n = std::stoul(s);
+        if (n >= n_layer) bad("names layer " + s + "; the model has " + std::to_string(n_layer));
+        return n;
+    };
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        std::size_t comma = text.find(',', at);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(at, comma - at);
+        const std::size_t dash = item.find('-');
+        const std::size_t lo = number(item.substr(0, dash)), hi = dash == std::string::npos ? lo : number(item.substr(dash + 1));
+        if (hi < lo) bad("has a range that runs backwards");
+        for (std::size_t l = lo; l <= hi; ++l) keep[l] = true;
+        at = comma + 1;
+    }
+    return keep;
+}
+
+void run_show_model(const ModelShowOptions& o) {
+    // 1. the outputs' paths, before any work
+    if (o.json) policy::check_output_file(*o.json, "--json");
+    if (o.html) policy::check_output_file(*o.html, "--html");
+    if (o.png) policy::check_output_dir(*o.png, "--png");
+    if (o.npy) policy::check_output_dir(*o.npy, "--npy");
+    // 2. the folder: config, tokeniser, the weights' header
+    const std::string dir = o.model;
+    const Gpt2Config c = read_gpt2_config(dir);
+    const Gpt2Tokenizer tok = Gpt2Tokenizer::load_dir(dir);
+    // 3. the text as token ids, within the model's context
+    const std::vector<std::int64_t> ids = tok.encode(model_text(o), c.n_positions);
+    if (ids.empty()) usage_error("the text is empty", "give at least one word, e.g. \"Your journey starts\"");
+    if (ids.size() > c.n_positions)
+        usage_error("the text has more than " + std::to_string(c.n_positions) + " tokens, the model's context (n_positions)",
+                    "shorten the text to at most " + std::to_string(c.n_positions) + " tokens");
+    for (auto id : ids)
+        if (static_cast<std::size_t>(id) >= c.vocab_size)
+            input_error("token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(c.vocab_size),
+                        "the tokeniser files belong to another model: download them with the weights");
+    // 4. which layers the trace keeps, the head shown, the memory it takes
+    Gpt2RunOptions run;
+    run.keep_layers = o.keep_layers ? parse_layer_list(*o.keep_layers, c.n_layer) : std::vector<bool>(c.n_layer, true);
+    std::vector<std::size_t> kept;
+    for (std::size_t l = 0; l < c.n_layer; ++l)
+        if (run.keep_layers[l]) kept.push_back(l);
+    const std::size_t layer = o.layer.value_or(kept.front());
+    if (layer >= c.n_layer) usage_error("--layer " + std::to_string(layer) + " is past the model's last layer " + std::to_string(c.n_layer - 1), "layers count from 0");
+    if (!run.keep_layers[layer]) usage_error("--layer " + std::to_string(layer) + " is not among --keep-layers", "keep the layer you pick");
+    const std::size_t head = o.head.value_or(0);
+    if (head >= c.n_head) usage_error("--head " + std::to_string(head) + " is past the model's last head " + std::to_string(c.n_head - 1), "heads count from 0");
+    check_model_budget(o, c, SafetensorsFile::open(dir + "/model.safetensors", false), ids.size(), kept.size());
+    const auto model = load_gpt2_checkpoint(dir);
+    // 5. the run
+    const bool json_to_stdout = o.json && *o.json == "-";
+    policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
+    run.progress = progress.callback();
+    const Trace t = run_gpt2(*model, tok, ids, run);
+    render::HeadChoice choice;
+    choice.layer = static_cast<std::size_t>(std::find(kept.begin(), kept.end(), layer) - kept.begin()), choice.head = head;
+    // 6. the outputs
+    std::vector<policy::OutputFile> files;
+    if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
+    if (o.png) {
+        progress("rendering images", 0, 1);
+        for (auto& f : render::model_pngs(t, choice)) files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+    }
+    if (o.npy)
+        for (auto& f : render::model_npy_files(t)) files.push_back({policy::join_path(*o.npy, f.name), std::move(f.bytes)});
+    if (o.html) {
+        progress("writing the page", 0, 1);
+        files.push_back({*o.html, render::render_html(t, {"attn show --model", choice.layer, choice.head})});
+    }
+    progress("writing files", files.size(), files.size());
+    policy::write_files_atomic(files);
+    if (!json_to_stdout) {
+        render::TerminalOptions topt;
+        topt.precision = o.precision, topt.show = o.show, topt.full = o.full;
+        topt.colour = o.color ? render::ColourDepth::truecolour : render::ColourDepth::none;
+        std::cout << render::model_terminal_view(t, choice, topt);
+        if (o.json) std::cout << "wrote " << *o.json << "\n";
+        if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
+        if (o.npy) std::cout << "wrote .npy files to " << *o.npy << "\n";
+        if (o.html) std::cout << "wrote " << *o.html << "\n";
+        std::cout.flush();
+    }
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,30 @@
+// attn show --model DIR: a GPT-2-family model from a Hugging Face folder (cli/show_model.cpp).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn::cli {
+
+struct ModelShowOptions {
+    std::string model;                       // --model DIR
+    std::optional<std::string> sentence, text_file;
+    std::optional<std::size_t> layer, head;  // --layer, --head
+    std::optional<std::string> keep_layers;  // --keep-layers LIST
+    std::vector<std::string> show = {"weights"};
+    int precision = 4;
+    bool color = false, full = false, force = false;
+    std::optional<std::string> json, png, npy, html, max_memory;
+};
+
+void run_show_model(const ModelShowOptions& o);
+
+// attn bench --model DIR: times each stage of a run on `tokens` tokens (cli/bench_model.cpp).
+void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t repeat);
+
+// "all", or comma-separated layers and ranges ("0,5-7"), each below n_layer -> (L) flags.
+std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer);
+
+}  // namespace attn::cli

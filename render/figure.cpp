@@ -1,0 +1,529 @@
+// Longer than 500 lines on purpose: one figure's whole layout (numbers, panels, scale, panel layout,
+// titles, legends, geometry) reads top to bottom in the order make_figure runs it.
+#include "render/figure.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "data/strings.h"
+
+namespace attn::render {
+
+std::string fixed(double v, int decimals) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v < 0 ? "\xE2\x88\x92inf" : "inf";
+    std::array<char, 64> buf{};
+    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, decimals);
+    if (r.ec != std::errc()) return "?";
+    std::string s(buf.data(), r.ptr);
+    if (!s.empty() && s[0] == '-') {
+        if (s.find_first_of("123456789") == std::string::npos) s.erase(0, 1);  // "-0.00" -> "0.00"
+        else s.replace(0, 1, "\xE2\x88\x92");                                  // U+2212 minus sign
+    }
+    return s;
+}
+
+std::vector<Tick> ticks_for(double lo, double hi) {
+    std::vector<Tick> out;
+    const double span = hi - lo;
+    if (!(span > 0) || !std::isfinite(span)) return out;
+    const double raw = span / 5.0;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    const double n = raw / mag;
+    const double step = (n < 1.5 ? 1.0 : n < 3.0 ? 2.0 : n < 7.0 ? 5.0 : 10.0) * mag;
+    const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+    const auto first = static_cast<long long>(std::ceil(lo / step - 1e-9));
+    const auto last = static_cast<long long>(std::floor(hi / step + 1e-9));
+    for (long long k = first; k <= last; ++k) {
+        const double v = static_cast<double>(k) * step;
+        out.push_back({v, fixed(v, decimals)});
+    }
+    return out;
+}
+
+int nice_step(int k) {  // smallest of 1, 2, 5, 10, 20, 50, ... >= k
+    int base = 1;
+    for (;;) {
+        for (int m : {1, 2, 5})
+            if (base * m >= k) return base * m;
+        base *= 10;
+    }
+}
+
+std::string head_ranges(const std::vector<std::size_t>& heads) {  // 0, 1, 2, 5 -> "0–2, 5"
+    std::string s;
+    for (std::size_t i = 0; i < heads.size();) {
+        std::size_t j = i;
+        while (j + 1 < heads.size() && heads[j + 1] == heads[j] + 1) ++j;
+        if (!s.empty()) s += ", ";
+        s += std::to_string(heads[i]);
+        if (j > i) s += (j == i + 1 ? ", " : "\xE2\x80\x93") + std::to_string(heads[j]);
+        i = j + 1;
+    }
+    return s;
+}
+
+std::string shape_str(std::size_t r, std::size_t c) { return std::to_string(r) + "x" + std::to_string(c); }
+
+void pool(Panel& p, std::size_t fq, std::size_t fk, bool by_magnitude) {
+    const std::size_t T = p.src_vis->shape(0), S = p.src_vis->shape(1);
+    const std::size_t Tp = (T + fq - 1) / fq, Sp = (S + fk - 1) / fk;
+    p.pooled_vis = Mask::from_shape({Tp, Sp});
+    std::fill(p.pooled_vis.begin(), p.pooled_vis.end(), std::uint8_t{0});
+    if (p.src != nullptr) {
+        p.pooled = Mat::from_shape({Tp, Sp});
+        std::fill(p.pooled.begin(), p.pooled.end(), 0.0f);
+    }
+    const std::uint8_t* vis = p.src_vis->data();
+    const float* val = p.src == nullptr ? nullptr : p.src->data();
+    std::uint8_t* ovis = p.pooled_vis.data();
+    float* oval = p.src == nullptr ? nullptr : p.pooled.data();
+    for (std::size_t i = 0; i < T; ++i) {
+        const std::size_t pi = i / fq;
+        for (std::size_t j = 0; j < S; ++j) {
+            if (vis[i * S + j] == 0) continue;
+            const std::size_t o = pi * Sp + j / fk;
+            if (val != nullptr) {
+                const float v = val[i * S + j];
+                const bool better = by_magnitude ? std::fabs(v) > std::fabs(oval[o]) : v > oval[o];
+                if (ovis[o] == 0 || better) oval[o] = v;
+            }
+            ovis[o] = 1;
+        }
+    }
+    p.is_pooled = true;
+    p.dropped = nullptr;  // a pooled cell mixes kept and dropped ones
+}
+
+Scale scale_for(const FigureView& v) {
+    Scale sc;
+    sc.cs = v.scale;
+    sc.cmap = v.scale.cmap;
+    sc.last_row = v.last_row_scale;
+    for (std::size_t i = 0; i < 256; ++i) sc.dark_text[i] = wants_dark_text((*sc.cmap)[i]);
+    return sc;
+}
+
+std::string cell_text(bool mask, float v) {
+    if (mask) return "1";
+    if (!std::isfinite(v)) return fixed(v, 0);
+    return fixed(v, std::fabs(v) >= 100.0f ? 0 : std::fabs(v) >= 10.0f ? 1 : 2);
+}
+
+std::string token_label(const std::vector<std::string>& tokens, std::size_t i) {
+    return i < tokens.size() ? tokens[i] : std::to_string(i);
+}
+
+Layout make_layout(const FigureView& v, const std::vector<Panel>& panels, bool grid, int gcols, int grows, Font& font,
+                   int max_side) {
+    const std::size_t T = v.rows, S = v.cols;
+    const bool is_mask = v.stage == Stage::mask;
+    Layout L;
+    L.T = T;
+    L.S = S;
+    // 1. Pooling: at most max_side layout pixels per axis over the whole grid.
+    const int cap_w = grid ? std::max(32, max_side / gcols) : max_side;
+    const int cap_h = grid ? std::max(32, max_side / grows) : max_side;
+    L.fq = (T + static_cast<std::size_t>(cap_h) - 1) / static_cast<std::size_t>(cap_h);
+    L.fk = (S + static_cast<std::size_t>(cap_w) - 1) / static_cast<std::size_t>(cap_w);
+    L.rows = static_cast<int>((T + L.fq - 1) / L.fq);
+    L.cols = static_cast<int>((S + L.fk - 1) / L.fk);
+
+    // 2. Cells: square, about `target` pixels for the larger side, 1 px at least.
+    const int target = grid ? std::clamp(1280 / gcols, 120, 320) : 640;
+    const int max_cell = grid ? 48 : 64;
+    const int cell = std::clamp(target / std::max(L.rows, L.cols), 1, max_cell);
+    L.cell_w = L.cell_h = cell;
+    constexpr int kMinSide = 96;  // a very thin matrix still gets a readable band
+    if (L.rows * cell < kMinSide) L.cell_h = std::min(max_cell, (kMinSide + L.rows - 1) / L.rows);
+    if (L.cols * cell < kMinSide) L.cell_w = std::min(max_cell, (kMinSide + L.cols - 1) / L.cols);
+    L.heat_w = L.cols * L.cell_w;
+    L.heat_h = L.rows * L.cell_h;
+
+    // 3. Labels: every row_step-th query, every col_step-th key (with its index when thinned or pooled).
+    L.label_lh = font.line_height(kLabelPx);
+    const std::vector<std::string>& qtok = v.row_labels;
+    const std::vector<std::string>& ktok = v.col_labels;
+    const auto labels = [&](const std::vector<std::string>& tok, int n, std::size_t f, int step) {
+        std::vector<std::string> out(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; i += step) {
+            const std::size_t src = static_cast<std::size_t>(i) * f;
+            std::string s = token_label(tok, src);
+            if ((step > 1 || f > 1) && src < tok.size()) s = std::to_string(src) + " " + s;
+            out[static_cast<std::size_t>(i)] = font.fit(s, kLabelPx, grid ? kMaxLabelWidth * 3 / 4 : kMaxLabelWidth);
+        }
+        return out;
+    };
+    const auto widest = [&](const std::vector<std::string>& texts) {
+        int w = 0;
+        for (const auto& s : texts)
+            if (!s.empty()) w = std::max(w, font.text_width(s, kLabelPx));
+        return w;
+    };
+    // Thinned labels get some air: one per two lines of text at least.
+    const auto step_for = [&](int size) {
+        const int k = (L.label_lh + 1 + size - 1) / size;
+        return k <= 1 ? 1 : nice_step((2 * L.label_lh + size - 1) / size);
+    };
+    L.row_step = step_for(L.cell_h);
+    L.row_labels = labels(qtok, L.rows, L.fq, L.row_step);
+    L.col_labels = labels(ktok, L.cols, L.fk, 1);
+    if (L.fk == 1 && widest(L.col_labels) <= L.cell_w - 6) {
+        L.rotate_cols = false;
+        L.top_h = L.label_lh + 6;
+    } else {
+        L.rotate_cols = true;
+        L.col_step = step_for(L.cell_w);
+        L.col_labels = labels(ktok, L.cols, L.fk, L.col_step);
+        L.top_h = widest(L.col_labels) + 8 + (L.col_step > 1 ? 4 : 0);
+    }
+    L.left_w = widest(L.row_labels) + 10 + (L.row_step > 1 ? 4 : 0);
+
+    // 4. Corner caption ("query ↓  key →") in the empty corner above the query labels; the first query
+    //    label pokes above the heatmap when rows are thinner than a line.
+    L.corner_lift = std::max(0, (L.label_lh - L.cell_h) / 2 + 1);
+    const int caption_h = font.line_height(kCaptionPx) + 4 + L.corner_lift;
+    const auto word = [](const std::string& axis) { return axis.substr(0, axis.find(" (")); };
+    const std::string long_caption = v.row_axis + " \xE2\x86\x93  " + v.col_axis + " \xE2\x86\x92";
+    for (const std::string& c : {long_caption, word(v.row_axis) + " \xE2\x86\x93 " + word(v.col_axis) + " \xE2\x86\x92",
+                                 v.row_axis.substr(0, 1) + " \xE2\x86\x93 " + v.col_axis.substr(0, 1) + " \xE2\x86\x92"}) {
+        if (font.text_width(c, kCaptionPx) + 12 <= L.left_w && caption_h <= L.top_h) {
+            L.corner = c;
+            break;
+        }
+    }
+    if (!grid && L.corner != long_caption) {  // a single image widens its label column for it
+        L.corner = long_caption;
+        L.left_w = std::max(L.left_w, font.text_width(L.corner, kCaptionPx) + 12);
+        L.top_h = std::max(L.top_h, caption_h);
+    }
+
+    // 5. Values in cells, small matrices only, at the largest size that fits every cell: up to 36% of
+    //    the cell's height (digits about a quarter of it), 24 px at most, 9 px at least.
+    if (T <= kMaxValueCells && S <= kMaxValueCells) {
+        const int largest = std::clamp(L.cell_h * 9 / 25, 9, 24);
+        for (int px = largest; px >= 9; --px) {
+            int widest_value = 0;
+            for (const Panel& p : panels) {
+                const Mat* vals = p.values();
+                const Mask& vis = p.visible();
+                for (std::size_t i = 0; i < vis.size(); ++i)
+                    if (vis.data()[i] != 0)
+                        widest_value = std::max(widest_value,
+                                                font.text_width(cell_text(is_mask, vals ? vals->data()[i] : 1.0f), static_cast<float>(px)));
+            }
+            if (widest_value <= L.cell_w - std::max(4, L.cell_w / 8) && font.line_height(static_cast<float>(px)) <= L.cell_h - 2) {
+                L.value_px = static_cast<float>(px);
+                break;
+            }
+        }
+    }
+
+    // 6. Panel geometry.
+    L.title_h = grid ? font.line_height(kPanelTitlePx) + 6 : 0;
+    L.heat_x = L.left_w;
+    L.heat_y = L.title_h + L.top_h;
+    L.panel_w = L.heat_x + L.heat_w + (L.rotate_cols ? L.label_lh / 2 : 0);
+    L.panel_h = L.heat_y + L.heat_h + L.label_lh / 2;  // labels centred on the last row overhang
+    return L;
+}
+
+std::string describe_cell(const FigureView& v, const Layout& L, const Panel& p, int i, int j) {
+    const auto side = [](const std::vector<std::string>& tok, std::size_t first, std::size_t f, std::size_t n) {
+        const std::size_t last = std::min(n, first + f) - 1;
+        if (last > first) return std::to_string(first) + "\xE2\x80\x93" + std::to_string(last);  // pooled: a range
+        return std::to_string(first) + (first < tok.size() ? " \xE2\x80\x9C" + tok[first] + "\xE2\x80\x9D" : std::string());
+    };
+    const auto o = static_cast<std::size_t>(i) * static_cast<std::size_t>(L.cols) + static_cast<std::size_t>(j);
+    std::string s = v.row_axis + " " + side(v.row_labels, static_cast<std::size_t>(i) * L.fq, L.fq, L.T) + " \xC2\xB7 " +
+                    v.col_axis + " " + side(v.col_labels, static_cast<std::size_t>(j) * L.fk, L.fk, L.S) + " \xC2\xB7 ";
+    if (p.visible().data()[o] == 0) return s + "hidden by the mask";
+    if (v.stage == Stage::mask || p.values() == nullptr) return s + "visible";
+    const float x = p.values()->data()[o];
+    return s + (L.fq > 1 || L.fk > 1 ? std::string("largest ") : std::string()) + v.bar_caption + " " + fixed(x, 4);
+}
+
+std::pair<std::size_t, std::size_t> tile_blocks(const Trace& t) {
+    std::size_t bq = t.config.block_q, bk = t.config.block_k;
+    if ((bq == 0 || bk == 0) && !t.tiles.empty()) {
+        bq = std::max<std::size_t>(1, t.tiles.front().q_end - t.tiles.front().q_begin);
+        bk = std::max<std::size_t>(1, t.tiles.front().k_end - t.tiles.front().k_begin);
+    }
+    return {std::max<std::size_t>(1, bq), std::max<std::size_t>(1, bk)};
+}
+
+std::vector<std::uint8_t> visited_tiles(const Trace& t, std::size_t head, std::size_t T, std::size_t S) {
+    const auto [bq, bk] = tile_blocks(t);
+    const std::size_t nq = (T + bq - 1) / bq, nk = (S + bk - 1) / bk;
+    std::vector<std::uint8_t> seen(nq * nk, 0);
+    for (const Tile& tile : t.tiles) {  // placed by where the tile starts, whatever its block numbers
+        const std::size_t a = tile.q_begin / bq, b = tile.k_begin / bk;
+        if (tile.head == head && a < nq && b < nk) seen[a * nk + b] = 1;
+    }
+    return seen;
+}
+
+std::vector<std::pair<double, std::string>> bar_ticks(const ColourScale& cs) {
+    std::vector<std::pair<double, std::string>> out{{0.0, cs.low_label()}, {1.0, cs.high_label()}};
+    const auto frac = [&](double v) {
+        if (cs.log) return (std::log10(v) - std::log10(cs.lo)) / (std::log10(cs.hi) - std::log10(cs.lo));
+        return (v - cs.lo) / (static_cast<double>(cs.hi) - cs.lo);
+    };
+    std::vector<Tick> inner;
+    if (cs.log) {
+        for (double d = std::pow(10.0, std::ceil(std::log10(cs.lo) + 1e-9)); d < cs.hi * (1 - 1e-9); d *= 10.0)
+            inner.push_back({d, short_number(d)});
+    } else {
+        inner = ticks_for(cs.lo, cs.hi);
+    }
+    for (const Tick& tk : inner) {  // round values clear of the ends
+        const double f = frac(tk.value);
+        if (f > 0.08 && f < 0.92) out.emplace_back(f, tk.label);
+    }
+    return out;
+}
+
+int bar_labels_width(Font& font, const Scale& sc) {
+    int w = 0;
+    for (const auto& tk : bar_ticks(sc.cs)) w = std::max(w, font.text_width(tk.second, kTickPx));
+    return kBarWidth + 9 + w;
+}
+
+int legend_item_width(Font& font, const LegendItem& it) {
+    return (it.swatch == Swatch::None ? 0 : kSwatch + 6) + font.text_width(it.text, kLegendPx);
+}
+
+Flow flow(Font& font, const std::vector<LegendItem>& items, int width) {
+    Flow f;
+    int x = 0, line = 0;
+    constexpr int kGap = 26;
+    for (const LegendItem& it : items) {
+        const int w = legend_item_width(font, it);
+        if (x > 0 && x + w > width) {
+            ++line;
+            x = 0;
+        }
+        f.at.emplace_back(line, x);
+        f.widest = std::max(f.widest, x + w);
+        x += w + kGap;
+    }
+    f.lines = items.empty() ? 0 : line + 1;
+    return f;
+}
+
+namespace {
+
+const char* const kDot = " \xC2\xB7 ";
+
+// 1. Panels: the view's matrices (render/figure_views.h checked their shapes).
+bool make_panels(Figure& f) {
+    const FigureView& v = f.view;
+    f.T = v.rows, f.S = v.cols;
+    f.panels.resize(v.panels.size());
+    for (std::size_t h = 0; h < v.panels.size(); ++h) {
+        Panel& p = f.panels[h];
+        p.head = v.panels[h].head, p.kv_head = v.panels[h].kv_head;
+        p.src = v.panels[h].values, p.src_vis = v.panels[h].visible, p.dropped = v.panels[h].dropped;
+    }
+    return !f.panels.empty() && f.T != 0 && f.S != 0;
+}
+
+// 2. Grid shape: the columns (and rows to hold H panels) that show the heatmaps largest when the image
+//    is fitted into a 16:9 slide, judged on a trial layout of each (labels take a fixed size, cells grow
+//    as columns get fewer): 12 heads -> 4 x 3, 8 -> 4 x 2, 6 -> 3 x 2, 2 -> 2 x 1. Then the kv groups.
+void shape_grid(Figure& f, Font& font) {
+    const std::size_t H = f.panels.size();
+    f.grid = H > 1;
+    const auto rows_for = [&](int c) { return static_cast<int>((H + static_cast<std::size_t>(c) - 1) / static_cast<std::size_t>(c)); };
+    f.gcols = 1;
+    if (f.grid) {
+        const int lo = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(H))));
+        const int hi = static_cast<int>(std::min<double>(static_cast<double>(H), std::ceil(std::sqrt(static_cast<double>(H) * 16.0 / 9.0)) + 1));
+        double best = -1.0;
+        for (int c = lo; c <= hi; ++c) {
+            const int r = rows_for(c);
+            if (c > lo && rows_for(c - 1) == r) continue;  // same rows, more empty slots
+            const Layout trial = make_layout(f.view, f.panels, true, c, r, font, f.max_side);
+            // Approximate image size: panels and gaps, the colour bar column, title, subtitle and legend.
+            const double w = c * trial.panel_w + (c - 1) * 30 + 2 * kMargin + 110;
+            const double h = r * trial.panel_h + (r - 1) * 18 + 2 * kMargin + 100;
+            const double fill = trial.heat_w * std::min(16.0 / w, 9.0 / h);
+            if (fill > best * 1.0001) {
+                best = fill;
+                f.gcols = c;
+            }
+        }
+    }
+    f.grows = rows_for(f.gcols);
+    f.gcols = static_cast<int>((H + static_cast<std::size_t>(f.grows) - 1) / static_cast<std::size_t>(f.grows));
+    for (const Panel& p : f.panels)
+        if (std::find(f.kv_ids.begin(), f.kv_ids.end(), p.kv_head) == f.kv_ids.end()) f.kv_ids.push_back(p.kv_head);
+    f.grouped = f.grid && f.kv_ids.size() < H;
+}
+
+// 3. Layout, pooling, colour scale.
+void lay_out(Figure& f, Font& font) {
+    f.layout = make_layout(f.view, f.panels, f.grid, f.gcols, f.grows, font, f.max_side);
+    const bool pooled = f.layout.fq > 1 || f.layout.fk > 1;
+    if (pooled)
+        for (Panel& p : f.panels) pool(p, f.layout.fq, f.layout.fk, f.view.signed_values);
+    if (pooled) f.layout = make_layout(f.view, f.panels, f.grid, f.gcols, f.grows, font, f.max_side);
+    f.scale = scale_for(f.view);
+}
+
+// 4a. The title: kind (Luong: its score) · heads · matrix · pooling.
+std::string title_of(const Trace& t, const Figure& f) {
+    const Layout& L = f.layout;
+    std::string title = t.kind.empty() ? std::string("attention") : t.kind;
+    if (t.kind == "luong") title += " (" + t.config.score + ": e = " + score_formula(t) + ")";
+    if (f.view.stage == Stage::output) {
+    } else if (f.grid) {
+        title += kDot + std::to_string(f.panels.size()) + " heads";
+        if (f.grouped)
+            title += kDot + std::to_string(f.kv_ids.size()) + (f.kv_ids.size() == 1 ? " kv head" : " kv heads");
+    } else {
+        title += kDot + std::string("head ") + std::to_string(f.view.panels[0].head);
+    }
+    title += kDot + f.view.title_word;
+    if (L.fq > 1 || L.fk > 1) title += kDot + std::string("max-pooled ") + std::to_string(L.fq) + "\xC3\x97" + std::to_string(L.fk);
+    return title;
+}
+
+// 4b. The subtitle: the shape and exactly what the matrix holds (render/stages.h).
+std::string subtitle_of(const Trace& t, const Figure& f) {
+    const Layout& L = f.layout;
+    const std::size_t T = f.T, S = f.S;
+    const auto plural = [](std::size_t n, const std::string& axis) {
+        const std::string w = axis.substr(0, axis.find(" ("));
+        if (n == 1) return "1 " + w;
+        return std::to_string(n) + " " + (w == "query" ? std::string("queries") : w + "s");
+    };
+    std::string subtitle = plural(T, f.view.row_axis) + " \xC3\x97 " + plural(S, f.view.col_axis) + kDot;
+    if (f.tiles) {
+        std::size_t visited = 0, total = 0;
+        for (const Panel& p : f.panels) {
+            const std::vector<std::uint8_t> seen = visited_tiles(t, p.head, T, S);
+            total += seen.size();
+            visited += static_cast<std::size_t>(std::count(seen.begin(), seen.end(), std::uint8_t{1}));
+        }
+        subtitle += "tiled online softmax: " + std::to_string(visited) + " of " + std::to_string(total) + " tiles computed";
+    } else {
+        subtitle += f.view.subtitle;
+    }
+    if (L.fq > 1 || L.fk > 1)
+        subtitle += kDot + std::string("each cell the largest ") + (f.view.signed_values ? "|value|" : "value") + " of " +
+                    std::to_string(L.fq) + "\xC3\x97" + std::to_string(L.fk);
+    return subtitle;
+}
+
+// 4c. The legend below the grid: hidden cells, tiles, empty rows, kv groups.
+std::vector<LegendItem> legend_of(const Trace& t, const Figure& f) {
+    const Stage m = f.view.stage;
+    std::vector<LegendItem> legend;
+    const bool any_hidden = std::any_of(f.panels.begin(), f.panels.end(), [](const Panel& p) {
+        return std::memchr(p.visible().data(), 0, p.visible().size()) != nullptr;
+    });
+    if (m == Stage::masked_scores && any_hidden)
+        legend.push_back({Swatch::Hidden, {}, "\xE2\x88\x92\xE2\x88\x9E: hidden by the mask (e^\xE2\x88\x92\xE2\x88\x9E = 0 in the softmax)"});
+    else if (m != Stage::mask && any_hidden)
+        legend.push_back({Swatch::Hidden, {}, "hidden by the mask (weight 0)"});
+    const bool any_dropped = std::any_of(f.panels.begin(), f.panels.end(), [](const Panel& p) {
+        return p.dropped != nullptr && std::memchr(p.dropped->data(), 1, p.dropped->size()) != nullptr;
+    });
+    if (any_dropped) legend.push_back({Swatch::Dropped, {}, "removed by dropout (weight 0)"});
+    for (const std::string& note : f.view.notes) legend.push_back({Swatch::None, {}, note});
+    if (f.tiles) {
+        std::size_t tiles_skipped = 0;
+        for (const Panel& p : f.panels) {
+            const std::vector<std::uint8_t> seen = visited_tiles(t, p.head, f.T, f.S);
+            tiles_skipped += static_cast<std::size_t>(std::count(seen.begin(), seen.end(), std::uint8_t{0}));
+        }
+        const auto [bq, bk] = tile_blocks(t);
+        legend.push_back({Swatch::TileLine, {}, "tile: block_q = " + std::to_string(bq) + " queries \xC3\x97 block_k = " +
+                                                    std::to_string(bk) + " keys"});
+        if (tiles_skipped > 0)
+            legend.push_back({Swatch::Skipped, {}, "skipped: never computed, the mask hides the whole tile"});
+    }
+    if ((m == Stage::weights || m == Stage::dropped) && !t.empty_rows.empty()) {
+        std::vector<std::string> shown;
+        for (std::size_t i = 0; i < t.empty_rows.size() && i < 12; ++i) shown.push_back(std::to_string(t.empty_rows[i]));
+        if (t.empty_rows.size() > 12) shown.push_back("\xE2\x80\xA6");
+        legend.push_back({Swatch::None, {},
+                          "every key hidden (weights 0) for quer" + std::string(t.empty_rows.size() == 1 ? "y " : "ies ") +
+                              join(shown)});
+    }
+    if (f.grouped)
+        for (std::size_t kv : f.kv_ids) {
+            std::vector<std::size_t> heads;
+            for (const Panel& p : f.panels)
+                if (p.kv_head == kv) heads.push_back(p.head);
+            legend.push_back({Swatch::Colour, f.group_colour(kv),
+                              "kv head " + std::to_string(kv) + " shared by query head" + (heads.size() > 1 ? "s " : " ") +
+                                  head_ranges(heads)});
+        }
+    return legend;
+}
+
+// 5. Geometry of the whole image: the grid, the colour bar or the mask's legend right of it, the legend below.
+void place(Figure& f, Font& font) {
+    const Layout& L = f.layout;
+    const bool is_mask = f.view.stage == Stage::mask;
+    f.title_lh = font.line_height(kTitlePx);
+    const int sub_lh = font.line_height(kSubtitlePx);
+    f.legend_lh = std::max(kSwatch, font.line_height(kLegendPx));
+    f.pad = f.grouped ? 10 : 0;  // band around grouped panels
+    f.gap_x = 30 + 2 * f.pad, f.gap_y = 18 + 2 * f.pad;
+    f.grid_top = kMargin + f.title_lh + 4 + sub_lh + 14;
+    const int grid_w = f.gcols * L.panel_w + (f.gcols - 1) * f.gap_x + 2 * f.pad;
+    const int grid_h = f.grows * L.panel_h + (f.grows - 1) * f.gap_y + 2 * f.pad;
+
+    f.bar_x = kMargin + grid_w + 28;
+    f.bar_y = f.panel_y(0) + L.heat_y;
+    f.bar_h = std::max(140, f.panel_y(f.grows - 1) + L.heat_y + L.heat_h - f.bar_y);
+    f.bar_caption = f.scale.cs.caption;
+    int side_w = 0, side_bottom = f.bar_y + f.bar_h;
+    if (is_mask) {
+        f.side.push_back({Swatch::Colour, kMaskVisible, "visible (1)"});
+        f.side.push_back({Swatch::Hidden, {}, "hidden (0)"});
+        for (const auto& it : f.side) side_w = std::max(side_w, legend_item_width(font, it));
+        side_bottom = f.bar_y + static_cast<int>(f.side.size()) * (f.legend_lh + 8);
+    } else {
+        side_w = std::max(bar_labels_width(font, f.scale), font.text_width(f.bar_caption, kCaptionPx));
+        side_bottom += font.line_height(kTickPx) / 2;
+    }
+    int width = f.bar_x + side_w + kMargin;
+    width = std::max(width, kMargin + font.text_width(f.title, kTitlePx) + kMargin);
+    width = std::max(width, kMargin + font.text_width(f.subtitle, kSubtitlePx) + kMargin);
+    f.legend_flow = flow(font, f.legend, width - 2 * kMargin);
+    f.width = std::max(width, kMargin + f.legend_flow.widest + kMargin);
+    f.legend_y = std::max(f.grid_top + grid_h, side_bottom) + 14;
+    f.height = f.legend_y + f.legend_flow.lines * (f.legend_lh + 6) + kMargin;
+}
+
+}  // namespace
+
+Rgb Figure::group_colour(std::size_t kv) const {
+    const auto idx = static_cast<std::size_t>(std::find(kv_ids.begin(), kv_ids.end(), kv) - kv_ids.begin());
+    return kGroupColours[idx % kGroupColours.size()];
+}
+
+std::optional<Figure> make_figure(const Trace& t, FigureView view, Font& font, int max_side) {
+    std::optional<Figure> out(std::in_place);
+    Figure& f = *out;
+    f.view = std::move(view);
+    f.tiles = f.view.name == "tiles", f.trace = &t, f.max_side = max_side;
+    if (!make_panels(f)) return std::nullopt;
+    shape_grid(f, font);
+    lay_out(f, font);
+    f.title = title_of(t, f);
+    f.subtitle = subtitle_of(t, f);
+    f.legend = legend_of(t, f);
+    place(f, font);
+    return out;
+}
+
+}  // namespace attn::render

@@ -1,0 +1,150 @@
+// The SVG backend: a Surface (render/surface.h) that writes each drawing call as SVG elements.
+#include "render/svg.h"
+
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include "render/canvas.h"
+#include "render/figure.h"
+#include "render/raster.h"
+#include "render/surface.h"
+#include "render/svg_doc.h"
+
+namespace attn::render {
+namespace {
+
+const char* role_class(TextRole r) {
+    switch (r) {
+        case TextRole::Title: return "title";
+        case TextRole::Subtitle: return "subtitle";
+        case TextRole::PanelTitle: return "panel-title";
+        case TextRole::QueryLabel: return "query-label";
+        case TextRole::KeyLabel: return "key-label";
+        case TextRole::Value: return "value";
+        case TextRole::Tick: return "tick";
+        case TextRole::Caption: return "caption";
+        case TextRole::Legend: return "legend";
+    }
+    return "";
+}
+
+class SvgSurface final : public Surface {
+public:
+    SvgSurface(int width, int height, int scale) : doc_(width * scale, height * scale, width, height, {255, 255, 255}) {}
+
+    void fill(int x, int y, int w, int h, Rgb c) override {
+        // Runs of 1-px rows of one colour (a colour bar) become one rectangle.
+        if (h == 1 && run_ && run_->x == x && run_->w == w && run_->y + run_->h == y && run_->c == c) {
+            ++run_->h;
+            return;
+        }
+        flush();
+        if (h == 1) {
+            run_ = Run{x, y, w, h, c};
+            return;
+        }
+        doc_.rect(x, y, w, h, c);
+    }
+    void blend(int x, int y, int w, int h, Rgb c, int alpha) override {
+        flush();
+        doc_.rect_ref(x, y, w, h, hex_colour(c), {}, {}, alpha / 256.0);
+    }
+    void hatch(int x, int y, int w, int h, Rgb c, int spacing, bool rising) override {
+        flush();
+        doc_.rect_ref(x, y, w, h, "url(#" + doc_.pattern(c, spacing, rising) + ")");
+    }
+    void frame(int x, int y, int w, int h, int thickness, Rgb c) override {
+        flush();
+        doc_.frame(x, y, w, h, thickness, c);
+    }
+    void text(Font& font, std::string_view utf8, float px, int x, int y, Align h, Align v, Rgb c, TextRole role,
+              bool rotated) override {
+        flush();
+        // The layout placed a box of the text as attn's fonts measure it: line height by advance width.
+        // SVG places text by its baseline and its start, middle or end, which keeps it in place when the
+        // viewer's font is a little wider or narrower.
+        const int lh = font.line_height(px), asc = font.ascent(px);
+        const auto top_of = [](int anchor, int size, Align a) {
+            return a == Align::Start ? anchor : a == Align::Centre ? anchor - size / 2 : anchor - size;
+        };
+        const auto anchor_of = [](Align a) {
+            return a == Align::Start ? Anchor::Start : a == Align::Centre ? Anchor::Middle : Anchor::End;
+        };
+        if (!rotated) {
+            doc_.text(x, top_of(y, lh, v) + asc, utf8, px, c, anchor_of(h), role_class(role));
+            return;
+        }
+        // Turned counter-clockwise: the line's top faces left, the text starts at the bottom of its box.
+        const Anchor along = v == Align::End ? Anchor::Start : v == Align::Centre ? Anchor::Middle : Anchor::End;
+        doc_.text(top_of(x, lh, h) + asc, y, utf8, px, c, along, role_class(role), true);
+    }
+    void cells(const CellGrid& g) override {
+        flush();
+        const std::string hidden = "url(#" + doc_.pattern(g.hidden_line, g.hatch, true, true, g.hidden_base) + ")";
+        for (int i = 0; i < g.rows; ++i)
+            for (int j = 0; j < g.cols; ++j) {
+                const std::size_t o = static_cast<std::size_t>(i) * static_cast<std::size_t>(g.cols) + static_cast<std::size_t>(j);
+                const int x = g.x + j * g.cell_w, y = g.y + i * g.cell_h;
+                const std::string title = g.describe ? g.describe(i, j) : std::string();
+                if (g.visible[o] == 0) {
+                    doc_.rect_ref(x, y, g.cell_w, g.cell_h, hidden, "hidden", title);
+                    continue;
+                }
+                Rgb c = g.plain;
+                if (g.values != nullptr) {
+                    const float val = g.values[o];
+                    if (!std::isfinite(val)) c = g.non_finite;
+                    else if (g.last_row != nullptr && i == g.rows - 1) c = g.last_row->colour(val);
+                    else if (g.scale != nullptr) c = (*g.cmap)[static_cast<std::size_t>(g.scale->index(val))];
+                    else c = (*g.cmap)[static_cast<std::size_t>(colour_index(val, g.lo, g.hi))];
+                }
+                doc_.rect(x, y, g.cell_w, g.cell_h, c, "cell", title);
+            }
+    }
+
+    std::string finish() {
+        flush();
+        return doc_.finish();
+    }
+
+private:
+    struct Run {
+        int x, y, w, h;
+        Rgb c;
+    };
+    void flush() {
+        if (run_) doc_.rect(run_->x, run_->y, run_->w, run_->h, run_->c);
+        run_.reset();
+    }
+
+    SvgDoc doc_;
+    std::optional<Run> run_;
+};
+
+}  // namespace
+
+std::vector<SvgFile> render_svgs(const Trace& t, const SvgOptions& opt) {
+    std::string prefix = opt.prefix.empty() ? (t.kind.empty() ? std::string("attn") : t.kind) : opt.prefix;
+    if (prefix.find_first_of("/\\") != std::string::npos || prefix == "." || prefix == "..")
+        throw std::invalid_argument("SVG prefix \"" + prefix + "\" must be a plain file name prefix, without a directory");
+    if (opt.scale < 1 || opt.scale > kMaxScale)
+        throw std::invalid_argument("SVG scale " + std::to_string(opt.scale) + " is not in 1.." + std::to_string(kMaxScale));
+    std::vector<SvgFile> out;
+    if (t.heads.empty()) return out;
+    Font font(opt.font_file);
+    std::vector<std::string> names = opt.figures.empty() ? default_figures(t) : opt.figures;
+    if (opt.weights_only) names = {"weights"};
+    for (const std::string& name : names)
+        if (std::optional<FigureView> v = name == "query" ? query_view(t, opt.query.value_or(0), opt.colour)
+                                                          : figure_view(t, name, opt.colour))
+            if (const std::optional<Figure> f = make_figure(t, std::move(*v), font, kMaxSvgHeatmapSide)) {
+                SvgSurface surface(f->width, f->height, opt.scale);
+                draw_figure(*f, font, surface);
+                out.push_back({prefix + "-" + name + ".svg", surface.finish()});
+            }
+    if (const std::string w = missing_glyph_warning(font); !w.empty() && opt.warn) opt.warn(w);
+    return out;
+}
+
+}  // namespace attn::render

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Lists every #include that points UP the layer order and fails if there is one.
+#
+#   data  <-  core  <-  render  <-  cli/policy  <-  cli
+#
+# A file may include its own layer and the layers below it (left of it above); tests/ and fuzz/ may
+# include everything. CMake enforces the same order when compiling (build/layers/, CMakeLists.txt);
+# this check says which lines break it without a build. Run from anywhere; CTest runs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+order=(data core render cli/policy cli)
+layer_of() {  # the layer a path belongs to: the longest matching folder
+    case "$1" in
+        cli/policy/*) echo cli/policy ;;
+        data/*) echo data ;; core/*) echo core ;; render/*) echo render ;; cli/*) echo cli ;;
+        tests/* | fuzz/*) echo tests ;;
+        *) echo "" ;;
+    esac
+}
+rank() {
+    local i
+    for i in "${!order[@]}"; do [ "${order[$i]}" = "$1" ] && { echo "$i"; return; }; done
+    echo 99  # tests/, fuzz/: above everything
+}
+
+bad=0
+while IFS= read -r file; do
+    from=$(layer_of "$file")
+    [ -z "$from" ] || [ "$from" = tests ] && continue
+    while IFS=: read -r line target; do
+        to=$(layer_of "$target")
+        [ -z "$to" ] && continue
+        if [ "$(rank "$to")" -gt "$(rank "$from")" ]; then
+            echo "$file:$line: includes \"$target\" ($to is above $from)"
+            bad=1
+        fi
+    done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" |
+                 sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1:\2/')
+done < <(find data core render cli \( -name '*.h' -o -name '*.cpp' \) | sort)
+
+if [ "$bad" -ne 0 ]; then
+    echo "check_layers: upward includes found; the order is ${order[*]} (README.md, Architecture)" >&2
+    exit 1
+fi
+echo "check_layers: every include points down (${order[*]})"

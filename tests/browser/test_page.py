@@ -1,0 +1,432 @@
+#!/usr/bin/env python3
+"""attn's interactive page in a real browser (headless Chromium through Selenium), with the network blocked.
+
+Four pages: `attn show --html` (mha with dropout, a hostile token), `attn render TRACE.json` (flash),
+`attn render attn.npy --tokens` (a 4-D (L, H, T, S) array: layers) and `attn render` of a small model trace
+(layers, aggregates, predictions). On each: no console errors, nothing
+fetched; hovering cells of several heads, stages and layers reads back the trace's values at 4 decimals;
+pickers switch; the URL fragment restores the selection; the head view, model overview and flash tiles
+respond; screenshots are saved and are not blank.
+
+Usage: test_page.py --attn BIN --chromium PATH --chromedriver PATH --out DIR
+"""
+import argparse
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+XSS = "</script><script>alert(1)</script>"
+failures = []
+shots = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def four(v):
+    """The trace's value at 4 decimals, as "%.4f" prints the float32 (no negative zero)."""
+    s = "%.4f" % float(np.float32(v))
+    return "0.0000" if s == "-0.0000" else s
+
+
+def run(attn, *args, cwd):
+    r = subprocess.run([attn, *args], cwd=cwd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("attn %s failed (%d): %s" % (" ".join(args), r.returncode, r.stderr))
+
+
+def npy_bytes(a):
+    """numpy.save's format 1.0, written here so the test needs nothing but numpy's dtype."""
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % "".join("%d, " % d for d in a.shape)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + a.astype("<f4").tobytes()
+
+
+COUNT_COLOURS = """
+const [b64, done] = arguments;
+const img = new Image();
+img.onload = () => {
+  const c = document.createElement('canvas');
+  c.width = img.width; c.height = img.height;
+  const ctx = c.getContext('2d');
+  ctx.drawImage(img, 0, 0);
+  const d = ctx.getImageData(0, 0, c.width, c.height).data, seen = new Set();
+  for (let k = 0; k < d.length; k += 4) seen.add((d[k] << 16) | (d[k + 1] << 8) | d[k + 2]);
+  done([c.width, c.height, seen.size]);
+};
+img.onerror = () => done([0, 0, 0]);
+img.src = 'data:image/png;base64,' + b64;
+"""
+
+
+def screenshots_not_blank(driver, paths):
+    """Each screenshot decoded by the browser itself (on about:blank): a blank one has a colour or two."""
+    import base64
+    driver.get("about:blank")
+    for path in paths:
+        w, h, colours = driver.execute_async_script(COUNT_COLOURS, base64.b64encode(open(path, "rb").read()).decode())
+        check(w >= 800 and h >= 600 and colours >= 12,
+              "%s is a real picture (%d x %d, %d colours)" % (os.path.basename(path), w, h, colours))
+        print("%s: %d x %d, %d colours" % (os.path.basename(path), w, h, colours))
+
+
+class Page:
+    def __init__(self, driver, path):
+        self.d, self.path, self.box, self.matrix = driver, path, None, None
+
+    def load(self, fragment=""):
+        self.box = self.matrix = None
+        self.d.get("about:blank")
+        self.d.get("file://" + self.path + fragment)
+        WebDriverWait(self.d, 20).until(lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+        return int(self.d.execute_script("return document.documentElement.dataset.readyMs"))
+
+    def select(self, id_, value, real=False):
+        """Picks an option: with real=True as a user does (Selenium's Select clicks); else by setting the
+        value and firing "change" (the same event, at one WebDriver round trip instead of six)."""
+        if real:
+            Select(self.d.find_element(By.ID, id_)).select_by_value(str(value))
+        else:
+            self.d.execute_script("const s = document.getElementById(arguments[0]); s.value = arguments[1]; "
+                                  "s.dispatchEvent(new Event('change'))", id_, str(value))
+
+    def selected(self, id_):
+        return Select(self.d.find_element(By.ID, id_)).first_selected_option.get_attribute("value")
+
+    def options(self, id_):
+        return [o.get_attribute("value") for o in Select(self.d.find_element(By.ID, id_)).options]
+
+    def hover(self, i, j, T, S):
+        """Points at cell (i, j) of the matrix and returns the readout's value ("hidden" for a hidden cell)."""
+        if self.matrix is None:
+            self.matrix = self.d.find_element(By.ID, "matrix")
+        m = self.matrix
+        if self.box is None:
+            self.box = m.size["width"], m.size["height"]
+            w, h = self.box
+            check(abs(w / S - h / T) < 0.01, "matrix box is exactly T x S square cells (%s x %s for %d x %d)" % (w, h, T, S))
+        w, h = self.box
+        dx, dy = (j + 0.5) * w / S - w / 2, (i + 0.5) * h / T - h / 2
+        ActionChains(self.d).move_to_element_with_offset(m, int(round(dx)), int(round(dy))).perform()
+        row, col, value, text = self.d.execute_script(
+            "const r = document.getElementById('readout'); return [r.dataset.row, r.dataset.col, r.dataset.value, r.textContent]")
+        check((row, col) == (str(i), str(j)), "hover lands on cell (%d, %d), readout says (%s, %s)" % (i, j, row, col))
+        return value, text
+
+    def quiet(self, what):
+        """No console errors, nothing fetched, no alert."""
+        logs = [e for e in self.d.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        check(not logs, what + ": console errors: %s" % logs)
+        fetched = self.d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+        check(fetched == [], what + ": fetched %s" % fetched)
+        try:
+            self.d.switch_to.alert
+            check(False, what + ": an alert ran")
+        except NoAlertPresentException:
+            pass
+
+    def shot(self, out, name):
+        path = os.path.join(out, name)
+        check(self.d.save_screenshot(path), "screenshot %s saved" % name)
+        shots.append(path)
+        return path
+
+
+def expected(head, stage, i, j):
+    """The trace's value of a stage at (i, j) at 4 decimals, or "hidden"."""
+    mask = head.get("mask")
+    if stage == "mask":
+        return "1.0000" if mask[i][j] else "0.0000"
+    if mask is not None and not mask[i][j]:
+        return "hidden"
+    if stage == "weights":
+        return four(head["weights"][i][j])
+    if stage == "dropped":
+        return four(head["dropped_weights"][i][j])
+    if stage == "scores":
+        return four(head["scores"][i][j])
+    if stage == "masked-scores":
+        return four(np.float32(head["scale"]) * np.float32(head["scores"][i][j]))
+    raise ValueError(stage)
+
+
+def test_show_page(page, trace, out, times):
+    T, S = len(trace["tokens"]), len(trace["source_tokens"])
+    times["show"] = page.load()
+    page.quiet("show page")
+    check(page.options("stage") == ["weights", "scores", "masked-scores", "mask", "dropped"],
+          "stage options: %s" % page.options("stage"))
+    check(page.options("head") == ["0", "1"], "head options: %s" % page.options("head"))
+    check(not page.d.find_elements(By.ID, "layer"), "no layer picker without layers")
+    # hover cells of both heads and every stage
+    cells = [(1, 0), (T - 1, S - 1), (T - 1, 1), (0, S - 1)]
+    hovered = 0
+    for h in (0, 1):
+        page.select("head", h)
+        for stage in ("weights", "scores", "masked-scores", "mask", "dropped"):
+            page.select("stage", stage)
+            for i, j in cells:
+                got, text = page.hover(i, j, T, S)
+                want = expected(trace["heads"][h], stage, i, j)
+                check(got == want, "show head %d %s (%d, %d): page %s, trace %s" % (h, stage, i, j, got, want))
+                if want != "hidden" and stage != "mask":
+                    check(want in text, "the readout shows %s: %r" % (want, text))
+                if want == "hidden":
+                    check("hidden by the mask" in text, "hidden cell says so: %r" % text)
+                hovered += 1
+    # the hostile token is text in the labels and the readout, and ran nothing
+    labels = [s.get_attribute("textContent") for s in page.d.find_elements(By.CSS_SELECTOR, ".col-labels span")]
+    check(XSS in labels, "the token %r is a label's text: %s" % (XSS, labels))
+    page.select("stage", "weights")
+    got, text = page.hover(1, 1, T, S)
+    check(XSS in text, "the readout shows the token as text: %r" % text)
+    check(page.d.execute_script("return document.scripts.length") == 2, "only the page's two scripts exist")
+    # click pins a row; arrow keys move the pinned cell
+    page.hover(2, 0, T, S)
+    ActionChains(page.d).click().perform()
+    ActionChains(page.d).move_to_element(page.d.find_element(By.TAG_NAME, "h1")).perform()
+    ActionChains(page.d).send_keys(Keys.ARROW_DOWN).send_keys(Keys.ARROW_RIGHT).perform()
+    r = page.d.find_element(By.ID, "readout")
+    check((r.get_attribute("data-row"), r.get_attribute("data-col")) == ("3", "1"),
+          "arrows move the pin to (3, 1): %s" % ((r.get_attribute("data-row"), r.get_attribute("data-col")),))
+    check(r.get_attribute("data-value") == expected(trace["heads"][1], "weights", 3, 1), "pinned readout value")
+    # the fragment keeps the selection
+    page.select("head", 1, real=True)
+    page.select("stage", "masked-scores", real=True)
+    url = page.d.current_url
+    check(url.endswith("#head=1&stage=masked-scores"), "fragment follows the pickers: %s" % url)
+    page.load("#head=1&stage=masked-scores")
+    check((page.selected("head"), page.selected("stage")) == ("1", "masked-scores"), "a link reopens head 1, masked scores")
+    got, _ = page.hover(T - 1, 0, T, S)
+    check(got == expected(trace["heads"][1], "masked-scores", T - 1, 0), "reopened page reads head 1's masked scores")
+    # the head view: lines appear for a hovered query, and vanish with every head toggled off
+    page.d.execute_script("document.getElementById('headview-section').scrollIntoView()")
+    q = page.d.find_elements(By.CSS_SELECTOR, "#headview .hv-q div")[T - 1]
+    ActionChains(page.d).move_to_element(q).perform()
+    ink = "return Array.from(document.querySelector('#headview canvas').getContext('2d').getImageData(0, 0, 240, 400).data).filter((v, k) => k % 4 == 3 && v > 0).length"
+    lit = page.d.execute_script(ink)
+    check(lit > 100, "head view draws lines for a hovered query (%d pixels)" % lit)
+    page.shot(out, "show-headview.png")
+    for b in page.d.find_elements(By.CSS_SELECTOR, "#head-toggles button"):
+        b.click()
+    ActionChains(page.d).move_to_element(page.d.find_elements(By.CSS_SELECTOR, "#headview .hv-q div")[T - 2]).perform()
+    ActionChains(page.d).move_to_element(q).perform()
+    check(page.d.execute_script(ink) == 0, "every head toggled off: no lines")
+    page.d.execute_script("window.scrollTo(0, 0)")
+    page.hover(T - 1, 1, T, S)
+    page.shot(out, "show-matrix.png")
+    page.quiet("show page after use")
+    return hovered
+
+
+def test_flash_page(page, trace, out, times):
+    T, S = len(trace["tokens"]), len(trace["source_tokens"])
+    times["render trace"] = page.load()
+    page.quiet("flash page")
+    hovered = 0
+    for h in (0, 1):
+        page.select("head", h)
+        for stage in ("weights", "scores"):
+            page.select("stage", stage)
+            for i, j in [(0, 0), (T - 1, 2), (4, 4), (3, 5)]:
+                got, _ = page.hover(i, j, T, S)
+                want = expected(trace["heads"][h], stage, i, j)
+                check(got == want, "flash head %d %s (%d, %d): page %s, trace %s" % (h, stage, i, j, got, want))
+                hovered += 1
+    # step to the last tile of head 1: its rows' running values reach the full softmax
+    page.select("head", 1)
+    tiles = [t for t in trace["tiles"] if t["head"] == 1]
+    page.d.execute_script("document.getElementById('flash-section').scrollIntoView()")
+    nxt = page.d.find_element(By.ID, "tile-next")
+    for _ in range(len(tiles) - 1):
+        nxt.click()
+    text = page.d.find_element(By.ID, "tile-text").text
+    check(text.startswith("tile %d of %d" % (len(tiles), len(tiles))), "stepped to the last tile: %r" % text)
+    done = page.d.find_elements(By.CSS_SELECTOR, "#flash-table td.done")
+    check(len(done) == tiles[-1]["rows"][1] - tiles[-1]["rows"][0], "the last tile's rows converge (%d)" % len(done))
+    page.shot(out, "render-flash.png")
+    page.quiet("flash page after use")
+    return hovered
+
+
+def test_npy_page(page, arr, tokens, out, times):
+    L, H, T, S = arr.shape
+    times["render npy"] = page.load()
+    page.quiet("npy page")
+    check(page.options("layer") == [str(l) for l in range(L)], "layer options: %s" % page.options("layer"))
+    check(page.options("stage") == ["weights"], "a .npy has weights only: %s" % page.options("stage"))
+    hovered = 0
+    for l in (0, L - 1, 1):
+        page.select("layer", l)
+        for h in (0, H - 1):
+            page.select("head", h)
+            for i, j in [(0, 0), (T - 1, S - 1), (2, 1), (T - 1, 0)]:
+                got, _ = page.hover(i, j, T, S)
+                check(got == four(arr[l, h, i, j]), "npy layer %d head %d (%d, %d): page %s, array %s" %
+                      (l, h, i, j, got, four(arr[l, h, i, j])))
+                hovered += 1
+    page.select("layer", 2, real=True)
+    page.select("head", 1, real=True)
+    check(page.d.current_url.endswith("#layer=2&head=1&stage=weights"), "fragment: %s" % page.d.current_url)
+    page.load("#layer=2&head=1&stage=weights")
+    check((page.selected("layer"), page.selected("head")) == ("2", "1"), "a link reopens layer 2, head 1")
+    # the model overview: a thumbnail opens its head
+    thumbs = page.d.find_elements(By.CSS_SELECTOR, "#overview canvas.thumb")
+    check(len(thumbs) == L * H, "one thumbnail per layer and head (%d)" % len(thumbs))
+    page.d.execute_script("document.getElementById('overview-section').scrollIntoView()")
+    page.shot(out, "render-npy-overview.png")
+    page.d.find_element(By.CSS_SELECTOR, "#overview canvas.thumb[data-layer='1'][data-head='0']").click()
+    check((page.selected("layer"), page.selected("head")) == ("1", "0"), "the thumbnail opened layer 1, head 0")
+    got, _ = page.hover(T - 1, 1, T, S)
+    check(got == four(arr[1, 0, T - 1, 1]), "the opened head reads layer 1, head 0")
+    labels = [s.get_attribute("textContent") for s in page.d.find_elements(By.CSS_SELECTOR, ".row-labels span")]
+    check(labels == tokens, "row labels are the --tokens file's: %s" % labels)
+    page.d.execute_script("window.scrollTo(0, 0)")
+    page.shot(out, "render-npy-matrix.png")
+    page.quiet("npy page after use")
+    return hovered
+
+
+def model_trace(L=2, H=2, T=5, seed=3):
+    """A small GPT-2-shaped trace as the model runs write it (kind "model": layers, aggregates, predictions)."""
+    rng = np.random.default_rng(seed)
+    mask = np.tril(np.ones((T, T), dtype=bool))
+    layers, means, rollouts, rollout = [], [], [], None
+    for l in range(L):
+        heads = []
+        for h in range(H):
+            scores = (rng.normal(size=(T, T)) * 4).astype(np.float32)
+            scale = np.float32(0.125)
+            s = np.where(mask, scores * scale, -np.inf)
+            w = np.exp(s - s.max(-1, keepdims=True))
+            heads.append({"head": h, "kv_head": h, "scores": scores.tolist(), "scale": float(scale),
+                          "mask": mask.tolist(), "weights": (w / w.sum(-1, keepdims=True)).astype(np.float32).tolist()})
+        layers.append({"layer": l, "heads": heads})
+        mean = np.mean([np.array(x["weights"], dtype=np.float32) for x in heads], axis=0)
+        a = 0.5 * mean + 0.5 * np.eye(T)
+        rollout = a if l == 0 else a @ rollout
+        means.append(mean.astype(np.float32).tolist())
+        rollouts.append(rollout.astype(np.float32).tolist())
+    tokens = ["Hello", "Ġworld", "Ġ<i>", "Ġ&", "!"]
+    return {"format": "attn-trace", "version": 1, "kind": "model", "tokens": tokens, "source_tokens": tokens,
+            "model": {"type": "gpt2", "dtype": "F32", "n_layer": L, "n_head": H, "n_embd": 8, "n_positions": 16,
+                      "vocab_size": 50257, "n_params": 1234, "layer_norm_epsilon": 1e-5},
+            "token_ids": [15496, 995, 1279, 1222, 0], "layers": layers,
+            "aggregates": {"layer_mean": means, "rollout": rollouts},
+            "predictions": [[{"id": 11, "token": " next%d" % i, "p": 0.5}, {"id": 13, "token": ".", "p": 0.25}]
+                            for i in range(T)]}
+
+
+def test_model_page(page, trace, out, times):
+    T = len(trace["tokens"])
+    times["render model"] = page.load("#layer=1&head=1&stage=masked-scores")
+    page.quiet("model page")
+    check(page.options("stage") == ["weights", "scores", "masked-scores", "mask"], "model stages: %s" % page.options("stage"))
+    check((page.selected("layer"), page.selected("head"), page.selected("stage")) == ("1", "1", "masked-scores"),
+          "the fragment opens layer 1, head 1, masked scores")
+    hovered = 0
+    for l, h, stage in ((1, 1, "masked-scores"), (0, 0, "weights"), (1, 0, "scores")):
+        page.select("layer", l)
+        page.select("head", h)
+        page.select("stage", stage)
+        for i, j in [(T - 1, 0), (2, 2), (1, 3)]:
+            got, _ = page.hover(i, j, T, T)
+            want = expected(trace["layers"][l]["heads"][h], stage, i, j)
+            check(got == want, "model layer %d head %d %s (%d, %d): page %s, trace %s" % (l, h, stage, i, j, got, want))
+            hovered += 1
+    page.hover(3, 0, T, T)
+    pred = page.d.find_element(By.ID, "predictions").text
+    check("next3" in pred and "50.0%" in pred, "the header shows the next tokens after query 3: %r" % pred)
+    model = page.d.find_element(By.ID, "model").text
+    check("gpt2" in model and "1,234 parameters" in model, "the header shows the model: %r" % model)
+    # the layer as a whole: the rollout's readout is the trace's
+    page.select("layer", 1)
+    canvas = page.d.find_element(By.ID, "aggregate-rollout")
+    w = canvas.size["width"]
+    page.d.execute_script("arguments[0].scrollIntoView()", canvas)
+    ActionChains(page.d).move_to_element_with_offset(canvas, int((0.5 - T / 2) * w / T), int((T - 1 + 0.5 - T / 2) * w / T)).perform()
+    text = page.d.find_element(By.ID, "aggregate-readout").text
+    want = four(trace["aggregates"]["rollout"][1][T - 1][0])
+    check(text.endswith("= " + want) and "query %d" % (T - 1) in text, "rollout readout %r, trace %s" % (text, want))
+    page.shot(out, "render-model.png")
+    page.quiet("model page after use")
+    return hovered
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attn", required=True)
+    ap.add_argument("--chromium", required=True)
+    ap.add_argument("--chromedriver", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    a.attn = os.path.abspath(a.attn)
+    start = time.time()
+    shutil.rmtree(a.out, ignore_errors=True)
+    os.makedirs(a.out)
+    out = os.path.abspath(a.out)
+    # 1. the pages
+    words = ["Your", XSS, "starts", "with", "<b>one</b>", "step", "&amp;"]
+    x = np.random.default_rng(1).normal(size=(len(words), 8)).round(3).tolist()
+    json.dump({"tokens": words, "x": x}, open(os.path.join(out, "xss.json"), "w"))
+    run(a.attn, "show", "--kind", "mha", "--heads", "2", "--dropout", "0.2", "--embeddings", "xss.json",
+        "--json", "show.json", "--html", "show.html", cwd=out)
+    run(a.attn, "show", "--kind", "flash", "--causal", "--heads", "2", "--d-out", "8", "--block-q", "2", "--block-k", "3",
+        "Your journey starts with one step today", "--json", "flash.json", cwd=out)
+    run(a.attn, "render", "flash.json", "--html", "flash.html", cwd=out)
+    rng = np.random.default_rng(2)
+    arr = rng.random((3, 2, 6, 6)).astype(np.float32)
+    arr = np.tril(arr) / np.tril(arr).sum(-1, keepdims=True)  # causal rows summing to 1, as a model's
+    arr = arr.astype(np.float32)
+    open(os.path.join(out, "attn.npy"), "wb").write(npy_bytes(arr))
+    tokens = ["The", "Ġcat", "Ġsat", "Ġon", "Ġthe", "Ġmat"]
+    json.dump(tokens, open(os.path.join(out, "tokens.json"), "w"))
+    run(a.attn, "render", "attn.npy", "--tokens", "tokens.json", "--html", "npy.html", cwd=out)
+    model = model_trace()
+    json.dump(model, open(os.path.join(out, "model.json"), "w"))
+    run(a.attn, "render", "model.json", "--html", "model.html", cwd=out)
+
+    # 2. the browser: headless, no network, a fresh profile
+    profile = tempfile.mkdtemp(prefix="attn-chromium-")
+    o = webdriver.ChromeOptions()
+    o.binary_location = a.chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1000",
+                "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile, "--disable-dev-shm-usage"):
+        o.add_argument(arg)
+    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(a.chromedriver), options=o)
+    times, hovered = {}, 0
+    try:
+        hovered += test_show_page(Page(driver, os.path.join(out, "show.html")), json.load(open(os.path.join(out, "show.json"))), out, times)
+        hovered += test_flash_page(Page(driver, os.path.join(out, "flash.html")), json.load(open(os.path.join(out, "flash.json"))), out, times)
+        hovered += test_npy_page(Page(driver, os.path.join(out, "npy.html")), arr, tokens, out, times)
+        hovered += test_model_page(Page(driver, os.path.join(out, "model.html")), model, out, times)
+        screenshots_not_blank(driver, shots)
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+    print("hovered %d cells; ready after %s ms; %.1f s in all; screenshots in %s" %
+          (hovered, times, time.time() - start, out))
+    if failures:
+        sys.exit("%d failure(s)" % len(failures))
+
+
+if __name__ == "__main__":
+    main()

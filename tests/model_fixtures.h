@@ -1,0 +1,139 @@
+// Model folders for the validation table's examples (docs/validation.md lists them): a tiny GPT-2
+// checkpoint (1 layer, 2 heads, 4 wide, 4 positions, the 256 byte tokens + <|endoftext|>) written by
+// hand as safetensors, and copies each broken in one way.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "data/gpt2_tokenizer.h"
+
+namespace attn::test {
+
+struct StEntry {
+    std::string name, dtype;
+    std::vector<std::size_t> shape;
+    std::string bytes;
+};
+
+inline std::string st_json_escape(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '"' || c == '\\') o += '\\';
+        o += c;
+    }
+    return o;
+}
+
+// The file: u64 header length, the JSON header (offsets in order), the data.
+inline std::string safetensors_file(const std::vector<StEntry>& entries) {
+    std::string header = "{", data;
+    for (const auto& e : entries) {
+        std::string shape;
+        for (auto d : e.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+        header += (header.size() > 1 ? ", \"" : "\"") + e.name + "\": {\"dtype\": \"" + e.dtype + "\", \"shape\": [" + shape +
+                  "], \"data_offsets\": [" + std::to_string(data.size()) + ", " + std::to_string(data.size() + e.bytes.size()) + "]}";
+        data += e.bytes;
+    }
+    header += "}";
+    while ((8 + header.size()) % 8) header += ' ';
+    std::string len(8, '\0');
+    for (int i = 0; i < 8; ++i) len[static_cast<std::size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+    return len + header + data;
+}
+
+// The tiny model's tensors, F32, values small and varied.
+inline std::vector<StEntry> tiny_gpt2_tensors(std::size_t n_positions = 4) {
+    const std::size_t C = 4, V = 257;
+    std::uint32_t state = 1;
+    auto f32 = [&](std::size_t n, float base) {
+        std::string b(n * 4, '\0');
+        for (std::size_t i = 0; i < n; ++i) {
+            state = state * 1664525u + 1013904223u;
+            const float v = base + static_cast<float>(state >> 8) / 16777216.0f * 0.2f - 0.1f;
+            std::memcpy(&b[i * 4], &v, 4);
+        }
+        return b;
+    };
+    std::vector<StEntry> t = {{"wte.weight", "F32", {V, C}, f32(V * C, 0)}, {"wpe.weight", "F32", {n_positions, C}, f32(n_positions * C, 0)}};
+    auto add = [&](const std::string& n, std::vector<std::size_t> shape, float base) {
+        std::size_t count = 1;
+        for (auto d : shape) count *= d;
+        t.push_back({n, "F32", shape, f32(count, base)});
+    };
+    add("h.0.ln_1.weight", {C}, 1), add("h.0.ln_1.bias", {C}, 0);
+    add("h.0.attn.c_attn.weight", {C, 3 * C}, 0), add("h.0.attn.c_attn.bias", {3 * C}, 0);
+    add("h.0.attn.c_proj.weight", {C, C}, 0), add("h.0.attn.c_proj.bias", {C}, 0);
+    add("h.0.ln_2.weight", {C}, 1), add("h.0.ln_2.bias", {C}, 0);
+    add("h.0.mlp.c_fc.weight", {C, 4 * C}, 0), add("h.0.mlp.c_fc.bias", {4 * C}, 0);
+    add("h.0.mlp.c_proj.weight", {4 * C, C}, 0), add("h.0.mlp.c_proj.bias", {C}, 0);
+    add("ln_f.weight", {C}, 1), add("ln_f.bias", {C}, 0);
+    return t;
+}
+
+inline std::string tiny_gpt2_config(const std::string& type = "gpt2", std::size_t n_head = 2) {
+    return "{\"model_type\": \"" + type + "\", \"n_layer\": 1, \"n_head\": " + std::to_string(n_head) +
+           ", \"n_embd\": 4, \"n_positions\": 4, \"vocab_size\": 257, \"layer_norm_epsilon\": 1e-05}";
+}
+
+inline std::string tiny_gpt2_vocab() {
+    const auto& s = gpt2_byte_symbols();
+    std::string v = "{";
+    for (std::size_t b = 0; b < 256; ++b) v += "\"" + st_json_escape(s[b]) + "\": " + std::to_string(b) + ", ";
+    return v + "\"<|endoftext|>\": 256}";
+}
+
+inline void write_bytes(const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// name -> what it holds, and the folder written under dir.
+inline void write_model_folder(const std::string& dir, const std::string& name, const std::string& config,
+                               const std::string& weights, bool tokeniser = true, const std::string& vocab = tiny_gpt2_vocab(),
+                               const std::string& merges = "#version: 0.2\n") {
+    const std::string d = dir + "/" + name;
+    ::mkdir(d.c_str(), 0755);
+    if (!config.empty()) write_bytes(d + "/config.json", config);
+    if (!weights.empty() || name == "st-empty") write_bytes(d + "/model.safetensors", weights);
+    if (tokeniser) write_bytes(d + "/vocab.json", vocab), write_bytes(d + "/merges.txt", merges);
+}
+
+inline void write_model_fixtures(const std::string& dir) {
+    const std::string cfg = tiny_gpt2_config(), ok = safetensors_file(tiny_gpt2_tensors());
+    write_model_folder(dir, "model-ok", cfg, ok);
+    write_model_folder(dir, "model-noconfig", "", ok);
+    write_model_folder(dir, "model-pickle", cfg, "", true);
+    write_bytes(dir + "/model-pickle/pytorch_model.bin", "PK\x03\x04 a pickle");
+    write_model_folder(dir, "model-llama", tiny_gpt2_config("llama"), ok);
+    write_model_folder(dir, "model-heads", tiny_gpt2_config("gpt2", 3), ok);
+    write_model_folder(dir, "st-empty", cfg, "");
+    std::string past(8, '\0');
+    past[2] = 1;  // 65536
+    write_model_folder(dir, "st-length", cfg, past + "{}");
+    write_model_folder(dir, "st-json", cfg, std::string("\x08\0\0\0\0\0\0\0", 8) + "not json");
+    write_model_folder(dir, "st-truncated", cfg, ok.substr(0, ok.size() - 4));
+    auto t = tiny_gpt2_tensors();
+    t[1].shape = {5, 4};  // wpe: 5 × 4 floats need 80 bytes; 64 are there
+    write_model_folder(dir, "st-count", cfg, safetensors_file(t));
+    t = tiny_gpt2_tensors();
+    t[0].dtype = "I64", t[0].bytes += t[0].bytes;  // wte as 64-bit integers
+    write_model_folder(dir, "st-dtype", cfg, safetensors_file(t));
+    std::string overlap = ok;  // wpe's data_offsets moved 4 bytes back, into wte's
+    const std::string from = "\"data_offsets\": [4112, 4176]", to = "\"data_offsets\": [4108, 4172]";
+    overlap.replace(overlap.find(from), from.size(), to);
+    write_model_folder(dir, "st-overlap", cfg, overlap);
+    t = tiny_gpt2_tensors();
+    t.pop_back();  // no ln_f.bias
+    write_model_folder(dir, "model-missing", cfg, safetensors_file(t));
+    write_model_folder(dir, "model-shape", cfg, safetensors_file(tiny_gpt2_tensors(8)));
+    write_model_folder(dir, "tok-vocab", cfg, ok, true, "{\"a\": \"zero\"}");
+    write_model_folder(dir, "tok-merges", cfg, ok, true, tiny_gpt2_vocab(), "#version: 0.2\nno-space-here\n");
+}
+
+}  // namespace attn::test

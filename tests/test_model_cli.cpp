@@ -1,0 +1,105 @@
+// attn show --model end to end on the validation table's tiny GPT-2 folder: the trace's shape and
+// invariants, the files written, --keep-layers / --layer / --head, and --head on a seeded kind.
+#include <sys/stat.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/helpers.h"
+#include "tests/model_fixtures.h"
+
+namespace {
+
+using Json = nlohmann::json;
+
+std::string model_dir() {
+    static const std::string dir = [] {
+        const std::string d = attn::test::temp_dir();
+        attn::test::write_model_fixtures(d);
+        return d;
+    }();
+    return dir;
+}
+
+bool exists(const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("model: the trace holds every head's causal weights, the aggregates and 5 predictions per token") {
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--json", "-", "a b"});
+    REQUIRE(r.code == 0);
+    const Json j = Json::parse(r.out);
+    CHECK(j["kind"] == "model");
+    CHECK(j["model"]["n_params"] == 257 * 4 + 4 * 4 + 4 * 2 * 2 + 4 * 12 + 12 + 16 + 4 + 4 * 16 + 16 + 16 * 4 + 4 + 4 * 2);
+    CHECK(j["token_ids"] == Json::array({'a', ' ', 'b'}));  // no merges: one token per byte
+    CHECK(j["tokens"] == Json::array({"a", "\xC2\xB7", "b"}));
+    REQUIRE(j["layers"].size() == 1);
+    REQUIRE(j["layers"][0]["heads"].size() == 2);
+    for (const auto& h : j["layers"][0]["heads"]) {
+        CHECK(h["scale"].get<double>() == doctest::Approx(1.0 / std::sqrt(2.0)));
+        for (std::size_t i = 0; i < 3; ++i) {
+            double row = 0;
+            for (std::size_t k = 0; k < 3; ++k) {
+                const double w = h["weights"][i][k];
+                if (k > i) CHECK(w == 0.0);  // causal
+                CHECK(h["mask"][i][k] == (k <= i));
+                row += w;
+            }
+            CHECK(row == doctest::Approx(1.0).epsilon(1e-6));
+        }
+    }
+    CHECK(j["aggregates"]["layer_mean"].size() == 1);
+    CHECK(j["aggregates"]["rollout"].size() == 1);
+    REQUIRE(j["predictions"].size() == 3);
+    for (const auto& row : j["predictions"]) {
+        REQUIRE(row.size() == 5);
+        for (std::size_t k = 1; k < 5; ++k) CHECK(row[k]["p"].get<double>() <= row[k - 1]["p"].get<double>());
+    }
+}
+
+TEST_CASE("model: --png writes the chosen head's heatmaps and the overview; --npy every head, mean and rollout") {
+    const std::string out = attn::test::temp_dir();
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--head", "1", "--png", out + "/png",
+                                         "--npy", out + "/npy", "a b"});
+    REQUIRE(r.code == 0);
+    CHECK(exists(out + "/png/gpt2-l0-h1-weights.png"));
+    CHECK(exists(out + "/png/gpt2-overview.png"));
+    CHECK(exists(out + "/npy/model-l0-h1-weights.npy"));
+    CHECK(exists(out + "/npy/model-l0-mean.npy"));
+    CHECK(exists(out + "/npy/model-l0-rollout.npy"));
+    CHECK(exists(out + "/npy/model-token_ids.npy"));
+    CHECK(r.out.find("weights (") != std::string::npos);
+    CHECK(r.out.find("head 1 of layer 0") != std::string::npos);
+    CHECK(r.out.find("next token after \"b\"") != std::string::npos);
+}
+
+TEST_CASE("model: --layer, --head and --keep-layers outside the model are usage errors") {
+    const std::string m = model_dir() + "/model-ok";
+    CHECK(attn::test::run_attn({"show", "--model", m, "--head", "2", "a"}).code == 2);
+    CHECK(attn::test::run_attn({"show", "--model", m, "--layer", "1", "a"}).code == 2);
+    CHECK(attn::test::run_attn({"show", "--model", m, "--keep-layers", "x", "a"}).code == 2);
+    CHECK(attn::test::run_attn({"show", "--layer", "0", "a b"}).code == 2);  // --layer needs --model
+    CHECK(attn::test::run_attn({"show", "--model", m, "--dropout", "0.5", "a"}).code == 2);
+}
+
+TEST_CASE("--head on a seeded multi-head kind prints only that head") {
+    const auto r = attn::test::run_attn({"show", "--kind", "mha", "--heads", "3", "--head", "2", "a b c"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("head 2") != std::string::npos);
+    CHECK(r.out.find("head 0") == std::string::npos);
+    CHECK(attn::test::run_attn({"show", "--kind", "mha", "--heads", "3", "--head", "3", "a b c"}).code == 2);
+}
+
+TEST_CASE("model: --max-memory counts the weights, and the text may come from standard input") {
+    const std::string m = model_dir() + "/model-ok";
+    const auto small = attn::test::run_attn({"show", "--model", m, "--max-memory", "1000", "a"});
+    CHECK(small.code == 2);
+    CHECK(small.err.find("more than --max-memory") != std::string::npos);
+    const auto piped = attn::test::run_attn({"show", "--model", m, "--file", "-", "--json", "-"}, "a b");
+    REQUIRE(piped.code == 0);
+    CHECK(Json::parse(piped.out)["token_ids"] == Json::array({'a', ' ', 'b'}));
+}

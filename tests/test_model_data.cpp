@@ -1,0 +1,274 @@
+// The model files: safetensors (format checks, exact F16/BF16 widening), GPT-2's byte-level BPE on a
+// small vocabulary, the attention aggregates against plain loops, and the model fuzz corpora replayed.
+#include <dirent.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "core/gpt2.h"
+#include "data/gpt2_checkpoint.h"
+#include "data/gpt2_tokenizer.h"
+#include "data/safetensors.h"
+#include "fuzz/harness_model.h"
+#include "tests/helpers.h"
+
+namespace {
+
+std::vector<std::string> corpus(const std::string& target) {
+    const std::string dir = std::string(ATTN_SOURCE_DIR) + "/fuzz/corpus/" + target;
+    std::vector<std::string> files;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d))
+            if (e->d_name[0] != '.') files.push_back(dir + "/" + e->d_name);
+        ::closedir(d);
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// 8-byte length + header + data, as the format defines.
+std::string st_file(const std::string& header, const std::string& data) {
+    std::string s(8, '\0');
+    for (int i = 0; i < 8; ++i) s[static_cast<std::size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+    return s + header + data;
+}
+
+std::string st_error(const std::string& bytes) {
+    try {
+        attn::SafetensorsFile::from_bytes(bytes, "m.safetensors");
+    } catch (const attn::Error& e) {
+        CHECK(e.exit_code() == 1);
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("corpus: safetensors") {
+    const auto files = corpus("safetensors");
+    REQUIRE(files.size() >= 5);
+    for (const auto& f : files) {
+        INFO(f);
+        CHECK(attn::fuzz::safetensors_one(attn::test::slurp(f)) == "");
+    }
+}
+
+TEST_CASE("corpus: gpt2_tokenizer") {
+    const auto files = corpus("gpt2_tokenizer");
+    REQUIRE(files.size() >= 5);
+    for (const auto& f : files) {
+        INFO(f);
+        CHECK(attn::fuzz::gpt2_tokenizer_one(attn::test::slurp(f)) == "");
+    }
+}
+
+TEST_CASE("half_to_float equals sign · 2^(e-15) · (1 + m/1024), subnormals m · 2^-24, for all 65536 patterns") {
+    for (std::uint32_t u = 0; u < 65536; ++u) {
+        const int sign = (u >> 15) ? -1 : 1, e = static_cast<int>((u >> 10) & 31), m = static_cast<int>(u & 1023);
+        const float got = attn::half_to_float(static_cast<std::uint16_t>(u));
+        if (e == 31) {
+            CHECK((m == 0 ? std::isinf(got) : std::isnan(got)));
+            continue;
+        }
+        const double want = sign * (e == 0 ? std::ldexp(m, -24) : std::ldexp(1.0 + m / 1024.0, e - 15));
+        if (static_cast<double>(got) != want) FAIL("pattern " << u << ": " << got << " != " << want);
+        CHECK(std::signbit(got) == (sign < 0));
+    }
+}
+
+TEST_CASE("bfloat16_to_float is the upper half of the float32 pattern") {
+    CHECK(attn::bfloat16_to_float(0x3F80) == 1.0f);
+    CHECK(attn::bfloat16_to_float(0xC040) == -3.0f);
+    CHECK(attn::bfloat16_to_float(0x0001) == std::ldexp(1.0f, -133));  // the smallest subnormal
+    CHECK(std::isinf(attn::bfloat16_to_float(0x7F80)));
+}
+
+TEST_CASE("safetensors: entries are read with their dtype, shape and offsets; metadata kept") {
+    const std::string h = R"({"__metadata__": {"format": "pt"}, "b": {"dtype": "F16", "shape": [2], "data_offsets": [8, 12]},)"
+                          R"( "a": {"dtype": "F32", "shape": [1, 2], "data_offsets": [0, 8]}})";
+    std::string data(12, '\0');
+    const float a[2] = {1.5f, -2.0f};
+    std::memcpy(&data[0], a, 8);
+    data[8] = 0x00, data[9] = 0x3C, data[10] = 0x01, data[11] = 0x00;  // 1.0, 2^-24
+    const auto f = attn::SafetensorsFile::from_bytes(st_file(h, data), "m.safetensors");
+    REQUIRE(f.header().tensors.size() == 2);
+    CHECK(f.header().metadata.at("format") == "pt");
+    const auto* b = f.find("b");
+    REQUIRE(b != nullptr);
+    float out[2];
+    f.read_float(*b, out);
+    CHECK(out[0] == 1.0f);
+    CHECK(out[1] == std::ldexp(1.0f, -24));
+    f.read_float(*f.find("a"), out);
+    CHECK(out[1] == -2.0f);
+}
+
+TEST_CASE("safetensors: every malformed header is a one-line error naming the problem") {
+    const std::string one = R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+    CHECK(st_error("").find("empty") != std::string::npos);
+    CHECK(st_error(st_file(one, std::string(8, '\0')).substr(0, 20)).find("runs past the end") != std::string::npos);
+    CHECK(st_error(st_file("[1, 2", "")).find("not JSON") != std::string::npos);
+    CHECK(st_error(st_file(one, std::string(4, '\0'))).find("run past the end") != std::string::npos);
+    CHECK(st_error(st_file(one, std::string(12, '\0'))).find("bytes after the last tensor") != std::string::npos);
+    CHECK(st_error(st_file(R"({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", std::string(8, '\0')))
+              .find("needs 12 bytes") != std::string::npos);
+    CHECK(st_error(st_file(R"({"a": {"dtype": "Q4", "shape": [2], "data_offsets": [0, 8]}})", std::string(8, '\0')))
+              .find("unknown dtype") != std::string::npos);
+    CHECK(st_error(st_file(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, )"
+                           R"("b": {"dtype": "F32", "shape": [1], "data_offsets": [2, 6]}})",
+                           std::string(6, '\0')))
+              .find("overlaps") != std::string::npos);
+    CHECK(st_error(st_file(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})", std::string(8, '\0')))
+              .find("gap") != std::string::npos);
+    CHECK(st_error(st_file(R"({"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", std::string(4, '\0')))
+              .find("not a whole number") != std::string::npos);
+}
+
+TEST_CASE("safetensors: inf, NaN and unsupported dtypes are refused when read, naming the tensor") {
+    const auto f = attn::SafetensorsFile::from_bytes(
+        st_file(R"({"h": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]}, "i": {"dtype": "I64", "shape": [1], "data_offsets": [2, 10]}})",
+                std::string("\x00\x7e", 2) + std::string(8, '\0')),
+        "m.safetensors");
+    float out[1];
+    try {
+        f.read_float(*f.find("h"), out);
+        FAIL("NaN accepted");
+    } catch (const attn::Error& e) {
+        CHECK(std::string(e.what()) == "m.safetensors: tensor 'h' holds NaN at element 0");
+    }
+    try {
+        f.read_float(*f.find("i"), out);
+        FAIL("I64 accepted");
+    } catch (const attn::Error& e) {
+        CHECK(std::string(e.what()).find("tensor 'i' is I64") != std::string::npos);
+    }
+}
+
+TEST_CASE("gpt2 byte table: 256 distinct characters; printable bytes map to themselves, space to U+0120") {
+    const auto& s = attn::gpt2_byte_symbols();
+    CHECK(std::set<std::string>(s.begin(), s.end()).size() == 256);
+    CHECK(s['A'] == "A");
+    CHECK(s[' '] == "\xC4\xA0");     // Ġ
+    CHECK(s[0] == "\xC4\x80");       // U+0100
+    CHECK(s['\n'] == "\xC4\x8A");    // Ċ
+    CHECK(s[0xAD] == "\xC5\x83");    // the soft hyphen is the 68th remapped byte: U+0143
+}
+
+namespace {
+// A vocabulary of the 256 byte symbols (ids 0..255 in byte order) plus merges "Ġ c", "Ġc a", "Ġca t".
+attn::Gpt2Tokenizer small_tokenizer() {
+    const auto& s = attn::gpt2_byte_symbols();
+    std::string vocab = "{";
+    for (int b = 0; b < 256; ++b) {
+        std::string esc;
+        for (char ch : s[static_cast<std::size_t>(b)]) {
+            if (ch == '"' || ch == '\\') esc += '\\';
+            esc += ch;
+        }
+        vocab += "\"" + esc + "\": " + std::to_string(b) + ", ";
+    }
+    vocab += "\"\xC4\xA0" "c\": 256, \"\xC4\xA0" "ca\": 257, \"\xC4\xA0" "cat\": 258, \"<|endoftext|>\": 259}";
+    const std::string merges = "#version: 0.2\n\xC4\xA0 c\n\xC4\xA0" "c a\n\xC4\xA0" "ca t\n";
+    return attn::Gpt2Tokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
+}
+}  // namespace
+
+TEST_CASE("gpt2 BPE: merges by rank, the special token, labels with a visible leading space") {
+    const auto tok = small_tokenizer();
+    using V = std::vector<std::int64_t>;
+    CHECK(tok.encode("a cat") == V{'a', 258});
+    CHECK(tok.encode(" cats") == V{258, 's'});
+    CHECK(tok.encode("cat") == V{'c', 'a', 't'});  // no merge starts without the space
+    CHECK(tok.encode("a<|endoftext|> cat") == V{'a', 259, 258});
+    CHECK(tok.encode("x  cat") == V{'x', ' ', 258});  // \s+(?!\S) leaves the last space to the word
+    CHECK(tok.label(258) == "\xC2\xB7" "cat");
+    CHECK(tok.label('\n') == "\xE2\x86\xB5");
+    CHECK(tok.label(0xE4) == "\xEF\xBF\xBD");  // a lone lead byte
+    CHECK(tok.text(258) == " cat");
+}
+
+TEST_CASE("gpt2 tokeniser files: garbage is a one-line error naming the file") {
+    auto err = [](const std::string& v, const std::string& m) -> std::string {
+        try {
+            attn::Gpt2Tokenizer::from_vocab_merges(v, m, "vocab.json", "merges.txt");
+        } catch (const attn::Error& e) {
+            CHECK(e.exit_code() == 1);
+            return e.what();
+        }
+        return "";
+    };
+    CHECK(err("not json", "").rfind("vocab.json: not JSON", 0) == 0);
+    CHECK(err("{\"a\": 0}", "").find("no token for byte 0") != std::string::npos);
+    CHECK(err("[1]", "").find("not a JSON object") != std::string::npos);
+}
+
+TEST_CASE("attention rollout equals Ã_l·…·Ã_0 with Ã = 0.5·mean + 0.5·I, rows renormalised (plain loops)") {
+    const std::size_t T = 4;
+    std::vector<attn::Mat> means;
+    for (int l = 0; l < 3; ++l) {
+        attn::Mat a = attn::Mat::from_shape({T, T});
+        for (std::size_t i = 0; i < T; ++i) {
+            float s = 0;
+            for (std::size_t j = 0; j < T; ++j) s += (a(i, j) = j <= i ? float(1 + (i * 7 + j * 3 + l) % 5) : 0.0f);
+            for (std::size_t j = 0; j < T; ++j) a(i, j) /= s;
+        }
+        means.push_back(a);
+    }
+    const auto r = attn::attention_rollout(means);
+    // plain: R = I; for each layer R = Ã · R in double
+    std::vector<double> R(T * T, 0.0), A(T * T), N(T * T);
+    for (std::size_t i = 0; i < T; ++i) R[i * T + i] = 1.0;
+    for (std::size_t l = 0; l < 3; ++l) {
+        for (std::size_t i = 0; i < T; ++i) {
+            double s = 0;
+            for (std::size_t j = 0; j < T; ++j) s += (A[i * T + j] = 0.5 * means[l](i, j) + (i == j ? 0.5 : 0.0));
+            for (std::size_t j = 0; j < T; ++j) A[i * T + j] /= s;
+        }
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t j = 0; j < T; ++j) {
+                double s = 0;
+                for (std::size_t k = 0; k < T; ++k) s += A[i * T + k] * R[k * T + j];
+                N[i * T + j] = s;
+            }
+        R = N;
+        for (std::size_t i = 0; i < T; ++i) {
+            double row = 0;
+            for (std::size_t j = 0; j < T; ++j) {
+                CHECK(std::fabs(r[l](i, j) - R[i * T + j]) < 1e-6);
+                row += r[l](i, j);
+            }
+            CHECK(std::fabs(row - 1.0) < 1e-5);  // rollout rows stay distributions
+        }
+    }
+}
+
+TEST_CASE("the mean over heads is the plain average of their weights") {
+    std::vector<attn::HeadTrace> heads(3);
+    for (std::size_t h = 0; h < 3; ++h) {
+        heads[h].weights = attn::Mat::from_shape({2, 2});
+        for (std::size_t k = 0; k < 4; ++k) heads[h].weights.data()[k] = float(h * 4 + k);
+    }
+    const auto m = attn::head_mean(heads);
+    for (std::size_t k = 0; k < 4; ++k) CHECK(m.data()[k] == doctest::Approx((k + (4 + k) + (8 + k)) / 3.0));
+}
+
+TEST_CASE("gpt2 config: model_type, n_head dividing n_embd, and the numbers are checked") {
+    auto err = [](const std::string& text) -> std::string {
+        try {
+            attn::parse_gpt2_config(text, "config.json");
+        } catch (const attn::Error& e) {
+            return e.what();
+        }
+        return "";
+    };
+    const std::string ok = R"("n_layer": 2, "n_head": 2, "n_embd": 8, "n_positions": 16, "vocab_size": 300)";
+    CHECK(err("{\"model_type\": \"gpt2\", " + ok + "}") == "");
+    CHECK(err("{\"model_type\": \"llama\", " + ok + "}") == "config.json: model_type 'llama' is not supported");
+    CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 3, "n_embd": 8, "n_positions": 16, "vocab_size": 300})") ==
+          "config.json: n_head 3 does not divide n_embd 8");
+    CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 2, "n_embd": 8, "vocab_size": 300})") ==
+          "config.json: \"n_positions\" is missing");
+}

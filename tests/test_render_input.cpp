@@ -1,0 +1,370 @@
+// Reading runs back (render/trace_read.h) and the interactive page's data (render/html.h): traces
+// round-trip to the same bytes, .npy attention and token files are read strictly, and the page's
+// numbers decode to exactly the trace's values at 4 decimals.
+#include <zlib.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <functional>
+#include <random>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+#include "render/html.h"
+#include "render/json.h"
+#include "render/trace_read.h"
+#include "tests/helpers.h"
+
+using namespace attn;
+using attn::test::run_attn;
+using attn::test::RunResult;
+using Json = nlohmann::json;
+using attn::test::npy;
+
+namespace {
+
+std::string floats(const std::vector<float>& v) {
+    return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+std::string four(double v) {  // what "%.4f" prints, the independent reference for the page's digits
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4f", v);
+    std::string s = buf;
+    return s == "-0.0000" ? "0.0000" : s;
+}
+
+// ---- decoding a page's data as the page's JavaScript does (render/page/page.js: cell, format) ----------
+
+struct PageData {
+    Json json;
+    std::string blob;
+};
+
+PageData page_data(const std::string& html) {
+    const std::string open = "<script type=\"application/json\" id=\"attn-data\">";
+    const auto a = html.find(open);
+    REQUIRE(a != std::string::npos);
+    const auto b = html.find("</script>", a);
+    PageData d;
+    d.json = Json::parse(html.substr(a + open.size(), b - a - open.size()));
+    // base64, then zlib
+    const std::string b64 = d.json["blob"];
+    std::string raw;
+    int bits = 0;
+    std::uint32_t acc = 0;  // keeps only the bits not yet emitted (at most 14)
+    for (char c : b64) {
+        const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        if (c == '=') break;
+        acc = (acc << 6 | static_cast<std::uint32_t>(std::strchr(digits, c) - digits)) & 0x3FFFu;
+        bits += 6;
+        if (bits >= 8) bits -= 8, raw += static_cast<char>((acc >> bits) & 0xFFu);
+    }
+    uLongf size = d.json["raw_bytes"].get<uLongf>();
+    d.blob.assign(size, '\0');
+    REQUIRE(uncompress(reinterpret_cast<Bytef*>(&d.blob[0]), &size, reinterpret_cast<const Bytef*>(raw.data()),
+                       static_cast<uLong>(raw.size())) == Z_OK);
+    REQUIRE(size == d.json["raw_bytes"].get<uLongf>());
+    return d;
+}
+
+std::int64_t page_k(const PageData& d, const Json& desc, std::size_t idx, const Json* scores = nullptr, float scale = 1) {
+    const std::size_t off = desc[0], w = desc[1];
+    std::uint64_t u = 0;
+    const std::size_t n = d.json["tokens"].size() * d.json["source_tokens"].size();  // byte planes of T * S
+    for (std::size_t b = 0; b < w; ++b) u |= std::uint64_t(static_cast<unsigned char>(d.blob[off + b * n + idx])) << (8 * b);
+    std::int64_t k = desc[2].get<std::int64_t>() + static_cast<std::int64_t>(u);
+    if (desc.size() > 5) {  // a residual from round-half-up(scale * raw score), as the page computes it
+        REQUIRE(scores != nullptr);
+        const double x = double(scale) * double(page_k(d, *scores, idx));
+        k += static_cast<std::int64_t>(std::floor(x + 0.5));
+    }
+    return k;
+}
+
+// The page's 4-decimal text of a cell (for masked scores: pass the head's stages, and its scale).
+std::string page_cell(const PageData& d, const Json& desc, std::size_t idx, const Json* scores = nullptr, float scale = 1) {
+    if (desc[1] == 0) {
+        float f;
+        std::memcpy(&f, d.blob.data() + desc[0].get<std::size_t>() + 4 * idx, 4);
+        return four(f);
+    }
+    return render::format_ten_thousandths(page_k(d, desc, idx, scores, scale));
+}
+
+}  // namespace
+
+TEST_CASE("trace reader: every kind's trace reads back and writes the same bytes") {
+    const std::vector<std::vector<std::string>> runs = {
+        {"--kind", "simple", "--dropout", "0.2"},
+        {"--kind", "self", "--qkv-bias"},
+        {"--kind", "causal", "--renorm"},
+        {"--kind", "mha-wrapper"},
+        {"--kind", "mha", "--heads", "4"},
+        {"--kind", "cross", "--source", "Wie geht es dir heute"},
+        {"--kind", "additive", "--source", "a b c"},
+        {"--kind", "luong", "--score", "concat", "--source", "a b c"},
+        {"--kind", "mqa"},
+        {"--kind", "gqa", "--heads", "4", "--kv-heads", "2", "--d-out", "8"},
+        {"--kind", "local", "--window", "1"},
+        {"--kind", "flash", "--causal", "--block-q", "2", "--block-k", "3", "--heads", "2", "--d-out", "8"},
+        {"--example", "journey", "--kind", "self", "--init", "torch-rand"},
+    };
+    for (auto args : runs) {
+        args.insert(args.begin(), "show");
+        if (args[1] != "--example") args.push_back("The cat sat on the mat.");
+        args.insert(args.end(), {"--json", "-"});
+        INFO(args[2]);
+        const RunResult r = run_attn(args);
+        REQUIRE(r.code == 0);
+        const Trace t = render::read_trace_json(r.out, "trace.json");
+        CHECK(render::trace_json_text(t) == r.out);
+    }
+}
+
+TEST_CASE("trace reader: a model trace's layers, aggregates and predictions are read") {
+    const Json j = Json::parse(R"({"format": "attn-trace", "version": 1, "kind": "model",
+        "tokens": ["Hello", " world"], "source_tokens": ["Hello", " world"],
+        "model": {"type": "gpt2", "dtype": "F32", "n_layer": 2, "n_head": 1, "n_embd": 8, "n_positions": 16,
+                  "vocab_size": 50257, "n_params": 1234, "layer_norm_epsilon": 1e-5},
+        "token_ids": [15496, 995],
+        "layers": [{"layer": 0, "heads": [{"head": 0, "kv_head": 0, "scores": [[1, 2], [3, 4]], "scale": 0.5,
+                                           "mask": [[true, false], [true, true]], "weights": [[1, 0], [0.25, 0.75]]}]},
+                   {"layer": 1, "heads": [{"head": 0, "kv_head": 0, "scores": [[1, 2], [3, 4]], "scale": 0.5,
+                                           "mask": [[true, false], [true, true]], "weights": [[1, 0], [0.5, 0.5]]}]}],
+        "aggregates": {"layer_mean": [[[1, 0], [0.25, 0.75]], [[1, 0], [0.5, 0.5]]],
+                       "rollout": [[[1, 0], [0.25, 0.75]], [[1, 0], [0.375, 0.625]]]},
+        "predictions": [[{"id": 11, "token": ",", "p": 0.5}], [{"id": 13, "token": ".", "p": 0.25}]]})");
+    const Trace t = render::read_trace_json(j.dump(), "model.json");
+    REQUIRE(t.model);
+    CHECK(t.model->type == "gpt2");
+    CHECK(t.model->n_params == 1234);
+    CHECK(t.token_ids == std::vector<std::int64_t>{15496, 995});
+    REQUIRE(t.layers.size() == 2);
+    CHECK(t.layers[1].layer == 1);
+    CHECK(t.layers[1].heads[0].weights(1, 1) == 0.5f);
+    CHECK(t.layers[0].heads[0].mask(0, 1) == 0);
+    CHECK(t.layers[0].heads[0].scale == 0.5f);
+    REQUIRE(t.rollout.size() == 2);
+    CHECK(t.rollout[1](1, 0) == 0.375f);
+    REQUIRE(t.predictions.size() == 2);
+    CHECK(t.predictions[1][0].token == ".");
+    CHECK(t.predictions[1][0].id == 13);
+    // and the page shows it: two layers, the stages it has, the predictions
+    const PageData d = page_data(render::render_html(t, {}));
+    CHECK(d.json["layered"] == true);
+    CHECK(d.json["layers"].size() == 2);
+    CHECK(d.json["stages"] == Json::parse(R"(["weights", "scores", "masked-scores", "mask"])"));
+    CHECK(d.json["model"]["n_layer"] == 2);
+    CHECK(page_cell(d, d.json["layers"][1]["heads"][0]["stages"]["weights"], 3) == "0.5000");
+    const Json& st0 = d.json["layers"][0]["heads"][0]["stages"];
+    CHECK(page_cell(d, st0["masked-scores"], 2, &st0["scores"], 0.5f) == "1.5000");
+    const Json& agg = d.json["layers"][1]["aggregates"];
+    CHECK(page_cell(d, agg["rollout"], 2) == "0.3750");
+    CHECK(page_cell(d, agg["layer_mean"], 3) == "0.5000");
+}
+
+TEST_CASE("trace reader: foreign, truncated and future files are one-line errors naming the file") {
+    const RunResult r = run_attn({"show", "--kind", "causal", "a b c", "--json", "-"});
+    REQUIRE(r.code == 0);
+    const std::string hint = render::read_trace_json(r.out, "t.json").kind;
+    CHECK(hint == "causal");
+    CHECK(error_of([&] { render::read_trace_json(r.out.substr(0, 100), "t.json"); })
+              .rfind("t.json: invalid JSON at byte offset 100", 0) == 0);
+    CHECK(error_of([&] { render::read_trace_json(R"({"name": "x"})", "t.json"); }) ==
+          "t.json: not an attn trace (no \"format\": \"attn-trace\")");
+    CHECK(error_of([&] { render::read_trace_json("[1, 2]", "t.json"); }) ==
+          "t.json: not an attn trace (no \"format\": \"attn-trace\")");
+    Json future = Json::parse(r.out);
+    future["version"] = 2;
+    CHECK(error_of([&] { render::read_trace_json(future.dump(), "t.json"); }) ==
+          "t.json: trace version 2 is not supported (this attn reads version 1)");
+    Json ragged = Json::parse(r.out);
+    ragged["heads"][0]["weights"][1] = {0.5};
+    CHECK(error_of([&] { render::read_trace_json(ragged.dump(), "t.json"); }) ==
+          "t.json: heads[0].weights row 1: has 1 values but row 0 has 3");
+    Json wrong = Json::parse(r.out);
+    wrong["heads"][0]["weights"] = {{1, 0}, {0.5, 0.5}};
+    CHECK(error_of([&] { render::read_trace_json(wrong.dump(), "t.json"); }) ==
+          "t.json: heads[0].weights: is (2, 2) but (T, S) = (3, 3)");
+    Json text = Json::parse(r.out);
+    text["heads"][0]["scores"][0][0] = "1";
+    CHECK(error_of([&] { render::read_trace_json(text.dump(), "t.json"); }) ==
+          "t.json: heads[0].scores row 0: expected a number");
+    std::string deep = "{\"format\": \"attn-trace\", \"x\": ";
+    for (int i = 0; i < 100000; ++i) deep += "[";
+    CHECK(error_of([&] { render::read_trace_json(deep, "t.json"); }) == "t.json: nested more than 8 deep");
+}
+
+TEST_CASE("npy attention: (L, H, T, S), (H, T, S) and (T, S) with their tokens; bad shapes and NaN refused") {
+    // (L, H, T, S) = (2, 3, 2, 2): value = 1000 l + 100 h + 10 i + j, in C order and in Fortran order
+    std::vector<float> c, f(24);
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 3; ++h)
+            for (int i = 0; i < 2; ++i)
+                for (int j = 0; j < 2; ++j) {
+                    const float v = float(1000 * l + 100 * h + 10 * i + j);
+                    c.push_back(v);
+                    f[static_cast<std::size_t>(l + 2 * (h + 3 * (i + 2 * j)))] = v;
+                }
+    const render::TokenLabels tok = render::read_token_labels("[\"a\", \"</script>\"]", "tok.json");
+    for (bool fortran : {false, true}) {
+        const Trace t = render::read_attention_npy(npy("<f4", "(2, 3, 2, 2)", floats(fortran ? f : c), fortran), "a.npy",
+                                                   tok, "tok.json");
+        REQUIRE(t.layers.size() == 2);
+        REQUIRE(t.layers[1].heads.size() == 3);
+        CHECK(t.layers[1].heads[2].weights(1, 0) == 1210.0f);
+        CHECK(t.layers[0].heads[1].weights(0, 1) == 101.0f);
+        CHECK(t.tokens[1] == "</script>");
+    }
+    const Trace t3 = render::read_attention_npy(npy("<f4", "(3, 2, 2)", floats(std::vector<float>(c.begin(), c.begin() + 12))),
+                                                "a.npy", std::nullopt, "");
+    CHECK(t3.layers.empty());
+    CHECK(t3.heads.size() == 3);
+    CHECK(t3.tokens == std::vector<std::string>{"0", "1"});
+    const Trace t2 = render::read_attention_npy(npy("<f8", "(2, 3)", std::string(48, '\0')), "a.npy",
+                                                render::read_token_labels("{\"tokens\": [\"x\", \"y\"], \"source_tokens\": [\"p\", \"q\", \"r\"]}", "t"),
+                                                "t");
+    CHECK(t2.heads.size() == 1);
+    CHECK(t2.source_tokens[2] == "r");
+    // the errors
+    const auto err = [&](const std::string& bytes, const std::optional<render::TokenLabels>& labels) {
+        return error_of([&] { render::read_attention_npy(bytes, "a.npy", labels, "tok.txt"); });
+    };
+    CHECK(err(npy("<f4", "(4,)", floats({1, 2, 3, 4})), std::nullopt) ==
+          "a.npy: attention of shape (4,) has 1 dimensions, not 2, 3 or 4");
+    CHECK(err(npy("<f4", "(1, 1, 1, 1, 1)", floats({1})), std::nullopt) ==
+          "a.npy: attention of shape (1, 1, 1, 1, 1) has 5 dimensions, not 2, 3 or 4");
+    CHECK(err(npy("<f4", "(2, 2)", floats({1, 0, NAN, 1})), std::nullopt) ==
+          "a.npy: the value at (1, 0) is NaN; attention must be finite numbers");
+    CHECK(err(npy("|b1", "(2, 2)", std::string(4, '\1')), std::nullopt) ==
+          "a.npy: attention must be float32 or float64, not |b1");
+    CHECK(err(npy("<f4", "(2, 2)", floats({1, 0, 0, 1})), render::read_token_labels("a\nb\nc\n", "tok.txt")) ==
+          "tok.txt: 3 tokens, but a.npy holds (T, S) = (2, 2)");
+    CHECK(err(npy("<f4", "(2, 3)", floats({1, 0, 0, 0, 1, 0})), render::read_token_labels("a\nb\n", "tok.txt")) ==
+          "tok.txt: one list of 2 tokens, but a.npy holds cross attention (T, S) = (2, 3)");
+    // token files
+    CHECK(render::read_token_labels("\xEF\xBB\xBF" "a\r\n b\n", "t").tokens == std::vector<std::string>{"a", " b"});
+    CHECK(error_of([] { render::read_token_labels("a\tb\n", "t"); }).rfind("t: token 0 has a control character", 0) == 0);
+    CHECK(error_of([] { render::read_token_labels("[\"a\", 2]", "t"); }) == "t: the list holds a value that is not a string");
+}
+
+TEST_CASE("page data: 4-decimal readouts equal \"%.4f\" of the value, for every cell and across ranges") {
+    // 1. the rounding itself, on values at and beside every kind of boundary
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f), wide(-3000.0f, 3000.0f);
+    std::size_t checked = 0;
+    for (int n = 0; n < 200000; ++n) {
+        for (float v : {unit(gen), wide(gen), std::nextafter(float(n) / 20000.0f + 0.00005f, 1.0f),
+                        std::nextafter(float(n) / 20000.0f + 0.00005f, 0.0f), -unit(gen) * 1e-4f}) {
+            INFO(v);
+            REQUIRE(render::format_ten_thousandths(render::ten_thousandths(v)) == four(v));
+            ++checked;
+        }
+    }
+    CHECK(checked == 1000000);
+    // 2. through a whole page: every stage of every head of a run with wide scores (3-byte cells)
+    const RunResult r = run_attn({"show", "--kind", "mha", "--heads", "2", "--dropout", "0.1", "--d-in", "64",
+                                  "--init", "torch-rand", "The cat sat on the mat and looked at the dog.", "--json", "-"});
+    REQUIRE(r.code == 0);
+    const Trace t = render::read_trace_json(r.out, "t.json");
+    const PageData d = page_data(render::render_html(t, {}));
+    const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
+    std::set<int> widths;
+    for (std::size_t h = 0; h < t.heads.size(); ++h) {
+        const HeadTrace& ht = t.heads[h];
+        const Json& st = d.json["layers"][0]["heads"][h]["stages"];
+        for (const char* stage : {"weights", "scores", "masked-scores", "dropped"}) widths.insert(st[stage][1].get<int>());
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t j = 0; j < S; ++j) {
+                const std::size_t idx = i * S + j;
+                CHECK(page_cell(d, st["mask"], idx) == (ht.mask(i, j) ? "1.0000" : "0.0000"));
+                if (!ht.mask(i, j)) continue;
+                CHECK(page_cell(d, st["weights"], idx) == four(ht.weights(i, j)));
+                CHECK(page_cell(d, st["dropped"], idx) == four(ht.dropped_weights(i, j)));
+                CHECK(page_cell(d, st["scores"], idx) == four(ht.scores(i, j)));
+                CHECK(page_cell(d, st["masked-scores"], idx, &st["scores"], ht.scale) == four(ht.scale * ht.scores(i, j)));
+            }
+    }
+    CHECK(d.json["layers"][0]["heads"][0]["stages"]["masked-scores"].size() == 6);  // stored as residuals
+    CHECK(widths.count(2) == 1);  // weights
+    CHECK(widths.count(3) == 1);  // torch-rand at d_in 64: raw scores span more than 6.5535
+}
+
+TEST_CASE("page: one file, no external resources, data escaped, the code embedded whole") {
+    Trace t = render::read_trace_json(run_attn({"show", "--kind", "causal", "a b c", "--json", "-"}).out, "t.json");
+    t.tokens[1] = "</script><script>alert(1)</script>&amp;";
+    const std::string html = render::render_html(t, {});
+    // the token never appears raw: only escaped, inside the JSON data
+    CHECK(html.find("<script>alert(1)") == std::string::npos);
+    CHECK(html.find("\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\\u0026amp;") != std::string::npos);
+    CHECK(page_data(html).json["tokens"][1] == t.tokens[1]);
+    // nothing from elsewhere: no src=, href= or url( in the page, and a policy forbidding it
+    CHECK(html.find("src=") == std::string::npos);
+    CHECK(html.find("href=") == std::string::npos);
+    CHECK(html.find("url(") == std::string::npos);
+    CHECK(html.find("default-src 'none'") != std::string::npos);
+    // the code as the files hold it, which must not close its own <script>
+    std::ifstream js(std::string(ATTN_SOURCE_DIR) + "/render/page/page.js"), css(std::string(ATTN_SOURCE_DIR) + "/render/page/page.css");
+    const std::string js_text((std::istreambuf_iterator<char>(js)), {}), css_text((std::istreambuf_iterator<char>(css)), {});
+    CHECK(render::page_js() == js_text);
+    CHECK(render::page_css() == css_text);
+    CHECK(html.find(js_text) != std::string::npos);
+    std::string lower = js_text + css_text;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    CHECK(lower.find("</script") == std::string::npos);
+    CHECK(lower.find("</style") == std::string::npos);
+}
+
+TEST_CASE("cli: show --html and render write pages; render --png draws every layer, or --layer and --head") {
+    const std::string dir = attn::test::temp_dir();
+    attn::test::RunOptions o;
+    o.cwd = dir;
+    // 1. show --html beside --json: the page's numbers are the trace's
+    RunResult r = attn::test::run_attn({"show", "--kind", "gqa", "--heads", "4", "--kv-heads", "2", "--d-out", "8",
+                                        "a b c d", "--json", "t.json", "--html", "show.html"}, o);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("wrote show.html") != std::string::npos);
+    const Trace t = render::read_trace_json(attn::test::slurp(dir + "/t.json"), "t.json");
+    const PageData shown = page_data(attn::test::slurp(dir + "/show.html"));
+    CHECK(shown.json["layers"][0]["heads"].size() == 4);
+    CHECK(shown.json["layers"][0]["heads"][3]["kv_head"] == 1);
+    CHECK(page_cell(shown, shown.json["layers"][0]["heads"][2]["stages"]["weights"], 3 * 4 + 1) == four(t.heads[2].weights(3, 1)));
+    // 2. render the trace: the same data, opened at head 2
+    r = attn::test::run_attn({"render", "t.json", "--html", "render.html", "--head", "2"}, o);
+    REQUIRE(r.code == 0);
+    const PageData rendered = page_data(attn::test::slurp(dir + "/render.html"));
+    CHECK(rendered.blob == shown.blob);
+    CHECK(rendered.json["init"]["head"] == 2);
+    // 3. a (L, H, T, S) .npy: one PNG set per layer, or only --layer's --head
+    std::vector<float> v(2 * 2 * 3 * 3, 0.25f);
+    {
+        std::ofstream f(dir + "/a.npy", std::ios::binary);
+        f << npy("<f4", "(2, 2, 3, 3)", floats(v));
+    }
+    r = attn::test::run_attn({"render", "a.npy", "--png", "all"}, o);
+    REQUIRE(r.code == 0);
+    CHECK(!attn::test::slurp(dir + "/all/npy-layer0-weights.png").empty());
+    CHECK(!attn::test::slurp(dir + "/all/npy-layer1-weights.png").empty());
+    r = attn::test::run_attn({"render", "a.npy", "--png", "one", "--layer", "1", "--head", "0"}, o);
+    REQUIRE(r.code == 0);
+    CHECK(!attn::test::slurp(dir + "/one/npy-layer1-head0-weights.png").empty());
+    r = attn::test::run_attn({"render", "a.npy", "--html", "a.html", "--layer", "2"}, o);
+    CHECK(r.code == 2);
+    CHECK(r.err == "attn: error: --layer 2 is past the last layer (1) (hint: layers are numbered from 0)\n");
+}
