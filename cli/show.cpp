@@ -168,7 +168,9 @@ void run_show(const ShowOptions& o) {
     req.split = parse_split(o.split);
     const Inputs in = make_inputs(req);
     // 3. the effective settings (defaults follow the kind), checked; what the kind changed, said
-    const RunShape shape{in.x.shape(0), in.source_x.shape(0), in.x.shape(1), in.source_x.shape(1)};
+    RunShape shape{in.x.shape(0), in.source_x.shape(0), in.x.shape(1), in.source_x.shape(1)};
+    for (const auto* list : {&in.tokens, &in.source_tokens})
+        for (const auto& token : *list) shape.token_bytes += token.size();
     const Settings c = resolve_settings(settings_request(o.common), shape);
     check_settings(c, shape);
     if (!o.common.d_out && c.d_out != shape.d_in)
@@ -248,7 +250,7 @@ void run_show(const ShowOptions& o) {
         topt.precision = o.precision, topt.show = split_list(o.show), topt.colour = colour_depth(o.color), topt.full = o.full;
         topt.width = terminal_width(), topt.query = o.query, topt.scale = scale;
         topt.head = o.head;
-        std::cout << render::terminal_view(t, topt);
+        render::write_terminal_view(std::cout, t, topt);
         if (o.json) std::cout << "wrote " << *o.json << "\n";
         if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
         if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";

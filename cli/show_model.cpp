@@ -39,9 +39,13 @@ void check_model_budget(const ModelShowOptions& o, const Gpt2Config& c, const Sa
     const double TT = double(T) * double(T), H = double(c.n_head);
     const double weights = double(f.size()) + double(gpt2_widened_bytes(f));  // mapped pages + widened copies
     const double run = gpt2_run_bytes(c, T, kept);
-    const double numbers = double(kept) * H * 3.0 * TT + 2.0 * double(c.n_layer) * TT + 15.0 * double(T);
-    const double json_bytes = o.json ? numbers * 11.0 : 0.0;
-    const double json = o.json ? numbers * 16.0 + json_bytes : 0.0;
+    // per kept head the scores, the weights (the causal half 0), the mask's booleans; the layer means
+    // and rollouts (causal too); the predictions
+    const double half = double(T) * double(T + 1) / 2.0;
+    const double numbers = double(kept) * H * (TT + half) + 2.0 * double(c.n_layer) * half + 15.0 * double(T);
+    const double zeros = (double(kept) * H + 2.0 * double(c.n_layer)) * (TT - half);
+    const double json_bytes = o.json ? json_text_bytes(numbers, zeros, double(kept) * H * TT, 0.0) : 0.0;
+    const double json = json_bytes;  // the text itself: no document tree is built
     const double png = o.png ? double(estimate_png_bytes(3, T, T)) + 8e6 : 0.0;
     const double npy = o.npy ? double(kept) * H * 9.0 * TT + 8.0 * double(c.n_layer) * TT : 0.0;
     const double limit = double(o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : default_max_memory());

@@ -1,6 +1,10 @@
 #include "core/budget.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "core/ops.h"
 
 namespace attn {
 namespace {
@@ -24,14 +28,42 @@ double positions_numbers(const Settings& c, double T, double S, double H, double
     return 0.0;
 }
 
-double json_numbers(const Settings& c, const RunShape& shape, double& bools) {
+// Cells of a (T, S) matrix the kind's own mask leaves visible (a user's --mask may hide more).
+double visible_cells(const Settings& c, const RunShape& shape) {
+    MaskSpec m;
+    m.causal = c.causal, m.window = c.window;
+    if (c.bottom_right) m.shift = std::int64_t(shape.S) - std::int64_t(shape.T);
+    double n = 0.0;
+    for (std::size_t i = 0, lo = 0, hi = 0; i < shape.T; ++i) {
+        m.range(i, shape.S, lo, hi);
+        n += double(hi - lo);
+    }
+    return n;
+}
+
+// Numbers in the trace: `numbers` written in full, `zeros` the weights of hidden or dropped cells
+// (written "0.0"), `bools` the mask.
+struct JsonCount {
+    double numbers = 0, zeros = 0, bools = 0;
+};
+
+JsonCount json_numbers(const Settings& c, const RunShape& shape) {
     const HeadGeometry d = geometry(c, shape);
     const double T = double(shape.T), S = double(shape.S), H = double(d.heads);
-    double n = (T + S) * double(c.d_in) + 4.0 * double(std::max(c.d_in, shape.d_src) + 1) * double(c.d_out) * H;
-    n += H * (T * double(d.d_k) + S * double(d.d_k) + S * double(d.d_v) + T * double(d.d_v));
-    n += H * T * S * (2.0 + (c.dropout > 0.0f ? 1.0 : 0.0)) + T * H * double(d.d_v);
-    n += positions_numbers(c, T, S, H, double(d.d_k));
-    bools = H * T * S;
+    JsonCount n;
+    n.numbers = (T + S) * double(c.d_in) + 4.0 * double(std::max(c.d_in, shape.d_src) + 1) * double(c.d_out) * H;
+    n.numbers += H * (T * double(d.d_k) + S * double(d.d_k) + S * double(d.d_v) + T * double(d.d_v));
+    n.numbers += T * H * double(d.d_v) + H * T * S;  // the output, the scores
+    // weights, and dropout's: hidden cells are 0, and dropout zeroes a share p of the visible ones
+    const double visible = visible_cells(c, shape), p = double(c.dropout);
+    n.numbers += H * visible, n.zeros += H * (T * S - visible);
+    if (c.dropout > 0.0f) n.numbers += H * visible * (1.0 - p), n.zeros += H * (T * S - visible * (1.0 - p));
+    n.numbers += positions_numbers(c, T, S, H, double(d.d_k));
+    if (kind_named(c.kind).defaults.tiled) {  // per tile: its place (8 numbers), each row's max and sum
+        const double bq = double(std::min(c.block_q, shape.T)), bk = double(std::min(c.block_k, shape.S));
+        n.numbers += H * std::ceil(T / bq) * std::ceil(S / bk) * (8.0 + 2.0 * bq);
+    }
+    n.bools = H * T * S;
     return n;
 }
 
@@ -64,16 +96,17 @@ std::size_t estimate_run_bytes(const Settings& s, const RunShape& shape) {
     return static_cast<std::size_t>(estimate_run(s, shape).total);
 }
 
+double json_text_bytes(double numbers, double zeros, double bools, double token_bytes) {
+    return numbers * 12.0 + zeros * 4.0 + bools * 5.5 + 2.0 * token_bytes + 4096.0;
+}
+
 std::size_t estimate_json_bytes(const Settings& c, const RunShape& shape) {
-    double bools = 0.0;
-    const double n = json_numbers(c, shape, bools);
-    return static_cast<std::size_t>(n * 11.0 + bools * 5.5 + 4096.0);
+    const JsonCount n = json_numbers(c, shape);
+    return static_cast<std::size_t>(json_text_bytes(n.numbers, n.zeros, n.bools, double(shape.token_bytes)));
 }
 
 std::size_t estimate_json_memory(const Settings& c, const RunShape& shape) {
-    double bools = 0.0;
-    const double n = json_numbers(c, shape, bools);
-    return static_cast<std::size_t>((n + bools) * 16.0) + estimate_json_bytes(c, shape);  // the tree, the text
+    return estimate_json_bytes(c, shape);  // the text; no document tree is built
 }
 
 std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s) {

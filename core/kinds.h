@@ -68,6 +68,7 @@ struct KindDefaults {
 // The shape of a run's inputs: T query positions, S key positions, their widths.
 struct RunShape {
     std::size_t T = 0, S = 0, d_in = 0, d_src = 0;
+    std::size_t token_bytes = 0;  // the tokens' and source tokens' text (the JSON trace holds it)
 };
 
 // Per-head widths under some settings: H query heads, G key/value heads, d_k and d_v.

@@ -1,6 +1,7 @@
 #include "render/json.h"
 
 #include "core/kinds.h"
+#include "render/json_out.h"
 #include "render/model_view.h"
 
 namespace attn::render {
@@ -50,67 +51,130 @@ Json config_json(const Settings& c) {
     return j;
 }
 
-Json trace_json(const Trace& t) {
-    if (t.model) return model_trace_json(t);  // a model run's fields (render/model_view.cpp)
-    Json j;
-    j["format"] = "attn-trace";
-    j["version"] = 1;
-    j["kind"] = t.kind;
-    j["tokens"] = t.tokens;
-    j["source_tokens"] = t.source_tokens;
-    j["config"] = config_json(t.config);
-    j["inputs"]["x"] = matrix(t.x);
-    if (t.has_source) j["inputs"]["source_x"] = matrix(t.source_x);
-    if (t.positions.size()) j["inputs"]["positions"] = matrix(t.positions);
-    if (t.source_positions.size()) j["inputs"]["source_positions"] = matrix(t.source_positions);
-    j["params"] = Json::object();
+namespace {
+
+// Bytes to reserve for the trace's text: every number and boolean at its longest, the tokens twice
+// over (escaped), and room for the rest. Reserved pages that are never written take no memory.
+std::size_t reserve_bytes(const Trace& t) {
+    double numbers = 0.0, bools = 0.0, text = 0.0;
+    const auto count = [&](const Mat& m) { numbers += double(m.size()); };
+    count(t.x), count(t.source_x), count(t.positions), count(t.source_positions), count(t.output);
+    for (const auto& p : t.params) count(p.value);
+    const auto head = [&](const HeadTrace& h) {
+        for (const Mat* m : {&h.queries, &h.keys, &h.values, &h.queries_unrotated, &h.keys_unrotated, &h.bias,
+                             &h.scores, &h.weights, &h.dropped_weights, &h.context})
+            count(*m);
+        bools += double(h.mask.size());
+    };
+    for (const auto& h : t.heads) head(h);
+    for (const auto& l : t.layers)
+        for (const auto& h : l.heads) head(h);
+    for (const auto& m : t.layer_mean) count(m);
+    for (const auto& m : t.rollout) count(m);
+    numbers += 8.0 * double(t.tiles.size()) + 8.0 * double(t.token_ids.size());
+    for (const auto& tile : t.tiles) numbers += double(tile.row_max.size() + tile.row_sum.size());
+    for (const auto* list : {&t.tokens, &t.source_tokens})
+        for (const auto& s : *list) text += 2.0 * double(s.size()) + 3.0;
+    for (const auto& row : t.predictions)
+        for (const auto& p : row) text += 2.0 * double(p.token.size()) + 48.0;
+    return static_cast<std::size_t>(numbers * JsonOut::kMaxNumberBytes + bools * JsonOut::kMaxBoolBytes + text +
+                                    65536.0);
+}
+
+void write_params(JsonOut& j, const Trace& t) {
+    j.key("params");
+    j.begin_object();
     for (const auto& p : t.params) {
         // Biases (b_*, stored (1, out)) and v (d, 1) are vectors; every weight matrix stays an array of
         // rows whatever its size (W_query of --d-in 1 is one row).
-        if (p.name.rfind("b_", 0) == 0) j["params"][p.name] = matrix(p.value)[0];
-        else if (p.name == "v") {
+        j.key(p.name);
+        if (p.name.rfind("b_", 0) == 0) {
+            j.row(p.value, 0);
+        } else if (p.name == "v") {
             Json v = Json::array();
             for (std::size_t i = 0; i < p.value.shape(0); ++i) v.push_back(p.value(i, 0));
-            j["params"][p.name] = v;
-        } else j["params"][p.name] = matrix(p.value);
+            j.value(v);
+        } else {
+            j.matrix(p.value);
+        }
     }
-    j["heads"] = Json::array();
-    for (const auto& h : t.heads) {
-        Json jh;
-        jh["head"] = h.head;
-        jh["kv_head"] = h.kv_head;
-        jh["queries"] = matrix(h.queries);
-        jh["keys"] = matrix(h.keys);
-        jh["values"] = matrix(h.values);
-        if (h.queries_unrotated.size()) jh["queries_unrotated"] = matrix(h.queries_unrotated);
-        if (h.keys_unrotated.size()) jh["keys_unrotated"] = matrix(h.keys_unrotated);
-        if (h.bias.size()) jh["bias"] = matrix(h.bias);
-        if (h.scores.size()) jh["scores"] = matrix(h.scores);
-        jh["scale"] = h.scale;
-        if (h.mask.size()) jh["mask"] = bool_matrix(h.mask);
-        if (h.weights.size()) jh["weights"] = matrix(h.weights);
-        if (h.dropped_weights.size()) jh["dropped_weights"] = matrix(h.dropped_weights);
-        jh["context"] = matrix(h.context);
-        j["heads"].push_back(std::move(jh));
-    }
-    j["output"] = matrix(t.output);
-    if (!t.tiles.empty()) {
-        Json tiles = Json::array();
-        for (const auto& tile : t.tiles)
-            tiles.push_back({{"head", tile.head}, {"q_block", tile.q_block}, {"k_block", tile.k_block},
-                             {"rows", {tile.q_begin, tile.q_end}}, {"cols", {tile.k_begin, tile.k_end}},
-                             {"row_max", tile.row_max}, {"row_sum", tile.row_sum}});
-        j["tiles"] = std::move(tiles);
-    }
-    j["empty_rows"] = t.empty_rows;
+    j.end_object();
+}
+
+void write_head(JsonOut& j, const HeadTrace& h) {
+    const auto optional = [&](const char* name, const Mat& m) {
+        if (m.size()) j.key(name), j.matrix(m);
+    };
+    j.begin_object();
+    j.key("head"), j.value(h.head);
+    j.key("kv_head"), j.value(h.kv_head);
+    j.key("queries"), j.matrix(h.queries);
+    j.key("keys"), j.matrix(h.keys);
+    j.key("values"), j.matrix(h.values);
+    optional("queries_unrotated", h.queries_unrotated);
+    optional("keys_unrotated", h.keys_unrotated);
+    optional("bias", h.bias);
+    optional("scores", h.scores);
+    j.key("scale"), j.value(h.scale);
+    if (h.mask.size()) j.key("mask"), j.bool_matrix(h.mask);
+    optional("weights", h.weights);
+    optional("dropped_weights", h.dropped_weights);
+    j.key("context"), j.matrix(h.context);
+    j.end_object();
+}
+
+void write_tiles(JsonOut& j, const Trace& t) {
+    j.key("tiles");
+    j.begin_array();
+    for (const auto& tile : t.tiles)
+        j.value({{"head", tile.head}, {"q_block", tile.q_block}, {"k_block", tile.k_block},
+                 {"rows", {tile.q_begin, tile.q_end}}, {"cols", {tile.k_begin, tile.k_end}},
+                 {"row_max", tile.row_max}, {"row_sum", tile.row_sum}});
+    j.end_array();
+}
+
+// A seeded kind's trace (docs/trace-format.md), field by field in the format's order.
+void write_trace(JsonOut& j, const Trace& t) {
+    j.begin_object();
+    j.key("format"), j.value("attn-trace");
+    j.key("version"), j.value(1);
+    j.key("kind"), j.value(t.kind);
+    j.key("tokens"), j.value(t.tokens);
+    j.key("source_tokens"), j.value(t.source_tokens);
+    j.key("config"), j.value(config_json(t.config));
+    j.key("inputs");
+    j.begin_object();
+    j.key("x"), j.matrix(t.x);
+    if (t.has_source) j.key("source_x"), j.matrix(t.source_x);
+    if (t.positions.size()) j.key("positions"), j.matrix(t.positions);
+    if (t.source_positions.size()) j.key("source_positions"), j.matrix(t.source_positions);
+    j.end_object();
+    write_params(j, t);
+    j.key("heads");
+    j.begin_array();
+    for (const auto& h : t.heads) write_head(j, h);
+    j.end_array();
+    j.key("output"), j.matrix(t.output);
+    if (!t.tiles.empty()) write_tiles(j, t);
+    j.key("empty_rows"), j.value(t.empty_rows);
     if (!t.diagnostics.empty()) {
         Json d = Json::object();
         for (const auto& x : t.diagnostics) d[x.name] = x.value;
-        j["diagnostics"] = std::move(d);
+        j.key("diagnostics"), j.value(d);
     }
-    return j;
+    j.end_object();
 }
 
-std::string trace_json_text(const Trace& t) { return trace_json(t).dump() + "\n"; }
+}  // namespace
+
+std::string trace_json_text(const Trace& t) {
+    std::string text;
+    text.reserve(reserve_bytes(t));
+    JsonOut j(text);
+    if (t.model) write_model_trace(j, t);  // a model run's fields (render/model_view.cpp)
+    else write_trace(j, t);
+    text += '\n';
+    return text;
+}
 
 }  // namespace attn::render

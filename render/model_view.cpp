@@ -1,6 +1,7 @@
 #include "render/model_view.h"
 
 #include "render/json.h"
+#include "render/json_out.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,46 +94,57 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
     return out.str();
 }
 
-Json model_trace_json(const Trace& t) {
+void write_model_trace(JsonOut& j, const Trace& t) {
     const ModelInfo& m = *t.model;
-    Json j;
-    j["format"] = "attn-trace";
-    j["version"] = 1;
-    j["kind"] = "model";
-    j["model"] = {{"type", m.type},       {"dtype", m.dtype},           {"n_layer", m.n_layer},
-                  {"n_head", m.n_head},   {"n_embd", m.n_embd},         {"n_positions", m.n_positions},
-                  {"vocab_size", m.vocab_size}, {"n_params", m.n_params}, {"layer_norm_epsilon", m.layer_norm_epsilon}};
-    j["tokens"] = t.tokens;
-    j["token_ids"] = t.token_ids;
-    j["layers"] = Json::array();
+    j.begin_object();
+    j.key("format"), j.value("attn-trace");
+    j.key("version"), j.value(1);
+    j.key("kind"), j.value("model");
+    j.key("model"), j.value({{"type", m.type},       {"dtype", m.dtype},           {"n_layer", m.n_layer},
+                             {"n_head", m.n_head},   {"n_embd", m.n_embd},         {"n_positions", m.n_positions},
+                             {"vocab_size", m.vocab_size}, {"n_params", m.n_params}, {"layer_norm_epsilon", m.layer_norm_epsilon}});
+    j.key("tokens"), j.value(t.tokens);
+    j.key("token_ids"), j.value(t.token_ids);
+    j.key("layers");
+    j.begin_array();
     for (const auto& l : t.layers) {
-        Json jl;
-        jl["layer"] = l.layer;
-        jl["heads"] = Json::array();
+        j.begin_object();
+        j.key("layer"), j.value(l.layer);
+        j.key("heads");
+        j.begin_array();
         for (const auto& h : l.heads) {
-            Json jh;
-            jh["head"] = h.head;
-            jh["kv_head"] = h.kv_head;
-            if (h.scores.size()) jh["scores"] = matrix(h.scores);
-            jh["scale"] = h.scale;
-            if (h.mask.size()) jh["mask"] = bool_matrix(h.mask);
-            if (h.weights.size()) jh["weights"] = matrix(h.weights);
-            jl["heads"].push_back(std::move(jh));
+            j.begin_object();
+            j.key("head"), j.value(h.head);
+            j.key("kv_head"), j.value(h.kv_head);
+            if (h.scores.size()) j.key("scores"), j.matrix(h.scores);
+            j.key("scale"), j.value(h.scale);
+            if (h.mask.size()) j.key("mask"), j.bool_matrix(h.mask);
+            if (h.weights.size()) j.key("weights"), j.matrix(h.weights);
+            j.end_object();
         }
-        j["layers"].push_back(std::move(jl));
+        j.end_array();
+        j.end_object();
     }
-    j["aggregates"]["layer_mean"] = Json::array();
-    for (const auto& a : t.layer_mean) j["aggregates"]["layer_mean"].push_back(matrix(a));
-    j["aggregates"]["rollout"] = Json::array();
-    for (const auto& a : t.rollout) j["aggregates"]["rollout"].push_back(matrix(a));
-    j["predictions"] = Json::array();
+    j.end_array();
+    j.key("aggregates");
+    j.begin_object();
+    for (const auto& [name, list] : {std::pair{"layer_mean", &t.layer_mean}, std::pair{"rollout", &t.rollout}}) {
+        j.key(name);
+        j.begin_array();
+        for (const auto& a : *list) j.matrix(a);
+        j.end_array();
+    }
+    j.end_object();
+    j.key("predictions");
+    j.begin_array();
     for (const auto& row : t.predictions) {
         Json r = Json::array();
         for (const auto& p : row) r.push_back({{"id", p.id}, {"token", p.token}, {"p", p.p}});
-        j["predictions"].push_back(std::move(r));
+        j.value(r);
     }
-    j["empty_rows"] = t.empty_rows;
-    return j;
+    j.end_array();
+    j.key("empty_rows"), j.value(t.empty_rows);
+    j.end_object();
 }
 
 std::vector<NpyFile> model_npy_files(const Trace& t) {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <memory>
+#include <ostream>
 #include <sstream>
 
 #include "data/utf8.h"
@@ -74,17 +77,29 @@ std::vector<std::size_t> pick(std::size_t n, std::size_t max, bool full, std::si
 }
 
 // Lines of text with their display widths (escapes excluded), placed side by side by the caller.
+// A matrix's rows are made on demand as they are printed (`body`), so even `--full` on thousands of
+// tokens holds one line of each block at a time, never the whole text.
 struct Block {
-    bool rounded_away = false;  // a value that is not 0 prints as 0 at this precision
+    struct Body {
+        std::size_t rows = 0;
+        std::function<std::pair<std::string, std::size_t>(std::size_t)> line;  // row r: text, width
+        bool rounded_away = false;  // a value that is not 0 printed as 0 at this precision
+    };
     std::vector<std::string> lines;
     std::vector<std::size_t> widths;
     std::size_t width = 0;
+    std::shared_ptr<Body> body;  // after `lines`, when the block is a matrix
     void add(std::string s, std::size_t w) {
         lines.push_back(std::move(s));
         widths.push_back(w);
         width = std::max(width, w);
     }
     void add(const std::string& s) { add(s, display_width(s)); }
+    std::size_t size() const { return lines.size() + (body ? body->rows : 0); }
+    std::pair<std::string, std::size_t> line(std::size_t l) const {
+        return l < lines.size() ? std::pair{lines[l], widths[l]} : body->line(l - lines.size());
+    }
+    bool rounded_away() const { return body && body->rounded_away; }
 };
 
 struct MatrixView {
@@ -97,30 +112,63 @@ struct MatrixView {
     const ColourScale* scale = nullptr;// shade cells on this scale
 };
 
+// The text of cell (i, j): its value at --precision (exponent notation past kMaxFixed), "·" hidden by
+// the mask, "×" dropped, 1/· for a mask itself.
+std::string cell_text(const MatrixView& m, const TerminalOptions& opt, std::size_t i, std::size_t j) {
+    if (m.as_mask) return (*m.as_mask)(i, j) ? "1" : "·";
+    if (m.mask && !(*m.mask)(i, j)) return "·";
+    if (m.dropout && dropped_cell(*m.dropout, i, j)) return "×";
+    const float v = (*m.values)(i, j);
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", opt.precision, static_cast<double>(v));
+    // past kMaxFixed digits before the point, exponent notation: 3.0000e+38, not 39 digits
+    if (std::fabs(v) >= kMaxFixed) std::snprintf(buf, sizeof buf, "%.*e", opt.precision, static_cast<double>(v));
+    return buf;
+}
+
+// A value that is not 0 but prints as one ("0.0000", "-0"): rounding hides it.
+bool hidden_by_rounding(const MatrixView& m, const TerminalOptions& opt, std::size_t i, std::size_t j) {
+    if (!m.values || (m.mask && !(*m.mask)(i, j)) || (*m.values)(i, j) == 0.0f) return false;
+    const std::string text = cell_text(m, opt, i, j);
+    return text.find_first_not_of("-0.") == std::string::npos;
+}
+
+// Row i (SIZE_MAX: the "⋮" row) over the columns ci (SIZE_MAX: the "…" column), shaded as asked.
+std::string matrix_row(const MatrixView& m, const TerminalOptions& opt, std::size_t i, const std::vector<std::size_t>& ci,
+                       const std::vector<std::size_t>& col_w, std::size_t label_w, bool& rounded_away) {
+    const auto width_of = [&](std::size_t j) { return j == SIZE_MAX ? std::size_t{1} : col_w[j]; };
+    std::string line = pad_right(i == SIZE_MAX ? "⋮" : fit(m.rows[i], kLabelMax), label_w);
+    for (std::size_t j : ci) {
+        line += "  ";
+        if (i == SIZE_MAX || j == SIZE_MAX) {
+            line += pad_left(i == SIZE_MAX && j == SIZE_MAX ? "⋱" : (i == SIZE_MAX ? "⋮" : "…"), width_of(j));
+            continue;
+        }
+        rounded_away = rounded_away || hidden_by_rounding(m, opt, i, j);
+        const std::string text = pad_left(cell_text(m, opt, i, j), width_of(j));
+        const bool hidden = m.mask && !(*m.mask)(i, j);
+        const bool dropped = m.dropout && dropped_cell(*m.dropout, i, j);
+        if (opt.colour != ColourDepth::none && m.scale && m.values && !hidden && !dropped &&
+            std::isfinite((*m.values)(i, j))) {
+            line += cell_escape(m.scale->colour((*m.values)(i, j)), opt.colour) + text + "\x1b[0m";
+        } else if (opt.colour != ColourDepth::none && (hidden || dropped || (m.values && std::isinf((*m.values)(i, j))))) {
+            line += "\x1b[2m" + text + "\x1b[0m";
+        } else {
+            line += text;
+        }
+    }
+    return line;
+}
+
+// A matrix as a block: its title, the column labels, and rows made as they are printed. Summarised
+// to kMaxRows rows and the terminal's width unless --full.
 Block render_matrix(const MatrixView& m, const TerminalOptions& opt) {
     const std::size_t nr = m.values ? m.values->shape(0) : m.as_mask->shape(0);
     const std::size_t nc = m.values ? m.values->shape(1) : m.as_mask->shape(1);
     const auto ri = pick(nr, kMaxRows, opt.full);
-    auto cell = [&](std::size_t i, std::size_t j) -> std::string {
-        if (m.as_mask) return (*m.as_mask)(i, j) ? "1" : "·";
-        if (m.mask && !(*m.mask)(i, j)) return "·";
-        if (m.dropout && dropped_cell(*m.dropout, i, j)) return "×";
-        const float v = (*m.values)(i, j);
-        if (std::isnan(v)) return "nan";
-        if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.*f", opt.precision, static_cast<double>(v));
-        // past kMaxFixed digits before the point, exponent notation: 3.0000e+38, not 39 digits
-        if (std::fabs(v) >= kMaxFixed) std::snprintf(buf, sizeof buf, "%.*e", opt.precision, static_cast<double>(v));
-        return buf;
-    };
-    // a value that is not 0 but prints as one ("0.0000", "-0"): rounding hides it
-    auto hidden_by_rounding = [&](std::size_t i, std::size_t j) {
-        if (!m.values || (m.mask && !(*m.mask)(i, j)) || (*m.values)(i, j) == 0.0f) return false;
-        const std::string text = cell(i, j);
-        return text.find_first_not_of("-0.") == std::string::npos;
-    };
-    bool rounded_away = false;
+    const auto cell = [&](std::size_t i, std::size_t j) { return cell_text(m, opt, i, j); };
     // 1. widths: the row labels, and one width for every cell (over the rows printed)
     std::size_t label_w = 0;
     for (std::size_t i : ri)
@@ -144,57 +192,40 @@ Block render_matrix(const MatrixView& m, const TerminalOptions& opt) {
             ci = pick(nc, 0, false, std::max(k, kEdge));
         }
     }
-    const auto width_of = [&](std::size_t j) { return j == SIZE_MAX ? std::size_t{1} : col_w[j]; };
     Block b;
     b.add(m.title + " (" + std::to_string(nr) + "×" + std::to_string(nc) + ")");
     std::string head = std::string(label_w, ' ');
-    for (std::size_t j : ci) head += "  " + pad_left(j == SIZE_MAX ? "…" : fit(m.cols[j], kLabelMax), width_of(j));
+    for (std::size_t j : ci) head += "  " + pad_left(j == SIZE_MAX ? "…" : fit(m.cols[j], kLabelMax), j == SIZE_MAX ? 1 : col_w[j]);
     b.add(head);
-    for (std::size_t i : ri) {
-        std::string line = pad_right(i == SIZE_MAX ? "⋮" : fit(m.rows[i], kLabelMax), label_w);
-        std::size_t w = label_w;
-        for (std::size_t j : ci) {
-            line += "  ";
-            w += 2 + width_of(j);
-            if (i == SIZE_MAX || j == SIZE_MAX) {
-                line += pad_left(i == SIZE_MAX && j == SIZE_MAX ? "⋱" : (i == SIZE_MAX ? "⋮" : "…"), width_of(j));
-                continue;
-            }
-            rounded_away = rounded_away || hidden_by_rounding(i, j);
-            const std::string text = pad_left(cell(i, j), width_of(j));
-            const bool hidden = m.mask && !(*m.mask)(i, j);
-            const bool dropped = m.dropout && dropped_cell(*m.dropout, i, j);
-            if (opt.colour != ColourDepth::none && m.scale && m.values && !hidden && !dropped &&
-                std::isfinite((*m.values)(i, j))) {
-                line += cell_escape(m.scale->colour((*m.values)(i, j)), opt.colour) + text + "\x1b[0m";
-            } else if (opt.colour != ColourDepth::none && (hidden || dropped || (m.values && std::isinf((*m.values)(i, j))))) {
-                line += "\x1b[2m" + text + "\x1b[0m";
-            } else {
-                line += text;
-            }
-        }
-        b.add(line, w);
-    }
-    b.rounded_away = rounded_away;
+    // 3. the rows, made when printed: the view, the widths and the options are the body's own copies
+    b.body = std::make_shared<Block::Body>();
+    b.body->rows = ri.size();
+    std::size_t row_w = label_w;
+    for (std::size_t j : ci) row_w += 2 + (j == SIZE_MAX ? 1 : col_w[j]);
+    b.width = std::max(b.width, row_w);
+    Block::Body* body = b.body.get();
+    b.body->line = [m, opt, ri, ci, col_w = std::move(col_w), label_w, row_w, body](std::size_t r) {
+        return std::pair{matrix_row(m, opt, ri[r], ci, col_w, label_w, body->rounded_away), row_w};
+    };
     return b;
 }
 
 // Blocks left to right while they fit the width (4 columns apart), then the next row of blocks.
-void place(std::ostringstream& out, const std::vector<Block>& blocks, std::size_t width) {
+void place(std::ostream& out, const std::vector<Block>& blocks, std::size_t width) {
     constexpr std::size_t kGap = 4;
     for (std::size_t a = 0; a < blocks.size();) {
         std::size_t b = a + 1, used = blocks[a].width;
         while (b < blocks.size() && used + kGap + blocks[b].width <= width) used += kGap + blocks[b++].width;
         std::size_t lines = 0;
-        for (std::size_t k = a; k < b; ++k) lines = std::max(lines, blocks[k].lines.size());
+        for (std::size_t k = a; k < b; ++k) lines = std::max(lines, blocks[k].size());
         for (std::size_t l = 0; l < lines; ++l) {
             std::string row;
-            std::size_t w = 0, pending = 0;  // spaces owed before the next block's text
+            std::size_t pending = 0;  // spaces owed before the next block's text
             for (std::size_t k = a; k < b; ++k) {
                 if (k > a) pending += kGap;
-                if (l < blocks[k].lines.size()) {
-                    row += std::string(pending, ' ') + blocks[k].lines[l];
-                    w = blocks[k].widths[l];
+                if (l < blocks[k].size()) {
+                    const auto [text, w] = blocks[k].line(l);
+                    row += std::string(pending, ' ') + text;
                     pending = blocks[k].width - w;
                 } else {
                     pending += blocks[k].width;
@@ -208,9 +239,9 @@ void place(std::ostringstream& out, const std::vector<Block>& blocks, std::size_
 }
 
 // Below matrices where a value that is not 0 printed as 0, say so.
-void note_rounding(std::ostringstream& out, const std::vector<Block>& blocks, const TerminalOptions& opt) {
+void note_rounding(std::ostream& out, const std::vector<Block>& blocks, const TerminalOptions& opt) {
     for (const Block& b : blocks)
-        if (b.rounded_away) {
+        if (b.rounded_away()) {
             out << "(values that are not 0 print as 0 at --precision " << opt.precision
                 << "; raise --precision to see them)\n\n";
             return;
@@ -242,7 +273,7 @@ const Mat* stage_matrix(const Trace& t, const HeadTrace& h, Stage s, Mat& store)
 }
 
 // Stage s of every head, on one colour scale (as the images draw them), placed side by side.
-void print_stage(std::ostringstream& out, const Trace& t, Stage s, const TerminalOptions& opt) {
+void print_stage(std::ostream& out, const Trace& t, Stage s, const TerminalOptions& opt) {
     const bool many = t.heads.size() > 1 && s != Stage::output;
     const std::size_t n = s == Stage::output ? 1 : t.heads.size();
     std::vector<Mat> store(n);
@@ -302,7 +333,7 @@ void print_stage(std::ostringstream& out, const Trace& t, Stage s, const Termina
 }
 
 // One matrix on its own (the positional table).
-void print_matrix(std::ostringstream& out, const MatrixView& m, const TerminalOptions& opt) {
+void print_matrix(std::ostream& out, const MatrixView& m, const TerminalOptions& opt) {
     const std::vector<Block> blocks = {render_matrix(m, opt)};
     place(out, blocks, opt.width);
     note_rounding(out, blocks, opt);
@@ -310,7 +341,7 @@ void print_matrix(std::ostringstream& out, const MatrixView& m, const TerminalOp
 
 // --show bias (ALiBi's m (j - i), added to the scaled scores) and unrotated (queries and keys before
 // RoPE), head by head (--head: that head only).
-void print_position_stage(std::ostringstream& out, const Trace& t, const std::string& name, const TerminalOptions& opt) {
+void print_position_stage(std::ostream& out, const Trace& t, const std::string& name, const TerminalOptions& opt) {
     std::vector<Block> blocks;
     for (const HeadTrace& h : t.heads) {
         if (opt.head && h.head != *opt.head) continue;
@@ -335,7 +366,7 @@ void print_position_stage(std::ostringstream& out, const Trace& t, const std::st
 }
 
 // --query I: one query's row through every stage, and the weighted sum of the values it gives.
-void print_query_strip(std::ostringstream& out, const Trace& t, std::size_t i, const TerminalOptions& opt) {
+void print_query_strip(std::ostream& out, const Trace& t, std::size_t i, const TerminalOptions& opt) {
     for (const HeadTrace& h : t.heads) {
         if (h.scores.size() == 0 || i >= h.scores.shape(0)) continue;
         const std::size_t S = h.scores.shape(1);
@@ -389,6 +420,11 @@ std::size_t display_width(std::string_view s) {
 
 std::string terminal_view(const Trace& t, const TerminalOptions& opt) {
     std::ostringstream out;
+    write_terminal_view(out, t, opt);
+    return out.str();
+}
+
+void write_terminal_view(std::ostream& out, const Trace& t, const TerminalOptions& opt) {
     // 1. what ran
     const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
     out << "attn · " << t.kind << " · " << T << " token" << (T == 1 ? "" : "s");
@@ -441,7 +477,6 @@ std::string terminal_view(const Trace& t, const TerminalOptions& opt) {
     }
     if (!t.empty_rows.empty())
         out << "note: " << t.empty_rows.size() << " query row(s) see no key; their weights and context are 0\n";
-    return out.str();
 }
 
 }  // namespace attn::render

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +31,10 @@ struct TerminalOptions {
 // Matrices --show can name (the stages of render/stages.h).
 const std::vector<std::string>& showable_matrices();
 
+// The view as text; write_terminal_view streams it, one line at a time (what `--full` on thousands of
+// tokens needs: the text of a 4096 × 4096 matrix is about 1 GB).
 std::string terminal_view(const Trace& t, const TerminalOptions& opt);
+void write_terminal_view(std::ostream& out, const Trace& t, const TerminalOptions& opt);
 
 // Columns a UTF-8 string takes in a terminal (wide East Asian characters and emoji 2, marks 0).
 std::size_t display_width(std::string_view utf8);

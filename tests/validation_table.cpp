@@ -127,7 +127,7 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"inputs.rows-max", "--embeddings", "at most --max-tokens rows", R,
                     {"show", "--embeddings", "named.json", "--max-tokens", "1"},
                     e("named.json: 2 rows, more than --max-tokens 1 (hint: raise --max-tokens)")});
-    rows.push_back({"run.memory", "the run", "its estimated memory (weights, Q/K/V, H × T × S matrices, and the JSON tree, "
+    rows.push_back({"run.memory", "the run", "its estimated memory (weights, Q/K/V, H × T × S matrices, and the JSON text, "
                     "images and .npy files it writes) at most --max-memory (default 3/4 of RAM)", U,
                     {"show", "--d-in", "1024", "--d-out", "1024", "hi", "--max-memory", "20M"},
                     e("this run would need about 32.1 MiB of memory, more than --max-memory 20.0 MiB (hint: use fewer "

@@ -1,0 +1,152 @@
+// Limits that hold on large runs: the JSON trace is written without a document tree and its size
+// estimate is honest; the terminal's --full view is streamed, never held whole.
+#include <malloc.h>
+
+#include <algorithm>
+#include <ostream>
+#include <streambuf>
+
+#include "core/budget.h"
+#include "data/inputs.h"
+#include "render/json.h"
+#include "render/terminal.h"
+#include "tests/helpers.h"
+#include "tests/model_fixtures.h"
+
+using namespace attn;
+
+namespace {
+
+// A sentence of n words from a small vocabulary (tokens of 1 to 9 bytes).
+std::string words(std::size_t n) {
+    static const char* kWords[] = {"the", "cat", "sat", "on", "a", "mat", "journey", "starts", "attention"};
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s += std::string(i ? " " : "") + kWords[(i * 7 + i / 3) % 9];
+    return s;
+}
+
+struct Run {
+    Inputs in;
+    Settings settings;
+    RunShape shape;
+};
+
+// The inputs and settings `attn show` would make for these options.
+Run make_run(const std::string& text, SettingsRequest r, const std::string& source = "") {
+    InputRequest req;
+    req.sentence = text;
+    if (!source.empty()) req.source = source;
+    req.max_tokens = 100000;
+    Run run;
+    run.in = make_inputs(req);
+    run.shape = {run.in.x.shape(0), run.in.source_x.shape(0), run.in.x.shape(1), run.in.source_x.shape(1)};
+    for (const auto* list : {&run.in.tokens, &run.in.source_tokens})
+        for (const auto& t : *list) run.shape.token_bytes += t.size();
+    run.settings = resolve_settings(r, run.shape);
+    check_settings(run.settings, run.shape);
+    return run;
+}
+
+SettingsRequest kind(const std::string& name) {
+    SettingsRequest r;
+    r.kind = name;
+    return r;
+}
+
+// Heap bytes in use (glibc's arenas and its mmapped blocks).
+double heap_in_use() {
+    const struct mallinfo2 m = ::mallinfo2();
+    return double(m.uordblks) + double(m.hblkhd);
+}
+
+// An output stream that keeps nothing: it counts the bytes, and notes the most heap in use while
+// they were written.
+class Meter : public std::streambuf {
+public:
+    std::size_t bytes = 0;
+    double peak_heap = 0;
+
+protected:
+    std::streamsize xsputn(const char*, std::streamsize n) override {
+        bytes += static_cast<std::size_t>(n);
+        peak_heap = std::max(peak_heap, heap_in_use());
+        return n;
+    }
+    int overflow(int c) override {
+        if (c != traits_type::eof()) ++bytes;
+        return c;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("json: the trace's text is the compact dump of the document it holds, seeded kinds and models") {
+    const std::vector<std::vector<std::string>> runs = {
+        {"--kind", "mha", "--heads", "3", "--d-out", "6", "--dropout", "0.25", "--pos", "alibi"},
+        {"--kind", "flash", "--causal", "--block-q", "2", "--block-k", "3", "--pos", "rope"},
+        {"--kind", "luong", "--score", "concat", "--source", "x y \"quoted\" back\\slash"},
+        {"--kind", "self", "--pos", "sinusoidal", "--d-in", "1"},
+    };
+    for (auto args : runs) {
+        args.insert(args.begin(), "show");
+        args.insert(args.end(), {"The \"cat\" sat on the mat.", "--json", "-"});
+        INFO(args[2]);
+        const test::RunResult r = test::run_attn(args);
+        REQUIRE(r.code == 0);
+        CHECK(render::Json::parse(r.out).dump() + "\n" == r.out);
+    }
+    const std::string dir = test::temp_dir();
+    test::write_model_fixtures(dir);
+    const test::RunResult r = test::run_attn({"show", "--model", dir + "/model-ok", "--json", "-", "a b"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("\"layers\":[{\"layer\":0,\"heads\":[{\"head\":0") != std::string::npos);
+    CHECK(render::Json::parse(r.out).dump() + "\n" == r.out);
+}
+
+TEST_CASE("budget: the JSON trace's size estimate is within 20% of the text written") {
+    struct Case {
+        std::string name;
+        Run run;
+    };
+    SettingsRequest mha = kind("mha");
+    mha.heads = 4, mha.d_out = 16, mha.dropout = 0.1f;
+    SettingsRequest flash = kind("flash");
+    flash.causal = true, flash.block_q = 16, flash.block_k = 8;
+    SettingsRequest alibi = kind("causal");
+    alibi.pos = "alibi";
+    const std::vector<Case> cases = {
+        {"self, 600 tokens", make_run(words(600), kind("self"))},
+        {"mha with dropout, 300 tokens", make_run(words(300), mha)},
+        {"flash tiles, 400 tokens", make_run(words(400), flash)},
+        {"causal alibi, 500 tokens", make_run(words(500), alibi)},
+        {"additive with a source", make_run(words(200), kind("additive"), words(150))},
+        {"self, 40 tokens", make_run(words(40), kind("self"))},
+    };
+    for (const auto& c : cases) {
+        INFO(c.name);
+        const std::size_t written = render::trace_json_text(run_attention(c.run.in, c.run.settings)).size();
+        const std::size_t estimate = estimate_json_bytes(c.run.settings, c.run.shape);
+        INFO("written " << written << " bytes, estimated " << estimate);
+        CHECK(double(estimate) >= 0.8 * double(written));
+        CHECK(double(estimate) <= 1.2 * double(written));
+        CHECK(estimate_json_memory(c.run.settings, c.run.shape) >= estimate);  // the text is held once
+    }
+}
+
+TEST_CASE("terminal: --full streams a large matrix row by row instead of holding its text") {
+    const Run run = make_run(words(1024), kind("self"));
+    const Trace t = run_attention(run.in, run.settings);
+    render::TerminalOptions opt;
+    opt.full = true, opt.show = {"weights", "scores"}, opt.width = 120;
+    Meter meter;
+    std::ostream out(&meter);
+    const double before = heap_in_use();
+    render::write_terminal_view(out, t, opt);
+    // two 1024 × 1024 matrices of "0.0010"-wide cells: over 16 MB of text
+    CHECK(meter.bytes > 16u * 1024 * 1024);
+    // what the view held beside the text it wrote: under 1 MiB (glibc's count; sanitizers have their own heap)
+    INFO("heap grew by " << (meter.peak_heap - before) << " bytes while " << meter.bytes << " were written");
+    CHECK(meter.peak_heap - before < 1024.0 * 1024.0);
+    // the same text as the string view gives
+    CHECK(render::terminal_view(t, opt).size() == meter.bytes);
+}
