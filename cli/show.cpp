@@ -104,7 +104,7 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 // --model: a trained model instead of a seeded kind; options that only make sense for seeded kinds are refused.
-void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only, bool color) {
+void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only, render::ColourDepth colour) {
     for (const CLI::Option* opt : seeded_only)
         if (opt->count() > 0)
             usage_error(opt->get_name() + " does not apply to --model", "a model brings its own tokens, weights, heads and causal mask: drop " + opt->get_name());
@@ -121,7 +121,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     ModelShowOptions m;
     m.model = *o.model, m.sentence = o.sentence, m.text_file = o.text_file;
     m.layer = o.layer, m.head = o.head, m.keep_layers = o.keep_layers;
-    m.show = split_list(o.show), m.precision = o.precision, m.color = color, m.full = o.full, m.force = o.force;
+    m.show = split_list(o.show), m.precision = o.precision, m.colour = colour, m.width = terminal_width(), m.full = o.full, m.force = o.force;
     m.json = o.json, m.png = o.png, m.npy = o.npy, m.html = o.html, m.max_memory = o.common.max_memory;
     run_show_model(m);
 }
@@ -345,7 +345,7 @@ void setup_show(CLI::App& app) {
         seeded_only.push_back(cmd->get_option(name));
     o->cmd = cmd;
     cmd->callback([o, seeded_only] {
-        if (o->model) run_model(*o, seeded_only, colour_depth(o->color) != render::ColourDepth::none);
+        if (o->model) run_model(*o, seeded_only, colour_depth(o->color));
         else run_show(*o);
     });
 }

@@ -147,7 +147,7 @@ void run_show_model(const ModelShowOptions& o) {
     if (!json_to_stdout) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;
-        topt.colour = o.color ? render::ColourDepth::truecolour : render::ColourDepth::none;
+        topt.colour = o.colour, topt.width = o.width;
         std::cout << render::model_terminal_view(t, choice, topt);
         if (o.json) std::cout << "wrote " << *o.json << "\n";
         if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";

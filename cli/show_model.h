@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "render/terminal.h"
+
 namespace attn::cli {
 
 struct ModelShowOptions {
@@ -15,7 +17,9 @@ struct ModelShowOptions {
     std::optional<std::string> keep_layers;  // --keep-layers LIST
     std::vector<std::string> show = {"weights"};
     int precision = 4;
-    bool color = false, full = false, force = false;
+    render::ColourDepth colour = render::ColourDepth::none;  // --color, as the terminal supports it
+    std::size_t width = 80;                                   // the terminal's columns
+    bool full = false, force = false;
     std::optional<std::string> json, png, npy, html, max_memory;
 };
 

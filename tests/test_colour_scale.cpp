@@ -7,6 +7,7 @@
 #include "render/stages.h"
 #include "render/terminal.h"
 #include "tests/helpers.h"
+#include "tests/model_fixtures.h"
 
 using namespace attn;
 using namespace attn::render;
@@ -178,4 +179,19 @@ TEST_CASE("cli: shading is 24-bit only when COLORTERM announces it, else the 256
     REQUIRE(full.code == 0);
     CHECK(full.out.find("\x1b[48;2;") != std::string::npos);
     CHECK(full.out.find("\x1b[48;5;") == std::string::npos);
+}
+
+TEST_CASE("cli: a model run shades as the terminal supports: 256 colours unless COLORTERM says 24-bit") {
+    const std::string dir = test::temp_dir();
+    test::write_model_fixtures(dir);
+    ::unsetenv("COLORTERM");
+    const test::RunResult plain = test::run_attn({"show", "--model", dir + "/model-ok", "--color", "always", "a b"});
+    REQUIRE(plain.code == 0);
+    CHECK(plain.out.find("\x1b[48;5;") != std::string::npos);
+    CHECK(plain.out.find("\x1b[48;2;") == std::string::npos);
+    ::setenv("COLORTERM", "24bit", 1);
+    const test::RunResult full = test::run_attn({"show", "--model", dir + "/model-ok", "--color", "always", "a b"});
+    ::unsetenv("COLORTERM");
+    REQUIRE(full.code == 0);
+    CHECK(full.out.find("\x1b[48;2;") != std::string::npos);
 }
