@@ -108,12 +108,10 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     for (const CLI::Option* opt : seeded_only)
         if (opt->count() > 0)
             usage_error(opt->get_name() + " does not apply to --model", "a model brings its own tokens, weights, heads and causal mask: drop " + opt->get_name());
-    for (const char* name : {"--svg", "--font", "--scale"})
-        if (o.cmd->get_option(name)->count() > 0)
-            usage_error(std::string(name) + " is not available with --model yet", "use --png for the model's figures (drawn at the default scale)");
     // outputs checked as for the seeded kinds: no clash, nothing over the text or the model's own files
     policy::OutputRequest outputs;
-    outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.html = o.html, outputs.prefix = "model";
+    outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.html = o.html, outputs.svg = o.svg;
+    outputs.prefix = "model";
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     for (const char* name : {"config.json", "model.safetensors", "vocab.json", "merges.txt", "tokenizer.json"})
         outputs.inputs.push_back({"--model", policy::join_path(*o.model, name)});
@@ -122,7 +120,8 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     m.model = *o.model, m.sentence = o.sentence, m.text_file = o.text_file;
     m.layer = o.layer, m.head = o.head, m.keep_layers = o.keep_layers;
     m.show = split_list(o.show), m.precision = o.precision, m.colour = colour, m.width = terminal_width(), m.full = o.full, m.force = o.force;
-    m.json = o.json, m.png = o.png, m.npy = o.npy, m.html = o.html, m.max_memory = o.common.max_memory;
+    m.json = o.json, m.png = o.png, m.npy = o.npy, m.html = o.html, m.svg = o.svg, m.max_memory = o.common.max_memory;
+    m.font = o.font, m.scale = static_cast<int>(o.scale);
     run_show_model(m);
 }
 

@@ -14,6 +14,7 @@
 #include "data/gpt2_tokenizer.h"
 #include "data/npy.h"
 #include "cli/policy/files.h"
+#include "render/font.h"
 #include "render/html.h"
 #include "render/model_view.h"
 #include "cli/policy/progress.h"
@@ -95,6 +96,8 @@ void run_show_model(const ModelShowOptions& o) {
     if (o.html) policy::check_output_file(*o.html, "--html");
     if (o.png) policy::check_output_dir(*o.png, "--png");
     if (o.npy) policy::check_output_dir(*o.npy, "--npy");
+    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
+    if (o.font) render::check_font_file(*o.font);
     // 2. the folder: config, tokeniser, the weights' header
     const std::string dir = o.model;
     const Gpt2Config c = read_gpt2_config(dir);
@@ -134,7 +137,19 @@ void run_show_model(const ModelShowOptions& o) {
     if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
     if (o.png) {
         progress("rendering images", 0, 1);
-        for (auto& f : render::model_pngs(t, choice)) files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+        render::PngOptions popt;
+        popt.scale = o.scale, popt.font_file = o.font.value_or("");
+        popt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
+        for (auto& f : render::model_pngs(t, choice, popt))
+            files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+    }
+    if (o.svg) {
+        progress("writing SVG figures", 0, 1);
+        render::SvgOptions sopt;
+        sopt.scale = o.scale, sopt.font_file = o.font.value_or("");
+        if (!o.png) sopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
+        for (auto& f : render::model_svgs(t, choice, sopt))
+            files.push_back({policy::join_path(*o.svg, f.name), std::move(f.bytes)});
     }
     if (o.npy)
         for (auto& f : render::model_npy_files(t)) files.push_back({policy::join_path(*o.npy, f.name), std::move(f.bytes)});
@@ -151,6 +166,7 @@ void run_show_model(const ModelShowOptions& o) {
         std::cout << render::model_terminal_view(t, choice, topt);
         if (o.json) std::cout << "wrote " << *o.json << "\n";
         if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
+        if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
         if (o.npy) std::cout << "wrote .npy files to " << *o.npy << "\n";
         if (o.html) std::cout << "wrote " << *o.html << "\n";
         std::cout.flush();

@@ -20,7 +20,9 @@ struct ModelShowOptions {
     render::ColourDepth colour = render::ColourDepth::none;  // --color, as the terminal supports it
     std::size_t width = 80;                                   // the terminal's columns
     bool full = false, force = false;
-    std::optional<std::string> json, png, npy, html, max_memory;
+    std::optional<std::string> json, png, npy, html, svg, max_memory;
+    std::optional<std::string> font;  // --font FILE for the figures' text
+    int scale = 2;                    // --scale: image pixels per layout pixel
 };
 
 void run_show_model(const ModelShowOptions& o);

@@ -40,41 +40,46 @@ void draw_map(Canvas& cv, const Mat& w, int x0, int y0, int side) {
 
 }  // namespace
 
-Image model_overview_image(const Trace& t) {
-    // 1. layout: L rows × (H + 2) maps, a gap before the two aggregate columns
+Image model_overview_image(const Trace& t, int scale) {
+    // 1. layout: L rows × (H + 2) maps, a gap before the two aggregate columns; every length × k
+    const int k = std::clamp(scale, 1, 8);
+    const int margin = kMargin * k, gap = kGap * k, label_w = kLabelW * k, header_h = kHeaderH * k;
+    const float fk = static_cast<float>(k);
     const std::size_t T = t.tokens.size(), H = t.model->n_head, L = t.layers.size();
-    const int side = static_cast<int>(std::clamp<std::size_t>(T * 8, 48, 72));
+    const int side = static_cast<int>(std::clamp<std::size_t>(T * 8, 48, 72)) * k;
     const int rows = static_cast<int>(std::max<std::size_t>(L, 1));
-    const int grid_x = kMargin + kLabelW, grid_y = kMargin + 56 + kHeaderH;
-    const int agg_x = grid_x + static_cast<int>(H) * (side + kGap) + 3 * kGap;
+    const int grid_x = margin + label_w, grid_y = margin + 56 * k + header_h;
+    const int agg_x = grid_x + static_cast<int>(H) * (side + gap) + 3 * gap;
     Font font;
     const char* dot = " \xC2\xB7 ";
     const std::string title = t.model->type + dot + std::to_string(t.model->n_layer) + " layers \xC3\x97 " +
                               std::to_string(H) + " heads" + dot + "attention weights";
     const std::string subtitle = std::to_string(T) + " tokens" + dot + "rows: queries, columns: keys" + dot +
                                  "each map coloured from 0 to its own largest weight" + dot + "grey: future keys";
-    const int text_w = std::max(font.text_width(title, 20.0f), font.text_width(subtitle, 13.0f));
-    const int width = std::max(agg_x + 2 * (side + kGap) + kMargin, 2 * kMargin + text_w);
-    const int height = grid_y + rows * (side + kGap) + kMargin;
+    const int text_w = std::max(font.text_width(title, 20.0f * fk), font.text_width(subtitle, 13.0f * fk));
+    const int width = std::max(agg_x + 2 * (side + gap) + margin, 2 * margin + text_w);
+    const int height = grid_y + rows * (side + gap) + margin;
     Canvas cv(width, height, kWhite);
     // 2. title and subtitle
-    cv.text(font, title, 20.0f, kMargin, kMargin, Align::Start, Align::Start, kInk, TextRole::Title);
-    cv.text(font, subtitle, 13.0f, kMargin, kMargin + 30, Align::Start, Align::Start, kGrey, TextRole::Subtitle);
+    cv.text(font, title, 20.0f * fk, margin, margin, Align::Start, Align::Start, kInk, TextRole::Title);
+    cv.text(font, subtitle, 13.0f * fk, margin, margin + 30 * k, Align::Start, Align::Start, kGrey, TextRole::Subtitle);
     // 3. column headers
     for (std::size_t h = 0; h < H; ++h)
-        cv.text(font, "head " + std::to_string(h), 12.0f, grid_x + static_cast<int>(h) * (side + kGap) + side / 2,
-                grid_y - 4, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
-    cv.text(font, "mean", 12.0f, agg_x + side / 2, grid_y - 4, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
-    cv.text(font, "rollout", 12.0f, agg_x + side + kGap + side / 2, grid_y - 4, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
+        cv.text(font, "head " + std::to_string(h), 12.0f * fk, grid_x + static_cast<int>(h) * (side + gap) + side / 2,
+                grid_y - 4 * k, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
+    cv.text(font, "mean", 12.0f * fk, agg_x + side / 2, grid_y - 4 * k, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
+    cv.text(font, "rollout", 12.0f * fk, agg_x + side + gap + side / 2, grid_y - 4 * k, Align::Centre, Align::End, kInk,
+            TextRole::PanelTitle);
     // 4. one row per kept layer: its heads, its mean, the rollout through it
     for (std::size_t r = 0; r < L; ++r) {
         const LayerTrace& l = t.layers[r];
-        const int y = grid_y + static_cast<int>(r) * (side + kGap);
-        cv.text(font, "layer " + std::to_string(l.layer), 12.0f, grid_x - 8, y + side / 2, Align::End, Align::Centre, kInk, TextRole::QueryLabel);
+        const int y = grid_y + static_cast<int>(r) * (side + gap);
+        cv.text(font, "layer " + std::to_string(l.layer), 12.0f * fk, grid_x - 8 * k, y + side / 2, Align::End, Align::Centre,
+                kInk, TextRole::QueryLabel);
         for (const auto& h : l.heads)
-            if (h.weights.size()) draw_map(cv, h.weights, grid_x + static_cast<int>(h.head) * (side + kGap), y, side);
+            if (h.weights.size()) draw_map(cv, h.weights, grid_x + static_cast<int>(h.head) * (side + gap), y, side);
         if (l.layer < t.layer_mean.size()) draw_map(cv, t.layer_mean[l.layer], agg_x, y, side);
-        if (l.layer < t.rollout.size()) draw_map(cv, t.rollout[l.layer], agg_x + side + kGap, y, side);
+        if (l.layer < t.rollout.size()) draw_map(cv, t.rollout[l.layer], agg_x + side + gap, y, side);
     }
     return cv.take();
 }

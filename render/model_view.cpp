@@ -168,12 +168,22 @@ std::vector<NpyFile> model_npy_files(const Trace& t) {
     return files;
 }
 
-std::vector<PngFile> model_pngs(const Trace& t, const HeadChoice& c) {
-    PngOptions o;
-    o.prefix = t.model->type + "-l" + std::to_string(t.layers.at(c.layer).layer) + "-h" + std::to_string(c.head);
+namespace {
+std::string head_prefix(const Trace& t, const HeadChoice& c) {
+    return t.model->type + "-l" + std::to_string(t.layers.at(c.layer).layer) + "-h" + std::to_string(c.head);
+}
+}  // namespace
+
+std::vector<PngFile> model_pngs(const Trace& t, const HeadChoice& c, PngOptions o) {
+    o.prefix = head_prefix(t, c);
     std::vector<PngFile> files = render_pngs(chosen_head_trace(t, c), o);
-    files.push_back({t.model->type + "-overview.png", encode_png(model_overview_image(t))});
+    files.push_back({t.model->type + "-overview.png", encode_png(model_overview_image(t, o.scale))});
     return files;
+}
+
+std::vector<SvgFile> model_svgs(const Trace& t, const HeadChoice& c, SvgOptions o) {
+    o.prefix = head_prefix(t, c);
+    return render_svgs(chosen_head_trace(t, c), o);
 }
 
 }  // namespace attn::render

@@ -11,6 +11,7 @@
 #include "render/npy.h"
 #include "render/png.h"
 #include "render/png_encode.h"
+#include "render/svg.h"
 #include "render/terminal.h"
 
 namespace attn::render {
@@ -41,7 +42,12 @@ std::vector<NpyFile> model_npy_files(const Trace& t);
 
 // PNG: gpt2-l<L>-h<H>-{scores,mask,weights}.png (the chosen head, as every kind draws a head) and
 // gpt2-overview.png: every kept layer × every head as a small weight map, labelled.
-std::vector<PngFile> model_pngs(const Trace& t, const HeadChoice& c);
-Image model_overview_image(const Trace& t);
+// `o` as for every kind (scale, font, warn); its prefix is set here. The overview is drawn at o.scale.
+std::vector<PngFile> model_pngs(const Trace& t, const HeadChoice& c, PngOptions o = {});
+Image model_overview_image(const Trace& t, int scale = 1);
+
+// SVG: the chosen head's figures as every kind draws them (gpt2-l<L>-h<H>-*.svg). The overview stays
+// a PNG: its maps are pixel summaries (a 1024-token head is a million cells in 72 × 72 pixels).
+std::vector<SvgFile> model_svgs(const Trace& t, const HeadChoice& c, SvgOptions o = {});
 
 }  // namespace attn::render

@@ -77,6 +77,47 @@ TEST_CASE("model: --png writes the chosen head's heatmaps and the overview; --np
     CHECK(r.out.find("next token after \"b\"") != std::string::npos);
 }
 
+namespace {
+// A PNG's width and height from its IHDR chunk.
+std::pair<unsigned, unsigned> png_size(const std::string& bytes) {
+    REQUIRE(bytes.size() > 24);
+    const auto at = [&](std::size_t i) {
+        return (unsigned(static_cast<unsigned char>(bytes[i])) << 24) | (unsigned(static_cast<unsigned char>(bytes[i + 1])) << 16) |
+               (unsigned(static_cast<unsigned char>(bytes[i + 2])) << 8) | unsigned(static_cast<unsigned char>(bytes[i + 3]));
+    };
+    return {at(16), at(20)};
+}
+}  // namespace
+
+TEST_CASE("model: --svg writes the chosen head's figures as SVG; --scale sizes every PNG, the overview too") {
+    const std::string out = attn::test::temp_dir();
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--head", "1", "--svg", out + "/svg",
+                                         "--png", out + "/s2", "a b"});
+    REQUIRE(r.code == 0);
+    for (const char* name : {"scores", "mask", "weights"}) {
+        const std::string svg = attn::test::slurp(out + "/svg/gpt2-l0-h1-" + std::string(name) + ".svg");
+        CHECK(svg.find("<svg") != std::string::npos);
+        CHECK(svg.find("</svg>") != std::string::npos);
+    }
+    CHECK(r.out.find("wrote SVGs to") != std::string::npos);
+    const auto r1 = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--head", "1", "--scale", "1",
+                                          "--png", out + "/s1", "a b"});
+    REQUIRE(r1.code == 0);
+    // the default --scale 2 draws every image at twice the size of --scale 1, text and all (a line
+    // of text measured at twice the size may differ by a pixel or two)
+    for (const std::string name : {"gpt2-overview.png", "gpt2-l0-h1-weights.png"}) {
+        INFO(name);
+        const auto one = png_size(attn::test::slurp(out + "/s1/" + name));
+        const auto two = png_size(attn::test::slurp(out + "/s2/" + name));
+        CHECK(std::abs(int(two.first) - 2 * int(one.first)) <= 2);
+        CHECK(std::abs(int(two.second) - 2 * int(one.second)) <= 2);
+    }
+    const auto font = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--font", out + "/none.ttf",
+                                            "--png", out + "/f", "a b"});
+    CHECK(font.code != 0);
+    CHECK(font.err.find("none.ttf") != std::string::npos);
+}
+
 TEST_CASE("model: --layer, --head and --keep-layers outside the model are usage errors") {
     const std::string m = model_dir() + "/model-ok";
     CHECK(attn::test::run_attn({"show", "--model", m, "--head", "2", "a"}).code == 2);
