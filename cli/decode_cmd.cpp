@@ -13,6 +13,7 @@
 #include "data/inputs.h"
 #include "cli/policy/files.h"
 #include "cli/policy/options.h"
+#include "cli/policy/outputs.h"
 #include "cli/policy/progress.h"
 #include "data/defaults.h"
 #include "data/limits.h"
@@ -49,6 +50,11 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
             if ((k.options & f.bit) && kind_decodes(k)) takers += (takers.empty() ? "" : ", ") + std::string(k.name);
         usage_error(f.opt->get_name() + " does not apply to kind '" + o.kind + "'", "it applies to: " + takers);
     }
+    policy::OutputRequest outputs;  // no clash, nothing over an input; the PNGs start with the kind
+    outputs.json = o.json, outputs.png = o.png, outputs.prefix = o.kind;
+    if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
+    if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
+    policy::check_outputs(outputs);
     if (o.json) policy::check_output_file(*o.json, "--json");
     if (o.png) policy::check_output_dir(*o.png, "--png");
     OutputPlan plan;
@@ -78,10 +84,16 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     const DecodeTrace d = run_decode(in, c, hooks);
     // 5. outputs
     std::vector<policy::OutputFile> files;
+    std::vector<std::string> png_names;
     if (o.json) files.push_back({*o.json, render::decode_json_text(d)});
     if (o.png)
-        for (auto& f : render::decode_pngs(d)) files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+        for (auto& f : render::decode_pngs(d)) {
+            png_names.push_back(f.name);
+            files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+        }
     policy::write_files_atomic(files);
+    // the folder holds one consistent set: the kind's figures this run did not write go
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.kind, png_names);
     if (!json_to_stdout) {
         render::DecodeViewOptions v;
         v.precision = o.precision;

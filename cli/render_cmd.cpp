@@ -5,6 +5,8 @@
 #include "cli/cli.h"
 #include "data/error.h"
 #include "cli/policy/files.h"
+#include "cli/policy/outputs.h"
+#include "render/file_names.h"
 #include "render/html.h"
 #include "render/png.h"
 #include "render/trace_read.h"
@@ -46,8 +48,15 @@ void run_render(const RenderOptions& o) {
     if (!o.html && !o.png) usage_error("nothing to write", "give --html FILE or --png DIR; see 'attn render --help'");
     if (o.html) policy::check_output_file(*o.html, "--html");
     if (o.png) policy::check_output_dir(*o.png, "--png");
-    // 2. the input
+    // 2. the input; then the outputs as a set (the PNGs' names start with the trace's kind): no two on
+    // one path, none over the input or --tokens
     const Trace t = render::read_trace_file(o.input, o.tokens);
+    const std::string kind = render::rendered_prefix(t.kind, std::nullopt, std::nullopt);
+    policy::OutputRequest outputs;
+    outputs.html = o.html, outputs.png = o.png, outputs.prefix = kind;
+    outputs.inputs.push_back({"input", o.input});
+    if (o.tokens) outputs.inputs.push_back({"--tokens", *o.tokens});
+    policy::check_outputs(outputs);
     // 3. the selection
     const std::size_t L = t.layers.size();
     if (o.layer && L == 0) usage_error("--layer applies to traces with layers; " + base_name(o.input) + " has none", "leave out --layer");
@@ -60,6 +69,7 @@ void run_render(const RenderOptions& o) {
                     "heads are numbered from 0");
     // 4. the files: the page, and PNGs per layer (all layers, or --layer)
     std::vector<policy::OutputFile> files;
+    std::vector<std::string> png_names;
     if (o.html) {
         render::HtmlOptions h;
         h.source = base_name(o.input), h.layer = o.layer, h.head = o.head;
@@ -72,12 +82,17 @@ void run_render(const RenderOptions& o) {
         else for (std::size_t l = 0; l < L; ++l) layers.push_back(l);
         for (const auto& layer : layers) {
             render::PngOptions p;
-            p.prefix = t.kind + (layer ? "-layer" + std::to_string(*layer) : "") + (o.head ? "-head" + std::to_string(*o.head) : "");
-            for (auto& f : render::render_pngs(png_view(t, layer, o.head), p))
+            p.prefix = render::rendered_prefix(t.kind, layer, o.head);
+            for (auto& f : render::render_pngs(png_view(t, layer, o.head), p)) {
+                png_names.push_back(f.name);
                 files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
+            }
         }
     }
     policy::write_files_atomic(files);
+    // the folder holds one consistent set: the kind's figures this run did not write (other layers or
+    // heads, an earlier attn show's) go
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, kind, png_names);
     if (o.html) std::cout << "wrote " << *o.html << "\n";
     if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
 }

@@ -25,6 +25,7 @@
 #include "render/font.h"
 #include "render/png.h"
 #include "render/colour_scale.h"
+#include "render/file_names.h"
 #include "render/svg.h"
 #include "render/position_figures.h"
 #include "render/terminal.h"
@@ -111,7 +112,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     // outputs checked as for the seeded kinds: no clash, nothing over the text or the model's own files
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.html = o.html, outputs.svg = o.svg;
-    outputs.prefix = "model";
+    outputs.prefix = render::kModelFigurePrefix, outputs.npy_prefix = render::kModelArrayPrefix;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     for (const char* name : {"config.json", "model.safetensors", "vocab.json", "merges.txt", "tokenizer.json"})
         outputs.inputs.push_back({"--model", policy::join_path(*o.model, name)});
@@ -144,7 +145,7 @@ void run_show(const ShowOptions& o) {
     check_not_sentence(o.json, "--json", "trace.json");
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.svg = o.svg, outputs.html = o.html;
-    outputs.prefix = o.prefix.value_or(o.common.kind);
+    outputs.prefix = o.prefix.value_or(o.common.kind), outputs.npy_prefix = o.common.kind;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
     if (o.mask_file) outputs.inputs.push_back({"--mask", *o.mask_file});
@@ -200,7 +201,7 @@ void run_show(const ShowOptions& o) {
         std::cerr << "attn: note: " << t.empty_rows.size()
                   << " query row(s) see no key; their weights and context are 0\n";
     std::vector<policy::OutputFile> files;
-    std::vector<std::string> png_names, npy_names;
+    std::vector<std::string> png_names, svg_names, npy_names;
     if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
     if (o.png) {
         progress("rendering images", 0, 1);
@@ -214,7 +215,7 @@ void run_show(const ShowOptions& o) {
             png_names.push_back(f.name);
             files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
         }
-        for (auto& f : render::position_pngs(t)) {
+        for (auto& f : render::position_pngs(t, popt.prefix)) {
             png_names.push_back(f.name);
             files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
         }
@@ -227,7 +228,10 @@ void run_show(const ShowOptions& o) {
         sopt.font_file = o.font.value_or("");
         sopt.scale = static_cast<int>(o.scale);
         if (!o.png) sopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-        for (auto& f : render::render_svgs(t, sopt)) files.push_back({policy::join_path(*o.svg, f.name), std::move(f.bytes)});
+        for (auto& f : render::render_svgs(t, sopt)) {
+            svg_names.push_back(f.name);
+            files.push_back({policy::join_path(*o.svg, f.name), std::move(f.bytes)});
+        }
     }
     if (o.npy)
         for (auto& f : render::npy_files(t, {})) {
@@ -243,6 +247,7 @@ void run_show(const ShowOptions& o) {
     // each folder holds one consistent set: an earlier run's files of this kind that this run
     // did not write (more heads, dropout) go
     if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.prefix.value_or(o.common.kind), png_names);
+    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, o.prefix.value_or(o.common.kind), svg_names);
     if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, o.common.kind, npy_names);
     if (!json_to_stdout) {
         render::TerminalOptions topt;

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "render/decode_view.h"
+#include "render/file_names.h"
 #include "render/plot.h"
 
 namespace attn::render {
@@ -49,7 +50,7 @@ PngFile staircase(const DecodeTrace& d, Font& font) {
     draw_heading(cv, font, title, sub);
     for (std::size_t h = 0; h < H; ++h) draw_heatmap(cv, font, maps[h], kMargin + int(h % cols) * pw, head + int(h / cols) * ph);
     draw_colour_bar(cv, font, kViridis, 0, 1, kMargin + int(cols) * pw, head + 40, std::min(ph - 40, 260));
-    return {d.full.kind + "-decode-steps.png", encode_png(cv.take())};
+    return {figure_file_name(d.full.kind, figure_word::decode_steps), encode_png(cv.take())};
 }
 
 // 2. bytes of the cache after each step, for G = H, a G between and G = 1.
@@ -73,7 +74,7 @@ PngFile cache_chart(const DecodeTrace& d, Font& font) {
                  std::to_string(d.layers) + " layer, H = " + std::to_string(d.heads) + " query heads, d_k = " +
                      std::to_string(d.d_k) + ", d_v = " + std::to_string(d.d_v) + ": fewer kv heads, a smaller cache");
     draw_chart(cv, font, c, kMargin, head, 900 - 2 * kMargin, 420);
-    return {d.full.kind + "-decode-cache.png", encode_png(cv.take())};
+    return {figure_file_name(d.full.kind, figure_word::decode_cache), encode_png(cv.take())};
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "render/model_view.h"
 
+#include "render/file_names.h"
 #include "render/json.h"
 #include "render/json_out.h"
 
@@ -150,10 +151,11 @@ void write_model_trace(JsonOut& j, const Trace& t) {
 std::vector<NpyFile> model_npy_files(const Trace& t) {
     std::vector<NpyFile> files;
     const xt::xtensor<std::int64_t, 1> ids = xt::adapt(t.token_ids, {t.token_ids.size()});
-    files.push_back({"model-token_ids.npy", xt::dump_npy(ids)});
+    const std::string model = kModelArrayPrefix;
+    files.push_back({model + "-token_ids.npy", xt::dump_npy(ids)});
     for (const auto& l : t.layers)
         for (const auto& h : l.heads) {
-            const std::string p = "model-l" + std::to_string(l.layer) + "-h" + std::to_string(h.head) + "-";
+            const std::string p = model + "-l" + std::to_string(l.layer) + "-h" + std::to_string(h.head) + "-";
             if (h.scores.size()) files.push_back({p + "scores.npy", xt::dump_npy(h.scores)});
             if (h.mask.size()) {
                 const xt::xtensor<bool, 2> visible = xt::cast<bool>(h.mask);
@@ -162,27 +164,21 @@ std::vector<NpyFile> model_npy_files(const Trace& t) {
             if (h.weights.size()) files.push_back({p + "weights.npy", xt::dump_npy(h.weights)});
         }
     for (std::size_t l = 0; l < t.layer_mean.size(); ++l) {
-        files.push_back({"model-l" + std::to_string(l) + "-mean.npy", xt::dump_npy(t.layer_mean[l])});
-        files.push_back({"model-l" + std::to_string(l) + "-rollout.npy", xt::dump_npy(t.rollout[l])});
+        files.push_back({model + "-l" + std::to_string(l) + "-mean.npy", xt::dump_npy(t.layer_mean[l])});
+        files.push_back({model + "-l" + std::to_string(l) + "-rollout.npy", xt::dump_npy(t.rollout[l])});
     }
     return files;
 }
 
-namespace {
-std::string head_prefix(const Trace& t, const HeadChoice& c) {
-    return t.model->type + "-l" + std::to_string(t.layers.at(c.layer).layer) + "-h" + std::to_string(c.head);
-}
-}  // namespace
-
 std::vector<PngFile> model_pngs(const Trace& t, const HeadChoice& c, PngOptions o) {
-    o.prefix = head_prefix(t, c);
+    o.prefix = model_head_prefix(t.model->type, t.layers.at(c.layer).layer, c.head);
     std::vector<PngFile> files = render_pngs(chosen_head_trace(t, c), o);
-    files.push_back({t.model->type + "-overview.png", encode_png(model_overview_image(t, o.scale))});
+    files.push_back({figure_file_name(t.model->type, figure_word::overview), encode_png(model_overview_image(t, o.scale))});
     return files;
 }
 
 std::vector<SvgFile> model_svgs(const Trace& t, const HeadChoice& c, SvgOptions o) {
-    o.prefix = head_prefix(t, c);
+    o.prefix = model_head_prefix(t.model->type, t.layers.at(c.layer).layer, c.head);
     return render_svgs(chosen_head_trace(t, c), o);
 }
 

@@ -8,6 +8,7 @@
 
 #include "render/figure.h"
 #include "render/canvas.h"
+#include "render/file_names.h"
 #include "render/font.h"
 #include "render/raster.h"
 
@@ -31,7 +32,7 @@ std::vector<PngFile> render_pngs(const Trace& t, const PngOptions& opt) {
             if (const std::optional<Figure> f = make_figure(t, std::move(*v), font, max_side)) {
                 Canvas cv(f->width, f->height, kBackground, opt.scale);
                 draw_figure(*f, font, cv);
-                out.push_back({prefix + "-" + name + ".png", encode_png(cv.take())});
+                out.push_back({figure_file_name(prefix, name, FileType::png), encode_png(cv.take())});
             }
     if (const std::string w = missing_glyph_warning(font); !w.empty() && opt.warn) opt.warn(w);
     return out;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/positions.h"
+#include "render/file_names.h"
 #include "render/plot.h"
 
 namespace attn::render {
@@ -24,7 +25,7 @@ std::vector<std::string> numbered(const char* prefix, std::size_t n) {
 }
 
 // 1. the run's table with values, 2. the first 64 positions at the same width.
-PngFile sinusoidal_figure(const Trace& t, Font& font) {
+PngFile sinusoidal_figure(const Trace& t, const std::string& prefix, Font& font) {
     const std::size_t D = t.positions.shape(1);
     Heatmap run;
     run.values = &t.positions, run.row_labels = t.tokens, run.col_labels = numbered("d", D);
@@ -50,12 +51,12 @@ PngFile sinusoidal_figure(const Trace& t, Font& font) {
     draw_heatmap(cv, font, run, kMargin, head);
     draw_heatmap(cv, font, many, 2 * kMargin + w1 + 20, head);
     draw_colour_bar(cv, font, kRdBuR, -1, 1, 3 * kMargin + w1 + w2 + 20, head + 30, std::min(h - 30, 300));
-    return {t.kind + "-positions.png", encode_png(cv.take())};
+    return {figure_file_name(prefix, figure_word::positions), encode_png(cv.take())};
 }
 
 // q · R(Δ) k for Δ = 0..63: RoPE makes it a function of the distance only. Two curves: q = k = 1
 // (the RoFormer paper's decay), and head 0's query and key of the first token in this run.
-PngFile rope_figure(const Trace& t, Font& font) {
+PngFile rope_figure(const Trace& t, const std::string& prefix, Font& font) {
     const HeadTrace& h0 = t.heads[0];
     const std::size_t d_k = h0.queries_unrotated.shape(1), N = 64;
     const RopeStyle style = parse_rope_style(t.config.rope_style);
@@ -92,11 +93,11 @@ PngFile rope_figure(const Trace& t, Font& font) {
                      (style == RopeStyle::half ? " pairs (i, i + d_k/2), Hugging Face rotate_half" : " pairs (2i, 2i+1), the paper's") +
                      ", d_k = " + std::to_string(d_k) + ": the score depends on m − n only");
     draw_chart(cv, font, c, kMargin, head, w - 2 * kMargin, 420);
-    return {t.kind + "-rope.png", encode_png(cv.take())};
+    return {figure_file_name(prefix, figure_word::rope), encode_png(cv.take())};
 }
 
 // Every head's bias matrix, in a grid of up to 4 columns, one colour scale.
-PngFile alibi_figure(const Trace& t, Font& font) {
+PngFile alibi_figure(const Trace& t, const std::string& prefix, Font& font) {
     double lo = 0, hi = 0;
     for (const auto& h : t.heads)  // over visible cells: the hidden ones never reach the softmax
         for (std::size_t x = 0; x < h.bias.size(); ++x)
@@ -127,17 +128,18 @@ PngFile alibi_figure(const Trace& t, Font& font) {
     for (std::size_t h = 0; h < H; ++h)
         draw_heatmap(cv, font, maps[h], kMargin + int(h % cols) * pw, head + int(h / cols) * ph);
     draw_colour_bar(cv, font, kViridis, lo, hi, kMargin + int(cols) * pw, head + 40, std::min(ph - 40, 260));
-    return {t.kind + "-alibi.png", encode_png(cv.take())};
+    return {figure_file_name(prefix, figure_word::alibi), encode_png(cv.take())};
 }
 
 }  // namespace
 
-std::vector<PngFile> position_pngs(const Trace& t) {
+std::vector<PngFile> position_pngs(const Trace& t, const std::string& prefix_in) {
+    const std::string prefix = prefix_in.empty() ? t.kind : prefix_in;
     Font font;
     std::vector<PngFile> out;
-    if (t.positions.size()) out.push_back(sinusoidal_figure(t, font));
-    if (!t.heads.empty() && t.heads[0].queries_unrotated.size()) out.push_back(rope_figure(t, font));
-    if (!t.heads.empty() && t.heads[0].bias.size()) out.push_back(alibi_figure(t, font));
+    if (t.positions.size()) out.push_back(sinusoidal_figure(t, prefix, font));
+    if (!t.heads.empty() && t.heads[0].queries_unrotated.size()) out.push_back(rope_figure(t, prefix, font));
+    if (!t.heads.empty() && t.heads[0].bias.size()) out.push_back(alibi_figure(t, prefix, font));
     return out;
 }
 

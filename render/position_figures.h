@@ -1,10 +1,12 @@
 // Figures of positions, from a trace run with --pos (each titled with its formula):
-//   sinusoidal: <kind>-positions.png, the run's table PE (T × D) and the first 64 positions;
-//   rope:       <kind>-rope.png, q · k as the distance between a fixed query and key grows;
-//   alibi:      <kind>-alibi.png, every head's bias matrix m_h (j − i).
-// None for --pos none. Deterministic bytes, like render_pngs.
+//   sinusoidal: <prefix>-positions.png, the run's table PE (T × D) and the first 64 positions;
+//   rope:       <prefix>-rope.png, q · k as the distance between a fixed query and key grows;
+//   alibi:      <prefix>-alibi.png, every head's bias matrix m_h (j − i).
+// None for --pos none. The prefix is --prefix, as for the other figures; empty = the kind.
+// Deterministic bytes, like render_pngs.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "core/trace.h"
@@ -12,6 +14,6 @@
 
 namespace attn::render {
 
-std::vector<PngFile> position_pngs(const Trace& t);
+std::vector<PngFile> position_pngs(const Trace& t, const std::string& prefix = "");
 
 }  // namespace attn::render

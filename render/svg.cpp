@@ -7,6 +7,7 @@
 
 #include "render/canvas.h"
 #include "render/figure.h"
+#include "render/file_names.h"
 #include "render/raster.h"
 #include "render/surface.h"
 #include "render/svg_doc.h"
@@ -141,7 +142,7 @@ std::vector<SvgFile> render_svgs(const Trace& t, const SvgOptions& opt) {
             if (const std::optional<Figure> f = make_figure(t, std::move(*v), font, kMaxSvgHeatmapSide)) {
                 SvgSurface surface(f->width, f->height, opt.scale);
                 draw_figure(*f, font, surface);
-                out.push_back({prefix + "-" + name + ".svg", surface.finish()});
+                out.push_back({figure_file_name(prefix, name, FileType::svg), surface.finish()});
             }
     if (const std::string w = missing_glyph_warning(font); !w.empty() && opt.warn) opt.warn(w);
     return out;

@@ -8,31 +8,12 @@
 #include <cstdlib>
 #include <set>
 
-#include "data/error.h"
 #include "cli/policy/files.h"
+#include "data/error.h"
+#include "render/file_names.h"
 
 namespace attn::policy {
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-bool all_of(const std::string& s, std::size_t from, const char* chars) {
-    return from < s.size() && s.find_first_not_of(chars, from) == std::string::npos;
-}
-
-const char* const kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-
-// K-h<N>-<stage> without K- and .npy: "h12-weights".
-bool is_head_stage(const std::string& rest) {
-    if (rest.size() < 3 || rest[0] != 'h') return false;
-    const auto dash = rest.find('-');
-    if (dash == std::string::npos || !all_of(rest.substr(0, dash), 1, "0123456789")) return false;
-    static const std::set<std::string> stages = {"queries", "keys",    "values",          "scores",
-                                                 "mask",    "weights", "dropped_weights", "context"};
-    return stages.count(rest.substr(dash + 1)) > 0;
-}
 
 std::string base_name(const std::string& path) {
     std::string p = path;
@@ -93,10 +74,14 @@ bool identity(const std::string& path, Identity& id) {
 struct Output {
     const char* option;
     std::string path, real;
-    std::optional<Folder> folder;  // a --png/--npy folder
+    std::optional<Folder> folder;  // a --png/--svg/--npy folder
+    std::string prefix;            // a folder's: its attn-named files start with it
 };
 
-void check_pair(const Output& a, const Output& b, const std::string& prefix) {
+// True when `name` in folder output o is one of attn's names there.
+bool attn_named(const Output& o, const std::string& name) { return o.folder && is_output_name(*o.folder, o.prefix, name); }
+
+void check_pair(const Output& a, const Output& b) {
     const std::string both = a.option + std::string(" '") + a.path + "' and " + b.option + " '" + b.path + "'";
     if (a.real == b.real && (!a.folder || !b.folder))
         usage_error(both + " name the same path", "give each output its own path");
@@ -107,7 +92,7 @@ void check_pair(const Output& a, const Output& b, const std::string& prefix) {
                         "give each output its own path");
         const auto slash = file->real.find_last_of('/');
         const std::string parent = slash == 0 ? "/" : file->real.substr(0, slash);
-        if (dir->folder && parent == dir->real && is_output_name(*dir->folder, prefix, base_name(file->real)))
+        if (parent == dir->real && attn_named(*dir, base_name(file->real)))
             usage_error("two outputs would both be written to '" + file->path + "'",
                         std::string("give ") + file->option + " a different name");
     }
@@ -115,7 +100,7 @@ void check_pair(const Output& a, const Output& b, const std::string& prefix) {
         for (const auto& [in, out] : {std::pair<const Output*, const Output*>{&a, &b}, {&b, &a}}) {
             const auto slash = in->real.find_last_of('/');
             const std::string parent = slash == 0 ? "/" : in->real.substr(0, slash);
-            if (parent == out->real && is_output_name(*out->folder, prefix, base_name(in->real)))
+            if (parent == out->real && attn_named(*out, base_name(in->real)))
                 usage_error("two outputs would both be written to '" + in->path + "'",
                             std::string("give ") + in->option + " a different name");
         }
@@ -125,17 +110,10 @@ void check_pair(const Output& a, const Output& b, const std::string& prefix) {
 }  // namespace
 
 bool is_output_name(Folder folder, const std::string& prefix, const std::string& name) {
-    const std::string ext = folder == Folder::png ? ".png" : folder == Folder::svg ? ".svg" : ".npy";
-    if (name.size() < prefix.size() + 1 + ext.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-        name[prefix.size()] != '-' || !ends_with(name, ext))
-        return false;
-    const std::string rest = name.substr(prefix.size() + 1, name.size() - prefix.size() - 1 - ext.size());
-    if (folder == Folder::png || folder == Folder::svg)
-        return rest == "scores" || rest == "mask" || rest == "weights" || rest == "dropped-weights" || rest == "tiles";
-    if (rest == "x" || rest == "source_x" || rest == "v" || rest == "output") return true;
-    if (rest.size() > 2 && (rest[0] == 'W' || rest[0] == 'b') && rest[1] == '_' && all_of(rest, 2, kLetters))
-        return true;
-    return is_head_stage(rest);
+    const render::FileType type = folder == Folder::png   ? render::FileType::png
+                                  : folder == Folder::svg ? render::FileType::svg
+                                                          : render::FileType::npy;
+    return render::is_attn_file_name(type, prefix, name);
 }
 
 void check_outputs(const OutputRequest& r) {
@@ -147,13 +125,13 @@ void check_outputs(const OutputRequest& r) {
                         std::string("name a folder, e.g. ") + option + " out");
     // 2. no two outputs on one path, none inside another
     std::vector<Output> outs;
-    if (r.json && *r.json != "-") outs.push_back({"--json", *r.json, resolve(link_target(*r.json)), std::nullopt});
-    if (r.html && *r.html != "-") outs.push_back({"--html", *r.html, resolve(link_target(*r.html)), std::nullopt});
-    if (r.png) outs.push_back({"--png", *r.png, resolve(*r.png), Folder::png});
-    if (r.svg) outs.push_back({"--svg", *r.svg, resolve(*r.svg), Folder::svg});
-    if (r.npy) outs.push_back({"--npy", *r.npy, resolve(*r.npy), Folder::npy});
+    if (r.json && *r.json != "-") outs.push_back({"--json", *r.json, resolve(link_target(*r.json)), std::nullopt, ""});
+    if (r.html && *r.html != "-") outs.push_back({"--html", *r.html, resolve(link_target(*r.html)), std::nullopt, ""});
+    if (r.png) outs.push_back({"--png", *r.png, resolve(*r.png), Folder::png, r.prefix});
+    if (r.svg) outs.push_back({"--svg", *r.svg, resolve(*r.svg), Folder::svg, r.prefix});
+    if (r.npy) outs.push_back({"--npy", *r.npy, resolve(*r.npy), Folder::npy, r.npy_prefix.empty() ? r.prefix : r.npy_prefix});
     for (std::size_t i = 0; i < outs.size(); ++i)
-        for (std::size_t j = i + 1; j < outs.size(); ++j) check_pair(outs[i], outs[j], r.prefix);
+        for (std::size_t j = i + 1; j < outs.size(); ++j) check_pair(outs[i], outs[j]);
     // 3. no output over an input: the same file, or an input among a folder's attn-named files
     for (const InputFile& in : r.inputs) {
         Identity input{};
@@ -172,7 +150,7 @@ void check_outputs(const OutputRequest& r) {
             std::string clash;
             while (const dirent* e = ::readdir(d)) {
                 const std::string name = e->d_name;
-                if (is_output_name(*o.folder, r.prefix, name) && identity(join_path(o.path, name), id) &&
+                if (attn_named(o, name) && identity(join_path(o.path, name), id) &&
                     id.dev == input.dev && id.ino == input.ino) {
                     clash = join_path(o.path, name);
                     break;

@@ -1,12 +1,18 @@
 // A run's outputs as a set, checked before the run: no two outputs on one path, no output over a file
-// the run reads, and each --png/--npy folder left holding one consistent set of attn's files.
+// the run reads, and each --png/--svg/--npy folder left holding one consistent set of attn's files.
 //
-// attn's own file names in an output folder, for a run of kind K (render/png.cpp, render/npy.cpp):
-//   --png (and --svg, as .svg): K-scores.png, K-mask.png, K-weights.png, K-dropped-weights.png, K-tiles.png
-//   --npy: K-x.npy, K-source_x.npy, K-W_<name>.npy, K-b_<name>.npy, K-v.npy, K-output.npy,
-//          K-h<N>-{queries,keys,values,scores,mask,weights,dropped_weights,context}.npy
-// A run removes the files of these names for its kind K that it does not write itself (an earlier
-// run's h3 files after a 2-head run, say), and touches no other file in the folder.
+// attn's own file names in an output folder, for a prefix P (the kind or --prefix; a model's type and
+// "model"), are listed in render/file_names.h, where the renderers make them. In short:
+//   --png, --svg: P-<figure>.png/.svg for every figure --figures names (scores, masked-scores, mask,
+//          weights, zeroed, dropped-weights, tiles, queries, keys, values, context, output, query),
+//          P-{positions,rope,alibi}, P-{decode-steps,decode-cache}, P-overview, P-l<N>-h<N>-<figure>,
+//          P-{layer<N>,head<N>,layer<N>-head<N>}-<figure>
+//   --npy: P-x.npy, P-source_x.npy, P-W_<name>.npy, P-b_<name>.npy, P-v.npy, P-output.npy,
+//          P-h<N>-{queries,keys,values,scores,mask,weights,dropped_weights,context}.npy,
+//          P-token_ids.npy, P-l<N>-h<N>-{scores,mask,weights}.npy, P-l<N>-{mean,rollout}.npy
+// A run removes the files of these names for its prefix that it does not write itself (an earlier
+// run's h3 files after a 2-head run, its masked-scores figure, its rope figure), whichever command
+// wrote them, and touches no other file in the folder (notes.png, P-scores-old.png stay).
 #pragma once
 
 #include <optional>
@@ -17,7 +23,7 @@ namespace attn::policy {
 
 enum class Folder { png, npy, svg };
 
-// True when `name` is one of the names above for kind `prefix`.
+// True when `name` is one of the names above for `prefix` (render::is_attn_file_name).
 bool is_output_name(Folder folder, const std::string& prefix, const std::string& name);
 
 struct InputFile {
@@ -27,7 +33,8 @@ struct InputFile {
 
 struct OutputRequest {
     std::optional<std::string> json, png, npy, svg, html;
-    std::string prefix;  // the kind: the folders' file names start with it
+    std::string prefix;      // --png/--svg file names start with it: the kind, --prefix, a model's type
+    std::string npy_prefix;  // --npy file names start with it; empty = prefix
     std::vector<InputFile> inputs;
 };
 
@@ -39,7 +46,8 @@ struct OutputRequest {
 void check_outputs(const OutputRequest& r);
 
 // After a run has written `written` (file names) into dir: removes the other files of attn's names for
-// `prefix` (see above). Errors are ignored: a file that cannot be removed stays.
+// `prefix` (see above): every command that writes into a --png, --svg or --npy folder calls it.
+// Errors are ignored: a file that cannot be removed stays.
 void remove_stale(const std::string& dir, Folder folder, const std::string& prefix,
                   const std::vector<std::string>& written);
 
