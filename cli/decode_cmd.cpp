@@ -93,7 +93,7 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
         }
     policy::write_files_atomic(files);
     // the folder holds one consistent set: the kind's figures this run did not write go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.kind, png_names);
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.kind, png_names, render::FileSet::decode);
     if (!json_to_stdout) {
         render::DecodeViewOptions v;
         v.precision = o.precision;

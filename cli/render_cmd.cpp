@@ -92,7 +92,7 @@ void run_render(const RenderOptions& o) {
     policy::write_files_atomic(files);
     // the folder holds one consistent set: the kind's figures this run did not write (other layers or
     // heads, an earlier attn show's) go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, kind, png_names);
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, kind, png_names, render::FileSet::render);
     if (o.html) std::cout << "wrote " << *o.html << "\n";
     if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
 }

@@ -246,9 +246,9 @@ void run_show(const ShowOptions& o) {
     policy::write_files_atomic(files);
     // each folder holds one consistent set: an earlier run's files of this kind that this run
     // did not write (more heads, dropout) go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.prefix.value_or(o.common.kind), png_names);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, o.prefix.value_or(o.common.kind), svg_names);
-    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, o.common.kind, npy_names);
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.prefix.value_or(o.common.kind), png_names, render::FileSet::show);
+    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, o.prefix.value_or(o.common.kind), svg_names, render::FileSet::show);
+    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, o.common.kind, npy_names, render::FileSet::show);
     if (!json_to_stdout) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = split_list(o.show), topt.colour = colour_depth(o.color), topt.full = o.full;

@@ -170,9 +170,9 @@ void run_show_model(const ModelShowOptions& o) {
     progress("writing files", files.size(), files.size());
     policy::write_files_atomic(files);
     // each folder holds one consistent set: another layer's or head's figures, layers no longer kept, go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, t.model->type, png_names);
-    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, render::kModelArrayPrefix, npy_names);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, t.model->type, svg_names);
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, t.model->type, png_names, render::FileSet::show);
+    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, render::kModelArrayPrefix, npy_names, render::FileSet::show);
+    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, t.model->type, svg_names, render::FileSet::show);
     if (!json_to_stdout) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;

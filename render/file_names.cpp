@@ -31,15 +31,18 @@ bool is_trace_figure(std::string_view s) {
     return std::find(names.begin(), names.end(), s) != names.end();
 }
 
-bool is_figure_rest(std::string_view rest) {
+bool is_figure_rest(std::string_view rest, FileSet set) {
     using namespace figure_word;
-    if (is_trace_figure(rest) || one_of(rest, {positions, rope, alibi, decode_steps, decode_cache, overview})) return true;
     std::string_view s = rest;
-    if (take_numbered(s, "l") && take_numbered(s, "h")) return is_trace_figure(s);  // a model's head
-    s = rest;
     const bool layer = take_numbered(s, "layer");
     const bool head = take_numbered(s, "head");
-    return (layer || head) && is_trace_figure(s);  // attn render's layer and head
+    if ((layer || head) && is_trace_figure(s)) return set == FileSet::render || set == FileSet::any;  // render's
+    if (one_of(rest, {decode_steps, decode_cache})) return set == FileSet::decode || set == FileSet::any;
+    if (set == FileSet::decode || set == FileSet::render) return false;
+    // attn show's: the trace figures, --pos figures, a model's overview and head
+    if (is_trace_figure(rest) || one_of(rest, {positions, rope, alibi, overview})) return true;
+    s = rest;
+    return take_numbered(s, "l") && take_numbered(s, "h") && is_trace_figure(s);
 }
 
 bool is_array_rest(std::string_view rest) {
@@ -67,14 +70,15 @@ const char* file_extension(FileType type) {
     return "";
 }
 
-bool is_attn_file_name(FileType type, const std::string& prefix, const std::string& name) {
+bool is_attn_file_name(FileType type, const std::string& prefix, const std::string& name, FileSet set) {
     const std::string_view ext = file_extension(type);
     std::string_view rest = name;
     if (rest.size() < prefix.size() + 1 + ext.size() || rest.substr(0, prefix.size()) != prefix ||
         rest[prefix.size()] != '-' || rest.substr(rest.size() - ext.size()) != ext)
         return false;
     rest = rest.substr(prefix.size() + 1, rest.size() - prefix.size() - 1 - ext.size());
-    return type == FileType::npy ? is_array_rest(rest) : is_figure_rest(rest);
+    if (type == FileType::npy) return set != FileSet::decode && is_array_rest(rest);
+    return is_figure_rest(rest, set);
 }
 
 std::string figure_file_name(const std::string& prefix, const std::string& word, FileType type) {

@@ -21,7 +21,11 @@
 //   token_ids, l<N>-h<N>-{scores,mask,weights}, l<N>-{mean,rollout}              (attn show --model, P = model)
 // <N> is a number as attn writes it: decimal digits, no leading zero.
 //
-// A name is attn's for P whichever command wrote it: a folder holds one run's set for each prefix.
+// Which command's set a name belongs to: `attn show` (trace, position and model figures, arrays),
+// `attn decode` (decode-steps, decode-cache) and `attn render` (its layer and head names; the plain
+// trace figures it draws for a whole trace are show's names, drawn again). A run removes an earlier
+// run's files of its own command's set only, so show's, decode's and render's figures of one kind
+// can share a folder; clash checks ask about every name (FileSet::any).
 #pragma once
 
 #include <cstddef>
@@ -35,8 +39,11 @@ enum class FileType { png, svg, npy };
 // ".png", ".svg", ".npy"
 const char* file_extension(FileType type);
 
-// True when `name` (a file name, no folder) is one of the names above for prefix P.
-bool is_attn_file_name(FileType type, const std::string& prefix, const std::string& name);
+enum class FileSet { any, show, decode, render };
+
+// True when `name` (a file name, no folder) is one of the names above for prefix P, in `set`.
+bool is_attn_file_name(FileType type, const std::string& prefix, const std::string& name,
+                       FileSet set = FileSet::any);
 
 // Figure words beside the trace figures (the <rest> of a name).
 namespace figure_word {

@@ -139,14 +139,25 @@ TEST_CASE("output folders: attn decode refuses clashes and leaves its folder hol
     const RunResult over = run_in(dir, {"decode", "--file", "words.txt", "--kind", "causal", "--json", "words.txt"});
     CHECK(over.code == 2);
     CHECK(over.err.find("--json 'words.txt' is the same file as --file 'words.txt'") != std::string::npos);
-    // an earlier show run of the same kind into the folder: its figures are attn's names for the kind
+    // show and decode of one kind share a folder: each removes only its own command's earlier files
     REQUIRE(run_in(dir, {"show", "--kind", "causal", "a b c", "--png", "o", "--pos", "rope"}).code == 0);
     write_own_files(dir + "/o", "causal", ".png");
+    write(dir + "/o/causal-decode-cache.png", "an earlier decode's figure (decode writes it again)");
     REQUIRE(run_in(dir, {"decode", "a b c", "--kind", "causal", "--png", "o"}).code == 0);
-    std::set<std::string> want = fresh_run({"decode", "a b c", "--kind", "causal", "--png", "o"}, own_files("o", "causal", ".png"));
+    const std::set<std::string> show_files =
+        fresh_run({"show", "--kind", "causal", "a b c", "--png", "o", "--pos", "rope"});
+    const std::set<std::string> decode_files = fresh_run({"decode", "a b c", "--kind", "causal", "--png", "o"});
+    std::set<std::string> want = own_files("o", "causal", ".png");
+    want.insert(show_files.begin(), show_files.end());
+    want.insert(decode_files.begin(), decode_files.end());
     want.insert("words.txt");
     CHECK(files_in(dir) == want);
     CHECK(want.count("o/causal-decode-steps.png") == 1);
+    CHECK(want.count("o/causal-rope.png") == 1);
+    // a show run without --pos removes its own earlier rope figure, and leaves decode's
+    REQUIRE(run_in(dir, {"show", "--kind", "causal", "a b c", "--png", "o"}).code == 0);
+    want.erase("o/causal-rope.png");
+    CHECK(files_in(dir) == want);
 }
 
 TEST_CASE("output folders: show --model removes another head's figures and layers the model does not have") {
@@ -179,12 +190,14 @@ TEST_CASE("output folders: attn render leaves one set per trace kind and refuses
     const std::string dir = temp_dir();
     REQUIRE(run_in(dir, {"show", "--kind", "mha", "--heads", "2", "a b c", "--json", "t.json", "--png", "o", "--pos", "rope"}).code == 0);
     write_own_files(dir + "/o", "mha", ".png");
-    // one head: the show run's figures and position figure of the kind go, the head's set stays
+    // head 0, then head 1: render's earlier head goes; the show run's figures stay beside render's
+    REQUIRE(run_in(dir, {"render", "t.json", "--png", "o", "--head", "0"}).code == 0);
     REQUIRE(run_in(dir, {"render", "t.json", "--png", "o", "--head", "1"}).code == 0);
     std::set<std::string> want;
     {
         const std::string fresh = temp_dir();
-        REQUIRE(run_in(fresh, {"show", "--kind", "mha", "--heads", "2", "a b c", "--json", "t.json"}).code == 0);
+        REQUIRE(run_in(fresh, {"show", "--kind", "mha", "--heads", "2", "a b c", "--json", "t.json", "--png", "o", "--pos",
+                               "rope"}).code == 0);
         REQUIRE(run_in(fresh, {"render", "t.json", "--png", "o", "--head", "1"}).code == 0);
         want = files_in(fresh);
     }
@@ -192,6 +205,8 @@ TEST_CASE("output folders: attn render leaves one set per trace kind and refuses
     want.insert(own.begin(), own.end());
     CHECK(files_in(dir) == want);
     CHECK(want.count("o/mha-head1-weights.png") == 1);
+    CHECK(want.count("o/mha-head0-weights.png") == 0);
+    CHECK(want.count("o/mha-rope.png") == 1);
     // clashes, refused before anything is written
     const RunResult same = run_in(dir, {"render", "t.json", "--html", "t.json"});
     CHECK(same.code == 2);
@@ -274,6 +289,21 @@ TEST_CASE("output folders: attn's names for a prefix, and names that only look l
         CHECK_MESSAGE(npy("model", n), n);
     for (const char* n : {"model-l0-h1-context.npy", "model-l0-h1.npy", "model-l0-notes.npy", "model-lx-mean.npy", "model-token.npy"})
         CHECK_MESSAGE(!npy("model", n), n);
+    // each command's own set: decode's two figures, render's layer and head names, show's the rest
+    using render::FileSet;
+    const auto in = [](FileSet set, const std::string& n) { return render::is_attn_file_name(FileType::png, "causal", n, set); };
+    CHECK(in(FileSet::decode, "causal-decode-steps.png"));
+    CHECK(!in(FileSet::decode, "causal-weights.png"));
+    CHECK(!in(FileSet::show, "causal-decode-cache.png"));
+    CHECK(!in(FileSet::render, "causal-decode-cache.png"));
+    CHECK(in(FileSet::show, "causal-rope.png"));
+    CHECK(in(FileSet::show, "causal-l1-h0-weights.png"));
+    CHECK(!in(FileSet::show, "causal-layer0-weights.png"));
+    CHECK(in(FileSet::render, "causal-layer0-weights.png"));
+    CHECK(!in(FileSet::render, "causal-rope.png"));
+    CHECK(!in(FileSet::render, "causal-weights.png"));
+    CHECK(in(FileSet::show, "causal-weights.png"));
+    CHECK(!render::is_attn_file_name(FileType::npy, "causal", "causal-x.npy", FileSet::decode));
     // the policy asks the same question
     CHECK(policy::is_output_name(policy::Folder::png, "causal", "causal-masked-scores.png"));
     CHECK(policy::is_output_name(policy::Folder::svg, "causal", "causal-query.svg"));

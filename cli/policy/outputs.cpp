@@ -109,11 +109,12 @@ void check_pair(const Output& a, const Output& b) {
 
 }  // namespace
 
+render::FileType file_type(Folder folder) {
+    return folder == Folder::png ? render::FileType::png : folder == Folder::svg ? render::FileType::svg : render::FileType::npy;
+}
+
 bool is_output_name(Folder folder, const std::string& prefix, const std::string& name) {
-    const render::FileType type = folder == Folder::png   ? render::FileType::png
-                                  : folder == Folder::svg ? render::FileType::svg
-                                                          : render::FileType::npy;
-    return render::is_attn_file_name(type, prefix, name);
+    return render::is_attn_file_name(file_type(folder), prefix, name);
 }
 
 void check_outputs(const OutputRequest& r) {
@@ -166,14 +167,14 @@ void check_outputs(const OutputRequest& r) {
 }
 
 void remove_stale(const std::string& dir, Folder folder, const std::string& prefix,
-                  const std::vector<std::string>& written) {
+                  const std::vector<std::string>& written, render::FileSet set) {
     const std::set<std::string> keep(written.begin(), written.end());
     std::vector<std::string> stale;
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) return;
     while (const dirent* e = ::readdir(d)) {
         const std::string name = e->d_name;
-        if (!keep.count(name) && is_output_name(folder, prefix, name)) stale.push_back(name);
+        if (!keep.count(name) && render::is_attn_file_name(file_type(folder), prefix, name, set)) stale.push_back(name);
     }
     ::closedir(d);
     for (const auto& name : stale) {

@@ -11,13 +11,16 @@
 //          P-h<N>-{queries,keys,values,scores,mask,weights,dropped_weights,context}.npy,
 //          P-token_ids.npy, P-l<N>-h<N>-{scores,mask,weights}.npy, P-l<N>-{mean,rollout}.npy
 // A run removes the files of these names for its prefix that it does not write itself (an earlier
-// run's h3 files after a 2-head run, its masked-scores figure, its rope figure), whichever command
-// wrote them, and touches no other file in the folder (notes.png, P-scores-old.png stay).
+// run's h3 files after a 2-head run, its masked-scores figure, its rope figure) that the same command
+// writes (show, decode and render each have their own set: render::FileSet), and touches no other
+// file in the folder (notes.png, P-scores-old.png, decode's figures after a show run stay).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "render/file_names.h"
 
 namespace attn::policy {
 
@@ -48,7 +51,8 @@ void check_outputs(const OutputRequest& r);
 // After a run has written `written` (file names) into dir: removes the other files of attn's names for
 // `prefix` (see above): every command that writes into a --png, --svg or --npy folder calls it.
 // Errors are ignored: a file that cannot be removed stays.
+// `set`: the command's own names (render/file_names.h), so decode's figures never remove show's.
 void remove_stale(const std::string& dir, Folder folder, const std::string& prefix,
-                  const std::vector<std::string>& written);
+                  const std::vector<std::string>& written, render::FileSet set);
 
 }  // namespace attn::policy
