@@ -43,6 +43,9 @@ Embeddings load_json(const std::string& bytes, const std::string& name) {
         for (std::size_t i = 0; i < rows.tokens.size(); ++i) {
             const std::string& t = rows.tokens[i];
             if (t.empty()) input_error(name + ": token " + std::to_string(i) + " is empty", "give every row a token");
+            if (const auto problem = token_length_problem(t))  // before anything reads the whole of it
+                input_error(name + ": token " + std::to_string(i) + " " + *problem,
+                            "a token is one word, as attn's tokeniser makes them");
             if (const auto problem = text_problem(t, false))
                 input_error(name + ": token " + std::to_string(i) + " " + *problem,
                             "a token is UTF-8 text without control characters");

@@ -71,6 +71,7 @@ std::unordered_map<std::string, std::int64_t> parse_vocab(const nlohmann::json& 
         if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= kMaxId)
             bad_file(name, "the id of token '" + tok.substr(0, 40) + "' is not a whole number below 2^24");
         if (tok.empty()) bad_file(name, "an empty token");
+        if (const auto problem = token_length_problem(tok)) bad_file(name, "a token " + *problem);
         vocab[tok] = id.get<std::int64_t>();
     }
     if (vocab.empty()) bad_file(name, "the vocabulary is empty");

@@ -11,6 +11,10 @@
 namespace attn {
 
 constexpr std::size_t kMaxTokensLimit = 1u << 20;        // --max-tokens upper bound
+// One token's bytes: a sentence's word, an embeddings file's or a --tokens file's token, a GPT-2
+// vocabulary entry. Real tokens are far shorter (the longest of GPT-2's 50,257 vocab.json entries is 256
+// bytes, 128 characters); the limit keeps a 100 MB "word" from reaching the figures and the terminal.
+constexpr std::size_t kMaxTokenBytes = 1024;
 constexpr std::size_t kMaxWidth = 65536;                 // --d-in, --d-out, an embeddings file's width
 constexpr std::uint64_t kMaxInputFileBytes = 256ull << 20;  // any file attn reads (text, embeddings, mask)
 constexpr int kMaxJsonDepth = 3;                         // {"x": [[...]]}: rows of numbers inside an object

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "data/error.h"
+#include "data/limits.h"
 #include "data/utf8.h"
 
 namespace attn {
@@ -60,10 +61,33 @@ std::string code_point(char32_t c) {
     return buf;
 }
 
+// The tokeniser's refusal of a token that grew past kMaxTokenBytes: its index and opening are known,
+// its whole length is not (the rest of it is never read).
+[[noreturn]] void refuse_long_token(std::size_t index, std::string_view token, Split split) {
+    usage_error("token " + std::to_string(index) + " is longer than " + std::to_string(kMaxTokenBytes) +
+                    " bytes, the most a token may have (\"" + token_opening(token) + "\")",
+                split == Split::chars ? "a character and its combining marks make one token: remove some marks"
+                                      : "break it with spaces, or use --split chars");
+}
+
 }  // namespace
+
+std::string token_opening(std::string_view token) {
+    constexpr std::size_t kOpening = 24;  // bytes: a few words' worth, enough to find the token
+    std::size_t end = std::min(token.size(), kOpening);
+    while (end > 0 && end < token.size() && (static_cast<unsigned char>(token[end]) & 0xC0) == 0x80) --end;
+    return excerpt(token.substr(0, end)) + (end < token.size() ? "..." : "");
+}
+
+std::optional<std::string> token_length_problem(std::string_view token) {
+    if (token.size() <= kMaxTokenBytes) return std::nullopt;
+    return "is " + std::to_string(token.size()) + " bytes, more than the " + std::to_string(kMaxTokenBytes) +
+           " a token may have (\"" + token_opening(token) + "\")";
+}
 
 std::optional<std::string> token_problem(std::string_view token) {
     if (token.empty()) return std::string("is empty");
+    if (const auto problem = token_length_problem(token)) return problem;
     if (const auto problem = text_problem(token, false)) return problem;
     for (std::size_t i = 0; i < token.size();) {
         char32_t c = 0;
@@ -140,15 +164,18 @@ std::vector<std::string> tokenize(std::string_view text, std::size_t max_tokens,
                                                     : "remove it; tabs and newlines are fine");
     // U+2060 and U+FEFF are dropped first, so the text reads as if they were not there: "[\u2060CLS]"
     // is the special token [CLS], and "a\u2060b" is one word in every mode that keeps words whole.
+    // Only a text holding one is copied (their UTF-8 bytes cannot occur inside another character).
     std::string visible;
-    visible.reserve(text.size());
-    for (std::size_t i = 0; i < text.size();) {
-        char32_t c = 0;
-        const std::size_t n = utf8_decode(text, i, c);
-        if (!is_invisible(c)) visible.append(text.substr(i, n));
-        i += n;
+    if (text.find("\xE2\x81\xA0") != std::string_view::npos || text.find("\xEF\xBB\xBF") != std::string_view::npos) {
+        visible.reserve(text.size());
+        for (std::size_t i = 0; i < text.size();) {
+            char32_t c = 0;
+            const std::size_t n = utf8_decode(text, i, c);
+            if (!is_invisible(c)) visible.append(text.substr(i, n));
+            i += n;
+        }
+        text = visible;
     }
-    text = visible;
     std::vector<std::string> tokens;
     std::string word;
     char32_t run_punct = 0;  // the punctuation character of the token being built, if any
@@ -197,6 +224,8 @@ std::vector<std::string> tokenize(std::string_view text, std::size_t max_tokens,
                 }
                 break;
         }
+        // 3. a token may have kMaxTokenBytes: refused as soon as it grows past them
+        if (word.size() > kMaxTokenBytes) refuse_long_token(tokens.size(), word, split);
     }
     flush();
     if (tokens.size() > 1 && max_tokens < tokens.size() - 1) tokens.resize(max_tokens + 1);  // a step may add two

@@ -51,12 +51,22 @@ constexpr std::size_t kSpecialMaxBracket = 16;  // the most characters inside [.
 // offset 0 (U+200B)", or a text_problem (control characters, with tabs and newlines); else nothing.
 std::optional<std::string> token_problem(std::string_view token);
 
+// A token longer than kMaxTokenBytes (data/limits.h), as the end of a sentence: "is 2000 bytes, more
+// than the 1024 a token may have (\"abcabcabcabcabcabcabcabc...\")"; nothing when it is short enough.
+std::optional<std::string> token_length_problem(std::string_view token);
+
+// The first few characters of a token for an error message, escaped as excerpt() (data/error.h) does,
+// with "..." when cut: what a refusal quotes of a 100 MB token.
+std::string token_opening(std::string_view token);
+
 // True for a byte order mark of UTF-16 (FF FE, FE FF), or text whose every other byte is NUL (ASCII
 // saved as UTF-16 without a byte order mark).
 bool looks_like_utf16(std::string_view bytes);
 
 // Splits text into tokens; throws a usage error naming the sentence for a text_problem. Stops once it
-// has more than max_tokens tokens (the caller refuses the text without tokenising the rest).
+// has more than max_tokens tokens (the caller refuses the text without tokenising the rest), and
+// throws a usage error as soon as a token grows past kMaxTokenBytes (naming its index and opening),
+// without reading the rest of it.
 std::vector<std::string> tokenize(std::string_view text,
                                   std::size_t max_tokens = std::numeric_limits<std::size_t>::max(),
                                   Split split = Split::words);

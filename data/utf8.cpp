@@ -61,4 +61,14 @@ std::u32string decode_utf8(std::string_view s) {
     return out;
 }
 
+std::string_view utf8_prefix(std::string_view s, std::size_t max_chars) {
+    std::size_t i = 0;
+    for (std::size_t n = 0; n < max_chars && i < s.size(); ++n) {
+        char32_t cp = 0;
+        const std::size_t len = utf8_decode(s, i, cp);
+        i += len ? len : invalid_length(s, i);
+    }
+    return s.substr(0, i);
+}
+
 }  // namespace attn

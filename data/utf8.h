@@ -20,4 +20,8 @@ inline constexpr char32_t kInvalidUtf8 = 0xFFFFFFFFu;
 // it took) becomes one kInvalidUtf8, and decoding resumes after it.
 std::u32string decode_utf8(std::string_view s);
 
+// The first max_chars characters of s as decode_utf8 counts them (an invalid sequence is one), a view
+// of s; reads at most 4 x max_chars bytes, so cutting a 100 MB string costs what cutting a short one does.
+std::string_view utf8_prefix(std::string_view s, std::size_t max_chars);
+
 }  // namespace attn

@@ -42,6 +42,17 @@ inline std::string check_error(const Error& e, int want_code) {
     return "";
 }
 
+// True when text has a stretch of more than kMaxTokenBytes bytes without ASCII white space: what a
+// token past the limit needs (no white space of any kind separates it).
+inline bool has_long_stretch(std::string_view text) {
+    std::size_t run = 0;
+    for (char ch : text) {
+        run = (ch == ' ' || (ch >= '\t' && ch <= '\r')) ? 0 : run + 1;
+        if (run > kMaxTokenBytes) return true;
+    }
+    return false;
+}
+
 // ---- tokeniser: bytes as a sentence, in every --split mode ----------------------------------------
 inline std::string tokenize_mode(std::string_view text, Split split, const char* mode) {
     const bool bad = text_problem(text).has_value();
@@ -49,7 +60,11 @@ inline std::string tokenize_mode(std::string_view text, Split split, const char*
     try {
         tokens = tokenize(text, std::numeric_limits<std::size_t>::max(), split);
     } catch (const Error& e) {
-        if (!bad) return std::string(mode) + ": tokenize threw for a text without a problem: " + e.what();
+        const bool too_long = std::string(e.what()).find(" is longer than " + std::to_string(kMaxTokenBytes) +
+                                                         " bytes") != std::string::npos;
+        if (too_long && !has_long_stretch(text))
+            return std::string(mode) + ": tokenize refused a long token in a text without one: " + e.what();
+        if (!bad && !too_long) return std::string(mode) + ": tokenize threw for a text without a problem: " + e.what();
         return check_error(e, 2);
     }
     if (bad) return std::string(mode) + ": tokenize accepted a text with a problem";
@@ -63,6 +78,7 @@ inline std::string tokenize_mode(std::string_view text, Split split, const char*
     std::size_t at = 0;
     for (const auto& t : tokens) {
         if (t.empty()) return std::string(mode) + ": an empty token";
+        if (t.size() > kMaxTokenBytes) return std::string(mode) + ": a token longer than kMaxTokenBytes";
         if (text_problem(t, false)) return std::string(mode) + ": a token with a control character or invalid UTF-8";
         if (const auto problem = token_problem(t)) return std::string(mode) + ": token '" + t + "' " + *problem;
         const auto found = visible.find(t, at);
@@ -99,7 +115,7 @@ inline std::string embeddings_one(const std::string& bytes) {
     if (e.x.shape(1) > kMaxWidth) return "accepted embeddings wider than kMaxWidth";
     if (!e.tokens.empty() && e.tokens.size() != e.x.shape(0)) return "tokens and rows differ in count";
     for (const auto& t : e.tokens)
-        if (t.empty() || text_problem(t, false)) return "accepted a bad token";
+        if (t.empty() || t.size() > kMaxTokenBytes || text_problem(t, false)) return "accepted a bad token";
     for (float v : e.x)
         if (!std::isfinite(v)) return "accepted a value that is not finite";
     return "";

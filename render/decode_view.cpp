@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "data/utf8.h"
 #include "render/terminal.h"
 
 namespace attn::render {
@@ -69,7 +70,9 @@ std::string decode_terminal_view(const DecodeTrace& d, const DecodeViewOptions& 
     out << "step t: token t's key and value join the cache; its query attends over the t + 1 cached keys\n"
         << "(mask aligned bottom-right: the newest query is the last position)\n\n";
     std::size_t tok_w = 5;
-    for (const auto& s : d.steps) tok_w = std::max(tok_w, std::min<std::size_t>(display_width(s.token), 16));
+    // a step's token is shown as its first 48 characters (whole ones), and only those are measured
+    const auto shown = [](const std::string& token) { return std::string(utf8_prefix(token, 48)); };
+    for (const auto& s : d.steps) tok_w = std::max(tok_w, std::min<std::size_t>(display_width(shown(s.token)), 16));
     const int cell = opt.precision + 3;
     out << "step  " << pad("token", tok_w) << "  weights of head " << head << " over the cached keys";
     const std::size_t row_w = std::min<std::size_t>(T, 12) * std::size_t(cell) + (T > 12 ? 2 : 0);
@@ -85,7 +88,7 @@ std::string decode_terminal_view(const DecodeTrace& d, const DecodeViewOptions& 
         }
         char buf[32];
         std::snprintf(buf, sizeof buf, "%4zu  ", s.step);
-        out << buf << pad(s.token.size() > 48 ? s.token.substr(0, 48) : s.token, tok_w) << "  ";
+        out << buf << pad(shown(s.token), tok_w) << "  ";
         const auto& w = s.heads[head].weights;
         const std::size_t from = w.size() > kMaxKeys ? w.size() - kMaxKeys : 0;
         out << (T > kMaxKeys ? (from ? " …" : "  ") : "");

@@ -33,6 +33,20 @@ struct TextMask {
     std::vector<std::uint8_t> alpha;  // (height, width)
 };
 
+// The most characters of a label Font::fit measures (shaping costs time and memory in proportion to
+// the text): 256 characters are wider than any label's room in a figure, even at the smallest size.
+constexpr std::size_t kMaxLabelChars = 256;
+
+// The most characters of any text Font shapes (titles, subtitles, captions; labels go through fit
+// first): a longer text is measured and drawn as its first kMaxTextChars characters and "…". Far above
+// attn's own longest title; it bounds what a trace's "kind" or a model's type can cost.
+constexpr std::size_t kMaxTextChars = 1024;
+
+// utf8 itself when it has at most max_chars characters (as decode_utf8 counts them), else its first
+// max_chars characters and "…". With the default, the text Font measures and draws for utf8 (the SVG
+// writer writes the same).
+std::string shown_text(std::string_view utf8, std::size_t max_chars = kMaxTextChars);
+
 // The font chain at any pixel size (rounded to a whole pixel), with a cache of rasterised glyphs.
 // Not thread-safe: make one per thread.
 class Font {
@@ -53,6 +67,7 @@ public:
     int text_width(std::string_view utf8, float px);  // advance width in pixels, rounded up
     TextMask render(std::string_view utf8, float px);
     // utf8 unchanged if it fits in max_width pixels, else its longest prefix (whole characters) + "…" that does.
+    // Only the first kMaxLabelChars characters are measured: a longer label is always cut.
     std::string fit(std::string_view utf8, float px, int max_width);
 
     // The glyphs one shaped run of a label drew from one face, for tests: face name and glyph ids in

@@ -9,6 +9,7 @@
 
 #include "core/kinds.h"
 #include "render/colormaps.h"
+#include "render/font.h"
 #include "render/json.h"
 
 namespace attn::render {
@@ -338,8 +339,8 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
     data["raw_bytes"] = blob.size();
     data["blob"] = base64(deflate(blob));
     // 3. the page
-    std::string title = "attn: " + t.kind;
-    if (!t.tokens.empty()) title += " — " + t.tokens[0] + (t.tokens.size() > 1 ? " …" : "");
+    std::string title = "attn: " + shown_text(t.kind, kMaxLabelChars);  // a trace's strings may be long
+    if (!t.tokens.empty()) title += " — " + shown_text(t.tokens[0], kMaxLabelChars) + (t.tokens.size() > 1 ? " …" : "");
     std::string page;
     page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";

@@ -72,13 +72,14 @@ public:
         const auto anchor_of = [](Align a) {
             return a == Align::Start ? Anchor::Start : a == Align::Centre ? Anchor::Middle : Anchor::End;
         };
+        const std::string shown = shown_text(utf8);  // what the font measured: at most kMaxTextChars
         if (!rotated) {
-            doc_.text(x, top_of(y, lh, v) + asc, utf8, px, c, anchor_of(h), role_class(role));
+            doc_.text(x, top_of(y, lh, v) + asc, shown, px, c, anchor_of(h), role_class(role));
             return;
         }
         // Turned counter-clockwise: the line's top faces left, the text starts at the bottom of its box.
         const Anchor along = v == Align::End ? Anchor::Start : v == Align::Centre ? Anchor::Middle : Anchor::End;
-        doc_.text(top_of(x, lh, h) + asc, y, utf8, px, c, along, role_class(role), true);
+        doc_.text(top_of(x, lh, h) + asc, y, shown, px, c, along, role_class(role), true);
     }
     void cells(const CellGrid& g) override {
         flush();

@@ -33,18 +33,20 @@ std::size_t char_width(char32_t c) {
     return 1;
 }
 
-// Cuts a label to at most `width` columns, ending in "…" when cut.
+// Cuts a label to at most `width` columns, ending in "…" when cut. Only its first 256 characters are
+// read, as the figures' Font::fit reads (render/font.h, kMaxLabelChars): a longer label is always cut.
 std::string fit(const std::string& s, std::size_t width) {
-    if (display_width(s) <= width) return s;
+    const std::string_view head = utf8_prefix(s, 256);
+    if (head.size() == s.size() && display_width(s) <= width) return s;
     std::string out;
     std::size_t w = 0;
-    for (std::size_t i = 0; i < s.size();) {
+    for (std::size_t i = 0; i < head.size();) {
         char32_t c = 0;
-        std::size_t n = utf8_decode(s, i, c);
+        std::size_t n = utf8_decode(head, i, c);
         if (n == 0) n = 1, c = '?';
         const std::size_t cw = char_width(c);
         if (w + cw + 1 > width) break;
-        out.append(s, i, n);
+        out.append(head.substr(i, n));
         w += cw;
         i += n;
     }

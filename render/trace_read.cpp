@@ -405,11 +405,16 @@ TokenLabels read_token_labels(const std::string& text, const std::string& name) 
             at = end + 1;
         }
     }
-    // 3. each token: UTF-8 text without control characters
+    // 3. each token: at most kMaxTokenBytes (checked first: a long one is not read through), UTF-8 text
+    //    without control characters
     for (const auto* list : {&out.tokens, &out.source_tokens})
-        for (std::size_t i = 0; i < list->size(); ++i)
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            if (auto problem = token_length_problem((*list)[i]))
+                input_error(name + ": token " + std::to_string(i) + " " + *problem,
+                            "give one token per position, e.g. tokenizer.convert_ids_to_tokens(ids)");
             if (auto problem = text_problem((*list)[i], false))
                 input_error(name + ": token " + std::to_string(i) + " " + *problem, hint);
+        }
     if (out.tokens.empty()) input_error(name + ": there are no tokens", hint);
     return out;
 }

@@ -134,6 +134,7 @@ inline void write_model_fixtures(const std::string& dir) {
     write_model_folder(dir, "model-shape", cfg, safetensors_file(tiny_gpt2_tensors(8)));
     write_model_folder(dir, "tok-vocab", cfg, ok, true, "{\"a\": \"zero\"}");
     write_model_folder(dir, "tok-merges", cfg, ok, true, tiny_gpt2_vocab(), "#version: 0.2\nno-space-here\n");
+    write_model_folder(dir, "tok-long", cfg, ok, true, "{\"" + std::string(1025, 'x') + "\": 0}");
 }
 
 }  // namespace attn::test

@@ -181,6 +181,11 @@ std::vector<ValidationRule> make_rules() {
                     {"show", "--max-tokens", "2", "Your journey starts"},
                     e("the sentence has more than 2 tokens (--max-tokens 2) (hint: raise --max-tokens or shorten the "
                       "text)")});
+    rows.push_back({"sentence.token-length", "SENTENCE, --source, --file",
+                    "each token at most 1024 bytes, refused as soon as one grows past that (a usage error for --file "
+                    "too)", U, {"show", "--file", "long-word.txt"},
+                    e("token 1 is longer than 1024 bytes, the most a token may have (\"xxxxxxxxxxxxxxxxxxxxxxxx...\") "
+                      "(hint: break it with spaces, or use --split chars)")});
     rows.push_back({"sentence.source", "--source", "the sentence's rules", U,
                     {"show", "--kind", "cross", "--source", "", "hi"},
                     e("the source is empty (hint: give at least one word, e.g. \"Your journey starts\")")});
@@ -229,6 +234,10 @@ std::vector<ValidationRule> make_rules() {
                     {"show", "--embeddings", "ctrl-token.json"},
                     e("ctrl-token.json: token 1 has a control character at byte offset 1 (U+001B) (hint: a token is "
                       "UTF-8 text without control characters)")});
+    rows.push_back({"json.token-length", "--embeddings JSON", "\"tokens\": each at most 1024 bytes", R,
+                    {"show", "--embeddings", "long-token.json"},
+                    e("long-token.json: token 1 is 1025 bytes, more than the 1024 a token may have "
+                      "(\"xxxxxxxxxxxxxxxxxxxxxxxx...\") (hint: a token is one word, as attn's tokeniser makes them)")});
     // 8. embeddings, .npy
     rows.push_back({"npy.version", "--embeddings .npy, --mask .npy", "format version 1, 2 or 3", R,
                     {"show", "--embeddings", "version.npy", "a b"},
@@ -352,6 +361,11 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.vocab", "vocab.json", "an object of token -> whole-number id", R, model("tok-vocab"),
                     e("tok-vocab/vocab.json: the id of token 'a' is not a whole number below 2^24 (hint: use GPT-2's own "
                       "vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
+    rows.push_back({"model.vocab-length", "vocab.json", "each token at most 1024 bytes (GPT-2's longest is 256)", R,
+                    model("tok-long"),
+                    e("tok-long/vocab.json: a token is 1025 bytes, more than the 1024 a token may have "
+                      "(\"xxxxxxxxxxxxxxxxxxxxxxxx...\") (hint: use GPT-2's own vocab.json and merges.txt (or "
+                      "tokenizer.json) from the model's folder)")});
     rows.push_back({"model.merges", "merges.txt", "one merge \"a b\" a line", R, model("tok-merges"),
                     e("tok-merges/merges.txt: line 2 is not two symbols separated by one space (hint: use GPT-2's own "
                       "vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
@@ -489,6 +503,11 @@ std::vector<ValidationRule> make_rules() {
                     {"render", "mask-float.npy", "--tokens", "tokens3.txt", "--html", "p.html"},
                     e("tokens3.txt: 3 tokens, but mask-float.npy holds (T, S) = (2, 2) (hint: give one token per "
                       "position, e.g. tokenizer.convert_ids_to_tokens(ids))")});
+    rows.push_back({"render.tokens-length", "--tokens", "each token at most 1024 bytes", R,
+                    {"render", "mask-float.npy", "--tokens", "long-token.txt", "--html", "p.html"},
+                    e("long-token.txt: token 1 is 1025 bytes, more than the 1024 a token may have "
+                      "(\"xxxxxxxxxxxxxxxxxxxxxxxx...\") (hint: give one token per position, e.g. "
+                      "tokenizer.convert_ids_to_tokens(ids))")});
     rows.push_back({"render.tokens-trace", "--tokens", "only for a .npy (a trace carries its tokens)", U,
                     {"render", "trace-v2.json", "--tokens", "tokens3.txt", "--html", "p.html"},
                     e("--tokens applies to a .npy input; a trace carries its own tokens (hint: leave out --tokens)")});
@@ -557,6 +576,9 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"wide.json", "one row of 65537 zeros"},
         {"count.json", "{\"tokens\": [\"a\", \"b\", \"c\"], \"x\": [[1, 2], [3, 4]]}"},
         {"ctrl-token.json", "{\"tokens\": [\"a\", \"b\\u001b[2J\"], \"x\": [[1, 2], [3, 4]]}"},
+        {"long-word.txt", "Your, a space, then 1025 x"},
+        {"long-token.json", "{\"tokens\": [\"a\", 1025 x], \"x\": [[1, 2], [3, 4]]}"},
+        {"long-token.txt", "a, a newline, then 1025 x"},
         {"version.npy", "the magic string, then format version 9"},
         {"header.npy", "version 1, a header length of 65535, then 2 bytes"},
         {"size.npy", "<f4, shape (1000000, 1000000), 8 bytes of data"},
@@ -588,6 +610,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"model-shape", "model-ok with wpe (8, 4)"},
         {"tok-vocab", "model-ok with vocab.json {\"a\": \"zero\"}"},
         {"tok-merges", "model-ok with merges.txt line 2 no-space-here"},
+        {"tok-long", "model-ok with a vocab.json entry of 1025 x"},
         {"utf16.txt", "Your journey in UTF-16LE, no byte order mark"},
         {"utf16.json", "[[1, 2], [3, 4]] in UTF-16LE, no byte order mark"},
         {"space-token.json", "{\"tokens\": [\"a b\", \"c\"], \"x\": [[1, 2], [3, 4]]}"},
