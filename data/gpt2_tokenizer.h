@@ -34,7 +34,10 @@ public:
                                            const std::string& vocab_name, const std::string& merges_name);
     static Gpt2Tokenizer from_tokenizer_json(const std::string& text, const std::string& name);
 
-    // Token ids of a UTF-8 text (usage error for invalid UTF-8). Stops after max_tokens + 1 ids.
+    // Token ids of a UTF-8 text (usage error for invalid UTF-8). Stops after max_tokens + 1 ids. A word
+    // so long that it alone must give more ids than are left (its bytes over the longest merge's) is
+    // not encoded: the ids are then filled up to max_tokens + 1 with -1 (more ids than max_tokens is
+    // all a caller can use them for).
     std::vector<std::int64_t> encode(std::string_view text,
                                      std::size_t max_tokens = std::numeric_limits<std::size_t>::max()) const;
     std::string decode(std::int64_t id) const;  // the token's raw bytes ("" for an unknown id)
@@ -51,6 +54,7 @@ private:
     std::vector<std::string> id_to_token_;                 // id -> symbol ("" for ids not used)
     std::unordered_map<std::string, std::size_t> ranks_;   // "a b" -> merge rank
     std::int64_t eot_ = -1;
+    std::size_t max_token_bytes_ = 1;                      // raw bytes of the longest token a merge makes
     std::shared_ptr<void> regex_;                          // the compiled PCRE2 pattern
 };
 

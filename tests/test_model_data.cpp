@@ -176,6 +176,26 @@ attn::Gpt2Tokenizer small_tokenizer() {
 }
 }  // namespace
 
+TEST_CASE("gpt2 BPE: a long word merges as the rescan does; one too long for max_tokens is not encoded") {
+    const auto tok = small_tokenizer();
+    using V = std::vector<std::int64_t>;
+    // 2,000 " cat"s run together are one pre-tokenised word: " cat" then "cat" × 1,999 (no merge starts
+    // without the space): a heap of merges and a rescan per merge agree on every id
+    std::string word = " cat";
+    for (int i = 1; i < 2000; ++i) word += "cat";
+    const V ids = tok.encode(word);
+    REQUIRE(ids.size() == 1 + 3 * 1999);
+    CHECK(ids[0] == 258);
+    for (std::size_t i = 1; i < ids.size(); ++i) CHECK(ids[i] == V{'c', 'a', 't'}[(i - 1) % 3]);
+    // 50 MB of one letter with room for 1,024 ids: its length alone proves it needs more (the longest
+    // merge makes 4 bytes), so it is not encoded, and the ids say "more than 1,024"
+    const V over = tok.encode(std::string(50u << 20, 'x'), 1024);
+    REQUIRE(over.size() == 1025);
+    CHECK(over.back() == -1);
+    // a word that fits is encoded exactly up to the limit
+    CHECK(tok.encode("a cat", 1) == V{'a', 258});
+}
+
 TEST_CASE("gpt2 BPE: merges by rank, the special token, labels with a visible leading space") {
     const auto tok = small_tokenizer();
     using V = std::vector<std::int64_t>;

@@ -44,6 +44,14 @@ while (texts.length < 320) {
   for (let i = 0; i < n; i++) s += fragments[rand(fragments.length)];
   texts.push(s);
 }
+// long single words (attn merges with a heap, the reference rescans): letters, repeats, digits
+const letters = 'etaoinshrdlucmfwypvbgkjqxz';
+for (const len of [300, 2000, 6000]) {
+  let w = ' ';
+  for (let i = 0; i < len; i++) w += letters[rand(rand(2) ? 6 : letters.length)];
+  texts.push(w);
+}
+texts.push('a'.repeat(1500), ' ' + 'ab'.repeat(700), '-'.repeat(900), '1234567890'.repeat(100));
 
 // 3. both encoders, compared string by string
 const want = texts.map((t) => {
