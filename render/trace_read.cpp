@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/kinds.h"
 #include "data/error.h"
 #include "data/npy.h"
 #include "data/tokenize.h"
@@ -324,6 +325,8 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     // 2. the tokens and the settings
     Trace t;
     t.kind = r.text(r.need(j, "kind", ""), "kind");
+    if (t.kind != "model" && find_kind(t.kind) == nullptr)  // the kind names the figures' files
+        r.fail("kind", "\"" + excerpt(t.kind) + "\" is not a kind attn writes (attn kinds lists them; a model's is \"model\")");
     t.tokens = r.texts(r.need(j, "tokens", ""), "tokens");
     if (auto* v = r.find(j, "source_tokens")) t.source_tokens = r.texts(*v, "source_tokens");
     if (t.tokens.empty()) r.fail("tokens", "there are no tokens");

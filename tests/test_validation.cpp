@@ -126,6 +126,7 @@ void write_fixtures(const std::string& dir) {
         {"npy-out/causal-x.npy", "[[1, 2], [3, 4]]"},
         {"trace-cut.json", std::string(R"({"format": "attn-trace", "version": 1, "tokens": ["a", "b"], "heads": [[)").substr(0, 60)},
         {"trace-v2.json", R"({"format": "attn-trace", "version": 2})"},
+        {"trace-kind.json", R"({"format": "attn-trace", "version": 1, "kind": ")" + std::string(200001, 'x') + R"(", "tokens": ["a"]})"},
         {"rank5.npy", npy("<f4", "(1, 1, 1, 1, 1)", raw({1.0f}))},
         {"tokens3.txt", "a\nb\nc\n"},
     };

@@ -490,6 +490,10 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"render.version", "INPUT (trace)", "version 1", R, {"render", "trace-v2.json", "--html", "p.html"},
                     e("trace-v2.json: trace version 2 is not supported (this attn reads version 1) (hint: write the trace "
                       "again with this attn, or use the attn that wrote it)")});
+    rows.push_back({"render.kind", "INPUT (trace)", "\"kind\": a kind attn writes, or \"model\" (it names the figures' files)", R,
+                    {"render", "trace-kind.json", "--html", "p.html"},
+                    e("trace-kind.json: kind: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (200001 bytes)\" is not a kind attn writes (attn kinds "
+                      "lists them; a model's is \"model\")") + kTrace});
     rows.push_back({"render.npy-rank", "INPUT (.npy)", "2, 3 or 4 dimensions: (T, S), (H, T, S), (L, H, T, S)", R,
                     {"render", "shape.npy", "--html", "p.html"},
                     e("shape.npy: attention of shape (4,) has 1 dimensions, not 2, 3 or 4") + kShape});
@@ -626,6 +630,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"npy-out/causal-x.npy", "[[1, 2], [3, 4]] (JSON, whatever the name)"},
         {"trace-cut.json", "the first 60 bytes of a trace: {\"format\": \"attn-trace\", \"version\": 1, \"tokens\": [\"a\", ..."},
         {"trace-v2.json", "{\"format\": \"attn-trace\", \"version\": 2}"},
+        {"trace-kind.json", "a trace whose \"kind\" is \"x\" then 200,000 more letters"},
         {"rank5.npy", "<f4, shape (1, 1, 1, 1, 1)"},
         {"tokens3.txt", "a, b and c, one per line"},
         {"folder", "an empty folder"},
