@@ -84,16 +84,12 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     const DecodeTrace d = run_decode(in, c, hooks);
     // 5. outputs
     std::vector<policy::OutputFile> files;
-    std::vector<std::string> png_names;
+    policy::FolderFiles png{o.png.value_or("")};
     if (o.json) files.push_back({*o.json, render::decode_json_text(d)});
-    if (o.png)
-        for (auto& f : render::decode_pngs(d)) {
-            png_names.push_back(f.name);
-            files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
-        }
+    if (o.png) png.add(files, render::decode_pngs(d));
     policy::write_files_atomic(files);
     // the folder holds one consistent set: the kind's figures this run did not write go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.kind, png_names, render::FileSet::decode);
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.kind, png.names, render::FileSet::decode);
     if (!json_to_stdout) {
         render::DecodeViewOptions v;
         v.precision = o.precision;

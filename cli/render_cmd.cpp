@@ -3,12 +3,15 @@
 #include <optional>
 
 #include "cli/cli.h"
+#include "cli/common_options.h"
 #include "data/error.h"
 #include "cli/policy/files.h"
 #include "cli/policy/outputs.h"
 #include "render/file_names.h"
 #include "render/html.h"
+#include "render/font.h"
 #include "render/png.h"
+#include "render/svg.h"
 #include "render/trace_read.h"
 
 namespace attn::cli {
@@ -16,9 +19,9 @@ namespace {
 
 struct RenderOptions {
     std::string input;
-    std::optional<std::string> html, png, tokens;
-    // std::optional<std::string> svg;  // --svg DIR: the SVG renderer's option goes here (outputs, step 4)
+    std::optional<std::string> html, png, svg, tokens, font;
     std::optional<std::size_t> layer, head;
+    std::size_t scale = 2;  // --scale, as attn show's
 };
 
 std::string base_name(const std::string& path) {
@@ -45,15 +48,18 @@ Trace png_view(const Trace& t, std::optional<std::size_t> layer, std::optional<s
 
 void run_render(const RenderOptions& o) {
     // 1. the outputs, checked before anything is read
-    if (!o.html && !o.png) usage_error("nothing to write", "give --html FILE or --png DIR; see 'attn render --help'");
+    if (!o.html && !o.png && !o.svg)
+        usage_error("nothing to write", "give --html FILE, --png DIR or --svg DIR; see 'attn render --help'");
     if (o.html) policy::check_output_file(*o.html, "--html");
     if (o.png) policy::check_output_dir(*o.png, "--png");
+    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
+    if (o.font) render::check_font_file(*o.font);
     // 2. the input; then the outputs as a set (the PNGs' names start with the trace's kind): no two on
     // one path, none over the input or --tokens
     const Trace t = render::read_trace_file(o.input, o.tokens);
     const std::string kind = render::rendered_prefix(t.kind, std::nullopt, std::nullopt);
     policy::OutputRequest outputs;
-    outputs.html = o.html, outputs.png = o.png, outputs.prefix = kind;
+    outputs.html = o.html, outputs.png = o.png, outputs.svg = o.svg, outputs.prefix = kind;
     outputs.inputs.push_back({"input", o.input});
     if (o.tokens) outputs.inputs.push_back({"--tokens", *o.tokens});
     policy::check_outputs(outputs);
@@ -67,34 +73,42 @@ void run_render(const RenderOptions& o) {
     if (o.head && *o.head >= H)
         usage_error("--head " + std::to_string(*o.head) + " is past the last head (" + std::to_string(H - 1) + ")",
                     "heads are numbered from 0");
-    // 4. the files: the page, and PNGs per layer (all layers, or --layer)
+    // 4. the files: the page, and PNGs and SVGs per layer (all layers, or --layer)
     std::vector<policy::OutputFile> files;
-    std::vector<std::string> png_names;
+    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")};
     if (o.html) {
         render::HtmlOptions h;
         h.source = base_name(o.input), h.layer = o.layer, h.head = o.head;
         files.push_back({*o.html, render::render_html(t, h)});
     }
-    if (o.png) {
-        std::vector<std::optional<std::size_t>> layers;
-        if (o.layer) layers.push_back(o.layer);
-        else if (L == 0) layers.push_back(std::nullopt);
-        else for (std::size_t l = 0; l < L; ++l) layers.push_back(l);
-        for (const auto& layer : layers) {
+    std::vector<std::optional<std::size_t>> layers;
+    if (o.layer) layers.push_back(o.layer);
+    else if (L == 0) layers.push_back(std::nullopt);
+    else for (std::size_t l = 0; l < L; ++l) layers.push_back(l);
+    const auto warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
+    for (const auto& layer : layers) {
+        const std::string prefix = render::rendered_prefix(t.kind, layer, o.head);
+        const Trace view = png_view(t, layer, o.head);
+        if (o.png) {
             render::PngOptions p;
-            p.prefix = render::rendered_prefix(t.kind, layer, o.head);
-            for (auto& f : render::render_pngs(png_view(t, layer, o.head), p)) {
-                png_names.push_back(f.name);
-                files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
-            }
+            p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
+            png.add(files, render::render_pngs(view, p));
+        }
+        if (o.svg) {
+            render::SvgOptions p;
+            p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or("");
+            if (!o.png) p.warn = warn;
+            svg.add(files, render::render_svgs(view, p));
         }
     }
     policy::write_files_atomic(files);
-    // the folder holds one consistent set: the kind's figures this run did not write (other layers or
-    // heads, an earlier attn show's) go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, kind, png_names, render::FileSet::render);
+    // each folder holds one consistent set: render's own figures of the kind this run did not write
+    // (other layers or heads) go
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, kind, png.names, render::FileSet::render);
+    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, kind, svg.names, render::FileSet::render);
     if (o.html) std::cout << "wrote " << *o.html << "\n";
     if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
+    if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
 }
 
 }  // namespace
@@ -111,12 +125,18 @@ void setup_render(CLI::App& app) {
         "Examples:\n"
         "  attn render trace.json --html trace.html\n"
         "  attn render trace.json --png out/ --head 1\n"
+        "  attn render trace.json --svg slides/ --scale 3\n"
         "  attn render attn.npy --tokens tokens.json --html attn.html --layer 5 --head 3\n"
         "  attn render attn.npy --tokens tokens.txt --png out/ --layer 0");
     cmd->add_option("input", o->input, "A JSON trace (attn show --json) or a .npy of attention weights")->required();
     cmd->add_option("--html", o->html, "Write the interactive page to FILE (one self-contained HTML file)");
     cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed); one set per layer");
-    // --svg DIR (the SVG renderer) belongs here, beside --png, with its files added in run_render step 4.
+    cmd->add_option("--svg", o->svg, "Write the same figures as SVG into folder DIR (created as needed)");
+    cmd->add_option("--scale", o->scale,
+                    "Image pixels per layout pixel in PNGs, text drawn at that size; 2 suits a 1920x1080 slide")
+        ->check(rule("--scale"))
+        ->capture_default_str();
+    cmd->add_option("--font", o->font, "A TrueType/OpenType FILE for text in images, asked before the built-in DejaVu Sans");
     cmd->add_option("--layer", o->layer, "The layer to open (--html) or draw (--png), from 0");
     cmd->add_option("--head", o->head, "The head to open (--html) or draw alone (--png), from 0");
     cmd->add_option("--tokens", o->tokens,

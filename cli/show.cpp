@@ -201,7 +201,7 @@ void run_show(const ShowOptions& o) {
         std::cerr << "attn: note: " << t.empty_rows.size()
                   << " query row(s) see no key; their weights and context are 0\n";
     std::vector<policy::OutputFile> files;
-    std::vector<std::string> png_names, svg_names, npy_names;
+    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")}, npy{o.npy.value_or("")};
     if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
     if (o.png) {
         progress("rendering images", 0, 1);
@@ -211,14 +211,8 @@ void run_show(const ShowOptions& o) {
         popt.font_file = o.font.value_or("");
         popt.scale = static_cast<int>(o.scale);
         popt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-        for (auto& f : render::render_pngs(t, popt)) {
-            png_names.push_back(f.name);
-            files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
-        }
-        for (auto& f : render::position_pngs(t, popt.prefix)) {
-            png_names.push_back(f.name);
-            files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
-        }
+        png.add(files, render::render_pngs(t, popt));
+        png.add(files, render::position_pngs(t, popt.prefix));
     }
     if (o.svg) {
         progress("writing SVG figures", 0, 1);
@@ -228,16 +222,9 @@ void run_show(const ShowOptions& o) {
         sopt.font_file = o.font.value_or("");
         sopt.scale = static_cast<int>(o.scale);
         if (!o.png) sopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-        for (auto& f : render::render_svgs(t, sopt)) {
-            svg_names.push_back(f.name);
-            files.push_back({policy::join_path(*o.svg, f.name), std::move(f.bytes)});
-        }
+        svg.add(files, render::render_svgs(t, sopt));
     }
-    if (o.npy)
-        for (auto& f : render::npy_files(t, {})) {
-            npy_names.push_back(f.name);
-            files.push_back({policy::join_path(*o.npy, f.name), std::move(f.bytes)});
-        }
+    if (o.npy) npy.add(files, render::npy_files(t, {}));
     if (o.html) {
         progress("writing the page", 0, 1);
         files.push_back({*o.html, render::render_html(t, {"attn show", std::nullopt, std::nullopt})});
@@ -246,9 +233,9 @@ void run_show(const ShowOptions& o) {
     policy::write_files_atomic(files);
     // each folder holds one consistent set: an earlier run's files of this kind that this run
     // did not write (more heads, dropout) go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.prefix.value_or(o.common.kind), png_names, render::FileSet::show);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, o.prefix.value_or(o.common.kind), svg_names, render::FileSet::show);
-    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, o.common.kind, npy_names, render::FileSet::show);
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.prefix.value_or(o.common.kind), png.names, render::FileSet::show);
+    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, o.prefix.value_or(o.common.kind), svg.names, render::FileSet::show);
+    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, o.common.kind, npy.names, render::FileSet::show);
     if (!json_to_stdout) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = split_list(o.show), topt.colour = colour_depth(o.color), topt.full = o.full;

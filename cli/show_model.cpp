@@ -136,33 +136,23 @@ void run_show_model(const ModelShowOptions& o) {
     choice.layer = static_cast<std::size_t>(std::find(kept.begin(), kept.end(), layer) - kept.begin()), choice.head = head;
     // 6. the outputs
     std::vector<policy::OutputFile> files;
-    std::vector<std::string> png_names, npy_names, svg_names;
+    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")}, npy{o.npy.value_or("")};
     if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
     if (o.png) {
         progress("rendering images", 0, 1);
         render::PngOptions popt;
         popt.scale = o.scale, popt.font_file = o.font.value_or("");
         popt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-        for (auto& f : render::model_pngs(t, choice, popt)) {
-            png_names.push_back(f.name);
-            files.push_back({policy::join_path(*o.png, f.name), std::move(f.bytes)});
-        }
+        png.add(files, render::model_pngs(t, choice, popt));
     }
     if (o.svg) {
         progress("writing SVG figures", 0, 1);
         render::SvgOptions sopt;
         sopt.scale = o.scale, sopt.font_file = o.font.value_or("");
         if (!o.png) sopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-        for (auto& f : render::model_svgs(t, choice, sopt)) {
-            svg_names.push_back(f.name);
-            files.push_back({policy::join_path(*o.svg, f.name), std::move(f.bytes)});
-        }
+        svg.add(files, render::model_svgs(t, choice, sopt));
     }
-    if (o.npy)
-        for (auto& f : render::model_npy_files(t)) {
-            npy_names.push_back(f.name);
-            files.push_back({policy::join_path(*o.npy, f.name), std::move(f.bytes)});
-        }
+    if (o.npy) npy.add(files, render::model_npy_files(t));
     if (o.html) {
         progress("writing the page", 0, 1);
         files.push_back({*o.html, render::render_html(t, {"attn show --model", choice.layer, choice.head})});
@@ -170,9 +160,9 @@ void run_show_model(const ModelShowOptions& o) {
     progress("writing files", files.size(), files.size());
     policy::write_files_atomic(files);
     // each folder holds one consistent set: another layer's or head's figures, layers no longer kept, go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, t.model->type, png_names, render::FileSet::show);
-    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, render::kModelArrayPrefix, npy_names, render::FileSet::show);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, t.model->type, svg_names, render::FileSet::show);
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, t.model->type, png.names, render::FileSet::show);
+    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, render::kModelArrayPrefix, npy.names, render::FileSet::show);
+    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, t.model->type, svg.names, render::FileSet::show);
     if (!json_to_stdout) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;

@@ -368,3 +368,28 @@ TEST_CASE("cli: show --html and render write pages; render --png draws every lay
     CHECK(r.code == 2);
     CHECK(r.err == "attn: error: --layer 2 is past the last layer (1) (hint: layers are numbered from 0)\n");
 }
+
+TEST_CASE("cli: render --png and --svg of a saved trace draw the same bytes as the show run that wrote it") {
+    const std::string dir = attn::test::temp_dir();
+    attn::test::RunOptions o;
+    o.cwd = dir;
+    RunResult r = attn::test::run_attn({"show", "--kind", "mha", "--heads", "2", "--d-out", "4", "The cat sat", "--json",
+                                        "t.json", "--png", "s", "--svg", "s", "--scale", "3"}, o);
+    REQUIRE(r.code == 0);
+    r = attn::test::run_attn({"render", "t.json", "--png", "r", "--svg", "r", "--scale", "3"}, o);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("wrote SVGs to r") != std::string::npos);
+    for (const char* name : {"mha-scores.png", "mha-mask.png", "mha-weights.png", "mha-scores.svg", "mha-mask.svg",
+                             "mha-weights.svg"}) {
+        INFO(name);
+        const std::string shown = attn::test::slurp(dir + "/s/" + name);
+        CHECK(!shown.empty());
+        CHECK(attn::test::slurp(dir + "/r/" + name) == shown);
+    }
+    // --svg alone is enough to write; nothing at all is a usage error naming the three outputs
+    r = attn::test::run_attn({"render", "t.json", "--svg", "only"}, o);
+    CHECK(r.code == 0);
+    r = attn::test::run_attn({"render", "t.json"}, o);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("give --html FILE, --png DIR or --svg DIR") != std::string::npos);
+}

@@ -480,9 +480,9 @@ std::vector<ValidationRule> make_rules() {
     const std::string kTrace = " (hint: give a trace written by 'attn show --json', or a .npy of attention weights)";
     const std::string kShape = " (hint: save attention of shape (L, H, T, S), (H, T, S) or (T, S), e.g. np.save(path, "
                                "torch.stack(out.attentions)[:, 0].numpy()))";
-    rows.push_back({"render.outputs", "--html, --png", "attn render writes at least one of them", U,
+    rows.push_back({"render.outputs", "--html, --png, --svg", "attn render writes at least one of them", U,
                     {"render", "mask-float.npy"},
-                    e("nothing to write (hint: give --html FILE or --png DIR; see 'attn render --help')")});
+                    e("nothing to write (hint: give --html FILE, --png DIR or --svg DIR; see 'attn render --help')")});
     rows.push_back({"render.json", "INPUT (trace)", "valid JSON, whole", R, {"render", "trace-cut.json", "--html", "p.html"},
                     e("trace-cut.json: invalid JSON at byte offset 60: unexpected end of input; expected string literal") + kTrace});
     rows.push_back({"render.format", "INPUT (trace)", "\"format\": \"attn-trace\"", R, {"render", "rows.json", "--html", "p.html"},

@@ -71,4 +71,18 @@ private:
     std::streambuf* old_;
 };
 
+// A folder's share of a run's outputs: the files to write and the names written (for remove_stale).
+struct FolderFiles {
+    std::string dir;
+    std::vector<std::string> names;
+    // Adds render's files (anything with .name and .bytes: PngFile, SvgFile, NpyFile) into dir.
+    template <typename Files>
+    void add(std::vector<OutputFile>& files, Files&& made) {
+        for (auto& f : made) {
+            names.push_back(f.name);
+            files.push_back({join_path(dir, f.name), std::move(f.bytes)});
+        }
+    }
+};
+
 }  // namespace attn::policy
