@@ -18,6 +18,7 @@
 #include "data/defaults.h"
 #include "data/limits.h"
 #include "render/decode_view.h"
+#include "render/font.h"
 
 namespace attn::cli {
 namespace {
@@ -29,7 +30,8 @@ struct DecodeOptions {
     std::uint64_t seed = kDefaultSeed, rope_base = 10000;
     bool qkv_bias = false;
     int precision = 2;
-    std::optional<std::string> json, png, max_memory;
+    std::optional<std::string> json, png, svg, font, max_memory;
+    std::size_t scale = 2;  // --scale, as attn show's
 };
 
 struct Flag {
@@ -51,12 +53,14 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
         usage_error(f.opt->get_name() + " does not apply to kind '" + o.kind + "'", "it applies to: " + takers);
     }
     policy::OutputRequest outputs;  // no clash, nothing over an input; the PNGs start with the kind
-    outputs.json = o.json, outputs.png = o.png, outputs.prefix = o.kind;
+    outputs.json = o.json, outputs.png = o.png, outputs.svg = o.svg, outputs.prefix = o.kind;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
     policy::check_outputs(outputs);
     if (o.json) policy::check_output_file(*o.json, "--json");
     if (o.png) policy::check_output_dir(*o.png, "--png");
+    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
+    if (o.font) render::check_font_file(*o.font);
     OutputPlan plan;
     plan.json = o.json.has_value(), plan.png = o.png.has_value();
     if (o.max_memory) plan.max_memory = parse_bytes(*o.max_memory, "--max-memory");
@@ -84,18 +88,22 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     const DecodeTrace d = run_decode(in, c, hooks);
     // 5. outputs
     std::vector<policy::OutputFile> files;
-    policy::FolderFiles png{o.png.value_or("")};
+    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")};
+    const render::FigureFiles figures{"", static_cast<int>(o.scale), o.font.value_or("")};
     if (o.json) files.push_back({*o.json, render::decode_json_text(d)});
-    if (o.png) png.add(files, render::decode_pngs(d));
+    if (o.png) png.add(files, render::decode_pngs(d, figures));
+    if (o.svg) svg.add(files, render::decode_svgs(d, figures));
     policy::write_files_atomic(files);
     // the folder holds one consistent set: the kind's figures this run did not write go
     if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.kind, png.names, render::FileSet::decode);
+    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, o.kind, svg.names, render::FileSet::decode);
     if (!json_to_stdout) {
         render::DecodeViewOptions v;
         v.precision = o.precision;
         std::cout << render::decode_terminal_view(d, v);
         if (o.json) std::cout << "wrote " << *o.json << "\n";
         if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
+        if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
         std::cout.flush();
     }
 }
@@ -149,6 +157,12 @@ void setup_decode(CLI::App& app) {
     cmd->add_option("--precision", o->precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
     cmd->add_option("--json", o->json, "Write the steps as JSON to PATH ('-' = standard output only)");
     cmd->add_option("--png", o->png, "Write the staircase and cache PNGs into folder DIR (created as needed)");
+    cmd->add_option("--svg", o->svg, "Write the same figures as SVG into folder DIR (created as needed)");
+    cmd->add_option("--scale", o->scale,
+                    "Image pixels per layout pixel in PNGs, text drawn at that size; 2 suits a 1920x1080 slide")
+        ->check(rule("--scale"))
+        ->capture_default_str();
+    cmd->add_option("--font", o->font, "A TrueType/OpenType FILE for text in images, asked before the built-in DejaVu Sans");
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");
     cmd->callback([o, flags, d_in] { run_decode_cmd(*o, *flags, d_in->count() > 0); });
 }

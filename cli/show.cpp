@@ -212,7 +212,7 @@ void run_show(const ShowOptions& o) {
         popt.scale = static_cast<int>(o.scale);
         popt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
         png.add(files, render::render_pngs(t, popt));
-        png.add(files, render::position_pngs(t, popt.prefix));
+        png.add(files, render::position_pngs(t, {popt.prefix, popt.scale, popt.font_file}));
     }
     if (o.svg) {
         progress("writing SVG figures", 0, 1);
@@ -223,6 +223,7 @@ void run_show(const ShowOptions& o) {
         sopt.scale = static_cast<int>(o.scale);
         if (!o.png) sopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
         svg.add(files, render::render_svgs(t, sopt));
+        svg.add(files, render::position_svgs(t, {sopt.prefix, sopt.scale, sopt.font_file}));
     }
     if (o.npy) npy.add(files, render::npy_files(t, {}));
     if (o.html) {

@@ -139,6 +139,17 @@ void Canvas::hatch(int x, int y, int w, int h, Rgb c, int spacing, bool rising) 
     }
 }
 
+void Canvas::line(double x0, double y0, double x1, double y1, Rgb c) {
+    // square stamps 2 layout px wide, one per image pixel along the line: smooth at any scale
+    const double k = scale_;
+    const int n = static_cast<int>(std::ceil(std::max(std::fabs(x1 - x0), std::fabs(y1 - y0)) * k)) + 1;
+    for (int i = 0; i <= n; ++i) {
+        const double f = double(i) / n;
+        fill_px(static_cast<int>(std::lround((x0 + f * (x1 - x0)) * k)) - scale_,
+                static_cast<int>(std::lround((y0 + f * (y1 - y0)) * k)) - scale_, 2 * scale_, 2 * scale_, c);
+    }
+}
+
 void Canvas::frame(int x, int y, int w, int h, int thickness, Rgb c) {
     thickness = std::min({thickness, w, h});
     if (thickness <= 0) return;

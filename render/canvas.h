@@ -33,6 +33,7 @@ public:
     // rectangles continue each other's lines. rising: "/" lines, else "\" lines.
     void hatch(int x, int y, int w, int h, Rgb c, int spacing, bool rising) override;
     void frame(int x, int y, int w, int h, int thickness, Rgb c) override;  // outline inside the rectangle
+    void line(double x0, double y0, double x1, double y1, Rgb c) override;  // 2 x 2 stamps along it
 
     // A text mask (in image pixels) with its top-left corner at image pixel (x, y), coloured c. rotated:
     // turned 90° counter-clockwise (reads bottom to top); then (x, y) is the top-left of the turned box.

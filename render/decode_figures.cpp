@@ -1,9 +1,11 @@
 // attn decode's PNGs: the staircase of rows as the steps produce them, and the cache per step.
 #include <algorithm>
+#include <memory>
 
 #include "render/decode_view.h"
 #include "render/file_names.h"
 #include "render/plot.h"
+#include "render/svg.h"
 
 namespace attn::render {
 namespace {
@@ -12,17 +14,18 @@ using namespace plot;
 
 // 1. per head (up to 8), a (T, T) matrix whose row t is step t's weights over keys 0..t; the cells
 // right of the diagonal do not exist yet at that step (grey).
-PngFile staircase(const DecodeTrace& d, Font& font) {
+Drawing staircase(const DecodeTrace& d, Font& font) {
     // The first kMaxSteps steps only: a staircase of thousands of rows is no longer readable.
     constexpr std::size_t kMaxSteps = 48;
     const std::size_t T = std::min(d.steps.size(), kMaxSteps), H = std::min<std::size_t>(d.heads, 8);
     const std::size_t cols = std::min<std::size_t>(4, H);
-    std::vector<Mat> rows_of(H, Mat::from_shape({T, T}));
-    Mask exists = Mask::from_shape({T, T});
+    // the matrices, owned by the drawing (its heatmaps point into them)
+    const auto rows_of = std::make_shared<std::vector<Mat>>(H, Mat::from_shape({T, T}));
+    const auto exists = std::make_shared<Mask>(Mask::from_shape({T, T}));
     for (std::size_t t = 0; t < T; ++t)
         for (std::size_t j = 0; j < T; ++j) {
-            exists(t, j) = j <= t;
-            for (std::size_t h = 0; h < H; ++h) rows_of[h](t, j) = j <= t ? d.steps[t].heads[h].weights[j] : 0.0f;
+            (*exists)(t, j) = j <= t;
+            for (std::size_t h = 0; h < H; ++h) (*rows_of)[h](t, j) = j <= t ? d.steps[t].heads[h].weights[j] : 0.0f;
         }
     std::vector<std::string> labels;
     std::vector<std::string> keys;
@@ -33,7 +36,7 @@ PngFile staircase(const DecodeTrace& d, Font& font) {
     const int cell = std::max(6, std::min(36, 300 / int(std::max<std::size_t>(T, 1))));
     std::vector<Heatmap> maps(H);
     for (std::size_t h = 0; h < H; ++h) {
-        maps[h].values = &rows_of[h], maps[h].visible = &exists, maps[h].cell = cell, maps[h].print_values = cell >= 30;
+        maps[h].values = &(*rows_of)[h], maps[h].visible = exists.get(), maps[h].cell = cell, maps[h].print_values = cell >= 30;
         maps[h].row_labels = labels, maps[h].col_labels = keys;
         maps[h].title = "head " + std::to_string(h) + " (reads kv head " + std::to_string(d.steps[0].heads[h].kv_head) + ")";
     }
@@ -46,15 +49,17 @@ PngFile staircase(const DecodeTrace& d, Font& font) {
                             "row t of the full causal pass";
     const int w = std::max({kMargin * 2 + int(cols) * pw + kColourBarWidth, font.text_width(title, kTitlePx) + 2 * kMargin,
                             font.text_width(sub, kSubtitlePx) + 2 * kMargin});
-    Canvas cv(w, head + grid_rows * ph + kMargin, kWhite);
-    draw_heading(cv, font, title, sub);
-    for (std::size_t h = 0; h < H; ++h) draw_heatmap(cv, font, maps[h], kMargin + int(h % cols) * pw, head + int(h / cols) * ph);
-    draw_colour_bar(cv, font, kViridis, 0, 1, kMargin + int(cols) * pw, head + 40, std::min(ph - 40, 260));
-    return {figure_file_name(d.full.kind, figure_word::decode_steps), encode_png(cv.take())};
+    return {figure_word::decode_steps, w, head + grid_rows * ph + kMargin,
+            [&font, rows_of, exists, maps, title, sub, head, cols, pw, ph](Surface& cv) {
+                draw_heading(cv, font, title, sub);
+                for (std::size_t h = 0; h < maps.size(); ++h)
+                    draw_heatmap(cv, font, maps[h], kMargin + int(h % cols) * pw, head + int(h / cols) * ph);
+                draw_colour_bar(cv, font, kViridis, 0, 1, kMargin + int(cols) * pw, head + 40, std::min(ph - 40, 260));
+            }};
 }
 
 // 2. bytes of the cache after each step, for G = H, a G between and G = 1.
-PngFile cache_chart(const DecodeTrace& d, Font& font) {
+Drawing cache_chart(const DecodeTrace& d, Font& font) {
     Chart c;
     c.title = "KV cache after each step (float32 keys and values)";
     c.x_label = "tokens in the cache", c.y_label = "bytes";
@@ -69,20 +74,34 @@ PngFile cache_chart(const DecodeTrace& d, Font& font) {
     }
     const int head = heading_height(font);
     const std::string title = "KV cache: layers × G × (d_k + d_v) × 4 bytes per token";
-    Canvas cv(900, head + 420 + kMargin, kWhite);
-    draw_heading(cv, font, title,
-                 std::to_string(d.layers) + " layer, H = " + std::to_string(d.heads) + " query heads, d_k = " +
-                     std::to_string(d.d_k) + ", d_v = " + std::to_string(d.d_v) + ": fewer kv heads, a smaller cache");
-    draw_chart(cv, font, c, kMargin, head, 900 - 2 * kMargin, 420);
-    return {figure_file_name(d.full.kind, figure_word::decode_cache), encode_png(cv.take())};
+    const std::string sub = std::to_string(d.layers) + " layer, H = " + std::to_string(d.heads) + " query heads, d_k = " +
+                            std::to_string(d.d_k) + ", d_v = " + std::to_string(d.d_v) + ": fewer kv heads, a smaller cache";
+    return {figure_word::decode_cache, 900, head + 420 + kMargin, [&font, c, title, sub, head](Surface& cv) {
+                draw_heading(cv, font, title, sub);
+                draw_chart(cv, font, c, kMargin, head, 900 - 2 * kMargin, 420);
+            }};
 }
 
 }  // namespace
 
-std::vector<PngFile> decode_pngs(const DecodeTrace& d) {
-    Font font;
+std::vector<PngFile> decode_pngs(const DecodeTrace& d, const FigureFiles& o) {
     if (d.steps.empty()) return {};
-    return {staircase(d, font), cache_chart(d, font)};
+    Font font(o.font_file);
+    const std::string prefix = o.prefix.empty() ? d.full.kind : o.prefix;
+    std::vector<PngFile> out;
+    for (const Drawing& f : {staircase(d, font), cache_chart(d, font)})
+        out.push_back({figure_file_name(prefix, f.word), png_bytes(f, o.scale)});
+    return out;
+}
+
+std::vector<SvgFile> decode_svgs(const DecodeTrace& d, const FigureFiles& o) {
+    if (d.steps.empty()) return {};
+    Font font(o.font_file);
+    const std::string prefix = o.prefix.empty() ? d.full.kind : o.prefix;
+    std::vector<SvgFile> out;
+    for (const Drawing& f : {staircase(d, font), cache_chart(d, font)})
+        out.push_back({figure_file_name(prefix, f.word, FileType::svg), svg_drawing(f.width, f.height, o.scale, f.draw)});
+    return out;
 }
 
 }  // namespace attn::render

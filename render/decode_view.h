@@ -8,7 +8,9 @@
 
 #include "core/decode.h"
 #include "render/json.h"
+#include "render/plot.h"
 #include "render/png.h"
+#include "render/svg.h"
 
 namespace attn::render {
 
@@ -21,7 +23,8 @@ struct DecodeViewOptions {
 };
 std::string decode_terminal_view(const DecodeTrace& d, const DecodeViewOptions& opt);
 
-// <prefix>-decode-steps.png and <prefix>-decode-cache.png; prefix = the kind.
-std::vector<PngFile> decode_pngs(const DecodeTrace& d);
+// <prefix>-decode-steps.png and <prefix>-decode-cache.png (prefix "" = the kind), and the same as SVG.
+std::vector<PngFile> decode_pngs(const DecodeTrace& d, const FigureFiles& o = {});
+std::vector<SvgFile> decode_svgs(const DecodeTrace& d, const FigureFiles& o = {});
 
 }  // namespace attn::render

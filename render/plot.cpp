@@ -64,13 +64,7 @@ int label_width(Font& font, const std::vector<std::string>& labels) {
 }
 
 // A 2 px line from (x0, y0) to (x1, y1).
-void line(Canvas& cv, double x0, double y0, double x1, double y1, Rgb c) {
-    const int n = static_cast<int>(std::ceil(std::max(std::fabs(x1 - x0), std::fabs(y1 - y0)))) + 1;
-    for (int k = 0; k <= n; ++k) {
-        const double f = double(k) / n;
-        cv.fill(static_cast<int>(std::lround(x0 + f * (x1 - x0))) - 1, static_cast<int>(std::lround(y0 + f * (y1 - y0))) - 1, 2, 2, c);
-    }
-}
+void line(Surface& cv, double x0, double y0, double x1, double y1, Rgb c) { cv.line(x0, y0, x1, y1, c); }
 
 }  // namespace
 
@@ -84,7 +78,7 @@ int heatmap_height(Font& font, const Heatmap& h) {
     return (h.title.empty() ? 0 : font.line_height(kPanelPx) + 6) + col_labels + h.cell * static_cast<int>(h.values->shape(0));
 }
 
-void draw_heatmap(Canvas& cv, Font& font, const Heatmap& h, int x, int y) {
+void draw_heatmap(Surface& cv, Font& font, const Heatmap& h, int x, int y) {
     const Mat& m = *h.values;
     const int R = static_cast<int>(m.shape(0)), C = static_cast<int>(m.shape(1));
     const int lw = label_width(font, h.row_labels), hx = x + lw + 8;
@@ -119,7 +113,7 @@ void draw_heatmap(Canvas& cv, Font& font, const Heatmap& h, int x, int y) {
     cv.frame(hx - 1, y - 1, C * h.cell + 2, R * h.cell + 2, 1, kFrame);
 }
 
-void draw_colour_bar(Canvas& cv, Font& font, const Colormap& cmap, double lo, double hi, int x, int y, int h) {
+void draw_colour_bar(Surface& cv, Font& font, const Colormap& cmap, double lo, double hi, int x, int y, int h) {
     for (int r = 0; r < h; ++r) cv.fill(x, y + r, 16, 1, colour_at(cmap, double(h - 1 - r) / std::max(1, h - 1)));
     cv.frame(x - 1, y - 1, 18, h + 2, 1, kFrame);
     for (const Tick& t : ticks(lo, hi)) {
@@ -129,7 +123,7 @@ void draw_colour_bar(Canvas& cv, Font& font, const Colormap& cmap, double lo, do
     }
 }
 
-void draw_chart(Canvas& cv, Font& font, const Chart& c, int x, int y, int w, int h) {
+void draw_chart(Surface& cv, Font& font, const Chart& c, int x, int y, int w, int h) {
     // 1. the data's ranges
     double x0 = INFINITY, x1 = -INFINITY, y0 = c.y_min.value_or(0.0), y1 = -INFINITY;
     for (const auto& s : c.series)
@@ -199,11 +193,17 @@ void draw_chart(Canvas& cv, Font& font, const Chart& c, int x, int y, int w, int
 
 int heading_height(Font& font) { return kMargin + font.line_height(kTitlePx) + 4 + font.line_height(kSubtitlePx) + 14; }
 
-int draw_heading(Canvas& cv, Font& font, const std::string& title, const std::string& subtitle) {
+int draw_heading(Surface& cv, Font& font, const std::string& title, const std::string& subtitle) {
     cv.text(font, title, kTitlePx, kMargin, kMargin, Align::Start, Align::Start, kInk, TextRole::Title);
     cv.text(font, subtitle, kSubtitlePx, kMargin, kMargin + font.line_height(kTitlePx) + 4, Align::Start, Align::Start,
             kSoftInk, TextRole::Title);
     return heading_height(font);
+}
+
+std::string png_bytes(const Drawing& d, int scale) {
+    Canvas cv(d.width, d.height, kWhite, scale);
+    d.draw(cv);
+    return encode_png(cv.take());
 }
 
 }  // namespace attn::render::plot

@@ -1,14 +1,28 @@
 // Small figure pieces for the position and decode figures: a labelled heatmap with a colour bar and
-// a line chart with axes and a legend, drawn on a Canvas. Sizes are decided by the caller; each
-// function says how much room it needs first.
+// a line chart with axes and a legend, drawn on any Surface (a Canvas for PNG, SVG). Sizes are decided
+// by the caller; each function says how much room it needs first.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/trace.h"
 #include "render/canvas.h"
+#include "render/surface.h"
+
+namespace attn::render {
+
+// How the position and decode figures' files are made: name prefix ("" = the kind), PNG scale (the SVG
+// is shown that many times as large), and --font.
+struct FigureFiles {
+    std::string prefix;
+    int scale = 1;
+    std::string font_file;
+};
+
+}  // namespace attn::render
 
 namespace attn::render::plot {
 
@@ -33,8 +47,8 @@ struct Heatmap {
 };
 int heatmap_width(Font& font, const Heatmap& h);   // labels + cells
 int heatmap_height(Font& font, const Heatmap& h);  // title + column labels + cells
-void draw_heatmap(Canvas& cv, Font& font, const Heatmap& h, int x, int y);
-void draw_colour_bar(Canvas& cv, Font& font, const Colormap& cmap, double lo, double hi, int x, int y, int h);
+void draw_heatmap(Surface& cv, Font& font, const Heatmap& h, int x, int y);
+void draw_colour_bar(Surface& cv, Font& font, const Colormap& cmap, double lo, double hi, int x, int y, int h);
 constexpr int kColourBarWidth = 70;  // bar and its tick labels
 
 struct Series {
@@ -48,12 +62,21 @@ struct Chart {
     std::vector<Series> series;
     std::optional<double> y_min;  // default: the data's, with 0 included
 };
-void draw_chart(Canvas& cv, Font& font, const Chart& c, int x, int y, int w, int h);
+void draw_chart(Surface& cv, Font& font, const Chart& c, int x, int y, int w, int h);
 
 // The figure's title and subtitle at the top-left; returns the height they take.
-int draw_heading(Canvas& cv, Font& font, const std::string& title, const std::string& subtitle);
+int draw_heading(Surface& cv, Font& font, const std::string& title, const std::string& subtitle);
 int heading_height(Font& font);
 
 extern const Rgb kSeriesColours[4];
+
+// One figure: the word its file is named by (render/file_names.h), its size in layout pixels, and how
+// to draw it. The same drawing gives the PNG (on a Canvas at a scale) and the SVG (render/svg.h).
+struct Drawing {
+    std::string word;
+    int width = 0, height = 0;
+    std::function<void(Surface&)> draw;
+};
+std::string png_bytes(const Drawing& d, int scale);  // drawn on a white Canvas at `scale`, encoded
 
 }  // namespace attn::render::plot

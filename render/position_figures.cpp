@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "core/positions.h"
 #include "render/file_names.h"
 #include "render/plot.h"
+#include "render/svg.h"
 
 namespace attn::render {
 namespace {
@@ -25,15 +27,15 @@ std::vector<std::string> numbered(const char* prefix, std::size_t n) {
 }
 
 // 1. the run's table with values, 2. the first 64 positions at the same width.
-PngFile sinusoidal_figure(const Trace& t, const std::string& prefix, Font& font) {
+Drawing sinusoidal_figure(const Trace& t, Font& font) {
     const std::size_t D = t.positions.shape(1);
     Heatmap run;
     run.values = &t.positions, run.row_labels = t.tokens, run.col_labels = numbered("d", D);
     run.lo = -1, run.hi = 1, run.cmap = &kRdBuR, run.cell = D <= 16 ? 36 : std::max(4, 576 / int(D));
     run.print_values = run.cell >= 30, run.title = "this sentence: PE of positions 0.." + std::to_string(t.tokens.size() - 1);
-    const Mat wide = sinusoidal_table(64, D, t.config.pos_offset);
+    const auto wide = std::make_shared<const Mat>(sinusoidal_table(64, D, t.config.pos_offset));
     Heatmap many;
-    many.values = &wide, many.lo = -1, many.hi = 1, many.cmap = &kRdBuR;
+    many.values = wide.get(), many.lo = -1, many.hi = 1, many.cmap = &kRdBuR;
     many.cell = std::max(3, std::min(9, 576 / int(D)));
     many.title = "positions 0..63 × d";
     std::vector<std::string> rows(64);
@@ -45,18 +47,18 @@ PngFile sinusoidal_figure(const Trace& t, const std::string& prefix, Font& font)
     const int h = std::max(heatmap_height(font, run), heatmap_height(font, many));
     const std::string title = "Sinusoidal positions: PE[p, 2i] = sin(p / 10000^(2i/D)), PE[p, 2i+1] = cos(p / 10000^(2i/D))";
     const int w = std::max(kMargin * 4 + w1 + w2 + kColourBarWidth + 20, font.text_width(title, kTitlePx) + 2 * kMargin);
-    Canvas cv(w, head + h + kMargin, kWhite);
-    draw_heading(cv, font, title, "added to the token embeddings before the projections (D = d_in = " + std::to_string(D) +
-                                      "): each position a different pattern, slow waves in the later columns");
-    draw_heatmap(cv, font, run, kMargin, head);
-    draw_heatmap(cv, font, many, 2 * kMargin + w1 + 20, head);
-    draw_colour_bar(cv, font, kRdBuR, -1, 1, 3 * kMargin + w1 + w2 + 20, head + 30, std::min(h - 30, 300));
-    return {figure_file_name(prefix, figure_word::positions), encode_png(cv.take())};
+    return {figure_word::positions, w, head + h + kMargin, [&font, run, many, wide, title, D, head, w1, w2, h](Surface& cv) {
+                draw_heading(cv, font, title, "added to the token embeddings before the projections (D = d_in = " +
+                                                  std::to_string(D) + "): each position a different pattern, slow waves in the later columns");
+                draw_heatmap(cv, font, run, kMargin, head);
+                draw_heatmap(cv, font, many, 2 * kMargin + w1 + 20, head);
+                draw_colour_bar(cv, font, kRdBuR, -1, 1, 3 * kMargin + w1 + w2 + 20, head + 30, std::min(h - 30, 300));
+            }};
 }
 
 // q · R(Δ) k for Δ = 0..63: RoPE makes it a function of the distance only. Two curves: q = k = 1
 // (the RoFormer paper's decay), and head 0's query and key of the first token in this run.
-PngFile rope_figure(const Trace& t, const std::string& prefix, Font& font) {
+Drawing rope_figure(const Trace& t, Font& font) {
     const HeadTrace& h0 = t.heads[0];
     const std::size_t d_k = h0.queries_unrotated.shape(1), N = 64;
     const RopeStyle style = parse_rope_style(t.config.rope_style);
@@ -87,17 +89,18 @@ PngFile rope_figure(const Trace& t, const std::string& prefix, Font& font) {
     const int head = heading_height(font);
     const std::string title = "RoPE: q and k rotated by p·θ_i in pairs, θ_i = base^(−2i/d_k)";
     const int w = std::max(900, font.text_width(title, kTitlePx) + 2 * kMargin);
-    Canvas cv(w, head + 420 + kMargin, kWhite);
-    draw_heading(cv, font, title,
-                 "base " + plot_number(t.config.rope_base) + ", " + t.config.rope_style +
-                     (style == RopeStyle::half ? " pairs (i, i + d_k/2), Hugging Face rotate_half" : " pairs (2i, 2i+1), the paper's") +
-                     ", d_k = " + std::to_string(d_k) + ": the score depends on m − n only");
-    draw_chart(cv, font, c, kMargin, head, w - 2 * kMargin, 420);
-    return {figure_file_name(prefix, figure_word::rope), encode_png(cv.take())};
+    const std::string subtitle =
+        "base " + plot_number(t.config.rope_base) + ", " + t.config.rope_style +
+        (style == RopeStyle::half ? " pairs (i, i + d_k/2), Hugging Face rotate_half" : " pairs (2i, 2i+1), the paper's") +
+        ", d_k = " + std::to_string(d_k) + ": the score depends on m − n only";
+    return {figure_word::rope, w, head + 420 + kMargin, [&font, c, title, subtitle, head, w](Surface& cv) {
+                draw_heading(cv, font, title, subtitle);
+                draw_chart(cv, font, c, kMargin, head, w - 2 * kMargin, 420);
+            }};
 }
 
 // Every head's bias matrix, in a grid of up to 4 columns, one colour scale.
-PngFile alibi_figure(const Trace& t, const std::string& prefix, Font& font) {
+Drawing alibi_figure(const Trace& t, Font& font) {
     double lo = 0, hi = 0;
     for (const auto& h : t.heads)  // over visible cells: the hidden ones never reach the softmax
         for (std::size_t x = 0; x < h.bias.size(); ++x)
@@ -119,27 +122,47 @@ PngFile alibi_figure(const Trace& t, const std::string& prefix, Font& font) {
     const int head = heading_height(font);
     const std::string title = "ALiBi: weights = softmax(scale · q kᵀ + m_h (j − i)), m_h = 2^(−8(h+1)/H)";
     const int w = std::max(kMargin * 2 + int(cols) * pw + kColourBarWidth, font.text_width(title, kTitlePx) + 2 * kMargin);
-    Canvas cv(w, head + int(rows) * ph + kMargin, kWhite);
-    draw_heading(cv, font, title,
-                 "H = " + std::to_string(H) + (H & (H - 1) ? " (not a power of two: the slopes of the next lower power, "
-                                                             "then every other of twice as many)"
-                                                           : "") +
-                     "; grey: hidden by the mask; the scores stay raw q·k");
-    for (std::size_t h = 0; h < H; ++h)
-        draw_heatmap(cv, font, maps[h], kMargin + int(h % cols) * pw, head + int(h / cols) * ph);
-    draw_colour_bar(cv, font, kViridis, lo, hi, kMargin + int(cols) * pw, head + 40, std::min(ph - 40, 260));
-    return {figure_file_name(prefix, figure_word::alibi), encode_png(cv.take())};
+    const std::string subtitle = "H = " + std::to_string(H) +
+                                 (H & (H - 1) ? " (not a power of two: the slopes of the next lower power, "
+                                                "then every other of twice as many)"
+                                              : "") +
+                                 "; grey: hidden by the mask; the scores stay raw q·k";
+    return {figure_word::alibi, w, head + int(rows) * ph + kMargin,
+            [&font, maps, title, subtitle, head, cols, pw, ph, lo, hi](Surface& cv) {
+                draw_heading(cv, font, title, subtitle);
+                for (std::size_t h = 0; h < maps.size(); ++h)
+                    draw_heatmap(cv, font, maps[h], kMargin + int(h % cols) * pw, head + int(h / cols) * ph);
+                draw_colour_bar(cv, font, kViridis, lo, hi, kMargin + int(cols) * pw, head + 40, std::min(ph - 40, 260));
+            }};
+}
+
+
+// The figures the trace's --pos has: the sinusoidal table, RoPE's score curve, ALiBi's biases.
+std::vector<Drawing> position_drawings(const Trace& t, Font& font) {
+    std::vector<Drawing> out;
+    if (t.positions.size()) out.push_back(sinusoidal_figure(t, font));
+    if (!t.heads.empty() && t.heads[0].queries_unrotated.size()) out.push_back(rope_figure(t, font));
+    if (!t.heads.empty() && t.heads[0].bias.size()) out.push_back(alibi_figure(t, font));
+    return out;
 }
 
 }  // namespace
 
-std::vector<PngFile> position_pngs(const Trace& t, const std::string& prefix_in) {
-    const std::string prefix = prefix_in.empty() ? t.kind : prefix_in;
-    Font font;
+std::vector<PngFile> position_pngs(const Trace& t, const FigureFiles& o) {
+    const std::string prefix = o.prefix.empty() ? t.kind : o.prefix;
+    Font font(o.font_file);
     std::vector<PngFile> out;
-    if (t.positions.size()) out.push_back(sinusoidal_figure(t, prefix, font));
-    if (!t.heads.empty() && t.heads[0].queries_unrotated.size()) out.push_back(rope_figure(t, prefix, font));
-    if (!t.heads.empty() && t.heads[0].bias.size()) out.push_back(alibi_figure(t, prefix, font));
+    for (const Drawing& d : position_drawings(t, font))
+        out.push_back({figure_file_name(prefix, d.word), png_bytes(d, o.scale)});
+    return out;
+}
+
+std::vector<SvgFile> position_svgs(const Trace& t, const FigureFiles& o) {
+    const std::string prefix = o.prefix.empty() ? t.kind : o.prefix;
+    Font font(o.font_file);
+    std::vector<SvgFile> out;
+    for (const Drawing& d : position_drawings(t, font))
+        out.push_back({figure_file_name(prefix, d.word, FileType::svg), svg_drawing(d.width, d.height, o.scale, d.draw)});
     return out;
 }
 

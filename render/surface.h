@@ -54,6 +54,7 @@ public:
     // Diagonal lines 1 px wide every `spacing` px, continuing across neighbouring rectangles. rising: "/".
     virtual void hatch(int x, int y, int w, int h, Rgb c, int spacing, bool rising) = 0;
     virtual void frame(int x, int y, int w, int h, int thickness, Rgb c) = 0;  // outline inside the rectangle
+    virtual void line(double x0, double y0, double x1, double y1, Rgb c) = 0;   // 2 px wide (charts)
     // Text at em size px placed relative to the anchor (x, y): h and v say which side of the text box
     // sits on it; rotated: turned 90° counter-clockwise, reading upwards.
     virtual void text(Font& font, std::string_view utf8, float px, int x, int y, Align h, Align v, Rgb c,

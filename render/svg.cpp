@@ -59,6 +59,10 @@ public:
         flush();
         doc_.frame(x, y, w, h, thickness, c);
     }
+    void line(double x0, double y0, double x1, double y1, Rgb c) override {
+        flush();
+        doc_.line(x0, y0, x1, y1, 2.0, c);
+    }
     void text(Font& font, std::string_view utf8, float px, int x, int y, Align h, Align v, Rgb c, TextRole role,
               bool rotated) override {
         flush();
@@ -125,6 +129,12 @@ private:
 };
 
 }  // namespace
+
+std::string svg_drawing(int width, int height, int scale, const std::function<void(Surface&)>& draw) {
+    SvgSurface surface(width, height, scale);
+    draw(surface);
+    return surface.finish();
+}
 
 std::vector<SvgFile> render_svgs(const Trace& t, const SvgOptions& opt) {
     std::string prefix = opt.prefix.empty() ? (t.kind.empty() ? std::string("attn") : t.kind) : opt.prefix;

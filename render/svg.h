@@ -16,6 +16,7 @@
 
 #include "core/trace.h"
 #include "render/colour_scale.h"
+#include "render/surface.h"
 
 namespace attn::render {
 
@@ -42,5 +43,9 @@ inline constexpr int kMaxSvgHeatmapSide = 256;
 // The same files as render_pngs, in the same order, ending in .svg. Throws std::invalid_argument on a
 // bad prefix or scale or if the heads' matrices disagree in shape.
 std::vector<SvgFile> render_svgs(const Trace& t, const SvgOptions& opt);
+
+// A width x height drawing (layout pixels, white background) as an SVG document shown `scale` times as
+// large: what the position and decode figures use (render/plot.h).
+std::string svg_drawing(int width, int height, int scale, const std::function<void(Surface&)>& draw);
 
 }  // namespace attn::render

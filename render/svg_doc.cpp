@@ -124,6 +124,11 @@ void SvgDoc::frame(double x, double y, double w, double h, double t, Rgb stroke,
     out_ += attr("stroke", hex_colour(stroke)) + num_attr("stroke-width", t) + "/>\n";
 }
 
+void SvgDoc::line(double x0, double y0, double x1, double y1, double width, Rgb stroke) {
+    out_ += "<line" + num_attr("x1", x0) + num_attr("y1", y0) + num_attr("x2", x1) + num_attr("y2", y1) +
+            attr("stroke", hex_colour(stroke)) + num_attr("stroke-width", width) + attr("stroke-linecap", "square") + "/>\n";
+}
+
 void SvgDoc::text(double x, double y, std::string_view utf8, double px, Rgb colour, Anchor anchor,
                   std::string_view class_name, bool rotated) {
     out_ += "<text";

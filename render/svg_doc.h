@@ -42,6 +42,8 @@ public:
     // The outline of a rectangle, stroke `thickness` wide inside its edges (as Canvas::frame draws it).
     void frame(double x, double y, double w, double h, double thickness, Rgb stroke, double fill_opacity = 0.0,
                Rgb fill = {});
+    // A straight line `width` wide with square ends (as Canvas::line's stamps).
+    void line(double x0, double y0, double x1, double y1, double width, Rgb stroke);
     // One line of text whose baseline starts (Start), is centred (Middle) or ends (End) at (x, y);
     // rotated: turned 90° counter-clockwise about (x, y), reading upwards.
     void text(double x, double y, std::string_view utf8, double px, Rgb colour, Anchor anchor,

@@ -385,3 +385,57 @@ TEST_CASE("positions: each scheme draws its figure, with the same bytes on every
     none.pos = "none";
     CHECK(render::position_pngs(run(none)).empty());
 }
+
+namespace {
+// A PNG's (width, height) from its IHDR chunk.
+std::pair<unsigned, unsigned> png_dims(const std::string& b) {
+    const auto at = [&](std::size_t i) {
+        unsigned v = 0;
+        for (std::size_t k = 0; k < 4; ++k) v = (v << 8) | static_cast<unsigned char>(b[i + k]);
+        return v;
+    };
+    return {at(16), at(20)};
+}
+std::size_t count(const std::string& s, const std::string& what) {
+    std::size_t n = 0;
+    for (auto k = s.find(what); k != std::string::npos; k = s.find(what, k + 1)) ++n;
+    return n;
+}
+}  // namespace
+
+TEST_CASE("positions and decode: figures at --scale as PNG, and the same drawings as SVG with real lines and text") {
+    for (const char* pos : {"sinusoidal", "rope", "alibi"}) {
+        INFO(pos);
+        Run r;
+        r.kind = "mha", r.H = r.G = 4, r.d_out = 16, r.pos = pos;
+        const Trace t = run(r);
+        const auto one = render::position_pngs(t, {"lec", 1, ""}), three = render::position_pngs(t, {"lec", 3, ""});
+        REQUIRE(one.size() == 1);
+        REQUIRE(three.size() == 1);
+        CHECK(one[0].name.rfind("lec-", 0) == 0);
+        CHECK(png_dims(three[0].bytes).first == 3 * png_dims(one[0].bytes).first);  // text drawn at 3x, not enlarged
+        CHECK(png_dims(three[0].bytes).second == 3 * png_dims(one[0].bytes).second);
+        const auto svg = render::position_svgs(t, {"lec", 2, ""});
+        REQUIRE(svg.size() == 1);
+        CHECK(svg[0].name == one[0].name.substr(0, one[0].name.size() - 4) + ".svg");
+        const std::string& doc = svg[0].bytes;
+        CHECK(doc.find("width=\"" + std::to_string(2 * png_dims(one[0].bytes).first) + "\"") != std::string::npos);
+        CHECK(doc.find("<text class=\"title\"") != std::string::npos);
+        if (std::string(pos) == "rope") CHECK(count(doc, "<line") >= 2 * 63);  // two curves of 64 points
+        else CHECK(count(doc, "<rect") > 16);                                // the cells
+        CHECK(doc == render::position_svgs(t, {"lec", 2, ""})[0].bytes);     // the same bytes every run
+    }
+    // attn decode --svg beside --png, at the default --scale 2
+    const std::string dir = test::temp_dir();
+    test::RunOptions o;
+    o.cwd = dir;
+    const test::RunResult d = test::run_attn({"decode", "--kind", "gqa", "--heads", "4", "--kv-heads", "2", "a b c d e",
+                                              "--png", "out", "--svg", "out"}, o);
+    REQUIRE(d.code == 0);
+    const std::string cache = test::slurp(dir + "/out/gqa-decode-cache.svg");
+    CHECK(cache.find("viewBox=\"0 0 900 ") != std::string::npos);
+    CHECK(cache.find("width=\"1800\"") != std::string::npos);
+    CHECK(count(cache, "<rect") > 5 * 3);  // each of the three cache series a bar per step
+    CHECK(png_dims(test::slurp(dir + "/out/gqa-decode-cache.png")).first == 1800);
+    CHECK(test::slurp(dir + "/out/gqa-decode-steps.svg").find("</svg>") != std::string::npos);
+}
