@@ -2,7 +2,7 @@
 # Builds attn's libFuzzer targets with clang-14 under AddressSanitizer and UndefinedBehaviorSanitizer
 # (in build-fuzz) and runs each for a bounded time, starting from the seed corpus in fuzz/corpus/<target>.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 60 seconds; tokenize embeddings npy mask cli
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 60 seconds; every target in fuzz/CMakeLists.txt
 #
 # New inputs go to build-fuzz/corpus/<target> (the seeds in the repository are not touched); a crash
 # is saved as build-fuzz/artifacts/<target>/crash-*. To keep one as a test, copy it into
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tokenize embeddings npy mask cli safetensors gpt2_tokenizer)
+[ ${#targets[@]} -gt 0 ] || targets=(tokenize embeddings npy mask cli safetensors gpt2_tokenizer trace)
 case $seconds in '' | *[!0-9]*) echo "fuzz: SECONDS_PER_TARGET must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 
 scripts/setup.sh clang-14 libclang-rt-14-dev
