@@ -1,5 +1,6 @@
 // Reading a run back: a saved JSON trace (format "attn-trace", version 1; docs/trace-format.md), or
-// attention weights saved from another model as a NumPy .npy file, into the Trace every renderer reads.
+// attention weights saved from another model as a NumPy .npy file, into the Trace every renderer reads
+// (render/trace_read_json.cpp and render/attention_npy.cpp; render/trace_read.cpp tells the two apart).
 //
 // Both readers are strict: a file that is not what it claims, a matrix of the wrong shape, a value that
 // is not a finite number gives one attn::Error (runtime, exit 1) naming the file and what is wrong.
