@@ -3,7 +3,8 @@
 //
 // What to draw (a FigureView: one stage of every head, render/figure_views.h), the panels (one per head, max-pooled
 // when the matrix has more cells than pixels), the colour scale, the layout of a panel, and the
-// figure around them: title, subtitle, colour bar or mask legend, legend lines.
+// figure around them: title, subtitle, colour bar or mask legend, legend lines. render/figure_panel.cpp
+// holds one panel's pooling and layout, render/figure.cpp the rest.
 // Letters: T = query rows, S = key columns (after pooling).
 #pragma once
 
