@@ -1,5 +1,5 @@
-// One self-contained interactive HTML page for a trace: the page's code (render/page/page.js and
-// page.css, embedded at build time) and the trace's data inline, nothing fetched, so it opens from
+// One self-contained interactive HTML page for a trace: the page's code (the scripts of render/page/ and
+// page.css, embedded at build time by render/page_assets.cpp) and the trace's data inline, nothing fetched, so it opens from
 // file:// with no server, no network and no Python.
 //
 // The data: every matrix the page shows, in ten-thousandths (v × 10^4 rounded to the nearest integer,
@@ -40,7 +40,8 @@ std::int64_t ten_thousandths(float v);
 // ten_thousandths as the page prints it: "-0.1235", "12.0000" (never "-0.0000").
 std::string format_ten_thousandths(std::int64_t k);
 
-// The page's code as embedded (for tests: node --check runs on the source files themselves).
+// The page's code as embedded (for tests: node --check runs on the source files themselves). page_js()
+// is render/page/page.js, then the view scripts in order inside one function (render/page_assets.cpp).
 std::string page_js();
 std::string page_css();
 

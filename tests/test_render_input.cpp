@@ -49,7 +49,7 @@ std::string four(double v) {  // what "%.4f" prints, the independent reference f
     return s == "-0.0000" ? "0.0000" : s;
 }
 
-// ---- decoding a page's data as the page's JavaScript does (render/page/page.js: cell, format) ----------
+// ---- decoding a page's data as the page's JavaScript does (render/page/shared.js: cell, format) ----------
 
 struct PageData {
     Json json;
@@ -319,9 +319,19 @@ TEST_CASE("page: one file, no external resources, data escaped, the code embedde
     CHECK(html.find("href=") == std::string::npos);
     CHECK(html.find("url(") == std::string::npos);
     CHECK(html.find("default-src 'none'") != std::string::npos);
-    // the code as the files hold it, which must not close its own <script>
-    std::ifstream js(std::string(ATTN_SOURCE_DIR) + "/render/page/page.js"), css(std::string(ATTN_SOURCE_DIR) + "/render/page/page.css");
-    const std::string js_text((std::istreambuf_iterator<char>(js)), {}), css_text((std::istreambuf_iterator<char>(css)), {});
+    // the code as the files hold it (the page's scripts in order, render/page_assets.cpp), which must
+    // not close its own <script>
+    const auto text_of = [](const std::string& file) {
+        std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/render/page/" + file);
+        REQUIRE(in);
+        return std::string((std::istreambuf_iterator<char>(in)), {});
+    };
+    std::string js_text = text_of("page.js") + "\n(function () {\n";
+    const char* const views[] = {"shared.js", "frame.js", "matrix_view.js", "head_view.js", "model_overview.js",
+                                 "flash_steps.js", "start.js"};
+    for (const char* view : views) js_text += (view == views[0] ? "" : "\n") + text_of(view);
+    js_text += "})();\n";
+    const std::string css_text = text_of("page.css");
     CHECK(render::page_js() == js_text);
     CHECK(render::page_css() == css_text);
     CHECK(html.find(js_text) != std::string::npos);

@@ -1,0 +1,59 @@
+  // ---- the page's frame -------------------------------------------------------------------------------
+
+  const ui = {};
+
+  function buildHeader() {
+    const h = el('header', {});
+    h.append(el('h1', {}, 'attn · ', el('span', { id: 'kind', text: D.kind })));
+    if (D.description) h.append(el('p', { class: 'description', text: D.description }));
+    if (D.formula) h.append(el('p', { class: 'formula' }, el('code', { text: D.formula })));
+    if (D.paper) h.append(el('p', { class: 'paper', text: D.paper }));
+    const settings = Object.entries(D.settings).map(([k, v]) => k + ' = ' + v).join(' · ');
+    if (settings) h.append(el('p', { class: 'settings', id: 'settings', text: settings }));
+    if (D.model) {
+      const m = D.model;
+      h.append(el('p', { class: 'model', id: 'model', text: m.type + ' · ' + m.dtype + ' · ' + m.n_layer + ' layers × ' +
+        m.n_head + ' heads · width ' + m.n_embd + ' · ' + Number(m.n_params).toLocaleString('en') + ' parameters · ' +
+        'context ' + m.n_positions + ' · vocabulary ' + m.vocab_size }));
+    }
+    if (D.predictions.length) h.append(ui.predictions = el('p', { class: 'predictions', id: 'predictions' }));
+    h.append(el('p', { class: 'tokens', text: T + ' queries' + (JSON.stringify(D.tokens) === JSON.stringify(D.source_tokens) ? '' : ', ' + S + ' keys') +
+      (D.layered ? ' · ' + L + ' layers' : '') + ' · ' + D.layers[0].heads.length + ' heads' }));
+    if (D.empty_rows.length) h.append(el('p', { class: 'note', text: 'query rows that see no key (weights 0): ' +
+      D.empty_rows.join(', ') }));
+    return h;
+  }
+
+  function select(id, label, options) {
+    const s = el('select', { id: id });
+    for (const [value, text] of options) s.append(el('option', { value: String(value), text: text }));
+    return el('label', {}, label + ' ', s);
+  }
+
+  function buildControls() {
+    const bar = el('nav', { class: 'controls' });
+    if (D.layered) bar.append(select('layer', 'layer', D.layers.map((x, l) => [l, 'layer ' + (x.layer ?? l)])));
+    bar.append(select('head', 'head', []));
+    bar.append(select('stage', 'stage', D.stages.map((s) => [s, STAGE_TEXT[s] || s])));
+    for (const id of ['layer', 'head', 'stage']) {
+      const s = bar.querySelector('#' + id);
+      if (s) s.addEventListener('change', () => {
+        if (id === 'layer') state.layer = Number(s.value);
+        if (id === 'head') state.head = Number(s.value);
+        if (id === 'stage') state.stage = s.value;
+        update(true);
+      });
+    }
+    return bar;
+  }
+
+  function fillHeadOptions() {
+    const s = document.getElementById('head');
+    const heads = D.layers[state.layer].heads;
+    if (s.options.length !== heads.length) {
+      s.textContent = '';
+      heads.forEach((x, h) => s.append(el('option', { value: String(h),
+        text: 'head ' + h + (x.kv_head !== x.head ? ' (kv ' + x.kv_head + ')' : '') })));
+    }
+    if (state.headsOn.length !== heads.length) state.headsOn = heads.map(() => true);
+  }

@@ -1,0 +1,142 @@
+  // ---- the matrix view ----------------------------------------------------------------------------------
+
+  function cellSize() { return Math.max(3, Math.min(44, Math.floor(560 / Math.max(T, S)))); }
+
+  function buildMatrix() {
+    const c = cellSize();
+    const sec = el('section', { id: 'matrix-section' }, el('h2', { text: 'Matrix' }));
+    const grid = el('div', { class: 'matrix-grid' });
+    const corner = el('div', { class: 'corner', text: 'query ↓  key →' });
+    const cols = el('div', { class: 'col-labels' });
+    const rows = el('div', { class: 'row-labels' });
+    cols.style.width = (S * c) + 'px';
+    rows.style.height = (T * c) + 'px';
+    // wide enough for the longest shown label, up to 160 px (longer ones end in an ellipsis)
+    const longest = Math.max(...D.tokens.map((t) => [...tokenLabel(t)].length)) + (T > 1 && c < 14 ? 5 : 0);
+    rows.style.width = Math.min(172, 16 + 7.5 * longest) + 'px';
+    const rowStep = c >= 14 ? 1 : niceStep(Math.ceil(14 / c));
+    const colStep = c >= 14 ? 1 : niceStep(Math.ceil(14 / c));
+    for (let i = 0; i < T; i += rowStep) {
+      const s = el('span', { text: (rowStep > 1 ? i + ' ' : '') + tokenLabel(D.tokens[i]) });
+      s.style.top = (i * c) + 'px';
+      s.style.height = s.style.lineHeight = Math.max(c, 14) + 'px';
+      rows.append(s);
+    }
+    for (let j = 0; j < S; j += colStep) {
+      const s = el('span', { text: (colStep > 1 ? j + ' ' : '') + tokenLabel(D.source_tokens[j]) });
+      s.style.left = (j * c) + 'px';
+      s.style.width = s.style.lineHeight = Math.max(c, 14) + 'px';
+      cols.append(s);
+    }
+    const canvas = el('canvas', { id: 'matrix', tabindex: '0' });
+    canvas.style.width = (S * c) + 'px';
+    canvas.style.height = (T * c) + 'px';
+    const dpr = Math.min(2, window.devicePixelRatio || 1);
+    canvas.width = Math.round(S * c * dpr);
+    canvas.height = Math.round(T * c * dpr);
+    grid.append(corner, cols, rows, canvas);
+    const readout = el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite',
+      text: 'Point at a cell to read it; click to pin a query row, then move with the arrow keys.' });
+    sec.append(grid, readout);
+    ui.canvas = canvas;
+    ui.cell = c;
+    ui.readout = readout;
+
+    const at = (e) => {
+      const r = canvas.getBoundingClientRect();
+      const j = Math.floor((e.clientX - r.left) / r.width * S), i = Math.floor((e.clientY - r.top) / r.height * T);
+      return i >= 0 && i < T && j >= 0 && j < S ? { i: i, j: j } : null;
+    };
+    canvas.addEventListener('mousemove', (e) => { state.hover = at(e); showReadout(); drawMatrix(); });
+    canvas.addEventListener('mouseleave', () => { state.hover = null; showReadout(); drawMatrix(); drawHeadView(); });
+    canvas.addEventListener('click', (e) => {
+      const p = at(e);
+      state.pin = p && state.pin && state.pin.i === p.i && state.pin.j === p.j ? null : p;
+      showReadout();
+      drawMatrix();
+      drawHeadView();
+      canvas.focus();
+    });
+    document.addEventListener('keydown', (e) => {
+      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+      if (['SELECT', 'INPUT', 'BUTTON'].includes(e.target.tagName)) return;  // the pickers keep their keys
+      if (!state.pin && document.activeElement === canvas && moves[e.key]) state.pin = { i: 0, j: 0 };  // keyboard start
+      if (!state.pin) return;
+      if (e.key === 'Escape') state.pin = null;
+      else if (moves[e.key]) {
+        const [di, dj] = moves[e.key];
+        state.pin = { i: Math.max(0, Math.min(T - 1, state.pin.i + di)), j: Math.max(0, Math.min(S - 1, state.pin.j + dj)) };
+      } else return;
+      e.preventDefault();
+      showReadout();
+      drawMatrix();
+      drawHeadView();
+    });
+    return sec;
+  }
+
+  function drawMatrix() {
+    const canvas = ui.canvas, ctx = canvas.getContext('2d');
+    const sx = canvas.width / S, sy = canvas.height / T;
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(picture(state.layer, state.head, state.stage), 0, 0, canvas.width, canvas.height);
+    // hidden cells hatched, as in the PNGs (when cells are large enough to see it)
+    if (head(state.layer, state.head).hidden && sx >= 6) {
+      ctx.beginPath();
+      for (let i = 0; i < T; i++) for (let j = 0; j < S; j++) {
+        if (visible(state.layer, state.head, i * S + j)) continue;
+        ctx.moveTo(j * sx, (i + 1) * sy);
+        ctx.lineTo((j + 1) * sx, i * sy);
+      }
+      ctx.strokeStyle = 'rgba(120,120,120,0.8)';
+      ctx.lineWidth = 1;
+      ctx.stroke();
+    }
+    const box = (i0, j0, i1, j1, colour, width) => {
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = width;
+      ctx.strokeRect(j0 * sx + width / 2, i0 * sy + width / 2, (j1 - j0) * sx - width, (i1 - i0) * sy - width);
+    };
+    const tile = currentTile();
+    if (tile) box(tile[1], tile[3], tile[2], tile[4], '#ff2d2d', 3);
+    if (state.pin) {
+      box(state.pin.i, 0, state.pin.i + 1, S, '#ffffff', 2);
+      box(state.pin.i, state.pin.j, state.pin.i + 1, state.pin.j + 1, '#ff2d2d', 2);
+    }
+    if (state.hover) box(state.hover.i, state.hover.j, state.hover.i + 1, state.hover.j + 1, '#ffffff', 2);
+  }
+
+  function showReadout() {
+    const p = state.hover || state.pin;
+    const r = ui.readout;
+    showPredictions(p ? p.i : T - 1);
+    if (!p) {
+      r.textContent = 'Point at a cell to read it; click to pin a query row, then move with the arrow keys.';
+      delete r.dataset.value;
+      return;
+    }
+    const idx = p.i * S + p.j;
+    const d = desc(state.layer, state.head, state.stage);
+    const shown = state.stage === 'mask' || visible(state.layer, state.head, idx);
+    const value = shown ? format(d, cell(d, idx)) : 'hidden';
+    r.textContent = '';
+    r.append(el('span', { class: 'q', text: 'query ' + p.i + ' “' + D.tokens[p.i] + '”' }), ' → ',
+      el('span', { class: 'k', text: 'key ' + p.j + ' “' + D.source_tokens[p.j] + '”' }), ': ');
+    if (state.stage === 'mask') r.append(el('b', { text: value === '1.0000' ? 'visible (1)' : 'hidden by the mask (0)' }));
+    else if (shown) r.append(STAGE_TEXT[state.stage] + ' = ', el('b', { class: 'v', text: value }));
+    else r.append(el('b', { text: 'hidden by the mask' }));
+    r.append(el('span', { class: 'where', text: (D.layered ? '  ·  layer ' + state.layer : '') + '  ·  head ' +
+      state.head + (state.pin ? '  ·  pinned row ' + state.pin.i : '') }));
+    Object.assign(r.dataset, { row: p.i, col: p.j, value: value, layer: state.layer, head: state.head, stage: state.stage });
+  }
+
+  function showPredictions(i) {
+    if (!ui.predictions) return;
+    const row = D.predictions[i] || [];
+    ui.predictions.textContent = '';
+    ui.predictions.append('next token after ' + i + ' “' + D.tokens[i] + '”: ');
+    row.forEach(([tok, p], k) => {
+      if (k) ui.predictions.append(', ');
+      ui.predictions.append(el('code', { text: tok }), ' ' + (100 * p).toFixed(1) + '%');
+    });
+  }

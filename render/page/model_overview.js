@@ -1,0 +1,80 @@
+  // ---- the model overview: layers x heads thumbnails ----------------------------------------------------
+
+  function buildOverview() {
+    if (!D.layered) return null;
+    const stage = D.stages.includes('weights') ? 'weights' : D.stages[0];
+    const sec = el('section', { id: 'overview-section' }, el('h2', { text: 'Model overview' }),
+      el('p', { class: 'hint', text: 'Every head of every layer (' + (STAGE_TEXT[stage] || stage) + '); click one to open it.' }));
+    const grid = el('div', { id: 'overview', class: 'overview' });
+    const H = Math.max(...D.layers.map((x) => x.heads.length));
+    grid.style.gridTemplateColumns = 'max-content repeat(' + H + ', 52px)';
+    grid.append(el('span', {}));
+    for (let h = 0; h < H; h++) grid.append(el('span', { class: 'hd', text: 'H' + h }));
+    D.layers.forEach((x, l) => {
+      grid.append(el('span', { class: 'ld', text: 'L' + (x.layer ?? l) }));
+      x.heads.forEach((y, h) => {
+        const c = el('canvas', { class: 'thumb', 'data-layer': String(l), 'data-head': String(h),
+          title: 'layer ' + l + ', head ' + h });
+        c.width = S;
+        c.height = T;
+        c.getContext('2d').drawImage(picture(l, h, stage), 0, 0);
+        c.addEventListener('click', () => {
+          state.layer = l;
+          state.head = h;
+          state.stage = stage;
+          update(true);
+          document.getElementById('matrix-section').scrollIntoView({ block: 'start' });
+        });
+        grid.append(c);
+      });
+    });
+    sec.append(grid);
+    return sec;
+  }
+
+  // ---- model traces: the layer's mean over heads, and the attention rollout through it ---------------------
+
+  const AGGREGATES = { layer_mean: 'mean over the heads', rollout: 'attention rollout through this layer' };
+
+  function buildAggregates() {
+    if (!D.layers[0].aggregates || !Object.keys(D.layers[0].aggregates).length) return null;
+    const sec = el('section', { id: 'aggregates-section' }, el('h2', { text: 'The layer as a whole' }),
+      el('p', { class: 'hint', text: 'Left: the mean of this layer’s heads. Right: the rollout (Abnar & Zuidema 2020), ' +
+        'how much each token draws on each input token through every layer up to this one.' }));
+    const row = el('div', { class: 'aggregates' });
+    ui.aggregates = {};
+    const c = cellSize();
+    for (const [name, title] of Object.entries(AGGREGATES)) {
+      if (!D.layers[0].aggregates[name]) continue;
+      const canvas = el('canvas', { id: 'aggregate-' + name, class: 'aggregate' });
+      canvas.width = S;
+      canvas.height = T;
+      canvas.style.width = canvas.style.height = Math.min(S * c, 360) + 'px';  // T = S here
+      canvas.addEventListener('mousemove', (e) => {
+        const r = canvas.getBoundingClientRect();
+        const j = Math.min(S - 1, Math.floor((e.clientX - r.left) / r.width * S));
+        const i = Math.min(T - 1, Math.floor((e.clientY - r.top) / r.height * T));
+        const d = D.layers[state.layer].aggregates[name];
+        ui.aggReadout.textContent = title + ', layer ' + state.layer + ': query ' + i + ' “' + D.tokens[i] + '” → key ' +
+          j + ' “' + D.source_tokens[j] + '” = ' + format(d, cell(d, i * S + j));
+      });
+      ui.aggregates[name] = canvas;
+      row.append(el('figure', {}, canvas, el('figcaption', { text: title })));
+    }
+    ui.aggReadout = el('div', { class: 'readout', id: 'aggregate-readout' });
+    sec.append(row, ui.aggReadout);
+    return sec;
+  }
+
+  function drawAggregates() {
+    if (!ui.aggregates) return;
+    for (const [name, canvas] of Object.entries(ui.aggregates)) {
+      const d = D.layers[state.layer].aggregates[name];
+      const sc = { lo: Math.min(0, real(d, d[3])), hi: Math.max(real(d, d[4]), 1e-9), cmap: VIRIDIS };
+      const key = 'agg/' + state.layer + '/' + name;
+      if (!cache.has(key)) cache.set(key, draw(d, head(state.layer, 0).hidden, sc, 'weights'));
+      const ctx = canvas.getContext('2d');
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(cache.get(key), 0, 0);
+    }
+  }

@@ -1,0 +1,126 @@
+  const D = JSON.parse(document.getElementById('attn-data').textContent);
+  const T = D.tokens.length;  // queries
+  const S = D.source_tokens.length;  // keys
+  const L = D.layers.length;  // 1 for a seeded trace (no layer picker)
+  const HEAD_COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
+    '#bcbd22', '#17becf', '#393b79', '#e7ba52', '#637939', '#ad494a', '#7b4173', '#3182bd'];  // 16, then again
+  const HIDDEN_RGB = [205, 205, 205];  // as the PNGs draw a cell the mask hides
+  const MASK_VISIBLE_RGB = [33, 102, 172];
+  const STAGE_TEXT = {
+    'weights': 'weights (softmax)',
+    'scores': 'scores (raw q·k)',
+    'masked-scores': 'masked scores (scale · scores)',
+    'mask': 'mask',
+    'dropped': 'dropped weights',
+  };
+
+  let blob = null;  // Uint8Array: every stage's cells
+  let view = null;  // DataView on blob (float32 stages)
+  const state = { layer: 0, head: 0, stage: D.stages[0], pin: null, hover: null, tile: 0, headsOn: [] };
+  const cache = new Map();  // "layer/head/stage" -> canvas of T x S pixels
+
+  // ---- small helpers --------------------------------------------------------------------------------
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') e.className = v;
+      else if (k === 'text') e.textContent = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) e.append(c);  // strings become text nodes
+    return e;
+  }
+  function colormap(hex) {
+    const c = new Uint8Array(768);
+    for (let i = 0; i < 768; i++) c[i] = parseInt(hex.substr(2 * i, 2), 16);
+    return c;
+  }
+  const VIRIDIS = colormap(D.viridis);
+  const RDBU = colormap(D.rdbu);
+  function niceStep(k) {  // 1, 2, 5, 10, 20, 50, ... at least k
+    for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (m * p >= k) return m * p;
+  }
+  function tokenLabel(tok) { return tok === '' ? '∅' : tok; }
+
+  // ---- the data ---------------------------------------------------------------------------------------
+
+  async function inflate(b64) {
+    const bin = atob(b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
+  function head(l, h) { return D.layers[l].heads[h]; }
+  function desc(l, h, stage) { return head(l, h).stages[stage]; }
+  function cell(d, idx) {  // ten-thousandths, or the float itself when d[1] == 0
+    const w = d[1];
+    if (w === 0) return view.getFloat32(d[0] + 4 * idx, true);
+    const p = d[0] + idx, n = T * S;  // byte planes: byte b of every cell at d[0] + b * T * S
+    let u = blob[p];
+    if (w >= 2) u += 256 * blob[p + n];
+    if (w >= 3) u += 65536 * blob[p + 2 * n];
+    if (w >= 4) u += 16777216 * blob[p + 3 * n];
+    // masked scores are stored as the residual from scale * (the raw score), rounded half up
+    if (d.from) return d[2] + u + Math.round(d.scale * cell(d.from, idx));
+    return d[2] + u;
+  }
+  function real(d, k) { return d[1] === 0 ? k : k / 10000; }
+  function format(d, k) {
+    if (d[1] === 0) return k.toFixed(4);
+    const a = Math.abs(k);
+    return (k < 0 ? '-' : '') + Math.floor(a / 10000) + '.' + String(a % 10000).padStart(4, '0');
+  }
+  function visible(l, h, idx) {
+    const m = head(l, h).hidden;
+    return !m || cell(m, idx) !== 0;
+  }
+  // The colour scale of a stage: shared by the layer's heads, as the PNGs share it across panels.
+  function scaleOf(l, stage) {
+    let lo = Infinity, hi = -Infinity;
+    for (let h = 0; h < D.layers[l].heads.length; h++) {
+      const d = desc(l, h, stage);
+      lo = Math.min(lo, real(d, d[3]));
+      hi = Math.max(hi, real(d, d[4]));
+    }
+    if (stage === 'scores' || stage === 'masked-scores') {  // diverging, centred on 0
+      const mag = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+      return { lo: -mag, hi: mag, cmap: RDBU };
+    }
+    lo = Math.min(0, isFinite(lo) ? lo : 0);
+    hi = isFinite(hi) && hi > lo ? hi : lo + 1;
+    return { lo: lo, hi: hi, cmap: VIRIDIS };
+  }
+  function colourIndex(sc, v) {  // matplotlib's rule: floor((v - lo) / (hi - lo) * 256), clipped
+    const t = (v - sc.lo) / (sc.hi - sc.lo) * 256;
+    return !(t > 0) ? 0 : t >= 255 ? 255 : Math.floor(t);
+  }
+  // The stage as a T x S picture, one pixel per cell.
+  function picture(l, h, stage) {
+    const key = l + '/' + h + '/' + stage;
+    if (!cache.has(key)) cache.set(key, draw(desc(l, h, stage), head(l, h).hidden, scaleOf(l, stage), stage));
+    return cache.get(key);
+  }
+  function draw(d, hidden, sc, stage) {
+    const c = document.createElement('canvas');
+    c.width = S;
+    c.height = T;
+    const ctx = c.getContext('2d');
+    const img = ctx.createImageData(S, T);
+    for (let idx = 0; idx < T * S; idx++) {
+      let rgb;
+      if (hidden && cell(hidden, idx) === 0) rgb = HIDDEN_RGB;
+      else if (stage === 'mask') rgb = MASK_VISIBLE_RGB;
+      else {
+        const i = 3 * colourIndex(sc, real(d, cell(d, idx)));
+        rgb = [sc.cmap[i], sc.cmap[i + 1], sc.cmap[i + 2]];
+      }
+      img.data[4 * idx] = rgb[0];
+      img.data[4 * idx + 1] = rgb[1];
+      img.data[4 * idx + 2] = rgb[2];
+      img.data[4 * idx + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+    return c;
+  }

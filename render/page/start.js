@@ -1,0 +1,62 @@
+  // ---- selection, URL fragment -----------------------------------------------------------------------------
+
+  function fromFragment() {
+    const f = new URLSearchParams(location.hash.replace(/^#/, ''));
+    const l = Number(f.get('layer')), h = Number(f.get('head')), s = f.get('stage');
+    if (D.layered && f.has('layer') && Number.isInteger(l) && l >= 0 && l < L) state.layer = l;
+    if (f.has('head') && Number.isInteger(h) && h >= 0 && h < D.layers[state.layer].heads.length) state.head = h;
+    if (s && D.stages.includes(s)) state.stage = s;
+  }
+  function toFragment() {
+    const parts = [];
+    if (D.layered) parts.push('layer=' + state.layer);
+    parts.push('head=' + state.head, 'stage=' + state.stage);
+    const hash = '#' + parts.join('&');
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+  }
+
+  function update(fragment) {
+    state.head = Math.min(state.head, D.layers[state.layer].heads.length - 1);
+    fillHeadOptions();
+    if (document.getElementById('layer')) document.getElementById('layer').value = String(state.layer);
+    document.getElementById('head').value = String(state.head);
+    document.getElementById('stage').value = state.stage;
+    for (const c of document.querySelectorAll('canvas.thumb'))
+      c.classList.toggle('current', Number(c.dataset.layer) === state.layer && Number(c.dataset.head) === state.head);
+    if (fragment) toFragment();
+    fillToggles();
+    drawAggregates();
+    drawFlash();
+    drawMatrix();
+    showReadout();
+    drawHeadView();
+  }
+
+  // ---- start ------------------------------------------------------------------------------------------
+
+  async function start() {
+    const t0 = performance.now();
+    blob = await inflate(D.blob);
+    view = new DataView(blob.buffer);
+    for (const layer of D.layers) for (const x of layer.heads) {
+      const m = x.stages['masked-scores'];
+      if (m && m[5] === 'scores') Object.assign(m, { from: x.stages.scores, scale: Math.fround(x.scale) });
+    }
+    if (blob.length !== D.raw_bytes) throw new Error('attn: the page data is damaged');
+    if (D.init.layer !== null && D.layered) state.layer = D.init.layer;
+    if (D.init.head !== null) state.head = D.init.head;
+    fromFragment();
+    const main = el('main', {});
+    main.append(buildHeader(), buildControls());
+    for (const s of [buildMatrix(), buildHeadView(), buildAggregates(), buildOverview(), buildFlash()]) if (s) main.append(s);
+    document.body.append(main);
+    update(true);
+    window.addEventListener('hashchange', () => { fromFragment(); update(false); });
+    document.documentElement.dataset.readyMs = String(Math.round(performance.now() - t0));
+    document.documentElement.dataset.ready = 'true';
+  }
+
+  start().catch((e) => {
+    document.body.append(el('p', { class: 'error', text: 'This page could not show its data: ' + e.message }));
+    throw e;
+  });
