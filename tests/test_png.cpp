@@ -1,4 +1,5 @@
-// The PNG renderer: renders hand-built traces, decodes the PNGs with stb_image and checks what is on them.
+// The PNG figures: renders hand-built traces, decodes the PNGs with stb_image (tests/png_helpers.h)
+// and checks what is on them. The encoder itself is tests/test_png_encode.cpp.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,19 +13,12 @@
 #include <string>
 #include <vector>
 
-#include <zlib.h>
-
 #include "core/trace.h"
-#include "data/utf8.h"
 #include "render/colormaps.h"
-#include "render/font.h"
 #include "render/png.h"
+#include "tests/png_helpers.h"
 
-#include "render/stb_begin.h"
-#define STB_IMAGE_STATIC
-#define STB_IMAGE_IMPLEMENTATION
-#include <stb_image.h>
-#include "render/stb_end.h"
+using namespace attn::test::png;
 
 namespace {
 
@@ -34,221 +28,28 @@ using attn::Mat;
 using attn::Trace;
 namespace render = attn::render;
 
-struct Px {
-    int r = 0, g = 0, b = 0;
-};
-
-struct Decoded {
-    int w = 0, h = 0;
-    std::vector<std::uint8_t> rgb;
-    Px at(int x, int y) const {
-        const std::size_t o = (static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)) * 3;
-        return {rgb[o], rgb[o + 1], rgb[o + 2]};
-    }
-};
-
-Decoded decode(const std::string& png) {
-    int w = 0, h = 0, n = 0;
-    unsigned char* p = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
-                                             static_cast<int>(png.size()), &w, &h, &n, 3);
-    REQUIRE_MESSAGE(p != nullptr, "stb_image could not decode the PNG");
-    Decoded d{w, h, std::vector<std::uint8_t>(p, p + static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 3)};
-    stbi_image_free(p);
-    return d;
-}
-
-bool near(Px p, int r, int g, int b, int tol = 2) {
-    return std::abs(p.r - r) <= tol && std::abs(p.g - g) <= tol && std::abs(p.b - b) <= tol;
-}
-bool near(Px p, render::Rgb c, int tol = 2) { return near(p, c.r, c.g, c.b, tol); }
-int lum(Px p) { return (299 * p.r + 587 * p.g + 114 * p.b) / 1000; }
-
-// First pixel (row-major) of colour (r, g, b) with x >= x_from.
-std::optional<std::pair<int, int>> find(const Decoded& d, int r, int g, int b, int x_from = 0) {
-    for (int y = 0; y < d.h; ++y)
-        for (int x = x_from; x < d.w; ++x)
-            if (near(d.at(x, y), r, g, b)) return std::make_pair(x, y);
-    return std::nullopt;
-}
-
-bool in_colormap(Px p, const render::Colormap& cm, int tol) {
-    return std::any_of(cm.begin(), cm.end(), [&](render::Rgb c) { return near(p, c, tol); });
-}
-
-int dark_pixels(const Decoded& d, int x0, int y0, int x1, int y1) {
-    int n = 0;
-    for (int y = std::max(0, y0); y < std::min(d.h, y1); ++y)
-        for (int x = std::max(0, x0); x < std::min(d.w, x1); ++x) n += lum(d.at(x, y)) < 90;
-    return n;
-}
-
-const render::PngFile* file(const std::vector<render::PngFile>& files, const std::string& name) {
-    for (const auto& f : files)
-        if (f.name == name) return &f;
-    return nullptr;
-}
-
-// A causal self-attention trace with numbers known in closed form:
-//   scores(i, j) = 0.5 * (i - j) - 1      mask(i, j) = j <= i      weights(i, j) = 1 / (i + 1) for j <= i
-Trace causal_trace(const std::vector<std::string>& tokens, std::size_t heads = 1, std::size_t kv_heads = 1) {
-    Trace t;
-    t.kind = "causal";
-    t.tokens = tokens;
-    t.source_tokens = tokens;
-    const std::size_t T = tokens.size();
-    for (std::size_t h = 0; h < heads; ++h) {
-        HeadTrace ht;
-        ht.head = h;
-        ht.kv_head = h / (heads / kv_heads);
-        ht.scale = 0.5f;
-        ht.scores = Mat::from_shape({T, T});
-        ht.mask = Mask::from_shape({T, T});
-        ht.weights = Mat::from_shape({T, T});
-        for (std::size_t i = 0; i < T; ++i)
-            for (std::size_t j = 0; j < T; ++j) {
-                ht.scores(i, j) = 0.5f * (static_cast<float>(i) - static_cast<float>(j)) - 1.0f;
-                ht.mask(i, j) = j <= i ? 1 : 0;
-                ht.weights(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f;
-            }
-        t.heads.push_back(std::move(ht));
-    }
+Trace weights_only_trace(const std::vector<std::vector<float>>& w) {
+    std::vector<std::string> tokens;
+    for (std::size_t i = 0; i < w[0].size(); ++i) tokens.push_back("t" + std::to_string(i));
+    Trace t = causal_trace(tokens);
+    t.tokens.resize(w.size());
+    HeadTrace& h = t.heads[0];
+    h.scores = Mat();
+    h.weights = Mat::from_shape({w.size(), w[0].size()});
+    h.mask = Mask::from_shape({w.size(), w[0].size()});
+    for (std::size_t i = 0; i < w.size(); ++i)
+        for (std::size_t j = 0; j < w[0].size(); ++j) h.weights(i, j) = w[i][j], h.mask(i, j) = 1;
     return t;
 }
 
-const std::vector<std::string> kSix{"Your", "journey", "starts", "with", "one", "step"};
-
-// Where the heatmap of a weights image starts, and its cell size: the cell with the largest weight is
-// viridis yellow (#fde725), and so is the top of the colour bar, right of every heatmap. The leftmost
-// yellow pixel is the top-left corner of that cell.
-struct Grid {
-    int x = 0, y = 0, cell = 0;
-};
-Grid locate(const Decoded& d) {
-    for (int x = 0; x < d.w; ++x)
-        for (int y = 0; y < d.h; ++y)
-            if (near(d.at(x, y), 0xfd, 0xe7, 0x25)) {
-                Grid g{x, y, 0};
-                while (g.x + g.cell < d.w && near(d.at(g.x + g.cell, g.y), 0xfd, 0xe7, 0x25)) ++g.cell;
-                return g;
-            }
-    FAIL("no viridis-yellow pixel in the image");
-    return {};
+int count_colour(const Decoded& d, render::Rgb c) {
+    int n = 0;
+    for (int y = 0; y < d.h; ++y)
+        for (int x = 0; x < d.w; ++x) n += near(d.at(x, y), c.r, c.g, c.b, 0);
+    return n;
 }
 
 }  // namespace
-
-TEST_CASE("encode_png writes a PNG that decodes to the same pixels") {
-    render::Image img;
-    img.width = 5;
-    img.height = 3;
-    for (int i = 0; i < 15; ++i) {
-        img.rgb.push_back(static_cast<std::uint8_t>(i * 17));
-        img.rgb.push_back(static_cast<std::uint8_t>(255 - i));
-        img.rgb.push_back(static_cast<std::uint8_t>(i % 2 ? 200 : 3));
-    }
-    const std::string png = render::encode_png(img);
-    REQUIRE(png.size() > 8);
-    CHECK(png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
-    const Decoded d = decode(png);
-    CHECK(d.w == 5);
-    CHECK(d.h == 3);
-    CHECK(d.rgb == img.rgb);
-}
-
-TEST_CASE("a large image is deflated in parts that make one valid zlib stream, the same on every run") {
-    // 1200 x 1800 px (6.5 MB of rows): several parts whatever the part size. Runs of one colour (long
-    // matches) and pseudo-random bytes (literals) in bands.
-    render::Image img;
-    img.width = 1200;
-    img.height = 1800;
-    img.rgb.resize(std::size_t{1200} * 1800 * 3);
-    std::uint32_t lcg = 12345;
-    for (std::size_t i = 0; i < img.rgb.size(); ++i) {
-        lcg = lcg * 1664525u + 1013904223u;
-        const std::size_t y = i / (1200 * 3);
-        img.rgb[i] = (y / 100) % 2 == 0 ? static_cast<std::uint8_t>(lcg >> 24) : static_cast<std::uint8_t>(y);
-    }
-    const std::string png = render::encode_png(img);
-    CHECK(render::encode_png(img) == png);
-
-    // Walk the chunks: every CRC checks, IHDR first (1200 x 1800, 8-bit RGB), then IDAT, then IEND.
-    REQUIRE(png.size() > 8);
-    REQUIRE(png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
-    const auto u32 = [&](std::size_t at) {
-        const auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + k])); };
-        return b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
-    };
-    std::vector<std::string> types;
-    std::string idat;
-    for (std::size_t at = 8; at < png.size();) {
-        REQUIRE(at + 12 <= png.size());
-        const std::uint32_t len = u32(at);
-        REQUIRE(at + 12 + len <= png.size());
-        types.push_back(png.substr(at + 4, 4));
-        const auto* body = reinterpret_cast<const Bytef*>(png.data() + at + 4);
-        CHECK(crc32(0UL, body, 4 + len) == u32(at + 8 + len));
-        if (types.back() == "IHDR") {
-            CHECK(u32(at + 8) == 1200);
-            CHECK(u32(at + 12) == 1800);
-            CHECK(png.substr(at + 16, 5) == std::string("\x08\x02\x00\x00\x00", 5));
-        }
-        if (types.back() == "IDAT") idat += png.substr(at + 8, len);
-        at += 12 + len;
-    }
-    REQUIRE(types.size() >= 3);
-    CHECK(types.front() == "IHDR");
-    CHECK(types.back() == "IEND");
-
-    // zlib's own inflate (which checks the Adler-32) gives the rows, each behind filter byte 0.
-    std::vector<unsigned char> raw(std::size_t{1800} * (1200 * 3 + 1) + 1);
-    uLongf raw_len = static_cast<uLongf>(raw.size());
-    REQUIRE(uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), static_cast<uLong>(idat.size())) == Z_OK);
-    REQUIRE(raw_len == std::size_t{1800} * (1200 * 3 + 1));
-    bool rows_match = true;
-    for (std::size_t y = 0; y < 1800; ++y) {
-        const unsigned char* r = raw.data() + y * (1200 * 3 + 1);
-        rows_match = rows_match && r[0] == 0 && std::equal(r + 1, r + 1 + 1200 * 3, img.rgb.begin() + static_cast<std::ptrdiff_t>(y * 1200 * 3));
-    }
-    CHECK(rows_match);
-    CHECK(decode(png).rgb == img.rgb);
-}
-
-TEST_CASE("encode_png refuses bad images") {
-    CHECK_THROWS_AS(render::encode_png(render::Image{}), std::runtime_error);
-    render::Image wrong{4, 4, std::vector<std::uint8_t>(10)};
-    CHECK_THROWS_AS(render::encode_png(wrong), std::runtime_error);
-    render::Image huge{40000, 40000, {}};  // (40000*4+1)*40000 > 2^30: refused before any allocation
-    CHECK_THROWS_WITH_AS(render::encode_png(huge), doctest::Contains("too large"), std::runtime_error);
-}
-
-TEST_CASE("embedded font and UTF-8 decoding") {
-    const std::string_view font = render::embedded_font();
-    REQUIRE(font.size() > 100000);
-    CHECK(font.substr(0, 4) == std::string_view("\x00\x01\x00\x00", 4));  // TrueType
-    render::Font f;
-    CHECK(f.has_glyph(U'A'));
-    CHECK(f.has_glyph(U'\u00e9'));
-    CHECK_FALSE(f.has_glyph(U'\ue000'));  // private use: not in DejaVu Sans
-    CHECK_FALSE(f.has_glyph(attn::kInvalidUtf8));
-    CHECK(f.text_width("Wide words", 14.0f) > f.text_width("i", 14.0f));
-
-    CHECK(attn::decode_utf8("a\xC3\xA9z") == std::u32string{U'a', U'\u00e9', U'z'});
-    CHECK(attn::decode_utf8("\xEE\x80\x80") == std::u32string{U'\ue000'});
-    const char32_t bad = attn::kInvalidUtf8;
-    CHECK(attn::decode_utf8("a\xFF" "b") == std::u32string{U'a', bad, U'b'});
-    CHECK(attn::decode_utf8("\xC0\x80") == std::u32string{bad});         // overlong NUL
-    CHECK(attn::decode_utf8("\xED\xA0\x80") == std::u32string{bad});     // surrogate
-    CHECK(attn::decode_utf8("\xF4\x90\x80\x80") == std::u32string{bad}); // above U+10FFFF
-    CHECK(attn::decode_utf8("\xE2\x82") == std::u32string{bad});         // truncated
-    CHECK(attn::decode_utf8("\x80x") == std::u32string{bad, U'x'});      // stray continuation
-
-    // Too long for the width: cut, ending in an ellipsis, within the width.
-    const std::string cut = f.fit("supercalifragilisticexpialidocious", 14.0f, 80);
-    CHECK(cut.size() < 34);
-    CHECK(cut.substr(cut.size() - 3) == "\xE2\x80\xA6");
-    CHECK(f.text_width(cut, 14.0f) <= 80);
-    CHECK(f.fit("short", 14.0f, 80) == "short");
-}
 
 TEST_CASE("a causal trace gives scores, mask and weights images with labels and colour bars") {
     const Trace t = causal_trace(kSix);
@@ -589,28 +390,6 @@ TEST_CASE("inconsistent traces are refused with a message") {
     CHECK_THROWS_WITH_AS(render::render_pngs(t, {}), doctest::Contains("same shape"), std::invalid_argument);
     CHECK_THROWS_AS(render::render_pngs(causal_trace(kSix), {"../x"}), std::invalid_argument);
     CHECK(render::render_pngs(Trace{}, {}).empty());
-}
-
-// A one-head trace whose weights row i is w[i] over S keys, every key visible.
-Trace weights_only_trace(const std::vector<std::vector<float>>& w) {
-    std::vector<std::string> tokens;
-    for (std::size_t i = 0; i < w[0].size(); ++i) tokens.push_back("t" + std::to_string(i));
-    Trace t = causal_trace(tokens);
-    t.tokens.resize(w.size());
-    HeadTrace& h = t.heads[0];
-    h.scores = Mat();
-    h.weights = Mat::from_shape({w.size(), w[0].size()});
-    h.mask = Mask::from_shape({w.size(), w[0].size()});
-    for (std::size_t i = 0; i < w.size(); ++i)
-        for (std::size_t j = 0; j < w[0].size(); ++j) h.weights(i, j) = w[i][j], h.mask(i, j) = 1;
-    return t;
-}
-
-int count_colour(const Decoded& d, render::Rgb c) {
-    int n = 0;
-    for (int y = 0; y < d.h; ++y)
-        for (int x = 0; x < d.w; ++x) n += near(d.at(x, y), c.r, c.g, c.b, 0);
-    return n;
 }
 
 TEST_CASE("figures: with a fixed range a weight of 0.25 has the same colour in two traces of different spans") {

@@ -1,4 +1,5 @@
-// Text in images: shaping (HarfBuzz), rasterising (FreeType), the fallback chain and --font.
+// Text in images: the built-in font and UTF-8 decoding, shaping (HarfBuzz), rasterising (FreeType), the
+// fallback chain and --font.
 // Reference renderings come from FreeType called directly here, by character code rather than through
 // attn's shaping; glyph ids of shaped words are compared with the same letters shaped alone.
 #include <doctest/doctest.h>
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ft2build.h>
@@ -14,6 +16,7 @@
 
 #include "core/trace.h"
 #include "data/error.h"
+#include "data/utf8.h"
 #include "render/font.h"
 #include "render/png.h"
 
@@ -76,6 +79,35 @@ const char* const kShalom = "\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D";            // ש
 const char* const kUnassigned = "\xCD\xB8";                                 // U+0378, in no font
 
 }  // namespace
+
+TEST_CASE("embedded font and UTF-8 decoding") {
+    const std::string_view font = render::embedded_font();
+    REQUIRE(font.size() > 100000);
+    CHECK(font.substr(0, 4) == std::string_view("\x00\x01\x00\x00", 4));  // TrueType
+    render::Font f;
+    CHECK(f.has_glyph(U'A'));
+    CHECK(f.has_glyph(U'\u00e9'));
+    CHECK_FALSE(f.has_glyph(U'\ue000'));  // private use: not in DejaVu Sans
+    CHECK_FALSE(f.has_glyph(attn::kInvalidUtf8));
+    CHECK(f.text_width("Wide words", 14.0f) > f.text_width("i", 14.0f));
+
+    CHECK(attn::decode_utf8("a\xC3\xA9z") == std::u32string{U'a', U'\u00e9', U'z'});
+    CHECK(attn::decode_utf8("\xEE\x80\x80") == std::u32string{U'\ue000'});
+    const char32_t bad = attn::kInvalidUtf8;
+    CHECK(attn::decode_utf8("a\xFF" "b") == std::u32string{U'a', bad, U'b'});
+    CHECK(attn::decode_utf8("\xC0\x80") == std::u32string{bad});         // overlong NUL
+    CHECK(attn::decode_utf8("\xED\xA0\x80") == std::u32string{bad});     // surrogate
+    CHECK(attn::decode_utf8("\xF4\x90\x80\x80") == std::u32string{bad}); // above U+10FFFF
+    CHECK(attn::decode_utf8("\xE2\x82") == std::u32string{bad});         // truncated
+    CHECK(attn::decode_utf8("\x80x") == std::u32string{bad, U'x'});      // stray continuation
+
+    // Too long for the width: cut, ending in an ellipsis, within the width.
+    const std::string cut = f.fit("supercalifragilisticexpialidocious", 14.0f, 80);
+    CHECK(cut.size() < 34);
+    CHECK(cut.substr(cut.size() - 3) == "\xE2\x80\xA6");
+    CHECK(f.text_width(cut, 14.0f) <= 80);
+    CHECK(f.fit("short", 14.0f, 80) == "short");
+}
 
 TEST_CASE("text: a CJK character comes from a fallback font and matches FreeType's own rendering of it") {
     render::Font f;

@@ -1,3 +1,5 @@
+// The validation table's rows (tests/validation_table.h). Over 500 lines on purpose: it is one table, a row
+// per documented error (docs/validation.md is generated from it), and reads best as that one list.
 #include "tests/validation_table.h"
 
 #include "cli/policy/options.h"

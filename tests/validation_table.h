@@ -23,7 +23,7 @@ struct ValidationRule {
     std::string subject;  // what is checked: "--d-in", "SENTENCE", "--embeddings .npy"
     std::string rule;     // the rule in words
     ErrorKind exit;
-    // A command that breaks the rule, run in a folder holding the files tests/test_validation.cpp
+    // A command that breaks the rule, run in a folder holding the files tests/validation_run.cpp
     // creates (docs/validation.md describes them), and the exact line it prints on stderr.
     // An error ending in "..." is matched as a prefix (the rest names things others may add, such as kinds).
     std::vector<std::string> example;
@@ -32,7 +32,7 @@ struct ValidationRule {
 
 const std::vector<ValidationRule>& validation_rules();
 
-// The files the examples name, with what each holds (tests/test_validation.cpp writes exactly these).
+// The files the examples name, with what each holds (tests/validation_run.cpp writes exactly these).
 struct ValidationFixture {
     std::string name;
     std::string holds;

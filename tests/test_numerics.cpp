@@ -1,0 +1,215 @@
+// Numerics at their edges and user masks, end to end: softmax of huge and hidden rows, non-finite
+// values named where they are, and a user's mask combined with every kind's own.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/kinds.h"
+#include "core/ops.h"
+#include "data/error.h"
+#include "data/tokenize.h"
+#include "tests/helpers.h"
+#include "tests/model_fixtures.h"
+#include "tests/ops_helpers.h"
+#include "tests/validation_run.h"
+
+using namespace attn;
+using namespace attn::test;
+using Json = nlohmann::json;
+
+// ---- numerics at the edges ------------------------------------------------------------------------
+
+TEST_CASE("numerics: softmax of scores up to ±1e30 with different row maxima") {
+    const Mat scores = {{1e30f, 0.0f, -1e30f}, {-1e30f, -1e30f, -1e30f}, {1e30f, 1e30f, 5.0f}, {1.0f, 2.0f, 3.0f}};
+    Mask all = Mask::from_shape({4, 3});
+    all.fill(1);
+    Mat w;
+    std::vector<std::size_t> empty;
+    masked_softmax(scores, 1.0f, all, w, empty);
+    CHECK(empty.empty());
+    // Independent values: e^-1e30 underflows to 0; equal maxima share; the last row is softmax(1, 2, 3).
+    const double e1 = std::exp(1.0), e2 = std::exp(2.0), e3 = std::exp(3.0), z = e1 + e2 + e3;
+    test::check_matrix(w, {{1.0f, 0.0f, 0.0f},
+                           {1.0f / 3, 1.0f / 3, 1.0f / 3},
+                           {0.5f, 0.5f, 0.0f},
+                           {float(e1 / z), float(e2 / z), float(e3 / z)}},
+                       1e-6);
+    // The same with a scale, as attention applies 1/sqrt(d_k).
+    masked_softmax(scores, 0.125f, all, w, empty);
+    test::check_row(w, 0, {1.0f, 0.0f, 0.0f}, 1e-6);
+    test::check_row(w, 2, {0.5f, 0.5f, 0.0f}, 1e-6);
+    for (float v : w) CHECK(std::isfinite(v));
+}
+
+TEST_CASE("numerics: a row with every key hidden has weights 0 and is listed once") {
+    const Mat scores = {{1e30f, 2.0f}, {3.0f, -1e30f}, {0.0f, 0.0f}};
+    const Mask mask = {{1, 1}, {0, 0}, {0, 1}};
+    Mat w;
+    std::vector<std::size_t> empty;
+    masked_softmax(scores, 1.0f, mask, w, empty);
+    CHECK(empty == std::vector<std::size_t>{1});
+    test::check_matrix(w, {{1.0f, 0.0f}, {0.0f, 0.0f}, {0.0f, 1.0f}}, 0.0);
+}
+
+TEST_CASE("numerics: a visible +inf or NaN score is an error naming the row and not a NaN weight") {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    for (const Mat& scores : {Mat{{0.0f, 1.0f}, {inf, 1.0f}}, Mat{{0.0f, 1.0f}, {nan, 1.0f}}}) {
+        Mask all = Mask::from_shape({2, 2});
+        all.fill(1);
+        Mat w;
+        std::vector<std::size_t> empty;
+        try {
+            masked_softmax(scores, 1.0f, all, w, empty);
+            for (float v : w) CHECK(std::isfinite(v));  // if it does not throw, it must not make NaN
+            FAIL_CHECK("expected an error for a non-finite score");
+        } catch (const Error& e) {
+            CHECK(e.exit_code() == 1);
+            CHECK(std::string(e.what()).find("row 1") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("numerics: embeddings of ±1e15 give scores of ±1e30 and exact one-hot weights end to end") {
+    const std::string dir = temp_dir();
+    write(dir + "/x.json", "[[1e15, 0], [0, 1e15], [-1e15, 0]]");
+    RunResult r;
+    const Json j = run_json({"show", "--kind", "simple", "--embeddings", dir + "/x.json", "a b c"}, &r);
+    const Json& h = j["heads"][0];
+    CHECK(h["scores"][0][0].get<double>() == doctest::Approx(1e30).epsilon(1e-6));
+    CHECK(h["scores"][0][2].get<double>() == doctest::Approx(-1e30).epsilon(1e-6));
+    CHECK(h["weights"] == Json::parse("[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]"));
+    CHECK(h["context"][0][0].get<double>() == doctest::Approx(1e15).epsilon(1e-6));
+    CHECK(j["empty_rows"].empty());
+    // The terminal view prints no NaN or Inf either.
+    const RunResult t = run({"show", "--kind", "simple", "--embeddings", dir + "/x.json", "a b c", "--show",
+                             "scores,weights,context"});
+    CHECK(t.code == 0);
+    for (const char* bad : {"nan", "NaN", "inf"}) CHECK(t.out.find(bad) == std::string::npos);
+}
+
+TEST_CASE("numerics: NaN and Inf in a float32 .npy are input errors naming row and column") {
+    const std::string dir = temp_dir();
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    write(dir + "/ninf.npy", npy("<f4", "(3, 2)", raw({0.5f, 1.0f, 2.0f, -inf, 1.0f, 1.0f})));
+    write(dir + "/nan.npy", npy("<f4", "(3, 2)", raw({0.5f, 1.0f, 2.0f, 3.0f, 1.0f, nan})));
+    const RunResult a = run({"show", "--embeddings", dir + "/ninf.npy", "a b c", "--json", dir + "/t.json"});
+    CHECK(a.code == 1);
+    CHECK(a.err.find("ninf.npy: row 1, column 1 is infinite") != std::string::npos);
+    const RunResult b = run({"show", "--embeddings", dir + "/nan.npy", "a b c", "--json", dir + "/t.json"});
+    CHECK(b.code == 1);
+    CHECK(b.err.find("nan.npy: row 2, column 1 is NaN") != std::string::npos);
+    CHECK(::access((dir + "/t.json").c_str(), F_OK) != 0);
+}
+
+TEST_CASE("numerics: scores that overflow float32 are an error, not NaN weights") {
+    const std::string dir = temp_dir();
+    write(dir + "/big.npy", npy("<f4", "(2, 2)", raw({1e30f, 1e30f, -1e30f, 1e30f})));
+    for (const char* kind : {"simple", "self", "causal", "flash"}) {
+        INFO(kind);
+        const RunResult r = run({"show", "--kind", kind, "--embeddings", dir + "/big.npy", "a b", "--png", dir + "/png"});
+        CHECK(r.code == 1);
+        CHECK(r.err.find("overflow float32") != std::string::npos);
+        CHECK(r.out.find("nan") == std::string::npos);
+        CHECK(::access((dir + "/png").c_str(), F_OK) != 0);
+    }
+}
+
+// ---- the user's mask ------------------------------------------------------------------------------
+
+TEST_CASE("mask: combined with every kind's own mask and shown in the trace") {
+    const std::string dir = temp_dir();
+    // T = 4 query tokens; S = 3 source tokens for the kinds that take --source.
+    const std::vector<std::vector<int>> self_mask = {{1, 1, 0, 1}, {0, 1, 1, 1}, {0, 0, 0, 0}, {1, 0, 1, 1}};
+    const std::vector<std::vector<int>> src_mask = {{1, 0, 1}, {0, 1, 1}, {0, 0, 0}, {1, 1, 0}};
+    write(dir + "/self.json", mask_json(self_mask));
+    write(dir + "/src.json", mask_json(src_mask));
+    for (const Kind& k : kinds()) {
+        INFO("kind " << k.name);
+        std::vector<std::string> args = {"show", "--kind", k.name, "The cat sat down"};
+        const bool source = (k.options & opt_source) != 0;
+        if (source) args.insert(args.end(), {"--source", "Die Katze saß"});
+        const auto& user = source ? src_mask : self_mask;
+        const Json plain = run_json(args);
+        args.insert(args.end(), {"--mask", dir + (source ? "/src.json" : "/self.json")});
+        RunResult r;
+        const Json masked = run_json(args, &r);
+        // The note on stderr, once.
+        CHECK(r.err == "attn: note: 1 query row(s) see no key; their weights and context are 0\n");
+        CHECK(masked["empty_rows"] == Json::array({2}));
+        REQUIRE(masked["heads"].size() == plain["heads"].size());
+        for (std::size_t h = 0; h < masked["heads"].size(); ++h) {
+            const Json& mh = masked["heads"][h];
+            const Json& ph = plain["heads"][h];
+            REQUIRE(mh["mask"].size() == user.size());
+            for (std::size_t i = 0; i < user.size(); ++i) {
+                REQUIRE(mh["mask"][i].size() == user[i].size());
+                for (std::size_t j = 0; j < user[i].size(); ++j) {
+                    const bool want = ph["mask"][i][j].get<bool>() && user[i][j] == 1;
+                    CHECK(mh["mask"][i][j].get<bool>() == want);
+                    if (!want) CHECK(mh["weights"][i][j].get<double>() == 0.0);
+                }
+            }
+            for (const auto& v : mh["weights"][2]) CHECK(v.get<double>() == 0.0);
+            for (const auto& v : mh["context"][2]) CHECK(v.get<double>() == 0.0);
+            for (std::size_t i = 0; i < user.size(); ++i) {
+                if (i == 2) continue;
+                double sum = 0.0;
+                for (const auto& v : mh["weights"][i]) sum += v.get<double>();
+                CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+            }
+        }
+    }
+}
+
+TEST_CASE("mask: local with --window 0 and a mask hiding the diagonal leaves every row empty") {
+    const std::string dir = temp_dir();
+    write(dir + "/offdiag.json", mask_json({{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}));
+    RunResult r;
+    const Json j = run_json({"show", "--kind", "local", "--window", "0", "--mask", dir + "/offdiag.json", "a b c"}, &r);
+    CHECK(j["empty_rows"] == Json::array({0, 1, 2}));
+    CHECK(r.err == "attn: note: 3 query row(s) see no key; their weights and context are 0\n");
+    const Json& h = j["heads"][0];
+    CHECK(h["mask"] == Json::parse("[[false,false,false],[false,false,false],[false,false,false]]"));
+    for (const auto& row : h["weights"])
+        for (const auto& v : row) CHECK(v.get<double>() == 0.0);
+    for (const auto& row : h["context"])
+        for (const auto& v : row) CHECK(v.get<double>() == 0.0);
+    // The terminal view says so and prints no NaN.
+    const RunResult t = run({"show", "--kind", "local", "--window", "0", "--mask", dir + "/offdiag.json", "a b c",
+                             "--show", "weights,context"});
+    CHECK(t.code == 0);
+    CHECK(t.out.find("nan") == std::string::npos);
+}
+
+TEST_CASE("mask: causal --renorm with a fully hidden row gives weights 0") {
+    const std::string dir = temp_dir();
+    write(dir + "/m.json", mask_json({{1, 1, 1}, {0, 0, 1}, {1, 1, 1}}));
+    const Json j = run_json({"show", "--kind", "causal", "--renorm", "--mask", dir + "/m.json", "a b c"});
+    CHECK(j["empty_rows"] == Json::array({1}));
+    CHECK(j["heads"][0]["weights"][1] == Json::parse("[0.0, 0.0, 0.0]"));
+    for (const auto& v : j["heads"][0]["context"][1]) CHECK(v.get<double>() == 0.0);
+}
+
+TEST_CASE("mask: the mask PNG draws the combined mask") {
+    const std::string dir = temp_dir();
+    write(dir + "/tril.json", mask_json({{1, 0, 0}, {1, 1, 0}, {1, 1, 1}}));
+    write(dir + "/tril.npy", npy("|u1", "(3, 3)", std::string("\1\0\0\1\1\0\1\1\1", 9)));
+    REQUIRE(run({"show", "--kind", "self", "--causal", "a b c", "--png", dir + "/causal"}).code == 0);
+    REQUIRE(run({"show", "--kind", "self", "a b c", "--png", dir + "/none"}).code == 0);
+    REQUIRE(run({"show", "--kind", "self", "--mask", dir + "/tril.json", "a b c", "--png", dir + "/json"}).code == 0);
+    REQUIRE(run({"show", "--kind", "self", "--mask", dir + "/tril.npy", "a b c", "--png", dir + "/npy"}).code == 0);
+    // A user mask equal to the causal mask draws the causal run's pictures, byte for byte.
+    const std::string want = slurp(dir + "/causal/self-mask.png");
+    REQUIRE(want.size() > 100);
+    CHECK(slurp(dir + "/json/self-mask.png") == want);
+    CHECK(slurp(dir + "/npy/self-mask.png") == want);
+    CHECK(slurp(dir + "/json/self-weights.png") == slurp(dir + "/causal/self-weights.png"));
+    CHECK(slurp(dir + "/none/self-mask.png") != want);
+}

@@ -1,0 +1,101 @@
+// The PNG encoder (render/png_encode.h via render/png.h): pixels round-trip through stb_image, a large
+// image is one valid zlib stream with correct chunk CRCs, bad images are refused.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <zlib.h>
+
+#include "render/png.h"
+#include "tests/png_helpers.h"
+
+namespace render = attn::render;
+using namespace attn::test::png;
+
+TEST_CASE("encode_png writes a PNG that decodes to the same pixels") {
+    render::Image img;
+    img.width = 5;
+    img.height = 3;
+    for (int i = 0; i < 15; ++i) {
+        img.rgb.push_back(static_cast<std::uint8_t>(i * 17));
+        img.rgb.push_back(static_cast<std::uint8_t>(255 - i));
+        img.rgb.push_back(static_cast<std::uint8_t>(i % 2 ? 200 : 3));
+    }
+    const std::string png = render::encode_png(img);
+    REQUIRE(png.size() > 8);
+    CHECK(png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
+    const Decoded d = decode(png);
+    CHECK(d.w == 5);
+    CHECK(d.h == 3);
+    CHECK(d.rgb == img.rgb);
+}
+
+TEST_CASE("a large image is deflated in parts that make one valid zlib stream, the same on every run") {
+    // 1200 x 1800 px (6.5 MB of rows): several parts whatever the part size. Runs of one colour (long
+    // matches) and pseudo-random bytes (literals) in bands.
+    render::Image img;
+    img.width = 1200;
+    img.height = 1800;
+    img.rgb.resize(std::size_t{1200} * 1800 * 3);
+    std::uint32_t lcg = 12345;
+    for (std::size_t i = 0; i < img.rgb.size(); ++i) {
+        lcg = lcg * 1664525u + 1013904223u;
+        const std::size_t y = i / (1200 * 3);
+        img.rgb[i] = (y / 100) % 2 == 0 ? static_cast<std::uint8_t>(lcg >> 24) : static_cast<std::uint8_t>(y);
+    }
+    const std::string png = render::encode_png(img);
+    CHECK(render::encode_png(img) == png);
+
+    // Walk the chunks: every CRC checks, IHDR first (1200 x 1800, 8-bit RGB), then IDAT, then IEND.
+    REQUIRE(png.size() > 8);
+    REQUIRE(png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
+    const auto u32 = [&](std::size_t at) {
+        const auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + k])); };
+        return b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
+    };
+    std::vector<std::string> types;
+    std::string idat;
+    for (std::size_t at = 8; at < png.size();) {
+        REQUIRE(at + 12 <= png.size());
+        const std::uint32_t len = u32(at);
+        REQUIRE(at + 12 + len <= png.size());
+        types.push_back(png.substr(at + 4, 4));
+        const auto* body = reinterpret_cast<const Bytef*>(png.data() + at + 4);
+        CHECK(crc32(0UL, body, 4 + len) == u32(at + 8 + len));
+        if (types.back() == "IHDR") {
+            CHECK(u32(at + 8) == 1200);
+            CHECK(u32(at + 12) == 1800);
+            CHECK(png.substr(at + 16, 5) == std::string("\x08\x02\x00\x00\x00", 5));
+        }
+        if (types.back() == "IDAT") idat += png.substr(at + 8, len);
+        at += 12 + len;
+    }
+    REQUIRE(types.size() >= 3);
+    CHECK(types.front() == "IHDR");
+    CHECK(types.back() == "IEND");
+
+    // zlib's own inflate (which checks the Adler-32) gives the rows, each behind filter byte 0.
+    std::vector<unsigned char> raw(std::size_t{1800} * (1200 * 3 + 1) + 1);
+    uLongf raw_len = static_cast<uLongf>(raw.size());
+    REQUIRE(uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), static_cast<uLong>(idat.size())) == Z_OK);
+    REQUIRE(raw_len == std::size_t{1800} * (1200 * 3 + 1));
+    bool rows_match = true;
+    for (std::size_t y = 0; y < 1800; ++y) {
+        const unsigned char* r = raw.data() + y * (1200 * 3 + 1);
+        rows_match = rows_match && r[0] == 0 && std::equal(r + 1, r + 1 + 1200 * 3, img.rgb.begin() + static_cast<std::ptrdiff_t>(y * 1200 * 3));
+    }
+    CHECK(rows_match);
+    CHECK(decode(png).rgb == img.rgb);
+}
+
+TEST_CASE("encode_png refuses bad images") {
+    CHECK_THROWS_AS(render::encode_png(render::Image{}), std::runtime_error);
+    render::Image wrong{4, 4, std::vector<std::uint8_t>(10)};
+    CHECK_THROWS_AS(render::encode_png(wrong), std::runtime_error);
+    render::Image huge{40000, 40000, {}};  // (40000*4+1)*40000 > 2^30: refused before any allocation
+    CHECK_THROWS_WITH_AS(render::encode_png(huge), doctest::Contains("too large"), std::runtime_error);
+}

@@ -1,0 +1,182 @@
+// tests/validation_run.h: the validation table's fixtures and the runs of its rows.
+#include "tests/validation_run.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "fuzz/harness.h"
+#include "tests/model_fixtures.h"
+
+namespace attn::test {
+namespace {
+
+using Json = nlohmann::json;
+
+// ASCII text as UTF-16LE without a byte order mark (as some Windows editors save it).
+std::string utf16le(const std::string& ascii) {
+    std::string out;
+    for (char ch : ascii) out += std::string(1, ch) + '\0';
+    return out;
+}
+
+// Two rows of 16 finite float32 values, 3e38 then -3e38: additive's projections overflow.
+std::string big_rows() {
+    std::string a = "[", b = "[";
+    for (int i = 0; i < 16; ++i) a += (i ? ",3e38" : "3e38"), b += (i ? ",-3e38" : "-3e38");
+    return "[" + a + "]," + b + "]]";
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+void write_fixtures(const std::string& dir) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    std::string many, wide = "[[";
+    for (int i = 0; i < 300; ++i) many += (i ? " w" : "w") + std::to_string(i);
+    for (int i = 0; i < 65537; ++i) wide += i ? ",0" : "0";
+    wide += "]]";
+    const std::map<std::string, std::string> files = {
+        {"rows.json", "[[1, 2], [3, 4]]"},
+        {"named.json", R"({"tokens": ["a", "b"], "x": [[1, 2], [3, 4]]})"},
+        {"many.txt", many},
+        {"bad-utf8.txt", "Your \xff journey"},
+        {"ctrl.txt", "Your\x1b[2J journey"},
+        {"blank.txt", "  \t\n"},
+        {"long.txt", "a b c d e"},
+        {"syntax.json", "[[1, 2], [3, 4]"},
+        {"deep.json", R"({"x": [[[1]]]})"},
+        {"ragged.json", "[[1, 2], [3]]"},
+        {"text.json", R"([[1, 2], [3, "x"]])"},
+        {"huge.json", "[[1, 2], [3, 1e999]]"},
+        {"wide.json", wide},
+        {"count.json", R"({"tokens": ["a", "b", "c"], "x": [[1, 2], [3, 4]]})"},
+        {"ctrl-token.json", R"({"tokens": ["a", "b\u001b[2J"], "x": [[1, 2], [3, 4]]})"},
+        {"long-word.txt", "Your " + std::string(1025, 'x')},
+        {"long-token.json", R"({"tokens": ["a", ")" + std::string(1025, 'x') + R"("], "x": [[1, 2], [3, 4]]})"},
+        {"long-token.txt", "a\n" + std::string(1025, 'x')},
+        {"version.npy", std::string("\x93NUMPY\x09\x00", 8) + std::string(8, '\0')},
+        {"header.npy", std::string("\x93NUMPY\x01\x00\xff\xff{}", 12)},
+        {"size.npy", npy("<f4", "(1000000, 1000000)", raw({1.0f, 2.0f}))},
+        {"dtype.npy", npy("<i4", "(2, 2)", raw<std::int32_t>({1, 2, 3, 4}))},
+        {"bool.npy", npy("|b1", "(2, 2)", std::string("\1\0\1\1", 4))},
+        {"shape.npy", npy("<f4", "(4,)", raw({1.0f, 2.0f, 3.0f, 4.0f}))},
+        {"nan.npy", npy("<f4", "(2, 2)", raw({1.0f, 2.0f, nan, 4.0f}))},
+        {"inf.npy", npy("<f8", "(2, 2)", raw({1.0, inf, 3.0, 4.0}))},
+        {"mask-syntax.json", "[[true, false], [true"},
+        {"mask-shape.json", "[[1, 0, 1]]"},
+        {"mask-value.json", "[[1, 2], [1, 1]]"},
+        {"mask-float.npy", npy("<f4", "(2, 2)", raw({1.0f, 0.0f, 1.0f, 1.0f}))},
+        {"mask-shape.npy", npy("|u1", "(3, 3)", std::string(9, '\0'))},
+        {"mask-value.npy", npy("|u1", "(2, 2)", std::string("\1\7\1\1", 4))},
+        {"overflow.json", "[[1e20, 1e20], [1e20, -1e20]]"},
+        {"file", "not a folder\n"},
+        {"utf16.txt", utf16le("Your journey")},
+        {"utf16.json", utf16le("[[1, 2], [3, 4]]")},
+        {"space-token.json", R"({"tokens": ["a b", "c"], "x": [[1, 2], [3, 4]]})"},
+        {"zwsp-token.json", R"({"tokens": ["a", "b\u200bc"], "x": [[1, 2], [3, 4]]})"},
+        {"long-literal.json", "[[1" + std::string(5000, '0') + "]]"},
+        {"beyond.json", "[[3.5e38]]"},
+        {"version11.npy", std::string("\x93NUMPY\x01\x01", 8) + npy("<f4", "(2, 2)", raw({1.0f, 2.0f, 3.0f, 4.0f})).substr(8)},
+        {"nodict.npy", npy_header("'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), ", raw({1.0f, 2.0f, 3.0f, 4.0f}))},
+        {"dupkey.npy", npy_header("{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }",
+                                  raw({1.0f, 2.0f, 3.0f, 4.0f}))},
+        {"nul.npy", npy(std::string("<\0f4", 4), "(2, 2)", raw({1.0f, 2.0f, 3.0f, 4.0f}))},
+        {"big.json", big_rows()},
+        {"npy-out/causal-x.npy", "[[1, 2], [3, 4]]"},
+        {"trace-cut.json", std::string(R"({"format": "attn-trace", "version": 1, "tokens": ["a", "b"], "heads": [[)").substr(0, 60)},
+        {"trace-v2.json", R"({"format": "attn-trace", "version": 2})"},
+        {"trace-kind.json", R"({"format": "attn-trace", "version": 1, "kind": ")" + std::string(200001, 'x') + R"(", "tokens": ["a"]})"},
+        {"rank5.npy", npy("<f4", "(1, 1, 1, 1, 1)", raw({1.0f}))},
+        {"tokens3.txt", "a\nb\nc\n"},
+    };
+    REQUIRE(::mkdir((dir + "/npy-out").c_str(), 0755) == 0);
+    for (const auto& [name, bytes] : files) write(dir + "/" + name, bytes);
+    REQUIRE(::mkdir((dir + "/folder").c_str(), 0755) == 0);
+    attn::test::write_model_fixtures(dir);
+    const int fd = ::open((dir + "/large.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // sparse: no disk used
+    REQUIRE(fd >= 0);
+    REQUIRE(::ftruncate(fd, 257LL << 20) == 0);
+    ::close(fd);
+}
+
+RunResult run(const std::vector<std::string>& args, const RunOptions& o) { return attn::test::run_attn(args, o); }
+
+std::map<std::string, std::string> snapshot(const std::string& dir) {
+    std::vector<std::string> paths;
+    fuzz::list_tree(dir, "", paths);
+    std::map<std::string, std::string> snap;
+    for (const auto& p : paths) {
+        struct stat st {};
+        REQUIRE(::lstat((dir + "/" + p).c_str(), &st) == 0);
+        std::string what = S_ISDIR(st.st_mode) ? "folder" : std::to_string(st.st_size) + " bytes";
+        if (S_ISREG(st.st_mode) && st.st_size < (1 << 20)) what += ": " + slurp(dir + "/" + p);
+        snap[p] = what;
+    }
+    return snap;
+}
+
+void check_error_line(const std::string& err, const std::string& want) {
+    INFO("stderr: " << err);
+    INFO("want:   " << want);
+    REQUIRE(!err.empty());
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    CHECK(err.back() == '\n');
+    const std::string line = err.substr(0, err.size() - 1);
+    if (ends_with(want, "...")) CHECK(line.rfind(want.substr(0, want.size() - 3), 0) == 0);
+    else CHECK(line == want);
+}
+
+const ValidationRule& rule(const std::string& id) {
+    for (const auto& r : validation_rules())
+        if (r.id == id) return r;
+    FAIL("no row " << id);
+    throw;
+}
+
+void check_row(const ValidationRule& r) {
+    INFO("row " << r.id);
+    const std::string dir = temp_dir();
+    RunOptions o;
+    o.cwd = dir;
+    if (r.id == "output.vanished") {
+        o.remove_cwd = true;  // the folder is deleted after attn is started in it
+    } else {
+        write_fixtures(dir);
+    }
+    if (r.id == "output.stdout") o.stdout_path = "/dev/full";
+    if (r.id == "text.stdin-max-tokens") o.stdin_text = "a b c d";
+    const auto before = snapshot(dir);
+    const RunResult res = run(r.example, o);
+    CHECK(res.code == static_cast<int>(r.exit));
+    check_error_line(res.err, r.error);
+    CHECK(res.out.empty());
+    if (!o.remove_cwd) CHECK(snapshot(dir) == before);
+    fuzz::remove_tree(dir);
+}
+
+Json run_json(const std::vector<std::string>& args, RunResult* result) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), {"--json", "-"});
+    const RunResult r = run(a);
+    INFO("stderr: " << r.err);
+    REQUIRE(r.code == 0);
+    if (result) *result = r;
+    return Json::parse(r.out);
+}
+
+std::string mask_json(const std::vector<std::vector<int>>& m) {
+    Json j = Json::array();
+    for (const auto& row : m) j.push_back(row);
+    return j.dump();
+}
+
+}  // namespace attn::test
