@@ -16,6 +16,7 @@
 
 #include <streambuf>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attn::policy {
@@ -73,6 +74,7 @@ private:
 
 // A folder's share of a run's outputs: the files to write and the names written (for remove_stale).
 struct FolderFiles {
+    explicit FolderFiles(std::string folder) : dir(std::move(folder)) {}
     std::string dir;
     std::vector<std::string> names;
     // Adds render's files (anything with .name and .bytes: PngFile, SvgFile, NpyFile) into dir.
