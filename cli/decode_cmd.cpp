@@ -62,7 +62,10 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     if (o.svg) policy::check_output_dir(*o.svg, "--svg");
     if (o.font) render::check_font_file(*o.font);
     OutputPlan plan;
-    plan.json = o.json.has_value(), plan.png = o.png.has_value();
+    plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.svg = o.svg.has_value();
+    plan.scale = static_cast<int>(o.scale);
+    plan.fewer = "decode fewer tokens, or fewer heads";
+    plan.big_json = "decode fewer tokens: the JSON holds every step's rows (or leave out --json)";
     if (o.max_memory) plan.max_memory = parse_bytes(*o.max_memory, "--max-memory");
     // 2. the inputs
     InputRequest req;

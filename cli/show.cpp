@@ -145,6 +145,10 @@ void run_show(const ShowOptions& o) {
     check_not_sentence(o.json, "--json", "trace.json");
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.svg = o.svg, outputs.html = o.html;
+    if (o.prefix)
+        if (const auto name = render::prefix_clash(*o.prefix))
+            usage_error("--prefix '" + *o.prefix + "' gives names like " + *name + ", which attn also writes for a shorter prefix",
+                        "choose a prefix that does not end in -l<N>-h<N>, -layer<N>, -head<N> or a figure's first word");
     outputs.prefix = o.prefix.value_or(o.common.kind), outputs.npy_prefix = o.common.kind;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
@@ -158,6 +162,7 @@ void run_show(const ShowOptions& o) {
     if (o.html) policy::check_output_file(*o.html, "--html");
     OutputPlan plan;
     plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.npy = o.npy.has_value(), plan.force = o.force;
+    plan.svg = o.svg.has_value(), plan.html = o.html.has_value(), plan.scale = static_cast<int>(o.scale);
     plan.max_memory = max_memory_bytes(o.common);
     // 2. the inputs
     InputRequest req;

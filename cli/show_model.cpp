@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <vector>
 
@@ -49,11 +50,14 @@ void check_model_budget(const ModelShowOptions& o, const Gpt2Config& c, const Sa
     const double zeros = (double(kept) * H + 2.0 * double(c.n_layer)) * (TT - half);
     const double json_bytes = o.json ? json_text_bytes(numbers, zeros, double(kept) * H * TT, 0.0) : 0.0;
     const double json = json_bytes;  // the text itself: no document tree is built
-    const double png = o.png ? double(estimate_png_bytes(3, T, T)) + 8e6 : 0.0;
+    const double png = o.png ? double(estimate_png_bytes(1, T, T, o.scale)) + 8e6 : 0.0;  // one head's figures, the overview
+    const double svg = o.svg ? double(estimate_svg_bytes(1, T, T)) : 0.0;
+    const double html = o.html ? double(estimate_html_bytes(std::max<std::size_t>(kept * c.n_head, 1), T, T)) : 0.0;
     const double npy = o.npy ? double(kept) * H * 9.0 * TT + 8.0 * double(c.n_layer) * TT : 0.0;
     const double limit = double(o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : default_max_memory());
-    if (weights + run + json + png + npy > limit)
-        usage_error("this run would need about " + format_bytes(weights + run + json + png + npy) +
+    const double total = weights + run + json + png + svg + html + npy;
+    if (total > limit)
+        usage_error("this run would need about " + format_bytes(total) +
                         " of memory, more than --max-memory " + format_bytes(limit),
                     std::string(o.json ? "drop --json or keep fewer layers (--keep-layers), " : "") +
                         "use fewer tokens, or raise --max-memory");

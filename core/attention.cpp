@@ -359,6 +359,7 @@ Mat flash_head(const Mat& q, const Mat& k, const Mat& v, float scale, const Mask
         std::vector<float> s_blk(bq * bk), pv(bq * D), m_row(bq), l_row(bq);
         for (std::size_t qb = qb0; qb < qb1; ++qb) {
             const std::size_t q0 = qb * bq, q1 = std::min(T, q0 + bq), nq = q1 - q0;
+            if (tiles) block_tiles[qb].reserve((S + bk - 1) / bk);  // at most one record per key block
             std::fill(m_row.begin(), m_row.end(), neg_inf);
             std::fill(l_row.begin(), l_row.end(), 0.0f);
             float* o = out.data() + q0 * D;
@@ -416,7 +417,15 @@ Mat flash_head(const Mat& q, const Mat& k, const Mat& v, float scale, const Mask
             }
         }
     });
-    for (auto& bt : block_tiles) tiles->insert(tiles->end(), bt.begin(), bt.end());
+    if (tiles) {  // the records moved in order, each block's freed as it goes (budget.cpp counts both)
+        std::size_t n = tiles->size();
+        for (const auto& bt : block_tiles) n += bt.size();
+        tiles->reserve(n);
+        for (auto& bt : block_tiles) {
+            tiles->insert(tiles->end(), std::make_move_iterator(bt.begin()), std::make_move_iterator(bt.end()));
+            std::vector<Tile>().swap(bt);
+        }
+    }
     for (auto& be : block_empty) empty_rows.insert(empty_rows.end(), be.begin(), be.end());
     return out;
 }
@@ -435,6 +444,8 @@ void run_flash(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGen
     const Mat v = project(t, hk, in.x, "value");
     const std::size_t H = c.heads, d_k = c.d_out / H;
     const MaskSpec mask = make_mask(in, c, c.causal);
+    if (c.keep_weights)  // every head's records in one allocation (core/budget.cpp counts them so)
+        t.tiles.reserve(H * mask.visited_tiles(q.shape(0), k.shape(0), c.block_q, c.block_k));
     std::vector<Mat> outs(H);
     float diff = 0.0f;
     for (std::size_t h = 0; h < H; ++h) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/ops.h"
+#include "core/trace.h"
 
 namespace attn {
 namespace {
@@ -20,6 +21,25 @@ double tile_bytes(const Settings& s, const RunShape& shape, const HeadGeometry& 
     return cores * (bq * bk + bq * double(d.d_v) + 2.0 * bq) * double(sizeof(float));
 }
 
+// The kind's own mask for a run of this shape (as core/attention.cpp's make_mask builds it).
+MaskSpec own_mask(const Settings& c, const RunShape& shape) {
+    MaskSpec m;
+    m.causal = c.causal, m.window = c.window;
+    if (c.bottom_right) m.shift = std::int64_t(shape.S) - std::int64_t(shape.T);
+    return m;
+}
+
+// Flash's trace: one Tile per visited (head, query block, key block), with its rows' running max and
+// sum (two heap blocks of bq floats, 32 bytes at the least). With --block-q 1 --block-k 1 this
+// dwarfs everything else: 168 bytes per visible score.
+double tile_record_bytes(const Settings& c, const RunShape& shape, double H) {
+    const std::size_t bq = std::min(c.block_q, shape.T);
+    const double tiles = H * double(own_mask(c, shape).visited_tiles(shape.T, shape.S, c.block_q, c.block_k));
+    const double rows = std::max(32.0, std::ceil((4.0 * double(bq) + 16.0) / 16.0) * 16.0);
+    // + one head's records twice while its query blocks' lists are gathered into the trace
+    return tiles * (double(sizeof(Tile)) + 2.0 * rows) + tiles / std::max(H, 1.0) * double(sizeof(Tile));
+}
+
 // What --pos adds to a trace, in numbers: the sinusoidal tables, RoPE's unrotated q and k, ALiBi's bias.
 double positions_numbers(const Settings& c, double T, double S, double H, double d_k) {
     if (c.pos == "sinusoidal") return (T + S) * double(c.d_in);
@@ -30,9 +50,7 @@ double positions_numbers(const Settings& c, double T, double S, double H, double
 
 // Cells of a (T, S) matrix the kind's own mask leaves visible (a user's --mask may hide more).
 double visible_cells(const Settings& c, const RunShape& shape) {
-    MaskSpec m;
-    m.causal = c.causal, m.window = c.window;
-    if (c.bottom_right) m.shift = std::int64_t(shape.S) - std::int64_t(shape.T);
+    const MaskSpec m = own_mask(c, shape);
     double n = 0.0;
     for (std::size_t i = 0, lo = 0, hi = 0; i < shape.T; ++i) {
         m.range(i, shape.S, lo, hi);
@@ -60,8 +78,8 @@ JsonCount json_numbers(const Settings& c, const RunShape& shape) {
     if (c.dropout > 0.0f) n.numbers += H * visible * (1.0 - p), n.zeros += H * (T * S - visible * (1.0 - p));
     n.numbers += positions_numbers(c, T, S, H, double(d.d_k));
     if (kind_named(c.kind).defaults.tiled) {  // per tile: its place (8 numbers), each row's max and sum
-        const double bq = double(std::min(c.block_q, shape.T)), bk = double(std::min(c.block_k, shape.S));
-        n.numbers += H * std::ceil(T / bq) * std::ceil(S / bk) * (8.0 + 2.0 * bq);
+        const double bq = double(std::min(c.block_q, shape.T));
+        n.numbers += H * double(own_mask(c, shape).visited_tiles(shape.T, shape.S, c.block_q, c.block_k)) * (8.0 + 2.0 * bq);
     }
     n.bools = H * T * S;
     return n;
@@ -80,8 +98,7 @@ RunEstimate estimate_run(const Settings& c, const RunShape& shape) {
     if (c.keep_weights) {
         bytes += H * (T * double(d.d_k) + S * double(d.d_k) + S * double(d.d_v)) * f;  // per-head q, k, v
         bytes += H * T * S * (2.0 * f + 1.0 + (c.dropout > 0.0f ? f : 0.0));           // scores, weights, mask
-        if (kind_named(c.kind).defaults.tiled)                                          // tile records
-            bytes += H * T * (S / double(std::min(c.block_k, shape.S)) + 1.0) * 2.0 * f;
+        if (kind_named(c.kind).defaults.tiled) e.records = tile_record_bytes(c, shape, H), bytes += e.records;
         bytes += positions_numbers(c, T, S, H, double(d.d_k)) * f;  // --pos: PE, unrotated q and k, ALiBi bias
     } else {
         bytes += 2.0 * 512.0 * S * f;  // one row block of scores on each core
@@ -109,9 +126,23 @@ std::size_t estimate_json_memory(const Settings& c, const RunShape& shape) {
     return estimate_json_bytes(c, shape);  // the text; no document tree is built
 }
 
-std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s) {
-    const double side_t = std::min<double>(double(t), 8192.0), side_s = std::min<double>(double(s), 8192.0);
-    return static_cast<std::size_t>(2.0 * double(std::max<std::size_t>(heads, 1)) * side_t * side_s * 3.0 + 8e6);
+namespace {
+double drawn_cells(std::size_t heads, std::size_t t, std::size_t s) {
+    return std::min(double(std::max<std::size_t>(heads, 1)) * double(t) * double(s), 2048.0 * 2048.0);
+}
+}  // namespace
+
+std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale) {
+    const double side = double(scale) * (std::min<double>(double(std::max(t, s)), 2048.0) + 400.0);
+    return static_cast<std::size_t>(20.0 * (1 << 20) + 1.5 * 3.0 * side * side + 16.0 * drawn_cells(heads, t, s));
+}
+
+std::size_t estimate_svg_bytes(std::size_t heads, std::size_t t, std::size_t s) {
+    return static_cast<std::size_t>(16.0 * (1 << 20) + 12.0 * drawn_cells(heads, t, s));
+}
+
+std::size_t estimate_html_bytes(std::size_t heads, std::size_t t, std::size_t s) {
+    return static_cast<std::size_t>(16.0 * (1 << 20) + 20.0 * double(std::max<std::size_t>(heads, 1)) * double(t) * double(s));
 }
 
 }  // namespace attn

@@ -12,7 +12,8 @@ namespace attn {
 // (the (T, S) ones only when weights are kept), flash's tile buffers, the output.
 struct RunEstimate {
     double total = 0;
-    double tiles = 0;  // flash: one (block_q, block_k) tile and its rows on each core (part of total)
+    double tiles = 0;    // flash: one (block_q, block_k) tile and its rows on each core (part of total)
+    double records = 0;  // flash with a trace: the visited tiles' records (part of total)
 };
 RunEstimate estimate_run(const Settings& s, const RunShape& shape);
 std::size_t estimate_run_bytes(const Settings& s, const RunShape& shape);
@@ -25,7 +26,15 @@ double json_text_bytes(double numbers, double zeros, double bools, double token_
 std::size_t estimate_json_bytes(const Settings& s, const RunShape& shape);
 std::size_t estimate_json_memory(const Settings& s, const RunShape& shape);
 
-// PNG rendering's working memory for one trace (one RGB canvas per image at a time, plus its encoding).
-std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s);
+// Writing the figures and the page, fitted to peaks measured at 1,000 to 4,096 tokens and 1 to 4
+// heads (from 2% below to 30% above the measured peak at the default --scale 2; more above at --scale
+// 1 and for small runs). PNG: the RGB canvas of the largest figure (scale² × its
+// side², the heatmap at most 2,048 layout pixels plus its labels) one and a half times over while it
+// is drawn and encoded, and 16 bytes per drawn cell (max-pooled to 2,048² over the grid). SVG: pooled
+// to 256 a side, 12 bytes per cell. HTML: 20 bytes per cell of every head (the page's 4-decimal
+// stages), plus the document.
+std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale = 2);
+std::size_t estimate_svg_bytes(std::size_t heads, std::size_t t, std::size_t s);
+std::size_t estimate_html_bytes(std::size_t heads, std::size_t t, std::size_t s);
 
 }  // namespace attn

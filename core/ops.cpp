@@ -82,6 +82,22 @@ void MaskSpec::range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t&
     if (lo > hi) lo = hi;
 }
 
+std::size_t MaskSpec::visited_tiles(std::size_t t, std::size_t s, std::size_t bq, std::size_t bk) const {
+    bq = std::max<std::size_t>(1, std::min(bq, t)), bk = std::max<std::size_t>(1, std::min(bk, s));
+    std::size_t n = 0;
+    for (std::size_t q0 = 0; q0 < t; q0 += bq) {
+        // the block's rows see keys in [lo, hi) at most (each row's range is an interval)
+        std::size_t lo = s, hi = 0;
+        for (std::size_t i = q0; i < std::min(t, q0 + bq); ++i) {
+            std::size_t a, b;
+            range(i, s, a, b);
+            if (a < b) lo = std::min(lo, a), hi = std::max(hi, b);
+        }
+        if (lo < hi) n += (hi - 1) / bk - lo / bk + 1;
+    }
+    return n;
+}
+
 Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
     if (cached != nullptr && cached->shape(0) == t && cached->shape(1) == s) return *cached;
     Mask m = Mask::from_shape({t, s});

@@ -32,6 +32,9 @@ struct MaskSpec {
     const Mask* cached = nullptr;       // (T, S) this spec already materialised (heads share it)
 
     void range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t& hi) const;
+    // Flash's tiles of (bq, bk) over (t, s) that the kind's own mask leaves a visible key in: what the
+    // kernel visits and records (a user mask may hide more). Blocks are at most (t, s).
+    std::size_t visited_tiles(std::size_t t, std::size_t s, std::size_t bq, std::size_t bk) const;
     Mask materialize(std::size_t t, std::size_t s) const;  // (T, S) for the trace
 };
 

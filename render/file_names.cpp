@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <vector>
 
 #include "render/figure_views.h"
 
@@ -79,6 +80,18 @@ bool is_attn_file_name(FileType type, const std::string& prefix, const std::stri
     rest = rest.substr(prefix.size() + 1, rest.size() - prefix.size() - 1 - ext.size());
     if (type == FileType::npy) return set != FileSet::decode && is_array_rest(rest);
     return is_figure_rest(rest, set);
+}
+
+std::optional<std::string> prefix_clash(const std::string& prefix) {
+    using namespace figure_word;
+    std::vector<std::string> words = figure_names();
+    for (const char* w : {positions, rope, alibi, decode_steps, decode_cache, overview}) words.emplace_back(w);
+    for (std::size_t dash = prefix.find('-'); dash != std::string::npos; dash = prefix.find('-', dash + 1))
+        for (const auto& w : words) {
+            const std::string name = figure_file_name(prefix, w);
+            if (is_attn_file_name(FileType::png, prefix.substr(0, dash), name)) return name;
+        }
+    return std::nullopt;
 }
 
 std::string figure_file_name(const std::string& prefix, const std::string& word, FileType type) {

@@ -55,6 +55,13 @@ inline constexpr const char* decode_cache = "decode-cache";
 inline constexpr const char* overview = "overview";  // a model's layers × heads
 }  // namespace figure_word
 
+// When a figure name of prefix P (P-<figure>.png, P-rope.png, ...) would also be one of attn's names for
+// a shorter prefix Q (P = "causal-l1-h0": "causal-l1-h0-weights.png" is a model head's name for
+// "causal"; P = "causal-masked": "causal-masked-scores.png" is a figure of "causal"), that file name;
+// else nothing. A --prefix like that is refused: a run of the shorter prefix would count P's files as
+// its own and remove them.
+std::optional<std::string> prefix_clash(const std::string& prefix);
+
 // "P-word.png": a figure's file name.
 std::string figure_file_name(const std::string& prefix, const std::string& word, FileType type = FileType::png);
 

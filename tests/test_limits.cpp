@@ -150,3 +150,28 @@ TEST_CASE("terminal: --full streams a large matrix row by row instead of holding
     // the same text as the string view gives
     CHECK(render::terminal_view(t, opt).size() == meter.bytes);
 }
+
+TEST_CASE("budget: flash's tile records, the page and the figures count toward --max-memory") {
+    const std::string dir = test::temp_dir();
+    test::write(dir + "/words.txt", words(2048));
+    test::RunOptions o;
+    o.cwd = dir;
+    // --block-q 1 --block-k 1 keeps 4.2 million tile records (measured peak 720 MiB)
+    test::RunResult r = test::run_attn({"show", "--kind", "flash", "--block-q", "1", "--block-k", "1", "--file", "words.txt",
+                                        "--max-memory", "500M"}, o);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("raise --block-q and --block-k (the trace's tile records take") != std::string::npos);
+    // the page of a 2,048-token causal run (measured peak 123 MiB); the PNGs (193 MiB)
+    r = test::run_attn({"show", "--kind", "causal", "--file", "words.txt", "--html", "p.html", "--max-memory", "110M"}, o);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("drop --html (") != std::string::npos);
+    r = test::run_attn({"show", "--kind", "causal", "--file", "words.txt", "--png", "figs", "--max-memory", "180M"}, o);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("drop --png (") != std::string::npos);
+    // attn decode's JSON guard names what decode can do
+    r = test::run_attn({"decode", "--kind", "gqa", "--heads", "4", "--kv-heads", "2", "--d-out", "16", "--file", "words.txt",
+                        "--json", "d.json"}, o);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("decode fewer tokens") != std::string::npos);
+    CHECK(r.err.find("--force") == std::string::npos);
+}

@@ -89,6 +89,11 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"options.figures-png", "--figures, --prefix", "name images: only with --png", U,
                     {"show", "--figures", "weights", "hi"},
                     e("--figures names images, but no --png folder is given (hint: add --png DIR)")});
+    rows.push_back({"options.prefix-clash", "--prefix", "its names are not attn's names for a shorter prefix (a run of that "
+                    "prefix would remove them)", U, {"show", "--prefix", "causal-l1-h0", "--png", "out", "hi"},
+                    e("--prefix 'causal-l1-h0' gives names like causal-l1-h0-scores.png, which attn also writes for a "
+                      "shorter prefix (hint: choose a prefix that does not end in -l<N>-h<N>, -layer<N>, -head<N> or a "
+                      "figure's first word)")});
     rows.push_back({"options.pos-kind", "--pos, --rope-base, --rope-style", "kinds with dot-product queries and keys", U,
                     {"show", "--kind", "simple", "--pos", "rope", "hi"},
                     e("--pos does not apply to kind 'simple' (hint: it applies to: self, causal, ...")});
@@ -496,6 +501,10 @@ std::vector<ValidationRule> make_rules() {
                     {"render", "trace-kind.json", "--html", "p.html"},
                     e("trace-kind.json: kind: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (200001 bytes)\" is not a kind attn writes (attn kinds "
                       "lists them; a model's is \"model\")") + kTrace});
+    rows.push_back({"render.token-length", "INPUT (trace)", "each token at most 1024 bytes, as every token attn takes", R,
+                    {"render", "trace-long-token.json", "--html", "p.html"},
+                    e("trace-long-token.json: tokens[0]: is 1025 bytes, more than the 1024 a token may have "
+                      "(\"bbbbbbbbbbbbbbbbbbbbbbbb...\")") + kTrace});
     rows.push_back({"render.npy-rank", "INPUT (.npy)", "2, 3 or 4 dimensions: (T, S), (H, T, S), (L, H, T, S)", R,
                     {"render", "shape.npy", "--html", "p.html"},
                     e("shape.npy: attention of shape (4,) has 1 dimensions, not 2, 3 or 4") + kShape});
@@ -633,6 +642,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"trace-cut.json", "the first 60 bytes of a trace: {\"format\": \"attn-trace\", \"version\": 1, \"tokens\": [\"a\", ..."},
         {"trace-v2.json", "{\"format\": \"attn-trace\", \"version\": 2}"},
         {"trace-kind.json", "a trace whose \"kind\" is \"x\" then 200,000 more letters"},
+        {"trace-long-token.json", "a causal trace whose one token is 1025 letters b"},
         {"rank5.npy", "<f4, shape (1, 1, 1, 1, 1)"},
         {"tokens3.txt", "a, b and c, one per line"},
         {"folder", "an empty folder"},

@@ -15,18 +15,23 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
     const std::size_t limit = out.max_memory ? out.max_memory : default_max_memory();
     const RunEstimate run = estimate_run(c, shape);
     const double json = out.json ? double(estimate_json_memory(c, shape)) : 0.0;
-    const double png = out.png ? double(estimate_png_bytes(kind_named(c.kind).geometry(c, shape.d_src).heads, shape.T,
-                                                           shape.S))
-                               : 0.0;
+    const std::size_t heads = kind_named(c.kind).geometry(c, shape.d_src).heads;
+    const double png = out.png ? double(estimate_png_bytes(heads, shape.T, shape.S, out.scale)) : 0.0;
+    const double svg = out.svg ? double(estimate_svg_bytes(heads, shape.T, shape.S)) : 0.0;
+    const double html = out.html ? double(estimate_html_bytes(heads, shape.T, shape.S)) : 0.0;
     const double npy = out.npy ? run.total : 0.0;  // every matrix encoded in memory once more
-    const double total = run.total + json + png + npy;
+    const double total = run.total + json + png + svg + html + npy;
     if (total > double(limit)) {
         // 1. the outputs to drop, 2. the flash tile when it is the largest part, 3. a smaller run
         std::string lower;
         if (out.json) lower += "drop --json (" + format_bytes(json) + ") or write --npy instead, ";
         if (out.png) lower += "drop --png (" + format_bytes(png) + "), ";
+        if (out.svg) lower += "drop --svg (" + format_bytes(svg) + "), ";
+        if (out.html) lower += "drop --html (" + format_bytes(html) + "), ";
         if (out.npy) lower += "drop --npy (" + format_bytes(npy) + "), ";
         if (run.tiles > total / 2) lower += "lower --block-q or --block-k (the tiles take " + format_bytes(run.tiles) + "), ";
+        if (run.records > total / 2)
+            lower += "raise --block-q and --block-k (the trace's tile records take " + format_bytes(run.records) + "), ";
         usage_error("this run would need about " + format_bytes(total) + " of memory, more than --max-memory " +
                         format_bytes(double(limit)),
                     lower + out.fewer + ", or raise --max-memory");
@@ -35,7 +40,7 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
     if (json_bytes > double(kMaxJsonBytes) && !out.force)
         usage_error("the JSON trace would be about " + format_bytes(json_bytes) + ", more than " +
                         format_bytes(double(kMaxJsonBytes)),
-                    "write the matrices with --npy DIR instead, or add --force");
+                    out.big_json);
 }
 
 std::size_t physical_memory_bytes() {

@@ -10,10 +10,13 @@ namespace attn {
 
 // What one run writes besides computing, and the limit it must keep within.
 struct OutputPlan {
-    bool json = false, png = false, npy = false;
+    bool json = false, png = false, npy = false, svg = false, html = false;
+    int scale = 2;               // --scale of the PNGs
     bool force = false;          // --force: write a JSON trace above kMaxJsonBytes
     std::size_t max_memory = 0;  // --max-memory; 0: default_max_memory()
     std::string fewer = "use fewer tokens or heads";  // the hint's way to a smaller run
+    // what to do about a JSON trace above kMaxJsonBytes (attn decode has no --npy or --force)
+    std::string big_json = "write the matrices with --npy DIR instead, or add --force";
 };
 constexpr std::size_t kMaxJsonBytes = std::size_t(256) << 20;  // larger traces want --npy, or --force
 
