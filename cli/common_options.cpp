@@ -125,4 +125,13 @@ std::size_t max_memory_bytes(const CommonOptions& o) {
     return o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
 }
 
+void bind_figure_options(CLI::App& cmd, std::optional<std::string>& svg, std::size_t& scale,
+                         std::optional<std::string>& font) {
+    cmd.add_option("--svg", svg, "Write the same figures as SVG into folder DIR (created as needed)");
+    cmd.add_option("--scale", scale, "Image pixels per layout pixel in PNGs, text drawn at that size; 2 suits a 1920x1080 slide")
+        ->check(rule("--scale"))
+        ->capture_default_str();
+    cmd.add_option("--font", font, "A TrueType/OpenType FILE for text in images, asked before the built-in DejaVu Sans");
+}
+
 }  // namespace attn::cli

@@ -55,4 +55,8 @@ std::size_t max_memory_bytes(const CommonOptions& o);
 // An option's accepted values as a CLI11 check, from the option rules (cli/policy/options.h).
 CLI::Validator rule(const char* option);
 
+// --svg DIR, --scale N and --font FILE: how show, decode and render draw their figures.
+void bind_figure_options(CLI::App& cmd, std::optional<std::string>& svg, std::size_t& scale,
+                         std::optional<std::string>& font);
+
 }  // namespace attn::cli

@@ -160,12 +160,7 @@ void setup_decode(CLI::App& app) {
     cmd->add_option("--precision", o->precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
     cmd->add_option("--json", o->json, "Write the steps as JSON to PATH ('-' = standard output only)");
     cmd->add_option("--png", o->png, "Write the staircase and cache PNGs into folder DIR (created as needed)");
-    cmd->add_option("--svg", o->svg, "Write the same figures as SVG into folder DIR (created as needed)");
-    cmd->add_option("--scale", o->scale,
-                    "Image pixels per layout pixel in PNGs, text drawn at that size; 2 suits a 1920x1080 slide")
-        ->check(rule("--scale"))
-        ->capture_default_str();
-    cmd->add_option("--font", o->font, "A TrueType/OpenType FILE for text in images, asked before the built-in DejaVu Sans");
+    bind_figure_options(*cmd, o->svg, o->scale, o->font);
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");
     cmd->callback([o, flags, d_in] { run_decode_cmd(*o, *flags, d_in->count() > 0); });
 }

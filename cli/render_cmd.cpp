@@ -131,12 +131,7 @@ void setup_render(CLI::App& app) {
     cmd->add_option("input", o->input, "A JSON trace (attn show --json) or a .npy of attention weights")->required();
     cmd->add_option("--html", o->html, "Write the interactive page to FILE (one self-contained HTML file)");
     cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed); one set per layer");
-    cmd->add_option("--svg", o->svg, "Write the same figures as SVG into folder DIR (created as needed)");
-    cmd->add_option("--scale", o->scale,
-                    "Image pixels per layout pixel in PNGs, text drawn at that size; 2 suits a 1920x1080 slide")
-        ->check(rule("--scale"))
-        ->capture_default_str();
-    cmd->add_option("--font", o->font, "A TrueType/OpenType FILE for text in images, asked before the built-in DejaVu Sans");
+    bind_figure_options(*cmd, o->svg, o->scale, o->font);
     cmd->add_option("--layer", o->layer, "The layer to open (--html) or draw (--png), from 0");
     cmd->add_option("--head", o->head, "The head to open (--html) or draw alone (--png), from 0");
     cmd->add_option("--tokens", o->tokens,

@@ -318,12 +318,7 @@ void setup_show(CLI::App& app) {
         ->check(rule("--figures"));
     cmd->add_option("--prefix", o->prefix, "Image file names are PREFIX-<figure>.png (default: the kind)")
         ->check(rule("--prefix"));
-    cmd->add_option("--scale", o->scale,
-                    "Image pixels per layout pixel in PNGs, text drawn at that size; 2 suits a 1920x1080 slide")
-        ->check(rule("--scale"))
-        ->capture_default_str();
-    cmd->add_option("--font", o->font, "A TrueType/OpenType FILE for text in images, asked before the built-in DejaVu Sans");
-    cmd->add_option("--svg", o->svg, "Write the same figures as SVG into folder DIR (created as needed)");
+    bind_figure_options(*cmd, o->svg, o->scale, o->font);
     cmd->add_option("--html", o->html, "Write the interactive page (one self-contained HTML file) to FILE");
     cmd->add_option("--npy", o->npy, "Write every matrix as a NumPy .npy file into folder DIR");
     cmd->add_flag("--force", o->force, "Write a JSON trace even above 256 MiB (--npy is the better choice)");

@@ -1,14 +1,19 @@
 #include "tests/helpers.h"
 
+#include <sys/stat.h>
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "fuzz/harness.h"
 
 namespace attn::test {
 
@@ -87,6 +92,31 @@ std::string slurp(const std::string& path) {
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+RunResult run_in(const std::string& dir, const std::vector<std::string>& args, const std::string& stdin_text,
+                 const std::string& stdout_path) {
+    RunOptions o;
+    o.cwd = dir, o.stdin_text = stdin_text, o.stdout_path = stdout_path;
+    return run_attn(args, o);
+}
+
+std::vector<std::string> tree(const std::string& dir) {
+    std::vector<std::string> paths;
+    fuzz::list_tree(dir, "", paths);
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
+
+bool is_link(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+std::string one_line(const RunResult& r) {
+    INFO("stderr: " << r.err);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    return r.err;
 }
 
 }  // namespace attn::test

@@ -86,6 +86,13 @@ inline RunResult run_attn(const std::vector<std::string>& args, const std::strin
     return run_attn(args, o);
 }
 
+// run_attn in folder dir, with standard input and, when given, standard output to a path.
+RunResult run_in(const std::string& dir, const std::vector<std::string>& args, const std::string& stdin_text = "",
+                 const std::string& stdout_path = "");
+std::vector<std::string> tree(const std::string& dir);  // every path below dir, sorted
+bool is_link(const std::string& path);
+std::string one_line(const RunResult& r);  // the error, checked to be one line
+
 std::string temp_dir();  // a fresh folder under the build's temp area
 std::string slurp(const std::string& path);
 

@@ -33,34 +33,14 @@ using attn::test::slurp;
 using attn::test::temp_dir;
 using Json = nlohmann::json;
 using attn::test::write;
+using attn::test::is_link;
+using attn::test::one_line;
+using attn::test::run_in;
+using attn::test::tree;
 
 namespace {
 
 
-RunResult run_in(const std::string& dir, const std::vector<std::string>& args, const std::string& stdin_text = "",
-                 const std::string& stdout_path = "") {
-    RunOptions o;
-    o.cwd = dir, o.stdin_text = stdin_text, o.stdout_path = stdout_path;
-    return attn::test::run_attn(args, o);
-}
-
-std::vector<std::string> tree(const std::string& dir) {
-    std::vector<std::string> paths;
-    fuzz::list_tree(dir, "", paths);
-    std::sort(paths.begin(), paths.end());
-    return paths;
-}
-
-bool is_link(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
-}
-
-std::string one_line(const RunResult& r) {
-    INFO("stderr: " << r.err);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    return r.err;
-}
 
 std::string npy_text(const std::string& header, const std::string& data, const char* version = "\x01\x00") {
     std::string h = header;
