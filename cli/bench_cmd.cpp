@@ -14,7 +14,7 @@
 #include "core/bench.h"
 #include "data/error.h"
 #include "data/limits.h"
-#include "render/json.h"
+#include "render/trace_io/json.h"
 
 namespace attn::cli {
 namespace {

@@ -17,8 +17,10 @@
 #include "cli/policy/progress.h"
 #include "data/defaults.h"
 #include "data/limits.h"
-#include "render/decode_view.h"
-#include "render/font.h"
+#include "render/outputs/figures.h"
+#include "render/terminal/decode_terminal.h"
+#include "render/trace_io/decode_json.h"
+#include "render/text/font.h"
 
 namespace attn::cli {
 namespace {
@@ -94,8 +96,8 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")};
     const render::FigureFiles figures{"", static_cast<int>(o.scale), o.font.value_or("")};
     if (o.json) files.push_back({*o.json, render::decode_json_text(d)});
-    if (o.png) png.add(files, render::decode_pngs(d, figures));
-    if (o.svg) svg.add(files, render::decode_svgs(d, figures));
+    if (o.png) png.add(files, render::decode_figures(d, figures, render::FileType::png));
+    if (o.svg) svg.add(files, render::decode_figures(d, figures, render::FileType::svg));
     policy::write_files_atomic(files);
     // the folder holds one consistent set: the kind's figures this run did not write go
     if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.kind, png.names, render::FileSet::decode);

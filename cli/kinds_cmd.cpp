@@ -4,7 +4,7 @@
 #include "cli/cli.h"
 #include "core/decode.h"
 #include "core/kinds.h"
-#include "render/json.h"
+#include "render/trace_io/json.h"
 
 namespace attn::cli {
 

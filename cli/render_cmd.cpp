@@ -7,12 +7,11 @@
 #include "data/error.h"
 #include "cli/policy/files.h"
 #include "cli/policy/outputs.h"
-#include "render/file_names.h"
-#include "render/html.h"
-#include "render/font.h"
-#include "render/png.h"
-#include "render/svg.h"
-#include "render/trace_read.h"
+#include "render/trace_io/file_names.h"
+#include "render/page/html.h"
+#include "render/text/font.h"
+#include "render/outputs/figures.h"
+#include "render/trace_io/trace_read.h"
 
 namespace attn::cli {
 namespace {
@@ -89,16 +88,12 @@ void run_render(const RenderOptions& o) {
     for (const auto& layer : layers) {
         const std::string prefix = render::rendered_prefix(t.kind, layer, o.head);
         const Trace view = png_view(t, layer, o.head);
-        if (o.png) {
-            render::PngOptions p;
-            p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
-            png.add(files, render::render_pngs(view, p));
-        }
-        if (o.svg) {
-            render::SvgOptions p;
-            p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or("");
-            if (!o.png) p.warn = warn;
-            svg.add(files, render::render_svgs(view, p));
+        render::FigureOptions p;
+        p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
+        for (auto [folder, type] : {std::pair{&png, render::FileType::png}, std::pair{&svg, render::FileType::svg}}) {
+            if (folder->dir.empty()) continue;
+            folder->add(files, render::render_figures(view, p, type));
+            p.warn = nullptr;  // a missing glyph is said once
         }
     }
     policy::write_files_atomic(files);

@@ -19,16 +19,14 @@
 #include "data/defaults.h"
 #include "data/error.h"
 #include "data/inputs.h"
-#include "render/html.h"
-#include "render/json.h"
-#include "render/npy.h"
-#include "render/font.h"
-#include "render/png.h"
-#include "render/colour_scale.h"
-#include "render/file_names.h"
-#include "render/svg.h"
-#include "render/position_figures.h"
-#include "render/terminal.h"
+#include "render/page/html.h"
+#include "render/trace_io/json.h"
+#include "render/trace_io/npy.h"
+#include "render/text/font.h"
+#include "render/outputs/figures.h"
+#include "render/view/colour_scale.h"
+#include "render/trace_io/file_names.h"
+#include "render/terminal/terminal.h"
 
 namespace attn::cli {
 namespace {
@@ -208,27 +206,19 @@ void run_show(const ShowOptions& o) {
     std::vector<policy::OutputFile> files;
     policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")}, npy{o.npy.value_or("")};
     if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
-    if (o.png) {
-        progress("rendering images", 0, 1);
-        render::PngOptions popt;
-        popt.query = o.query, popt.prefix = o.prefix.value_or(""), popt.colour = scale;
-        popt.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
-        popt.font_file = o.font.value_or("");
-        popt.scale = static_cast<int>(o.scale);
-        popt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-        png.add(files, render::render_pngs(t, popt));
-        png.add(files, render::position_pngs(t, {popt.prefix, popt.scale, popt.font_file}));
-    }
-    if (o.svg) {
-        progress("writing SVG figures", 0, 1);
-        render::SvgOptions sopt;
-        sopt.query = o.query, sopt.prefix = o.prefix.value_or(""), sopt.colour = scale;
-        sopt.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
-        sopt.font_file = o.font.value_or("");
-        sopt.scale = static_cast<int>(o.scale);
-        if (!o.png) sopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-        svg.add(files, render::render_svgs(t, sopt));
-        svg.add(files, render::position_svgs(t, {sopt.prefix, sopt.scale, sopt.font_file}));
+    render::FigureOptions fopt;
+    fopt.query = o.query, fopt.prefix = o.prefix.value_or(""), fopt.colour = scale;
+    fopt.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
+    fopt.font_file = o.font.value_or("");
+    fopt.scale = static_cast<int>(o.scale);
+    fopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
+    const render::FigureFiles charts{fopt.prefix, fopt.scale, fopt.font_file};
+    for (auto [folder, type] : {std::pair{&png, render::FileType::png}, std::pair{&svg, render::FileType::svg}}) {
+        if (folder->dir.empty()) continue;
+        progress(type == render::FileType::png ? "rendering images" : "writing SVG figures", 0, 1);
+        folder->add(files, render::render_figures(t, fopt, type));
+        folder->add(files, render::position_figures(t, charts, type));
+        fopt.warn = nullptr;  // a missing glyph is said once
     }
     if (o.npy) npy.add(files, render::npy_files(t, {}));
     if (o.html) {

@@ -15,11 +15,14 @@
 #include "data/gpt2_tokenizer.h"
 #include "data/npy.h"
 #include "cli/policy/files.h"
-#include "render/font.h"
+#include "render/text/font.h"
 #include "cli/policy/outputs.h"
-#include "render/file_names.h"
-#include "render/html.h"
-#include "render/model_view.h"
+#include "render/trace_io/file_names.h"
+#include "render/page/html.h"
+#include "render/outputs/model_figures.h"
+#include "render/terminal/model_terminal.h"
+#include "render/trace_io/json_out.h"
+#include "render/trace_io/npy.h"
 #include "cli/policy/progress.h"
 
 namespace attn::cli {
@@ -142,19 +145,14 @@ void run_show_model(const ModelShowOptions& o) {
     std::vector<policy::OutputFile> files;
     policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")}, npy{o.npy.value_or("")};
     if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
-    if (o.png) {
-        progress("rendering images", 0, 1);
-        render::PngOptions popt;
-        popt.scale = o.scale, popt.font_file = o.font.value_or("");
-        popt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-        png.add(files, render::model_pngs(t, choice, popt));
-    }
-    if (o.svg) {
-        progress("writing SVG figures", 0, 1);
-        render::SvgOptions sopt;
-        sopt.scale = o.scale, sopt.font_file = o.font.value_or("");
-        if (!o.png) sopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-        svg.add(files, render::model_svgs(t, choice, sopt));
+    render::FigureOptions fopt;
+    fopt.scale = o.scale, fopt.font_file = o.font.value_or("");
+    fopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
+    for (auto [folder, type] : {std::pair{&png, render::FileType::png}, std::pair{&svg, render::FileType::svg}}) {
+        if (folder->dir.empty()) continue;
+        progress(type == render::FileType::png ? "rendering images" : "writing SVG figures", 0, 1);
+        folder->add(files, render::model_figures(t, choice, fopt, type));
+        fopt.warn = nullptr;  // a missing glyph is said once
     }
     if (o.npy) npy.add(files, render::model_npy_files(t));
     if (o.html) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "render/terminal.h"
+#include "render/terminal/terminal.h"
 
 namespace attn::cli {
 

@@ -19,7 +19,7 @@ RunEstimate estimate_run(const Settings& s, const RunShape& shape);
 std::size_t estimate_run_bytes(const Settings& s, const RunShape& shape);
 
 // The JSON trace's size in bytes, and what writing it takes in memory: its text, written straight from
-// the matrices (render/json_out.h). A float32 takes about 12 bytes with its comma (11 to 12.5 measured
+// the matrices (render/trace_io/json_out.h). A float32 takes about 12 bytes with its comma (11 to 12.5 measured
 // from 40 to 2,048 tokens), a weight of 0 (hidden or dropped) 4 ("0.0,"), a boolean 5.5 ("true," or "false,"),
 // a token's text twice its length at most.
 double json_text_bytes(double numbers, double zeros, double bools, double token_bytes);

@@ -1,5 +1,5 @@
 // The one thread helper of attn: a task list shared by a few threads. core/ops.cpp splits large
-// softmax and flash blocks over it; render/png_encode.cpp deflates image parts and filters rows on it.
+// softmax and flash blocks over it; render/backends/png_encode.cpp deflates image parts and filters rows on it.
 //
 // Outputs stay deterministic because callers make each task's result depend only on its index,
 // never on which thread ran it or when.

@@ -28,9 +28,9 @@
 #include "data/npy.h"
 #include "data/tokenize.h"
 #include "data/limits.h"
-#include "render/html.h"
-#include "render/json.h"
-#include "render/trace_read.h"
+#include "render/page/html.h"
+#include "render/trace_io/json.h"
+#include "render/trace_io/trace_read.h"
 
 namespace attn::fuzz {
 
@@ -146,7 +146,7 @@ inline std::string npy_one(std::string_view data) {
     return "";
 }
 
-// ---- attn render's input: a JSON trace, or .npy attention (render/trace_read.h) ---------------------
+// ---- attn render's input: a JSON trace, or .npy attention (render/trace_io/trace_read.h) ---------------------
 // An accepted trace writes back to JSON that reads again to the same text (seeded traces), and small
 // ones render to a page.
 inline std::string trace_one(const std::string& bytes) {

@@ -3,17 +3,23 @@
 #
 #   data  <-  core  <-  render  <-  cli/policy  <-  cli
 #
+# and inside render/, its rooms from the bottom (README.md, Architecture):
+#   view <- text <- trace_io <- layout <- backends <- terminal <- page <- outputs
+#
 # A file may include its own layer and the layers below it (left of it above); tests/ and fuzz/ may
 # include everything. CMake enforces the same order when compiling (build/layers/, CMakeLists.txt);
 # this check says which lines break it without a build. Run from anywhere; CTest runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-order=(data core render cli/policy cli)
+order=(data core render/view render/text render/trace_io render/layout render/backends render/terminal
+       render/page render/outputs cli/policy cli)
 layer_of() {  # the layer a path belongs to: the longest matching folder
     case "$1" in
         cli/policy/*) echo cli/policy ;;
-        data/*) echo data ;; core/*) echo core ;; render/*) echo render ;; cli/*) echo cli ;;
+        data/*) echo data ;; core/*) echo core ;; cli/*) echo cli ;;
+        render/*/*) echo "render/$(echo "$1" | cut -d/ -f2)" ;;
+        render/*) echo render/outputs ;;  # a file directly in render/ is as high as the top room
         tests/* | fuzz/*) echo tests ;;
         *) echo "" ;;
     esac

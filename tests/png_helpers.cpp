@@ -1,11 +1,11 @@
 // decode() of tests/png_helpers.h: the tests' one copy of stb_image.
 #include "tests/png_helpers.h"
 
-#include "render/stb_begin.h"
+#include "render/backends/stb_begin.h"
 #define STB_IMAGE_STATIC
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb_image.h>
-#include "render/stb_end.h"
+#include "render/backends/stb_end.h"
 
 namespace attn::test::png {
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "render/colormaps.h"
-#include "render/png.h"
+#include "render/view/colormaps.h"
+#include "render/outputs/figures.h"
 
 namespace attn::test::png {
 
@@ -60,7 +60,7 @@ inline int dark_pixels(const Decoded& d, int x0, int y0, int x1, int y1) {
     return n;
 }
 
-inline const render::PngFile* file(const std::vector<render::PngFile>& files, const std::string& name) {
+inline const render::OutputFile* file(const std::vector<render::OutputFile>& files, const std::string& name) {
     for (const auto& f : files)
         if (f.name == name) return &f;
     return nullptr;

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "render/colour_scale.h"
-#include "render/stages.h"
-#include "render/terminal.h"
+#include "render/view/colour_scale.h"
+#include "render/view/stages.h"
+#include "render/terminal/terminal.h"
 #include "tests/helpers.h"
 #include "tests/model_fixtures.h"
 

@@ -7,16 +7,16 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "render/png.h"
-#include "render/svg.h"
-#include "render/svg_doc.h"
+#include "render/outputs/figures.h"
+#include "render/outputs/figures.h"
+#include "render/backends/svg_doc.h"
 #include "tests/helpers.h"
 
-#include "render/stb_begin.h"
+#include "render/backends/stb_begin.h"
 #define STB_IMAGE_STATIC
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb_image.h>
-#include "render/stb_end.h"
+#include "render/backends/stb_end.h"
 
 namespace {
 
@@ -62,8 +62,8 @@ attn::Trace trace(std::size_t T, std::size_t heads) {
     return t;
 }
 
-render::PngOptions at_scale(int s) {
-    render::PngOptions o;
+render::FigureOptions at_scale(int s) {
+    render::FigureOptions o;
     o.prefix = "f";
     o.weights_only = true;
     o.scale = s;
@@ -74,8 +74,8 @@ render::PngOptions at_scale(int s) {
 
 TEST_CASE("figures: --scale 2 is twice the size and drawn anew, not a pixel-doubled copy of --scale 1") {
     const attn::Trace t = trace(6, 1);
-    const Picture one = decode(render::render_pngs(t, at_scale(1)).at(0).bytes);
-    const Picture two = decode(render::render_pngs(t, at_scale(2)).at(0).bytes);
+    const Picture one = decode(render::render_figures(t, at_scale(1), render::FileType::png).at(0).bytes);
+    const Picture two = decode(render::render_figures(t, at_scale(2), render::FileType::png).at(0).bytes);
     CHECK(two.w == 2 * one.w);
     CHECK(two.h == 2 * one.h);
     // A pixel-doubled image has every aligned 2x2 block of one colour; text drawn at twice the size has
@@ -93,16 +93,16 @@ TEST_CASE("figures: --scale 2 is twice the size and drawn anew, not a pixel-doub
     CHECK(same(one.at(0, 0), two.at(0, 0)));
     CHECK(same(one.at(one.w - 1, one.h - 1), two.at(two.w - 1, two.h - 1)));
     // Every scale gives the same bytes on every run.
-    CHECK(render::render_pngs(t, at_scale(3)).at(0).bytes == render::render_pngs(t, at_scale(3)).at(0).bytes);
-    CHECK_THROWS_AS(render::render_pngs(t, at_scale(0)), std::invalid_argument);
-    CHECK_THROWS_AS(render::render_pngs(t, at_scale(9)), std::invalid_argument);
+    CHECK(render::render_figures(t, at_scale(3), render::FileType::png).at(0).bytes == render::render_figures(t, at_scale(3), render::FileType::png).at(0).bytes);
+    CHECK_THROWS_AS(render::render_figures(t, at_scale(0), render::FileType::png), std::invalid_argument);
+    CHECK_THROWS_AS(render::render_figures(t, at_scale(9), render::FileType::png), std::invalid_argument);
 }
 
 TEST_CASE("figures: head grids choose their columns for a 16:9 slide") {
     // 12 heads: 4 x 3 (wider than tall); 2 heads side by side; 8 heads 4 x 2.
     for (const auto& [heads, min_ratio, max_ratio] : std::vector<std::tuple<std::size_t, double, double>>{
              {12, 1.1, 1.9}, {2, 1.3, 2.2}, {8, 1.4, 2.2}}) {
-        const Picture p = decode(render::render_pngs(trace(6, heads), at_scale(1)).at(0).bytes);
+        const Picture p = decode(render::render_figures(trace(6, heads), at_scale(1), render::FileType::png).at(0).bytes);
         const double ratio = static_cast<double>(p.w) / p.h;
         INFO(heads << " heads: " << p.w << "x" << p.h);
         CHECK(ratio >= min_ratio);
@@ -140,7 +140,7 @@ TEST_CASE("figures: SVG text is escaped for XML, invalid UTF-8 and forbidden cha
 }
 
 TEST_CASE("figures: SVG grids hold one panel title per head, large matrices are pooled, bytes repeat") {
-    render::SvgOptions o;
+    render::FigureOptions o;
     o.prefix = "g";
     o.weights_only = true;
     const auto count = [](const std::string& s, const std::string& what) {
@@ -148,31 +148,31 @@ TEST_CASE("figures: SVG grids hold one panel title per head, large matrices are 
         for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
         return n;
     };
-    const std::string grid = render::render_svgs(trace(6, 12), o).at(0).bytes;
+    const std::string grid = render::render_figures(trace(6, 12), o, render::FileType::svg).at(0).bytes;
     CHECK(count(grid, "class=\"panel-title\"") == 12);
     CHECK(count(grid, "class=\"cell\"") == 12 * 21);  // 21 visible cells of a 6 x 6 causal mask per head
     CHECK(count(grid, "class=\"query-label\"") == 12 * 6);
-    CHECK(grid == render::render_svgs(trace(6, 12), o).at(0).bytes);
-    const std::string big = render::render_svgs(trace(600, 1), o).at(0).bytes;
+    CHECK(grid == render::render_figures(trace(6, 12), o, render::FileType::svg).at(0).bytes);
+    const std::string big = render::render_figures(trace(600, 1), o, render::FileType::svg).at(0).bytes;
     const std::size_t cells = count(big, "class=\"cell\"") + count(big, "class=\"hidden\"");
     CHECK(cells <= static_cast<std::size_t>(render::kMaxSvgHeatmapSide * render::kMaxSvgHeatmapSide));
     CHECK(cells >= 150u * 150u);
     CHECK(big.find("largest weight") != std::string::npos);  // pooled cells say what they show
     o.scale = 0;
-    CHECK_THROWS_AS(render::render_svgs(trace(6, 1), o), std::invalid_argument);
+    CHECK_THROWS_AS(render::render_figures(trace(6, 1), o, render::FileType::svg), std::invalid_argument);
 }
 
 TEST_CASE("figures: the SVG and the PNG of a figure come from one layout (same size, same cells)") {
     for (std::size_t heads : {1u, 6u}) {
         const attn::Trace t = trace(6, heads);
-        render::SvgOptions so;
+        render::FigureOptions so;
         so.prefix = "x";
         so.scale = 2;
-        const auto svgs = render::render_svgs(t, so);
-        render::PngOptions po;
+        const auto svgs = render::render_figures(t, so, render::FileType::svg);
+        render::FigureOptions po;
         po.prefix = "x";
         po.scale = 2;
-        const auto pngs = render::render_pngs(t, po);
+        const auto pngs = render::render_figures(t, po, render::FileType::png);
         REQUIRE(svgs.size() == pngs.size());
         for (std::size_t i = 0; i < svgs.size(); ++i) {
             CHECK(svgs[i].name.substr(0, svgs[i].name.size() - 4) == pngs[i].name.substr(0, pngs[i].name.size() - 4));

@@ -22,8 +22,8 @@
 #include "data/npy.h"
 #include "data/tokenize.h"
 #include "fuzz/harness.h"
-#include "render/npy.h"
-#include "render/png.h"
+#include "render/trace_io/npy.h"
+#include "render/outputs/figures.h"
 #include "tests/helpers.h"
 
 using namespace attn;

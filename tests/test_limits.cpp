@@ -8,8 +8,8 @@
 
 #include "core/budget.h"
 #include "data/inputs.h"
-#include "render/json.h"
-#include "render/terminal.h"
+#include "render/trace_io/json.h"
+#include "render/terminal/terminal.h"
 #include "tests/helpers.h"
 #include "tests/model_fixtures.h"
 

@@ -15,8 +15,8 @@
 #include "data/tokenize.h"
 #include "data/utf8.h"
 #include "fuzz/harness.h"
-#include "render/font.h"
-#include "render/trace_read.h"
+#include "render/text/font.h"
+#include "render/trace_io/trace_read.h"
 #include "tests/helpers.h"
 
 using namespace attn;

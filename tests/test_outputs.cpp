@@ -1,12 +1,12 @@
 // Output folders hold one consistent set: every command that writes into a --png, --svg or --npy folder
-// removes the files of attn's names for its prefix that it did not write (render/file_names.h lists
+// removes the files of attn's names for its prefix that it did not write (render/trace_io/file_names.h lists
 // them), leaves every other file alone, and refuses clashes with those names before the run.
 #include <algorithm>
 #include <set>
 
 #include "cli/policy/outputs.h"
 #include "fuzz/harness.h"
-#include "render/file_names.h"
+#include "render/trace_io/file_names.h"
 #include "tests/helpers.h"
 #include "tests/model_fixtures.h"
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "render/colormaps.h"
-#include "render/png.h"
+#include "render/view/colormaps.h"
+#include "render/outputs/figures.h"
 #include "tests/png_helpers.h"
 
 using namespace attn::test::png;
@@ -53,12 +53,12 @@ int count_colour(const Decoded& d, render::Rgb c) {
 
 TEST_CASE("a causal trace gives scores, mask and weights images with labels and colour bars") {
     const Trace t = causal_trace(kSix);
-    const auto files = render::render_pngs(t, {"t"});
+    const auto files = render::render_figures(t, {"t"}, render::FileType::png);
     REQUIRE(files.size() == 3);
     CHECK(files[0].name == "t-scores.png");
     CHECK(files[1].name == "t-mask.png");
     CHECK(files[2].name == "t-weights.png");
-    CHECK(render::render_pngs(t, {})[0].name == "causal-scores.png");  // empty prefix: the kind
+    CHECK(render::render_figures(t, {}, render::FileType::png)[0].name == "causal-scores.png");  // empty prefix: the kind
 
     SUBCASE("weights") {
         const Decoded d = decode(files[2].bytes);
@@ -161,8 +161,8 @@ TEST_CASE("a causal trace gives scores, mask and weights images with labels and 
 
 TEST_CASE("rendering is deterministic") {
     const Trace t = causal_trace(kSix, 2, 1);
-    const auto a = render::render_pngs(t, {"x"});
-    const auto b = render::render_pngs(t, {"x"});
+    const auto a = render::render_figures(t, {"x"}, render::FileType::png);
+    const auto b = render::render_figures(t, {"x"}, render::FileType::png);
     REQUIRE(a.size() == b.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
         CHECK(a[i].name == b[i].name);
@@ -172,11 +172,11 @@ TEST_CASE("rendering is deterministic") {
 
 TEST_CASE("several heads give one grid image per matrix with a panel per head") {
     const Trace two = causal_trace(kSix, 2, 1);
-    const auto files = render::render_pngs(two, {"g"});
+    const auto files = render::render_figures(two, {"g"}, render::FileType::png);
     REQUIRE(files.size() == 3);
     CHECK(files[2].name == "g-weights.png");
     const Decoded grid = decode(files[2].bytes);
-    const Decoded single = decode(render::render_pngs(causal_trace(kSix), {"s"})[2].bytes);
+    const Decoded single = decode(render::render_figures(causal_trace(kSix), {"s"}, render::FileType::png)[2].bytes);
     CHECK(grid.w > single.w);
     // On the first line of the heatmaps, cell (0, 0) of every panel and the top of the shared colour
     // bar are yellow: three separate runs.
@@ -192,7 +192,7 @@ TEST_CASE("several heads give one grid image per matrix with a panel per head") 
     CHECK(runs == 3);
 
     // 8 heads, 2 key/value heads: still one image each, laid out wider than tall.
-    const auto eight = render::render_pngs(causal_trace(kSix, 8, 2), {"e"});
+    const auto eight = render::render_figures(causal_trace(kSix, 8, 2), {"e"}, render::FileType::png);
     REQUIRE(eight.size() == 3);
     const Decoded e = decode(eight[2].bytes);
     CHECK(e.w > e.h);
@@ -203,8 +203,8 @@ TEST_CASE("600 tokens render with 1-pixel cells and thinned labels") {
     std::vector<std::string> tokens;
     for (int i = 0; i < 600; ++i) tokens.push_back("tok" + std::to_string(i));
     const Trace t = causal_trace(tokens);
-    std::vector<render::PngFile> files;
-    REQUIRE_NOTHROW(files = render::render_pngs(t, {"big"}));
+    std::vector<render::OutputFile> files;
+    REQUIRE_NOTHROW(files = render::render_figures(t, {"big"}, render::FileType::png));
     REQUIRE(files.size() == 3);
     const Decoded d = decode(files[2].bytes);
     const Grid g = locate(d);
@@ -235,7 +235,7 @@ TEST_CASE("700 tokens with a random mask: every cell's colour and the hatching o
         }
     h.mask(0, 0) = 1;
     h.weights(0, 0) = 1.0f;
-    const auto files = render::render_pngs(t, {"r"});
+    const auto files = render::render_figures(t, {"r"}, render::FileType::png);
     REQUIRE(files.size() == 2);
     const Decoded d = decode(file(files, "r-weights.png")->bytes);
     const Grid g = locate(d);
@@ -287,7 +287,7 @@ TEST_CASE("a matrix wider than the image cap is max-pooled") {
     for (std::size_t i = 0; i < 3; ++i)
         for (std::size_t j = 0; j < S; ++j) h.weights(i, j) = (j == 4499 && i == 0) ? 1.0f : 0.0f;
     t.heads.push_back(h);
-    const auto files = render::render_pngs(t, {"p"});
+    const auto files = render::render_figures(t, {"p"}, render::FileType::png);
     REQUIRE(files.size() == 1);  // no scores, no mask: weights only
     CHECK(files[0].name == "p-weights.png");
     const Decoded d = decode(files[0].bytes);
@@ -301,7 +301,7 @@ TEST_CASE("a matrix wider than the image cap is max-pooled") {
 
 TEST_CASE("labels with characters the font lacks and invalid UTF-8 render as boxes") {
     Trace t = causal_trace({"\xEE\x80\x80", "ok", "bad\xFF", "x"});
-    const auto files = render::render_pngs(t, {"u"});
+    const auto files = render::render_figures(t, {"u"}, render::FileType::png);
     REQUIRE(files.size() == 3);
     const Decoded d = decode(files[2].bytes);
     const Grid g = locate(d);
@@ -335,7 +335,7 @@ TEST_CASE("empty rows, dropped weights and a flash tile grid") {
             tile.k_end = 2 * b + 2;
             t.tiles.push_back(tile);
         }
-    const auto files = render::render_pngs(t, {"f"});
+    const auto files = render::render_figures(t, {"f"}, render::FileType::png);
     REQUIRE(files.size() == 5);
     CHECK(files[3].name == "f-dropped-weights.png");
     CHECK(files[4].name == "f-tiles.png");
@@ -368,16 +368,16 @@ TEST_CASE("empty rows, dropped weights and a flash tile grid") {
 TEST_CASE("odd shapes and values still render") {
     // One token; a NaN and an infinity among the scores (drawn in a colour of their own, never crash).
     Trace one = causal_trace({"solo"});
-    CHECK(render::render_pngs(one, {}).size() == 3);
+    CHECK(render::render_figures(one, {}, render::FileType::png).size() == 3);
     Trace odd = causal_trace(kSix);
     odd.heads[0].scores(3, 1) = std::nanf("");
     odd.heads[0].scores(4, 1) = std::numeric_limits<float>::infinity();
-    const auto files = render::render_pngs(odd, {});
+    const auto files = render::render_figures(odd, {}, render::FileType::png);
     REQUIRE(files.size() == 3);
     const Decoded d = decode(files[0].bytes);
     CHECK(d.w > 100);
     // 64 heads of 3 tokens: one grid image, not absurdly large.
-    const auto many = render::render_pngs(causal_trace({"a", "b", "c"}, 64, 8), {});
+    const auto many = render::render_figures(causal_trace({"a", "b", "c"}, 64, 8), {}, render::FileType::png);
     REQUIRE(many.size() == 3);
     const Decoded m = decode(many[2].bytes);
     CHECK(m.w < 4000);
@@ -387,25 +387,25 @@ TEST_CASE("odd shapes and values still render") {
 TEST_CASE("inconsistent traces are refused with a message") {
     Trace t = causal_trace(kSix, 2, 1);
     t.heads[1].weights = Mat::from_shape({6, 5});
-    CHECK_THROWS_WITH_AS(render::render_pngs(t, {}), doctest::Contains("same shape"), std::invalid_argument);
-    CHECK_THROWS_AS(render::render_pngs(causal_trace(kSix), {"../x"}), std::invalid_argument);
-    CHECK(render::render_pngs(Trace{}, {}).empty());
+    CHECK_THROWS_WITH_AS(render::render_figures(t, {}, render::FileType::png), doctest::Contains("same shape"), std::invalid_argument);
+    CHECK_THROWS_AS(render::render_figures(causal_trace(kSix), {"../x"}, render::FileType::png), std::invalid_argument);
+    CHECK(render::render_figures(Trace{}, {}, render::FileType::png).empty());
 }
 
 TEST_CASE("figures: with a fixed range a weight of 0.25 has the same colour in two traces of different spans") {
     const Trace a = weights_only_trace({{0.25f, 0.30f, 0.45f}, {0.05f, 0.25f, 0.70f}});
     const Trace b = weights_only_trace({{0.25f, 0.75f, 0.00f}, {0.95f, 0.05f, 0.00f}});
-    render::PngOptions opt;
+    render::FigureOptions opt;
     opt.prefix = "r", opt.figures = {"weights"};
     opt.colour.range = render::ColourSpec::Range::fixed, opt.colour.min = 0.0f, opt.colour.max = 1.0f;
     const render::Rgb quarter = render::kViridis[64];  // floor(0.25 * 256)
-    const Decoded da = decode(render::render_pngs(a, opt).at(0).bytes);
-    const Decoded db = decode(render::render_pngs(b, opt).at(0).bytes);
+    const Decoded da = decode(render::render_figures(a, opt, render::FileType::png).at(0).bytes);
+    const Decoded db = decode(render::render_figures(b, opt, render::FileType::png).at(0).bytes);
     CHECK(count_colour(da, quarter) > 200);  // cells (0, 0) and (1, 1), less their printed values
     CHECK(count_colour(db, quarter) > 100);
     // the matrix's own range (the old behaviour) colours 0.25 of trace a differently
     opt.colour.range = render::ColourSpec::Range::data;
-    const Decoded dd = decode(render::render_pngs(a, opt).at(0).bytes);
+    const Decoded dd = decode(render::render_figures(a, opt, render::FileType::png).at(0).bytes);
     CHECK(count_colour(dd, quarter) < 50);  // only the colour bar's row of that entry
 }
 
@@ -413,9 +413,9 @@ TEST_CASE("figures: masked scores, the renorm intermediate and vectors on reques
     Trace t = causal_trace(kSix);
     t.heads[0].queries = Mat::from_shape({6, 2});
     std::fill(t.heads[0].queries.begin(), t.heads[0].queries.end(), 0.5f);
-    render::PngOptions opt;
+    render::FigureOptions opt;
     opt.prefix = "lecture", opt.figures = {"masked-scores", "zeroed", "queries", "keys"};
-    const auto files = render::render_pngs(t, opt);
+    const auto files = render::render_figures(t, opt, render::FileType::png);
     REQUIRE(files.size() == 3);  // no keys in this trace
     CHECK(files[0].name == "lecture-masked-scores.png");
     CHECK(files[1].name == "lecture-zeroed.png");
@@ -432,23 +432,23 @@ TEST_CASE("figures: cells the dropout removed are red cross-hatched, apart from 
     Trace t = causal_trace(kSix);
     t.config.dropout = 0.5f;
     t.heads[0].dropped_weights = t.heads[0].weights * 2.0f;
-    render::PngOptions opt;
+    render::FigureOptions opt;
     opt.figures = {"dropped-weights"};
-    const Decoded kept = decode(render::render_pngs(t, opt).at(0).bytes);
+    const Decoded kept = decode(render::render_figures(t, opt, render::FileType::png).at(0).bytes);
     const render::Rgb red{214, 39, 40};
     const int legend_only = count_colour(kept, red);
     CHECK(legend_only == 0);  // nothing dropped: no swatch, no cell
     t.heads[0].dropped_weights(3, 1) = 0.0f;  // one visible weight (1/4) dropped
     t.heads[0].dropped_weights(5, 2) = 0.0f;
-    const Decoded dropped = decode(render::render_pngs(t, opt).at(0).bytes);
+    const Decoded dropped = decode(render::render_figures(t, opt, render::FileType::png).at(0).bytes);
     CHECK(count_colour(dropped, red) > 2 * 100);
 }
 
 TEST_CASE("figures: the query strip shows one query's raw, scaled, masked and softmax rows") {
     const Trace t = causal_trace(kSix);
-    render::PngOptions opt;
+    render::FigureOptions opt;
     opt.figures = {"query"}, opt.query = 2;
-    const auto files = render::render_pngs(t, opt);
+    const auto files = render::render_figures(t, opt, render::FileType::png);
     REQUIRE(files.size() == 1);
     CHECK(files[0].name == "causal-query.png");
     const Decoded d = decode(files[0].bytes);
@@ -456,9 +456,9 @@ TEST_CASE("figures: the query strip shows one query's raw, scaled, masked and so
     // scale; the masked row hides keys 3-5 (hatched grey); raw scores 0.5 (2 - j) - 1 span -3.5 .. 0.
     CHECK(count_colour(d, render::kViridis[85]) > 3 * 300);
     CHECK(count_colour(d, render::Rgb{205, 205, 205}) > 3 * 300);
-    CHECK_THROWS_AS(render::render_pngs(t, [] {
-        render::PngOptions o;
+    CHECK_THROWS_AS(render::render_figures(t, [] {
+        render::FigureOptions o;
         o.figures = {"query"}, o.query = 6;
         return o;
-    }()), std::invalid_argument);
+    }(), render::FileType::png), std::invalid_argument);
 }

@@ -1,4 +1,4 @@
-// The PNG encoder (render/png_encode.h via render/png.h): pixels round-trip through stb_image, a large
+// The PNG encoder (render/backends/png_encode.h via render/outputs/figures.h): pixels round-trip through stb_image, a large
 // image is one valid zlib stream with correct chunk CRCs, bad images are refused.
 #include <doctest/doctest.h>
 
@@ -10,7 +10,8 @@
 
 #include <zlib.h>
 
-#include "render/png.h"
+#include "render/backends/png_encode.h"
+#include "render/outputs/figures.h"
 #include "tests/png_helpers.h"
 
 namespace render = attn::render;

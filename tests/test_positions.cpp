@@ -368,14 +368,14 @@ TEST_CASE("positions: bottom-right alignment puts the last query on the last key
         for (std::size_t j = 0; j < 5; ++j) CHECK((top.heads[0].mask(i, j) != 0) == (j <= i));
 }
 
-#include "render/position_figures.h"
+#include "render/outputs/figures.h"
 
 TEST_CASE("positions: each scheme draws its figure, with the same bytes on every run") {
     for (const char* pos : {"sinusoidal", "rope", "alibi"}) {
         Run r;
         r.kind = "mha", r.H = r.G = 4, r.d_out = 16, r.pos = pos;
         const Trace t = run(r);
-        const auto a = render::position_pngs(t), b = render::position_pngs(t);
+        const auto a = render::position_figures(t, {}, render::FileType::png), b = render::position_figures(t, {}, render::FileType::png);
         REQUIRE(a.size() == 1);
         CHECK(a[0].name == std::string("mha-") + (std::string(pos) == "sinusoidal" ? "positions" : std::string(pos == std::string("rope") ? "rope" : "alibi")) + ".png");
         CHECK(a[0].bytes.substr(1, 3) == "PNG");
@@ -383,7 +383,7 @@ TEST_CASE("positions: each scheme draws its figure, with the same bytes on every
     }
     Run none;
     none.pos = "none";
-    CHECK(render::position_pngs(run(none)).empty());
+    CHECK(render::position_figures(run(none), {}, render::FileType::png).empty());
 }
 
 namespace {
@@ -409,13 +409,13 @@ TEST_CASE("positions and decode: figures at --scale as PNG, and the same drawing
         Run r;
         r.kind = "mha", r.H = r.G = 4, r.d_out = 16, r.pos = pos;
         const Trace t = run(r);
-        const auto one = render::position_pngs(t, {"lec", 1, ""}), three = render::position_pngs(t, {"lec", 3, ""});
+        const auto one = render::position_figures(t, {"lec", 1, ""}, render::FileType::png), three = render::position_figures(t, {"lec", 3, ""}, render::FileType::png);
         REQUIRE(one.size() == 1);
         REQUIRE(three.size() == 1);
         CHECK(one[0].name.rfind("lec-", 0) == 0);
         CHECK(png_dims(three[0].bytes).first == 3 * png_dims(one[0].bytes).first);  // text drawn at 3x, not enlarged
         CHECK(png_dims(three[0].bytes).second == 3 * png_dims(one[0].bytes).second);
-        const auto svg = render::position_svgs(t, {"lec", 2, ""});
+        const auto svg = render::position_figures(t, {"lec", 2, ""}, render::FileType::svg);
         REQUIRE(svg.size() == 1);
         CHECK(svg[0].name == one[0].name.substr(0, one[0].name.size() - 4) + ".svg");
         const std::string& doc = svg[0].bytes;
@@ -423,7 +423,7 @@ TEST_CASE("positions and decode: figures at --scale as PNG, and the same drawing
         CHECK(doc.find("<text class=\"title\"") != std::string::npos);
         if (std::string(pos) == "rope") CHECK(count(doc, "<line") >= 2 * 63);  // two curves of 64 points
         else CHECK(count(doc, "<rect") > 16);                                // the cells
-        CHECK(doc == render::position_svgs(t, {"lec", 2, ""})[0].bytes);     // the same bytes every run
+        CHECK(doc == render::position_figures(t, {"lec", 2, ""}, render::FileType::svg)[0].bytes);     // the same bytes every run
     }
     // attn decode --svg beside --png, at the default --scale 2
     const std::string dir = test::temp_dir();

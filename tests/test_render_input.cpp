@@ -1,4 +1,4 @@
-// Reading runs back (render/trace_read.h) and the interactive page's data (render/html.h): traces
+// Reading runs back (render/trace_io/trace_read.h) and the interactive page's data (render/page/html.h): traces
 // round-trip to the same bytes, .npy attention and token files are read strictly, and the page's
 // numbers decode to exactly the trace's values at 4 decimals.
 #include <zlib.h>
@@ -16,9 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
-#include "render/html.h"
-#include "render/json.h"
-#include "render/trace_read.h"
+#include "render/page/html.h"
+#include "render/trace_io/json.h"
+#include "render/trace_io/trace_read.h"
 #include "tests/helpers.h"
 
 using namespace attn;
@@ -319,7 +319,7 @@ TEST_CASE("page: one file, no external resources, data escaped, the code embedde
     CHECK(html.find("href=") == std::string::npos);
     CHECK(html.find("url(") == std::string::npos);
     CHECK(html.find("default-src 'none'") != std::string::npos);
-    // the code as the files hold it (the page's scripts in order, render/page_assets.cpp), which must
+    // the code as the files hold it (the page's scripts in order, render/page/page_assets.cpp), which must
     // not close its own <script>
     const auto text_of = [](const std::string& file) {
         std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/render/page/" + file);

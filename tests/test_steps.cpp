@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "render/stages.h"
-#include "render/terminal.h"
+#include "render/view/stages.h"
+#include "render/terminal/terminal.h"
 #include "tests/helpers.h"
 
 using namespace attn;

@@ -17,8 +17,8 @@
 #include "core/trace.h"
 #include "data/error.h"
 #include "data/utf8.h"
-#include "render/font.h"
-#include "render/png.h"
+#include "render/text/font.h"
+#include "render/outputs/figures.h"
 
 namespace {
 
@@ -203,23 +203,23 @@ TEST_CASE("text: a character no font has is a box, reported once through the war
     CHECK(render::codepoint_list({U'\u0378', U'\U0001F600'}) == "U+0378 U+1F600");
 
     std::vector<std::string> warnings;
-    render::PngOptions opt;
+    render::FigureOptions opt;
     opt.prefix = "w";
     opt.warn = [&](const std::string& s) { warnings.push_back(s); };
-    render::render_pngs(labelled_trace({kCat, kSalam, kShalom, "ok"}), opt);
+    render::render_figures(labelled_trace({kCat, kSalam, kShalom, "ok"}), opt, render::FileType::png);
     CHECK(warnings.empty());
-    render::render_pngs(labelled_trace({kUnassigned, "ok", kUnassigned}), opt);
+    render::render_figures(labelled_trace({kUnassigned, "ok", kUnassigned}), opt, render::FileType::png);
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0].find("U+0378") != std::string::npos);
 }
 
 TEST_CASE("text: PNG labels in CJK, Arabic and Hebrew are glyphs, not boxes") {
-    render::PngOptions opt;
+    render::FigureOptions opt;
     opt.prefix = "s";
     opt.weights_only = true;
-    const auto real = render::render_pngs(labelled_trace({kCat, kSalam, kShalom}), opt);
-    const auto boxes = render::render_pngs(labelled_trace({kUnassigned, kUnassigned, kUnassigned}), opt);
+    const auto real = render::render_figures(labelled_trace({kCat, kSalam, kShalom}), opt, render::FileType::png);
+    const auto boxes = render::render_figures(labelled_trace({kUnassigned, kUnassigned, kUnassigned}), opt, render::FileType::png);
     REQUIRE(real.size() == 1);
     CHECK(real[0].bytes != boxes[0].bytes);
-    CHECK(render::render_pngs(labelled_trace({kCat, kSalam, kShalom}), opt)[0].bytes == real[0].bytes);
+    CHECK(render::render_figures(labelled_trace({kCat, kSalam, kShalom}), opt, render::FileType::png)[0].bytes == real[0].bytes);
 }

@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "data/error.h"
-#include "render/png.h"
+#include "render/outputs/figures.h"
 
 namespace attn::policy {
 
@@ -17,9 +17,9 @@ void time_weights_png(BenchResult& r) {
     one.tiles.clear();
     const auto t0 = std::chrono::steady_clock::now();
     std::size_t bytes = 0;
-    render::PngOptions opt;
+    render::FigureOptions opt;
     opt.weights_only = true;
-    for (const auto& f : render::render_pngs(one, opt)) bytes += f.bytes.size();
+    for (const auto& f : render::render_figures(one, opt, render::FileType::png)) bytes += f.bytes.size();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.stages.push_back({"png", seconds, 0.0, 0.0});
     r.png_bytes = bytes;

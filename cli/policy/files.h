@@ -77,7 +77,7 @@ struct FolderFiles {
     explicit FolderFiles(std::string folder) : dir(std::move(folder)) {}
     std::string dir;
     std::vector<std::string> names;
-    // Adds render's files (anything with .name and .bytes: PngFile, SvgFile, NpyFile) into dir.
+    // Adds render's files (anything with .name and .bytes: OutputFile, NpyFile) into dir.
     template <typename Files>
     void add(std::vector<OutputFile>& files, Files&& made) {
         for (auto& f : made) {

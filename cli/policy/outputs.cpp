@@ -10,7 +10,7 @@
 
 #include "cli/policy/files.h"
 #include "data/error.h"
-#include "render/file_names.h"
+#include "render/trace_io/file_names.h"
 
 namespace attn::policy {
 namespace {

@@ -2,7 +2,7 @@
 // the run reads, and each --png/--svg/--npy folder left holding one consistent set of attn's files.
 //
 // attn's own file names in an output folder, for a prefix P (the kind or --prefix; a model's type and
-// "model"), are listed in render/file_names.h, where the renderers make them. In short:
+// "model"), are listed in render/trace_io/file_names.h, where the renderers make them. In short:
 //   --png, --svg: P-<figure>.png/.svg for every figure --figures names (scores, masked-scores, mask,
 //          weights, zeroed, dropped-weights, tiles, queries, keys, values, context, output, query),
 //          P-{positions,rope,alibi}, P-{decode-steps,decode-cache}, P-overview, P-l<N>-h<N>-<figure>,
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "render/file_names.h"
+#include "render/trace_io/file_names.h"
 
 namespace attn::policy {
 
@@ -51,7 +51,7 @@ void check_outputs(const OutputRequest& r);
 // After a run has written `written` (file names) into dir: removes the other files of attn's names for
 // `prefix` (see above): every command that writes into a --png, --svg or --npy folder calls it.
 // Errors are ignored: a file that cannot be removed stays.
-// `set`: the command's own names (render/file_names.h), so decode's figures never remove show's.
+// `set`: the command's own names (render/trace_io/file_names.h), so decode's figures never remove show's.
 void remove_stale(const std::string& dir, Folder folder, const std::string& prefix,
                   const std::vector<std::string>& written, render::FileSet set);
 

@@ -1,5 +1,5 @@
 // attn's interactive page: the matrix view, the head view, the model overview and the FlashAttention
-// tiles of one trace. render/html.cpp embeds this file and the trace's data (a JSON object in
+// tiles of one trace. render/page/html.cpp embeds this file and the trace's data (a JSON object in
 // <script id="attn-data">) into one self-contained HTML file; nothing is fetched.
 //
 // Letters as in attn's C++: T query positions, S key positions, H heads, L layers.

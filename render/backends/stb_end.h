@@ -1,0 +1,2 @@
+// Closes the scope render/backends/stb_begin.h opened.
+#pragma GCC diagnostic pop

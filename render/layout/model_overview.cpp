@@ -1,0 +1,117 @@
+// The model overview: L rows × (H + 2) maps, each a CellGrid on the Surface like every heatmap.
+#include "render/layout/model_overview.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "render/trace_io/file_names.h"
+#include "render/view/colour_scale.h"
+#include "render/view/style.h"
+
+namespace attn::render {
+namespace {
+
+constexpr int kGap = 6, kLabelW = 64, kHeaderH = 22;
+
+// One map of a (T, T) causal weight matrix, n × n cells: cell (a, b) covers query rows
+// [a·T/n, (a+1)·T/n) and key columns likewise and holds the largest visible weight it covers; it is
+// hidden when every covered key is in the future of every covered query. Coloured from 0 to the
+// map's own largest weight.
+struct OverviewMap {
+    Mat values;   // (n, n)
+    Mask visible; // (n, n)
+    float top = 1.0f;
+};
+
+OverviewMap make_map(const Mat& w, std::size_t n) {
+    const std::size_t T = w.shape(0);
+    OverviewMap m;
+    m.values = Mat::from_shape({n, n});
+    m.visible = Mask::from_shape({n, n});
+    m.top = std::max(*std::max_element(w.begin(), w.end()), 1e-12f);
+    for (std::size_t a = 0; a < n; ++a) {
+        const std::size_t i0 = a * T / n, i1 = std::max(i0 + 1, (a + 1) * T / n);
+        for (std::size_t b = 0; b < n; ++b) {
+            const std::size_t j0 = b * T / n, j1 = std::max(j0 + 1, (b + 1) * T / n);
+            float v = 0.0f;
+            for (std::size_t i = i0; i < i1; ++i)
+                for (std::size_t j = j0; j < j1 && j <= i; ++j) v = std::max(v, w(i, j));
+            m.values(a, b) = v;
+            m.visible(a, b) = j0 <= i1 - 1;
+        }
+    }
+    return m;
+}
+
+void draw_map(Surface& s, const OverviewMap& m, int x, int y, int cell) {
+    CellGrid g;
+    g.x = x, g.y = y, g.cell_w = cell, g.cell_h = cell;
+    g.rows = g.cols = static_cast<int>(m.values.shape(0));
+    g.values = m.values.data();
+    g.visible = m.visible.data();
+    g.cmap = &kViridis;
+    g.lo = 0.0f, g.hi = m.top;
+    g.non_finite = kNonFinite, g.hidden_base = kHiddenBase, g.hidden_line = kHiddenLine, g.hatch = kHatch;
+    s.cells(g);
+    s.frame(x - 1, y - 1, g.cols * cell + 2, g.rows * cell + 2, 1, kFrame);
+}
+
+}  // namespace
+
+Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
+    // 1. the maps: every kept layer's heads, its mean and the rollout through it
+    const std::size_t T = t.tokens.size(), H = t.model->n_head, L = t.layers.size();
+    const int want = static_cast<int>(std::clamp<std::size_t>(T * 8, 48, 72));  // a map's side, layout pixels
+    const auto n = static_cast<std::size_t>(std::max(1, std::min({static_cast<int>(T), want, max_cells})));
+    const int cell = std::max(1, want / static_cast<int>(n)), side = cell * static_cast<int>(n);
+    struct Placed {
+        OverviewMap map;
+        int row, col;  // col H and H + 1: the mean and the rollout
+    };
+    auto maps = std::make_shared<std::vector<Placed>>();
+    for (std::size_t r = 0; r < L; ++r) {
+        const LayerTrace& l = t.layers[r];
+        for (const auto& h : l.heads)
+            if (h.weights.size()) maps->push_back({make_map(h.weights, n), int(r), int(h.head)});
+        if (l.layer < t.layer_mean.size()) maps->push_back({make_map(t.layer_mean[l.layer], n), int(r), int(H)});
+        if (l.layer < t.rollout.size()) maps->push_back({make_map(t.rollout[l.layer], n), int(r), int(H) + 1});
+    }
+    // 2. the layout: L rows × (H + 2) maps, a gap before the two aggregate columns
+    const int rows = static_cast<int>(std::max<std::size_t>(L, 1));
+    const int grid_x = kMargin + kLabelW;
+    const int grid_y = kMargin + font.line_height(kTitlePx) + 4 + font.line_height(kSubtitlePx) + 14 + kHeaderH;
+    const int agg_x = grid_x + static_cast<int>(H) * (side + kGap) + 3 * kGap;
+    const char* dot = " \xC2\xB7 ";
+    const std::string title = t.model->type + dot + std::to_string(t.model->n_layer) + " layers \xC3\x97 " +
+                              std::to_string(H) + " heads" + dot + "attention weights";
+    const std::string subtitle = std::to_string(T) + " tokens" + dot + "rows: queries, columns: keys" + dot +
+                                 "each map coloured from 0 to its own largest weight" + dot + "hatched: future keys";
+    const int text_w = std::max(font.text_width(title, kTitlePx), font.text_width(subtitle, kSubtitlePx));
+    Drawing d;
+    d.word = figure_word::overview;
+    d.width = std::max(agg_x + 2 * (side + kGap) + kMargin, 2 * kMargin + text_w);
+    d.height = grid_y + rows * (side + kGap) + kMargin;
+    std::vector<int> layer_numbers;
+    for (const auto& l : t.layers) layer_numbers.push_back(static_cast<int>(l.layer));
+    d.draw = [=, &font](Surface& s) {
+        // 3. title and subtitle, column headers, row labels, then the maps
+        s.text(font, title, kTitlePx, kMargin, kMargin, Align::Start, Align::Start, kInk, TextRole::Title);
+        s.text(font, subtitle, kSubtitlePx, kMargin, kMargin + font.line_height(kTitlePx) + 4, Align::Start, Align::Start,
+               kSoftInk, TextRole::Subtitle);
+        const auto column_x = [&](int c) { return c < int(H) ? grid_x + c * (side + kGap) : agg_x + (c - int(H)) * (side + kGap); };
+        for (int c = 0; c < int(H) + 2; ++c) {
+            const std::string head = c < int(H) ? "head " + std::to_string(c) : c == int(H) ? "mean" : "rollout";
+            s.text(font, head, kTickPx, column_x(c) + side / 2, grid_y - 4, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
+        }
+        for (std::size_t r = 0; r < layer_numbers.size(); ++r)
+            s.text(font, "layer " + std::to_string(layer_numbers[r]), kTickPx, grid_x - 8,
+                   grid_y + int(r) * (side + kGap) + side / 2, Align::End, Align::Centre, kInk, TextRole::QueryLabel);
+        for (const Placed& p : *maps) draw_map(s, p.map, column_x(p.col), grid_y + p.row * (side + kGap), cell);
+    };
+    return d;
+}
+
+}  // namespace attn::render

@@ -1,0 +1,16 @@
+// A model run's figures: the chosen head's (<type>-l<L>-h<H>-<figure>, drawn as every kind draws a
+// head) and the layers × heads overview (<type>-overview), as PNG or SVG.
+#pragma once
+
+#include <vector>
+
+#include "core/trace.h"
+#include "render/outputs/figures.h"
+#include "render/view/model_choice.h"
+
+namespace attn::render {
+
+// `o` as for every kind (scale, font, figures, colours, warn); its prefix is set here.
+std::vector<OutputFile> model_figures(const Trace& t, const HeadChoice& c, FigureOptions o, FileType type);
+
+}  // namespace attn::render

@@ -1,0 +1,357 @@
+#include "render/page/html.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "core/kinds.h"
+#include "render/view/colormaps.h"
+#include "render/text/font.h"
+#include "render/trace_io/json.h"
+
+namespace attn::render {
+namespace {
+
+// The stages the page can show, in the order of its picker (option values are these names).
+enum class Stage { Weights, Scores, MaskedScores, Mask, Dropped };
+constexpr Stage kStages[] = {Stage::Weights, Stage::Scores, Stage::MaskedScores, Stage::Mask, Stage::Dropped};
+const char* stage_name(Stage s) {
+    switch (s) {
+        case Stage::Weights: return "weights";
+        case Stage::Scores: return "scores";
+        case Stage::MaskedScores: return "masked-scores";
+        case Stage::Mask: return "mask";
+        case Stage::Dropped: return "dropped";
+    }
+    return "";
+}
+bool has_stage(const HeadTrace& h, Stage s) {
+    switch (s) {
+        case Stage::Weights: return h.weights.size() != 0;
+        case Stage::Scores: return h.scores.size() != 0;
+        case Stage::MaskedScores: return h.scores.size() != 0 && h.mask.size() != 0;
+        case Stage::Mask: return h.mask.size() != 0;
+        case Stage::Dropped: return h.dropped_weights.size() != 0;
+    }
+    return false;
+}
+// The stage's value at (i, j): masked scores are scale · score as the kinds compute them (float32).
+float stage_value(const HeadTrace& h, Stage s, std::size_t i, std::size_t j) {
+    switch (s) {
+        case Stage::Weights: return h.weights(i, j);
+        case Stage::Scores: return h.scores(i, j);
+        case Stage::MaskedScores: return h.scale * h.scores(i, j);
+        case Stage::Mask: return h.mask(i, j) ? 1.0f : 0.0f;
+        case Stage::Dropped: return h.dropped_weights(i, j);
+    }
+    return 0.0f;
+}
+
+// ---- the data buffer ------------------------------------------------------------------------------
+
+// |v| below 2^31 / 10^4: ten-thousandths are exact (see html.h) and any span of them fits 4 bytes.
+constexpr double kMaxExact = 2147483648.0 / 10000.0;
+
+// The page's prediction of a masked score from the raw score's ten-thousandths ks: scale · ks rounded
+// half up, exactly as its Math.round(Math.fround(scale) * ks) computes it (a float's 24 bits times
+// |ks| < 2^29 fits a double). The stored residual is then mostly -1, 0 or 1: masked scores cost
+// almost nothing beside the scores, and still read back exactly.
+constexpr std::int64_t kMaxPredicted = std::int64_t(1) << 29;
+std::int64_t predict_masked(float scale, std::int64_t ks) {
+    const double x = static_cast<double>(scale) * static_cast<double>(ks);
+    const double r = std::floor(x);
+    return static_cast<std::int64_t>(x - r >= 0.5 ? r + 1.0 : r);
+}
+
+// Appends one (T, S) stage to `blob` and returns its descriptor [offset, bytes per value, base, lo, hi]
+// (and a sixth element "scores" when the values are residuals from predict_masked of the scores):
+// values are base + an unsigned integer of that many bytes (byte b of cell c at offset + b·T·S + c, the
+// low byte first), in ten-thousandths; bytes per value 0 means raw float32 (values too large for
+// exact ten-thousandths). lo and hi are the smallest and largest visible value (ten-thousandths, or
+// the floats themselves), for the colours. Hidden cells are stored as 0.
+Json encode_stage(const HeadTrace& h, Stage s, std::size_t T, std::size_t S, std::string& blob) {
+    const auto visible = [&](std::size_t i, std::size_t j) {
+        return s == Stage::Mask || h.mask.size() == 0 || h.mask(i, j) != 0;
+    };
+    const std::size_t N = T * S, offset = blob.size();
+    // 1. the visible range
+    bool exact = true, any = false;
+    float flo = std::numeric_limits<float>::infinity(), fhi = -flo;
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j = 0; j < S; ++j)
+            if (visible(i, j)) {
+                const float v = stage_value(h, s, i, j);
+                exact = exact && std::fabs(static_cast<double>(v)) < kMaxExact;
+                flo = std::min(flo, v), fhi = std::max(fhi, v), any = true;
+            }
+    if (!any) flo = fhi = 0.0f;
+    // 2. raw float32 for values beyond exact ten-thousandths
+    if (!exact) {
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t j = 0; j < S; ++j) {
+                const float v = visible(i, j) ? stage_value(h, s, i, j) : 0.0f;
+                blob.append(reinterpret_cast<const char*>(&v), 4);  // little-endian machines only (x86, ARM)
+            }
+        return Json::array({offset, 0, 0, flo, fhi});
+    }
+    // 3. ten-thousandths, minus the prediction for masked scores (when the scores are small enough)
+    const std::int64_t lo = ten_thousandths(flo), hi = ten_thousandths(fhi);
+    bool predicted = s == Stage::MaskedScores;
+    for (std::size_t i = 0; predicted && i < T; ++i)
+        for (std::size_t j = 0; predicted && j < S; ++j)
+            predicted = std::fabs(static_cast<double>(h.scores(i, j))) * 10000.0 < double(kMaxPredicted);
+    std::vector<std::int64_t> k(N, 0);
+    std::int64_t kmin = std::numeric_limits<std::int64_t>::max(), kmax = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j = 0; j < S; ++j)
+            if (visible(i, j)) {
+                std::int64_t v = ten_thousandths(stage_value(h, s, i, j));
+                if (predicted) v -= predict_masked(h.scale, ten_thousandths(h.scores(i, j)));
+                k[i * S + j] = v, kmin = std::min(kmin, v), kmax = std::max(kmax, v);
+            }
+    if (!any) kmin = kmax = 0;
+    // 4. byte planes of k - kmin, in the fewest bytes that hold the range: every cell's low byte, then
+    //    every cell's next byte, ... (deflate then sees the high planes' long runs of small numbers)
+    const auto span = static_cast<std::uint64_t>(kmax - kmin);
+    const std::size_t width = span < (1ull << 8) ? 1 : span < (1ull << 16) ? 2 : span < (1ull << 24) ? 3 : 4;
+    std::string cells(N * width, '\0');
+    for (std::size_t c = 0; c < N; ++c) {
+        if (!visible(c / S, c % S)) continue;
+        auto u = static_cast<std::uint64_t>(k[c] - kmin);
+        for (std::size_t b = 0; b < width; ++b, u >>= 8) cells[b * N + c] = static_cast<char>(u & 0xFF);
+    }
+    blob += cells;
+    Json d = Json::array({offset, width, kmin, lo, hi});
+    if (predicted) d.push_back("scores");
+    return d;
+}
+
+std::string deflate(const std::string& raw) {
+    uLongf size = compressBound(static_cast<uLong>(raw.size()));
+    std::string out(size, '\0');
+    // Level 6 (zlib's default): on a 12-layer, 12-head trace at 128 tokens, level 9 saved under 2%.
+    if (compress2(reinterpret_cast<Bytef*>(&out[0]), &size, reinterpret_cast<const Bytef*>(raw.data()),
+                  static_cast<uLong>(raw.size()), 6) != Z_OK)
+        throw std::runtime_error("render_html: zlib could not compress the page's data");
+    out.resize(size);
+    return out;
+}
+
+std::string base64(const std::string& bytes) {
+    static const char* kDigits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    for (std::size_t i = 0; i < bytes.size(); i += 3) {
+        const auto b = [&](std::size_t k) { return k < bytes.size() ? static_cast<unsigned char>(bytes[k]) : 0u; };
+        const unsigned v = b(i) << 16 | b(i + 1) << 8 | b(i + 2);
+        out += kDigits[v >> 18 & 63];
+        out += kDigits[v >> 12 & 63];
+        out += i + 1 < bytes.size() ? kDigits[v >> 6 & 63] : '=';
+        out += i + 2 < bytes.size() ? kDigits[v & 63] : '=';
+    }
+    return out;
+}
+
+std::string hex_colormap(const Colormap& c) {
+    static const char* kHex = "0123456789abcdef";
+    std::string s;
+    for (const Rgb& rgb : c)
+        for (std::uint8_t u : {rgb.r, rgb.g, rgb.b}) s += kHex[u >> 4], s += kHex[u & 15];
+    return s;
+}
+
+// ---- the payload ----------------------------------------------------------------------------------
+
+// The full softmax's m* and l* of every row of a head (what the tiles' running values converge to).
+Json flash_final(const HeadTrace& h, std::size_t T, std::size_t S) {
+    Json m = Json::array(), l = Json::array();
+    for (std::size_t i = 0; i < T; ++i) {
+        double mx = -std::numeric_limits<double>::infinity(), sum = 0.0;
+        for (std::size_t j = 0; j < S; ++j)
+            if (h.mask.size() == 0 || h.mask(i, j)) mx = std::max(mx, double(h.scale) * double(h.scores(i, j)));
+        for (std::size_t j = 0; j < S; ++j)
+            if (std::isfinite(mx) && (h.mask.size() == 0 || h.mask(i, j)))
+                sum += std::exp(double(h.scale) * double(h.scores(i, j)) - mx);
+        m.push_back(std::isfinite(mx) ? Json(static_cast<float>(mx)) : Json());
+        l.push_back(static_cast<float>(sum));
+    }
+    return {{"m", m}, {"l", l}};
+}
+
+Json settings(const Trace& t, const std::string& source) {
+    Json s = Json::object();
+    if (find_kind(t.kind)) s = config_json(t.config);
+    if (!source.empty()) s["input"] = source;
+    return s;
+}
+
+Json model_json(const Trace& t) {
+    if (!t.model) return nullptr;
+    const ModelInfo& m = *t.model;
+    return {{"type", m.type},       {"dtype", m.dtype},   {"n_layer", m.n_layer},
+            {"n_head", m.n_head},   {"n_embd", m.n_embd}, {"n_positions", m.n_positions},
+            {"vocab_size", m.vocab_size}, {"n_params", m.n_params}};
+}
+
+Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
+    // 1. the layers: a seeded trace is one layer without a number
+    std::vector<std::pair<std::optional<std::size_t>, const std::vector<HeadTrace>*>> layers;
+    if (!t.layers.empty())
+        for (const auto& l : t.layers) layers.push_back({l.layer, &l.heads});
+    else layers.push_back({std::nullopt, &t.heads});
+    const std::vector<HeadTrace>& first = *layers[0].second;
+    if (first.empty()) throw std::invalid_argument("render_html: the trace has no heads");
+    const std::size_t T = t.tokens.size(), S = t.source_tokens.size() ? t.source_tokens.size() : T;
+    std::vector<Stage> stages;
+    for (Stage s : kStages)
+        if (has_stage(first[0], s)) stages.push_back(s);
+    // 2. every head's stages into the buffer; a mask equal to the previous one is stored once
+    Json jlayers = Json::array();
+    const Mask* last_mask = nullptr;
+    Json last_mask_desc;
+    for (const auto& [number, heads] : layers) {
+        Json jheads = Json::array();
+        for (const HeadTrace& h : *heads) {
+            Json jh = {{"head", h.head}, {"kv_head", h.kv_head}, {"scale", h.scale}};
+            Json js = Json::object();
+            for (Stage s : stages) {
+                const Mat* m = s == Stage::Weights ? &h.weights : s == Stage::Dropped ? &h.dropped_weights
+                                                                                  : &h.scores;
+                if (!has_stage(h, s) || (s != Stage::Mask && (m->shape(0) != T || m->shape(1) != S)))
+                    throw std::invalid_argument("render_html: every head needs the same (T, S) stages");
+                if (s == Stage::Mask && last_mask && *last_mask == h.mask) {
+                    js[stage_name(s)] = last_mask_desc;
+                    continue;
+                }
+                js[stage_name(s)] = encode_stage(h, s, T, S, blob);
+                if (s == Stage::Mask) last_mask = &h.mask, last_mask_desc = js[stage_name(s)];
+            }
+            jh["stages"] = js;
+            jh["hidden"] = h.mask.size() ? js["mask"] : Json();
+            if (!t.tiles.empty() && h.scores.size()) jh["flash"] = flash_final(h, T, S);
+            jheads.push_back(std::move(jh));
+        }
+        Json jl = {{"layer", number ? Json(*number) : Json()}, {"heads", jheads}};
+        // model traces: the mean over the layer's heads and the rollout through it, (T, T) each
+        const std::size_t l = jlayers.size();
+        if (number && T == S && l < t.layer_mean.size() && l < t.rollout.size()) {
+            Json agg = Json::object();
+            for (const auto& [name, m] : {std::pair<const char*, const Mat*>{"layer_mean", &t.layer_mean[l]},
+                                          std::pair<const char*, const Mat*>{"rollout", &t.rollout[l]}}) {
+                if (m->shape(0) != T || m->shape(1) != T) continue;
+                HeadTrace a;
+                a.weights = *m;
+                a.mask = (*heads)[0].mask;
+                agg[name] = encode_stage(a, Stage::Weights, T, S, blob);
+            }
+            jl["aggregates"] = agg;
+        }
+        jlayers.push_back(std::move(jl));
+    }
+    // 3. what the header shows
+    const Kind* info = find_kind(t.kind);
+    Json j;
+    j["kind"] = t.kind;
+    j["description"] = info                ? info->description
+                       : t.kind == "npy"   ? "attention read from a .npy file"
+                       : t.kind == "model" ? "every head of every layer of a pretrained model"
+                                           : "";
+    j["formula"] = info ? info->formula : "";
+    j["paper"] = info ? info->paper : "";
+    j["settings"] = settings(t, opt.source);
+    j["model"] = model_json(t);
+    j["tokens"] = t.tokens;
+    j["source_tokens"] = t.source_tokens.size() ? t.source_tokens : t.tokens;
+    j["token_ids"] = t.token_ids;
+    Json preds = Json::array();
+    for (const auto& row : t.predictions) {
+        Json r = Json::array();
+        for (const auto& p : row) r.push_back({p.token, p.p});
+        preds.push_back(r);
+    }
+    j["predictions"] = preds;
+    j["layered"] = !t.layers.empty();
+    j["stages"] = Json::array();
+    for (Stage s : stages) j["stages"].push_back(stage_name(s));
+    j["layers"] = jlayers;
+    Json tiles = Json::array();
+    for (const auto& tile : t.tiles)
+        tiles.push_back({tile.head, tile.q_begin, tile.q_end, tile.k_begin, tile.k_end, tile.row_max, tile.row_sum});
+    j["tiles"] = tiles;
+    j["empty_rows"] = t.empty_rows;
+    j["viridis"] = hex_colormap(kViridis);
+    j["rdbu"] = hex_colormap(kRdBuR);
+    j["init"] = {{"layer", opt.layer ? Json(*opt.layer) : Json()}, {"head", opt.head ? Json(*opt.head) : Json()}};
+    return j;
+}
+
+// JSON inside <script>: "<", ">" and "&" only occur inside strings there, where \u escapes mean the same.
+std::string script_safe(const std::string& json) {
+    std::string out;
+    out.reserve(json.size());
+    for (char c : json) {
+        if (c == '<') out += "\\u003c";
+        else if (c == '>') out += "\\u003e";
+        else if (c == '&') out += "\\u0026";
+        else out += c;
+    }
+    return out;
+}
+
+std::string html_text(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '&') out += "&amp;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::int64_t ten_thousandths(float v) {
+    const double x = static_cast<double>(v) * 10000.0;  // exact (see html.h)
+    return static_cast<std::int64_t>(std::nearbyint(x));  // the default rounding mode: ties to even
+}
+
+std::string format_ten_thousandths(std::int64_t k) {
+    const std::uint64_t a = k < 0 ? 0 - static_cast<std::uint64_t>(k) : static_cast<std::uint64_t>(k);
+    std::string frac = std::to_string(a % 10000);
+    frac.insert(0, 4 - frac.size(), '0');
+    return (k < 0 ? "-" : "") + std::to_string(a / 10000) + "." + frac;
+}
+
+std::string render_html(const Trace& t, const HtmlOptions& opt) {
+    // 1. the selection it opens with must exist
+    const std::size_t L = t.layers.size();
+    if (opt.layer && (L == 0 || *opt.layer >= L)) throw std::invalid_argument("render_html: no such layer");
+    const std::size_t H = L ? t.layers[opt.layer.value_or(0)].heads.size() : t.heads.size();
+    if (opt.head && *opt.head >= H) throw std::invalid_argument("render_html: no such head");
+    // 2. the data
+    std::string blob;
+    Json data = payload(t, opt, blob);
+    data["raw_bytes"] = blob.size();
+    data["blob"] = base64(deflate(blob));
+    // 3. the page
+    std::string title = "attn: " + shown_text(t.kind, kMaxLabelChars);  // a trace's strings may be long
+    if (!t.tokens.empty()) title += " — " + shown_text(t.tokens[0], kMaxLabelChars) + (t.tokens.size() > 1 ? " …" : "");
+    std::string page;
+    page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+    // Nothing may be fetched: no network, no other file (the page is one file on a USB stick).
+    page += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+            "style-src 'unsafe-inline'; img-src data: blob:; connect-src data: blob:\">\n";
+    page += "<title>" + html_text(title) + "</title>\n<style>\n" + page_css() + "</style>\n</head>\n<body>\n";
+    page += "<noscript>This page draws attention with JavaScript: please allow scripts for this file.</noscript>\n";
+    page += "<script type=\"application/json\" id=\"attn-data\">" + script_safe(data.dump()) + "</script>\n";
+    page += "<script>\n" + page_js() + "</script>\n</body>\n</html>\n";
+    return page;
+}
+
+}  // namespace attn::render

@@ -1,0 +1,48 @@
+// One self-contained interactive HTML page for a trace: the page's code (the scripts of render/page/ and
+// page.css, embedded at build time by render/page/page_assets.cpp) and the trace's data inline, nothing fetched, so it opens from
+// file:// with no server, no network and no Python.
+//
+// The data: every matrix the page shows, in ten-thousandths (v × 10^4 rounded to the nearest integer,
+// ties to even: exactly the digits "%.4f" prints), stored relative to the matrix's smallest visible
+// value in the fewest bytes that hold its span (weights in [0, 1]: 2 bytes; raw scores spanning more
+// than 6.5535: 3), as byte planes; masked scores as the small residual from scale × the stored raw
+// score; cells the mask hides as 0; values beyond ±214748 as raw float32. All matrices form one
+// buffer, zlib-compressed and base64-encoded; the page inflates it with the browser's
+// DecompressionStream. A readout of 4 decimals therefore shows exactly the trace's value at 4 decimals.
+// Measured (tests/browser/measure_page.py): 12 layers × 12 heads at 128 tokens with scores, mask,
+// weights, layer means and rollouts gives a 6.75 MB page, ready 0.6-2.3 s after loading in headless
+// Chromium (byte planes and masked-score residuals took it from 10.7 MB).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/trace.h"
+
+namespace attn::render {
+
+struct HtmlOptions {
+    std::string source;                 // where the trace came from (shown in the header), e.g. "trace.json"
+    std::optional<std::size_t> layer;   // the selection the page opens with (a URL fragment overrides it)
+    std::optional<std::size_t> head;
+};
+
+// The page. Throws std::invalid_argument when the trace has no heads, heads of different shapes, or
+// layer/head outside the trace.
+std::string render_html(const Trace& t, const HtmlOptions& opt);
+
+// v in ten-thousandths, rounded to nearest, ties to even (what "%.4f" prints). Exact: a float has 24
+// significant bits and 10^4 < 2^14, so v × 10^4 fits a double's 53 without rounding.
+// Values beyond ±2^53 / 10^4 are not representable: callers store those as float32.
+std::int64_t ten_thousandths(float v);
+
+// ten_thousandths as the page prints it: "-0.1235", "12.0000" (never "-0.0000").
+std::string format_ten_thousandths(std::int64_t k);
+
+// The page's code as embedded (for tests: node --check runs on the source files themselves). page_js()
+// is render/page/page.js, then the view scripts in order inside one function (render/page/page_assets.cpp).
+std::string page_js();
+std::string page_css();
+
+}  // namespace attn::render

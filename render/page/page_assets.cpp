@@ -1,0 +1,87 @@
+// The interactive page's code, the .js files of render/page/ and page.css, embedded at build time with
+// .incbin (as render/text/font.cpp embeds the font): the files stay real JavaScript and CSS that editors,
+// linters and `node --check` read, and CMake's OBJECT_DEPENDS rebuilds this file when one changes.
+//
+// The script is page.js (what the page is, 'use strict'), then the views inside one function, so that
+// their names stay out of the page's global scope:
+//     page.js  "\n(function () {\n"  shared.js  "\n"  frame.js  "\n"  ...  start.js  "})();\n"
+// Each view file is a run of declarations (indented as the function's body) and uses what the files
+// before it declare; start.js, last, builds the page.
+#include <cstddef>
+#include <iterator>
+#include <string>
+
+#include "render/page/html.h"
+
+#ifndef ATTN_PAGE_DIR
+#error "ATTN_PAGE_DIR must name the folder holding the page's .js files and page.css (CMakeLists.txt defines it)"
+#endif
+
+#define ATTN_EMBED(symbol, file)                 \
+    ".balign 16\n"                               \
+    ".globl " symbol "_begin\n"                  \
+    ".hidden " symbol "_begin\n" symbol "_begin:\n" \
+    ".incbin \"" ATTN_PAGE_DIR "/" file "\"\n"   \
+    ".globl " symbol "_end\n"                    \
+    ".hidden " symbol "_end\n" symbol "_end:\n"  \
+    ".byte 0\n"
+
+asm(".pushsection .rodata\n"
+    ATTN_EMBED("attn_page_js", "page.js")
+    ATTN_EMBED("attn_page_shared", "shared.js")
+    ATTN_EMBED("attn_page_frame", "frame.js")
+    ATTN_EMBED("attn_page_matrix_view", "matrix_view.js")
+    ATTN_EMBED("attn_page_head_view", "head_view.js")
+    ATTN_EMBED("attn_page_model_overview", "model_overview.js")
+    ATTN_EMBED("attn_page_flash_steps", "flash_steps.js")
+    ATTN_EMBED("attn_page_start", "start.js")
+    ATTN_EMBED("attn_page_css", "page.css")
+    ".popsection\n");
+
+#define ATTN_EMBEDDED(symbol)                \
+    extern "C" const char symbol##_begin[]; \
+    extern "C" const char symbol##_end[];
+ATTN_EMBEDDED(attn_page_js)
+ATTN_EMBEDDED(attn_page_shared)
+ATTN_EMBEDDED(attn_page_frame)
+ATTN_EMBEDDED(attn_page_matrix_view)
+ATTN_EMBEDDED(attn_page_head_view)
+ATTN_EMBEDDED(attn_page_model_overview)
+ATTN_EMBEDDED(attn_page_flash_steps)
+ATTN_EMBEDDED(attn_page_start)
+ATTN_EMBEDDED(attn_page_css)
+
+namespace attn::render {
+namespace {
+
+struct Embedded {
+    const char* begin;
+    const char* end;
+};
+
+// The views in the order the script runs them: each uses what the ones before it declare.
+const Embedded kViews[] = {
+    {attn_page_shared_begin, attn_page_shared_end},
+    {attn_page_frame_begin, attn_page_frame_end},
+    {attn_page_matrix_view_begin, attn_page_matrix_view_end},
+    {attn_page_head_view_begin, attn_page_head_view_end},
+    {attn_page_model_overview_begin, attn_page_model_overview_end},
+    {attn_page_flash_steps_begin, attn_page_flash_steps_end},
+    {attn_page_start_begin, attn_page_start_end},
+};
+
+}  // namespace
+
+std::string page_js() {
+    std::string js(attn_page_js_begin, attn_page_js_end);
+    js += "\n(function () {\n";
+    for (std::size_t k = 0; k < std::size(kViews); ++k) {
+        if (k > 0) js += "\n";
+        js.append(kViews[k].begin, kViews[k].end);
+    }
+    return js + "})();\n";
+}
+
+std::string page_css() { return std::string(attn_page_css_begin, attn_page_css_end); }
+
+}  // namespace attn::render

@@ -1,0 +1,18 @@
+// attn decode's terminal view: the cache growing step by step, each step's row of weights, and the
+// cache's bytes for MHA, GQA and MQA.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "core/decode.h"
+
+namespace attn::render {
+
+struct DecodeViewOptions {
+    int precision = 2;
+    std::size_t head = 0;  // whose weights the staircase prints
+};
+std::string decode_terminal_view(const DecodeTrace& d, const DecodeViewOptions& opt);
+
+}  // namespace attn::render

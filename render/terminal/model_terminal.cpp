@@ -1,0 +1,81 @@
+#include "render/terminal/model_terminal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace attn::render {
+namespace {
+
+std::string fmt(double v, const char* f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+std::string millions(std::uint64_t n) {
+    return n < 1000000 ? std::to_string(n) : fmt(static_cast<double>(n) / 1e6, "%.1fM");
+}
+
+}  // namespace
+
+double mean_attention_distance(const Mat& w) {
+    const std::size_t T = w.shape(0);
+    if (T < 2) return 0.0;
+    double total = 0.0;
+    for (std::size_t i = 1; i < T; ++i)
+        for (std::size_t j = 0; j <= i && j < w.shape(1); ++j) total += static_cast<double>(w(i, j)) * static_cast<double>(i - j);
+    return total / static_cast<double>(T - 1);
+}
+
+std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt) {
+    std::ostringstream out;
+    const ModelInfo& m = *t.model;
+    // 1. the model
+    out << "model:    " << m.type << " \xC2\xB7 " << m.dtype << " \xC2\xB7 " << m.n_layer << " layers \xC3\x97 " << m.n_head
+        << " heads \xC2\xB7 " << m.n_embd << " wide \xC2\xB7 " << millions(m.n_params) << " parameters \xC2\xB7 context "
+        << m.n_positions << "\n";
+    // 2. the tokens and the chosen head's matrices
+    TerminalOptions one = opt;
+    one.head.reset();
+    const Trace head = chosen_head_trace(t, c);
+    out << terminal_view(head, one);
+    out << "(head " << c.head << " of layer " << t.layers[c.layer].layer << "; pick another with --layer L --head H; "
+        << "\xC2\xB7 marks a leading space)\n\n";
+    // 3. every head at a glance: mean attention distance
+    const std::size_t H = m.n_head;
+    out << "mean attention distance in tokens (0: each token looks at itself; \xE2\x89\x88" "1: at the previous token; large: far back or at the first token)\n";
+    out << "        ";
+    for (std::size_t h = 0; h < H; ++h) {
+        const std::string name = "h" + std::to_string(h);
+        out << std::string(name.size() < 7 ? 7 - name.size() : 1, ' ') << name;
+    }
+    out << "\n";
+    for (const auto& l : t.layers) {
+        out << fmt(static_cast<double>(l.layer), "layer %-2.0f");
+        for (const auto& hd : l.heads) out << "  " << fmt(mean_attention_distance(hd.weights), "%5.1f");
+        out << "\n";
+    }
+    // 4. what the model predicts after the last token
+    if (!t.predictions.empty()) {
+        out << "\nnext token after \"" << t.tokens.back() << "\":";
+        for (const auto& p : t.predictions.back()) {
+            std::string label = p.token;
+            if (!label.empty() && label[0] == ' ') label = "\xC2\xB7" + label.substr(1);
+            std::string shown;
+            for (char ch : label) {
+                if (ch == '\n') shown += "\xE2\x86\xB5";                               // ↵
+                else if (ch == '\t') shown += "\xE2\x87\xA5";                          // ⇥
+                else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) shown += "\xEF\xBF\xBD";  // a control character
+                else shown += ch;
+            }
+            label = shown;
+            out << "  " << label << " " << fmt(100.0 * p.p, "%.1f%%");
+        }
+        out << "\n";
+    }
+    return out.str();
+}
+
+}  // namespace attn::render

@@ -1,0 +1,21 @@
+// The terminal view of a model run (kind "model"): the model, the tokens, the chosen head's matrices,
+// the all-heads summary (mean attention distance, layers × heads) and the top predictions.
+#pragma once
+
+#include <string>
+
+#include "core/trace.h"
+#include "render/terminal/terminal.h"
+#include "render/view/model_choice.h"
+
+namespace attn::render {
+
+// Mean attention distance of one head: over query rows i >= 1, the average of Σ_j w_ij · (i − j).
+// About 1 for a previous-token head, large for heads that spread out or park on the first token.
+double mean_attention_distance(const Mat& weights);
+
+// Terminal: the model, the tokens, the chosen head's matrices (opt.show), the all-heads summary
+// (mean attention distance, layers × heads) and the top predictions after the last position.
+std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt);
+
+}  // namespace attn::render

@@ -1,0 +1,41 @@
+#include "render/trace_io/decode_json.h"
+
+namespace attn::render {
+
+Json decode_json(const DecodeTrace& d) {
+    Json j;
+    j["format"] = "attn-decode";
+    j["version"] = 1;
+    j["kind"] = d.full.kind;
+    j["tokens"] = d.full.tokens;
+    j["config"] = config_json(d.full.config);
+    j["mask_alignment"] = "bottom-right";
+    j["cache"] = {{"layers", d.layers}, {"heads", d.heads}, {"kv_heads", d.kv_heads}, {"d_k", d.d_k}, {"d_v", d.d_v},
+                  {"dtype", "float32"}};
+    j["steps"] = Json::array();
+    for (const DecodeStep& s : d.steps) {
+        Json js;
+        js["step"] = s.step;
+        js["token"] = s.token;
+        js["position"] = static_cast<std::int64_t>(s.step) + d.full.config.pos_offset;
+        js["heads"] = Json::array();
+        for (const DecodeHeadStep& h : s.heads)
+            js["heads"].push_back({{"head", h.head}, {"kv_head", h.kv_head}, {"weights", h.weights}});
+        js["output"] = s.output;
+        js["cache_bytes"] = s.cache_bytes;
+        j["steps"].push_back(std::move(js));
+    }
+    j["cache_variants"] = Json::array();
+    for (const CacheVariant& v : d.variants)
+        j["cache_variants"].push_back({{"name", v.name}, {"kv_heads", v.kv_heads},
+                                       {"bytes_per_token", v.bytes_per_token}, {"this_run", v.this_run}});
+    j["diagnostics"] = {{"decode_max_abs_diff", d.max_abs_diff}};
+    return j;
+}
+
+std::string decode_json_text(const DecodeTrace& d) { return decode_json(d).dump() + "\n"; }
+
+// 1. what runs, 2. one line per step: the token, head h's row over the cache, the cache's bytes,
+// 3. the cache per token and after T tokens for MHA, GQA and MQA, 4. the comparison with the full pass.
+
+}  // namespace attn::render

@@ -1,0 +1,109 @@
+#include "render/trace_io/file_names.h"
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "render/view/figure_views.h"
+
+namespace attn::render {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+bool one_of(std::string_view s, std::initializer_list<std::string_view> words) {
+    return std::find(words.begin(), words.end(), s) != words.end();
+}
+
+// Takes "<word><N>-" off the front of s ("h12-", "layer0-"); false, s unchanged, when s does not start so.
+bool take_numbered(std::string_view& s, std::string_view word) {
+    if (s.substr(0, word.size()) != word) return false;
+    std::size_t end = word.size();
+    while (end < s.size() && is_digit(s[end])) ++end;
+    const std::size_t digits = end - word.size();
+    if (digits == 0 || (digits > 1 && s[word.size()] == '0') || end >= s.size() || s[end] != '-') return false;
+    s.remove_prefix(end + 1);
+    return true;
+}
+
+bool is_trace_figure(std::string_view s) {
+    const auto& names = figure_names();
+    return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+bool is_figure_rest(std::string_view rest, FileSet set) {
+    using namespace figure_word;
+    std::string_view s = rest;
+    const bool layer = take_numbered(s, "layer");
+    const bool head = take_numbered(s, "head");
+    if ((layer || head) && is_trace_figure(s)) return set == FileSet::render || set == FileSet::any;  // render's
+    if (one_of(rest, {decode_steps, decode_cache})) return set == FileSet::decode || set == FileSet::any;
+    if (set == FileSet::decode || set == FileSet::render) return false;
+    // attn show's: the trace figures, --pos figures, a model's overview and head
+    if (is_trace_figure(rest) || one_of(rest, {positions, rope, alibi, overview})) return true;
+    s = rest;
+    return take_numbered(s, "l") && take_numbered(s, "h") && is_trace_figure(s);
+}
+
+bool is_array_rest(std::string_view rest) {
+    if (one_of(rest, {"x", "source_x", "v", "output", "token_ids"})) return true;
+    if (rest.size() > 2 && (rest[0] == 'W' || rest[0] == 'b') && rest[1] == '_' &&
+        std::all_of(rest.begin() + 2, rest.end(), is_letter))
+        return true;  // a parameter: W_query, b_out
+    std::string_view s = rest;
+    if (take_numbered(s, "h"))
+        return one_of(s, {"queries", "keys", "values", "scores", "mask", "weights", "dropped_weights", "context"});
+    s = rest;
+    if (!take_numbered(s, "l")) return false;
+    if (take_numbered(s, "h")) return one_of(s, {"scores", "mask", "weights"});  // a model's head
+    return one_of(s, {"mean", "rollout"});                                       // a model's layer
+}
+
+}  // namespace
+
+const char* file_extension(FileType type) {
+    switch (type) {
+        case FileType::png: return ".png";
+        case FileType::svg: return ".svg";
+        case FileType::npy: return ".npy";
+    }
+    return "";
+}
+
+bool is_attn_file_name(FileType type, const std::string& prefix, const std::string& name, FileSet set) {
+    const std::string_view ext = file_extension(type);
+    std::string_view rest = name;
+    if (rest.size() < prefix.size() + 1 + ext.size() || rest.substr(0, prefix.size()) != prefix ||
+        rest[prefix.size()] != '-' || rest.substr(rest.size() - ext.size()) != ext)
+        return false;
+    rest = rest.substr(prefix.size() + 1, rest.size() - prefix.size() - 1 - ext.size());
+    if (type == FileType::npy) return set != FileSet::decode && is_array_rest(rest);
+    return is_figure_rest(rest, set);
+}
+
+std::optional<std::string> prefix_clash(const std::string& prefix) {
+    using namespace figure_word;
+    std::vector<std::string> words = figure_names();
+    for (const char* w : {positions, rope, alibi, decode_steps, decode_cache, overview}) words.emplace_back(w);
+    for (std::size_t dash = prefix.find('-'); dash != std::string::npos; dash = prefix.find('-', dash + 1))
+        for (const auto& w : words) {
+            const std::string name = figure_file_name(prefix, w);
+            if (is_attn_file_name(FileType::png, prefix.substr(0, dash), name)) return name;
+        }
+    return std::nullopt;
+}
+
+std::string figure_file_name(const std::string& prefix, const std::string& word, FileType type) {
+    return prefix + "-" + word + file_extension(type);
+}
+
+std::string model_head_prefix(const std::string& model_type, std::size_t layer, std::size_t head) {
+    return model_type + "-l" + std::to_string(layer) + "-h" + std::to_string(head);
+}
+
+std::string rendered_prefix(const std::string& kind, std::optional<std::size_t> layer, std::optional<std::size_t> head) {
+    return (kind.empty() ? std::string("attn") : kind) + (layer ? "-layer" + std::to_string(*layer) : "") + (head ? "-head" + std::to_string(*head) : "");
+}
+
+}  // namespace attn::render

@@ -1,0 +1,80 @@
+// The names of the files attn writes into an output folder (--png, --svg, --npy), in one place: the
+// renderers build their names from the words and prefixes here, and cli/policy/outputs.cpp asks
+// is_attn_file_name which files of a folder are attn's (to refuse clashes before a run, and to
+// remove an earlier run's files after it).
+//
+// For a prefix P (the kind, --prefix, the model's type, "model"):
+//
+// Figures: P-<rest>.png, and the same names ending in .svg (a name means the same figure in either
+// format; render_svgs draws the trace figures), <rest> one of
+//   <figure>                        a trace figure, figure_names() (render/view/figure_views.h): scores,
+//                                   masked-scores, mask, weights, zeroed, dropped-weights, tiles, queries,
+//                                   keys, values, context, output, query (the --query strip)
+//   positions, rope, alibi          attn show --pos (render/layout/position_charts.h)
+//   decode-steps, decode-cache      attn decode (render/outputs/decode_view.h)
+//   overview, l<N>-h<N>-<figure>    attn show --model: P is the model's type (render/outputs/model_view.h)
+//   layer<N>-<figure>, head<N>-<figure>, layer<N>-head<N>-<figure>
+//                                   attn render --png: P is the trace's kind (rendered_prefix)
+// Arrays: P-<rest>.npy, <rest> one of
+//   x, source_x, v, output, W_<letters>, b_<letters>,
+//   h<N>-{queries,keys,values,scores,mask,weights,dropped_weights,context}       (render/trace_io/npy.h)
+//   token_ids, l<N>-h<N>-{scores,mask,weights}, l<N>-{mean,rollout}              (attn show --model, P = model)
+// <N> is a number as attn writes it: decimal digits, no leading zero.
+//
+// Which command's set a name belongs to: `attn show` (trace, position and model figures, arrays),
+// `attn decode` (decode-steps, decode-cache) and `attn render` (its layer and head names; the plain
+// trace figures it draws for a whole trace are show's names, drawn again). A run removes an earlier
+// run's files of its own command's set only, so show's, decode's and render's figures of one kind
+// can share a folder; clash checks ask about every name (FileSet::any).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace attn::render {
+
+enum class FileType { png, svg, npy };
+
+// ".png", ".svg", ".npy"
+const char* file_extension(FileType type);
+
+enum class FileSet { any, show, decode, render };
+
+// True when `name` (a file name, no folder) is one of the names above for prefix P, in `set`.
+bool is_attn_file_name(FileType type, const std::string& prefix, const std::string& name,
+                       FileSet set = FileSet::any);
+
+// Figure words beside the trace figures (the <rest> of a name).
+namespace figure_word {
+inline constexpr const char* positions = "positions";  // the sinusoidal table
+inline constexpr const char* rope = "rope";
+inline constexpr const char* alibi = "alibi";
+inline constexpr const char* decode_steps = "decode-steps";
+inline constexpr const char* decode_cache = "decode-cache";
+inline constexpr const char* overview = "overview";  // a model's layers × heads
+}  // namespace figure_word
+
+// When a figure name of prefix P (P-<figure>.png, P-rope.png, ...) would also be one of attn's names for
+// a shorter prefix Q (P = "causal-l1-h0": "causal-l1-h0-weights.png" is a model head's name for
+// "causal"; P = "causal-masked": "causal-masked-scores.png" is a figure of "causal"), that file name;
+// else nothing. A --prefix like that is refused: a run of the shorter prefix would count P's files as
+// its own and remove them.
+std::optional<std::string> prefix_clash(const std::string& prefix);
+
+// "P-word.png": a figure's file name.
+std::string figure_file_name(const std::string& prefix, const std::string& word, FileType type = FileType::png);
+
+// The prefix of one head of a model run's figures: "gpt2-l5-h1".
+std::string model_head_prefix(const std::string& model_type, std::size_t layer, std::size_t head);
+
+// The prefix of attn render's figures of one layer and/or head: "causal", "causal-layer0",
+// "causal-head1", "causal-layer0-head1"; a trace without a kind is "attn", as in render_pngs.
+std::string rendered_prefix(const std::string& kind, std::optional<std::size_t> layer, std::optional<std::size_t> head);
+
+// A model run's prefixes: its figures start with the model's type (ModelInfo::type: "gpt2", the one
+// type attn runs, core/gpt2.cpp), its arrays with "model".
+inline constexpr const char* kModelFigurePrefix = "gpt2";
+inline constexpr const char* kModelArrayPrefix = "model";
+
+}  // namespace attn::render

@@ -1,0 +1,26 @@
+// The JSON trace (format "attn-trace", version 1; docs/trace-format.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/trace.h"
+
+namespace attn::render {
+
+// Numbers are float32 and print as the shortest decimal that reads back to the same float.
+using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t,
+                                  std::uint64_t, float>;
+
+Json matrix(const Mat& m);         // (R, C) -> an array of R rows; every matrix keeps its rank
+Json bool_matrix(const Mask& m);    // (T, S) -> rows of booleans, true = visible
+Json config_json(const Settings& c);
+// The trace as compact JSON text, written straight from the matrices (render/trace_io/json_out.h): the bytes
+// of dumping the document as one nlohmann::json, without building it.
+std::string trace_json_text(const Trace& t);
+
+}  // namespace attn::render

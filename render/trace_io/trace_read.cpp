@@ -1,0 +1,22 @@
+// attn render's input: a JSON trace or a .npy of attention, told apart by the .npy magic string. The two
+// readers are render/trace_io/trace_read_json.cpp and render/trace_io/attention_npy.cpp.
+#include "render/trace_io/trace_read.h"
+
+#include "data/error.h"
+#include "data/npy.h"
+
+namespace attn::render {
+
+Trace read_trace_file(const std::string& path, const std::optional<std::string>& tokens_path) {
+    const std::string bytes = read_file(path, "input");
+    if (!looks_like_npy(bytes)) {
+        if (tokens_path)
+            usage_error("--tokens applies to a .npy input; a trace carries its own tokens", "leave out --tokens");
+        return read_trace_json(bytes, path);
+    }
+    std::optional<TokenLabels> labels;
+    if (tokens_path) labels = read_token_labels(read_file(*tokens_path, "tokens file"), *tokens_path);
+    return read_attention_npy(bytes, path, labels, tokens_path ? *tokens_path : std::string());
+}
+
+}  // namespace attn::render

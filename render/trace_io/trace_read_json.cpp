@@ -1,0 +1,370 @@
+// Reading a saved JSON trace (format "attn-trace", version 1; docs/trace-format.md) back into a Trace
+// (render/trace_io/trace_read.h). Strict: every field is checked for its type and shape, errors name the field.
+#include "render/trace_io/trace_read.h"
+
+#include <cmath>
+
+#include "core/kinds.h"
+#include "data/error.h"
+#include "data/tokenize.h"
+#include "render/trace_io/json.h"
+
+namespace attn::render {
+namespace {
+
+constexpr const char* kTraceHint = "give a trace written by 'attn show --json', or a .npy of attention weights";
+constexpr int kMaxTraceDepth = 8;  // {"layers": [{"heads": [{"weights": [[...]]}]}]} is 6 deep
+
+// Errors name the file and the field: "t.json: heads[0].weights: row 2 has 3 values but row 0 has 4".
+struct Reader {
+    const std::string& name;
+
+    [[noreturn]] void fail(const std::string& where, const std::string& why) const {
+        input_error(name + ": " + (where.empty() ? "" : where + ": ") + why, kTraceHint);
+    }
+
+    const Json* find(const Json& obj, const char* key) const {
+        const auto it = obj.find(key);
+        return it == obj.end() ? nullptr : &*it;
+    }
+    const Json& need(const Json& obj, const char* key, const std::string& where) const {
+        const Json* j = find(obj, key);
+        if (!j) fail(where, std::string("\"") + key + "\" is missing");
+        return *j;
+    }
+    void expect(bool ok, const std::string& where, const std::string& what) const {
+        if (!ok) fail(where, "expected " + what);
+    }
+
+    std::string text(const Json& j, const std::string& where) const {
+        expect(j.is_string(), where, "a string");
+        return j.get<std::string>();
+    }
+    std::vector<std::string> texts(const Json& j, const std::string& where) const {
+        expect(j.is_array(), where, "an array of strings");
+        std::vector<std::string> out;
+        for (std::size_t i = 0; i < j.size(); ++i) out.push_back(text(j[i], where + "[" + std::to_string(i) + "]"));
+        return out;
+    }
+    std::uint64_t whole(const Json& j, const std::string& where) const {
+        expect(j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0), where,
+               "a whole number");
+        return j.get<std::uint64_t>();
+    }
+    std::size_t size(const Json& j, const std::string& where) const {
+        return static_cast<std::size_t>(whole(j, where));
+    }
+    std::int64_t integer(const Json& j, const std::string& where) const {
+        expect(j.is_number_integer(), where, "an integer");
+        return j.get<std::int64_t>();
+    }
+    float number(const Json& j, const std::string& where) const {
+        expect(j.is_number(), where, "a number");
+        return j.get<float>();
+    }
+    bool flag(const Json& j, const std::string& where) const {
+        expect(j.is_boolean(), where, "true or false");
+        return j.get<bool>();
+    }
+    std::vector<float> numbers(const Json& j, const std::string& where, bool null_is_minus_inf = false) const {
+        expect(j.is_array(), where, "an array of numbers");
+        std::vector<float> out;
+        out.reserve(j.size());
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            if (null_is_minus_inf && j[i].is_null()) out.push_back(-INFINITY);
+            else out.push_back(number(j[i], where + "[" + std::to_string(i) + "]"));
+        }
+        return out;
+    }
+
+    // An array of equal rows: (rows, cols); [] is (0, 0).
+    template <typename M, typename Cell>
+    M matrix(const Json& j, const std::string& where, Cell cell) const {
+        expect(j.is_array(), where, "an array of rows");
+        const std::size_t rows = j.size();
+        const std::size_t cols = rows ? j[0].size() : 0;
+        M m = M::from_shape({rows, cols});
+        for (std::size_t i = 0; i < rows; ++i) {
+            const Json& row = j[i];
+            const std::string rw = where + " row " + std::to_string(i);
+            expect(row.is_array(), rw, "an array");
+            if (row.size() != cols)
+                fail(rw, "has " + std::to_string(row.size()) + " values but row 0 has " + std::to_string(cols));
+            for (std::size_t c = 0; c < cols; ++c) m(i, c) = cell(row[c], rw);
+        }
+        return m;
+    }
+    Mat mat(const Json& j, const std::string& where) const {
+        return matrix<Mat>(j, where, [&](const Json& v, const std::string& w) { return number(v, w); });
+    }
+    Mask mask(const Json& j, const std::string& where) const {
+        return matrix<Mask>(j, where, [&](const Json& v, const std::string& w) {
+            return static_cast<std::uint8_t>(flag(v, w) ? 1 : 0);
+        });
+    }
+    Mat optional_mat(const Json& obj, const char* key, const std::string& where) const {
+        const Json* j = find(obj, key);
+        return j ? mat(*j, where + "." + key) : Mat();
+    }
+
+    void shape(const Mat& m, std::size_t rows, std::size_t cols, const std::string& where) const {
+        if (m.size() && (m.shape(0) != rows || m.shape(1) != cols))
+            fail(where, "is (" + std::to_string(m.shape(0)) + ", " + std::to_string(m.shape(1)) + ") but (T, S) = (" +
+                            std::to_string(rows) + ", " + std::to_string(cols) + ")");
+    }
+};
+
+Json parse(const std::string& text, const std::string& name) {
+    const Reader r{name};
+    try {
+        return Json::parse(text, [&](int depth, Json::parse_event_t, Json&) {
+            if (depth > kMaxTraceDepth) r.fail("", "nested more than " + std::to_string(kMaxTraceDepth) + " deep");
+            return true;
+        });
+    } catch (const Json::parse_error& e) {
+        // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing
+        // value - unexpected end of input; expected ']'": keep what follows " - ", without "last read".
+        std::string why = e.what();
+        const auto dash = why.rfind(" - ");
+        why = dash == std::string::npos ? "syntax error" : why.substr(dash + 3);
+        const auto last = why.find("; last read: '");
+        const auto close = last == std::string::npos ? last : why.find("'; ", last + 14);
+        if (close != std::string::npos) why.erase(last, close + 1 - last);
+        const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+        r.fail("", "invalid JSON at byte offset " + std::to_string(offset) + ": " + why);
+    } catch (const Json::out_of_range&) {  // a number beyond float32, e.g. 1e39
+        r.fail("", "a number is beyond float32");
+    }
+}
+
+void read_config(const Reader& r, const Json& j, Settings& c) {
+    const std::string w = "config";
+    r.expect(j.is_object(), w, "an object");
+    if (auto* v = r.find(j, "seed")) c.seed = r.whole(*v, w + ".seed");
+    if (auto* v = r.find(j, "init")) c.init = r.text(*v, w + ".init");
+    if (auto* v = r.find(j, "d_in")) c.d_in = r.size(*v, w + ".d_in");
+    if (auto* v = r.find(j, "d_out")) c.d_out = r.size(*v, w + ".d_out");
+    if (auto* v = r.find(j, "heads")) c.heads = r.size(*v, w + ".heads");
+    if (auto* v = r.find(j, "kv_heads")) c.kv_heads = r.size(*v, w + ".kv_heads");
+    if (auto* v = r.find(j, "causal")) c.causal = r.flag(*v, w + ".causal");
+    if (auto* v = r.find(j, "qkv_bias")) c.qkv_bias = r.flag(*v, w + ".qkv_bias");
+    if (auto* v = r.find(j, "dropout")) c.dropout = r.number(*v, w + ".dropout");
+    if (auto* v = r.find(j, "window")) c.window = r.size(*v, w + ".window");
+    if (auto* v = r.find(j, "score")) c.score = r.text(*v, w + ".score");
+    if (auto* v = r.find(j, "block_q")) c.block_q = r.size(*v, w + ".block_q");
+    if (auto* v = r.find(j, "block_k")) c.block_k = r.size(*v, w + ".block_k");
+    if (auto* v = r.find(j, "renorm")) c.renorm = r.flag(*v, w + ".renorm");
+}
+
+// One head: the stages present, each (T, S).
+HeadTrace read_head(const Reader& r, const Json& j, const std::string& w, std::size_t T, std::size_t S) {
+    r.expect(j.is_object(), w, "an object");
+    HeadTrace h;
+    h.head = r.size(r.need(j, "head", w), w + ".head");
+    if (auto* v = r.find(j, "kv_head")) h.kv_head = r.size(*v, w + ".kv_head");
+    h.queries = r.optional_mat(j, "queries", w);
+    h.keys = r.optional_mat(j, "keys", w);
+    h.values = r.optional_mat(j, "values", w);
+    h.scores = r.optional_mat(j, "scores", w);
+    if (auto* v = r.find(j, "scale")) h.scale = r.number(*v, w + ".scale");
+    if (auto* v = r.find(j, "mask")) h.mask = r.mask(*v, w + ".mask");
+    h.weights = r.optional_mat(j, "weights", w);
+    h.dropped_weights = r.optional_mat(j, "dropped_weights", w);
+    h.context = r.optional_mat(j, "context", w);
+    r.shape(h.scores, T, S, w + ".scores");
+    r.shape(h.weights, T, S, w + ".weights");
+    r.shape(h.dropped_weights, T, S, w + ".dropped_weights");
+    if (h.mask.size() && (h.mask.shape(0) != T || h.mask.shape(1) != S))
+        r.fail(w + ".mask", "is not (T, S) = (" + std::to_string(T) + ", " + std::to_string(S) + ")");
+    if (!h.weights.size() && !h.scores.size()) r.fail(w, "has neither \"weights\" nor \"scores\"");
+    return h;
+}
+
+std::vector<HeadTrace> read_heads(const Reader& r, const Json& j, const std::string& w, std::size_t T, std::size_t S) {
+    r.expect(j.is_array(), w, "an array of heads");
+    std::vector<HeadTrace> heads;
+    for (std::size_t i = 0; i < j.size(); ++i) heads.push_back(read_head(r, j[i], w + "[" + std::to_string(i) + "]", T, S));
+    // Every head has the same stages as the first (the renderers draw them side by side).
+    const auto stages = [](const HeadTrace& h) {
+        return std::vector<bool>{h.scores.size() != 0, h.mask.size() != 0, h.weights.size() != 0,
+                                 h.dropped_weights.size() != 0};
+    };
+    for (std::size_t i = 1; i < heads.size(); ++i)
+        if (stages(heads[i]) != stages(heads[0]))
+            r.fail(w + "[" + std::to_string(i) + "]", "has other stages than " + w + "[0] (scores, mask, weights, dropped_weights)");
+    return heads;
+}
+
+void read_params(const Reader& r, const Json& j, Trace& t) {
+    r.expect(j.is_object(), "params", "an object");
+    for (const auto& [key, value] : j.items()) {
+        const std::string w = "params." + key;
+        Param p{key, {}};
+        // Written as vectors: biases (1, out) and v (d, 1) (render/trace_io/json.cpp).
+        if (value.is_array() && (value.empty() || !value[0].is_array())) {
+            const std::vector<float> v = r.numbers(value, w);
+            p.value = key == "v" ? Mat::from_shape({v.size(), 1}) : Mat::from_shape({1, v.size()});
+            std::copy(v.begin(), v.end(), p.value.begin());
+        } else {
+            p.value = r.mat(value, w);
+        }
+        t.params.push_back(std::move(p));
+    }
+}
+
+void read_tiles(const Reader& r, const Json& j, Trace& t) {
+    r.expect(j.is_array(), "tiles", "an array");
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        const std::string w = "tiles[" + std::to_string(i) + "]";
+        const Json& jt = j[i];
+        r.expect(jt.is_object(), w, "an object");
+        Tile tile;
+        tile.head = r.size(r.need(jt, "head", w), w + ".head");
+        tile.q_block = r.size(r.need(jt, "q_block", w), w + ".q_block");
+        tile.k_block = r.size(r.need(jt, "k_block", w), w + ".k_block");
+        const Json& rows = r.need(jt, "rows", w);
+        const Json& cols = r.need(jt, "cols", w);
+        r.expect(rows.is_array() && rows.size() == 2, w + ".rows", "[begin, end)");
+        r.expect(cols.is_array() && cols.size() == 2, w + ".cols", "[begin, end)");
+        tile.q_begin = r.size(rows[0], w + ".rows"), tile.q_end = r.size(rows[1], w + ".rows");
+        tile.k_begin = r.size(cols[0], w + ".cols"), tile.k_end = r.size(cols[1], w + ".cols");
+        if (tile.q_begin >= tile.q_end || tile.q_end > t.tokens.size()) r.fail(w + ".rows", "is outside the queries");
+        if (tile.k_begin >= tile.k_end || tile.k_end > t.source_tokens.size()) r.fail(w + ".cols", "is outside the keys");
+        tile.row_max = r.numbers(r.need(jt, "row_max", w), w + ".row_max", true);
+        tile.row_sum = r.numbers(r.need(jt, "row_sum", w), w + ".row_sum");
+        if (tile.row_max.size() != tile.q_end - tile.q_begin || tile.row_sum.size() != tile.row_max.size())
+            r.fail(w, "row_max and row_sum need one value per row");
+        t.tiles.push_back(std::move(tile));
+    }
+}
+
+void read_model(const Reader& r, const Json& j, Trace& t) {
+    const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
+    if (auto* v = r.find(j, "model")) {
+        r.expect(v->is_object(), "model", "an object");
+        ModelInfo m;
+        if (auto* x = r.find(*v, "type")) m.type = r.text(*x, "model.type");
+        if (auto* x = r.find(*v, "dtype")) m.dtype = r.text(*x, "model.dtype");
+        const std::pair<const char*, std::size_t*> sizes[] = {{"n_layer", &m.n_layer},         {"n_head", &m.n_head},
+                                                             {"n_embd", &m.n_embd},           {"n_positions", &m.n_positions},
+                                                             {"vocab_size", &m.vocab_size}};
+        for (const auto& [key, out] : sizes)
+            if (auto* x = r.find(*v, key)) *out = r.size(*x, std::string("model.") + key);
+        if (auto* x = r.find(*v, "n_params")) m.n_params = r.whole(*x, "model.n_params");
+        if (auto* x = r.find(*v, "layer_norm_epsilon")) m.layer_norm_epsilon = r.number(*x, "model.layer_norm_epsilon");
+        t.model = m;
+    }
+    if (auto* v = r.find(j, "token_ids")) {
+        r.expect(v->is_array() && v->size() == T, "token_ids", "one id per token");
+        for (std::size_t i = 0; i < T; ++i) t.token_ids.push_back(r.integer((*v)[i], "token_ids"));
+    }
+    if (auto* v = r.find(j, "layers")) {
+        r.expect(v->is_array(), "layers", "an array of layers");
+        for (std::size_t l = 0; l < v->size(); ++l) {
+            const std::string w = "layers[" + std::to_string(l) + "]";
+            const Json& jl = (*v)[l];
+            r.expect(jl.is_object(), w, "an object");
+            LayerTrace layer;
+            layer.layer = r.size(r.need(jl, "layer", w), w + ".layer");
+            layer.heads = read_heads(r, r.need(jl, "heads", w), w + ".heads", T, S);
+            if (layer.heads.empty()) r.fail(w + ".heads", "there are no heads");
+            // the same stages as the first layer's (the page and the PNGs draw layers alike)
+            const HeadTrace& a = layer.heads[0];
+            const HeadTrace& b = t.layers.empty() ? a : t.layers[0].heads[0];
+            if ((a.scores.size() == 0) != (b.scores.size() == 0) || (a.mask.size() == 0) != (b.mask.size() == 0) ||
+                (a.weights.size() == 0) != (b.weights.size() == 0) ||
+                (a.dropped_weights.size() == 0) != (b.dropped_weights.size() == 0))
+                r.fail(w, "has other stages than layers[0]");
+            t.layers.push_back(std::move(layer));
+        }
+    }
+    if (auto* v = r.find(j, "aggregates")) {
+        r.expect(v->is_object(), "aggregates", "an object");
+        const std::pair<const char*, std::vector<Mat>*> aggs[] = {{"layer_mean", &t.layer_mean}, {"rollout", &t.rollout}};
+        for (const auto& [key, out] : aggs) {
+            const Json* a = r.find(*v, key);
+            if (!a) continue;
+            const std::string w = std::string("aggregates.") + key;
+            r.expect(a->is_array(), w, "one matrix per layer");
+            for (std::size_t l = 0; l < a->size(); ++l) {
+                out->push_back(r.mat((*a)[l], w + "[" + std::to_string(l) + "]"));
+                r.shape(out->back(), T, T, w + "[" + std::to_string(l) + "]");
+            }
+        }
+    }
+    if (auto* v = r.find(j, "predictions")) {
+        r.expect(v->is_array() && (v->empty() || v->size() == T), "predictions", "one list per token");
+        for (std::size_t i = 0; i < v->size(); ++i) {
+            const std::string w = "predictions[" + std::to_string(i) + "]";
+            r.expect((*v)[i].is_array(), w, "an array");
+            std::vector<Prediction> row;
+            for (const Json& p : (*v)[i]) {
+                r.expect(p.is_object(), w, "objects {\"id\", \"token\", \"p\"}");
+                row.push_back({r.integer(r.need(p, "id", w), w + ".id"), r.text(r.need(p, "token", w), w + ".token"),
+                               r.number(r.need(p, "p", w), w + ".p")});
+            }
+            t.predictions.push_back(std::move(row));
+        }
+    }
+}
+
+}  // namespace
+
+Trace read_trace_json(const std::string& text, const std::string& name) {
+    const Reader r{name};
+    const Json j = parse(text, name);
+    // 1. what the file is
+    if (!j.is_object() || !j.contains("format") || j["format"] != "attn-trace")
+        r.fail("", "not an attn trace (no \"format\": \"attn-trace\")");
+    const Json& version = r.need(j, "version", "");
+    if (!version.is_number_integer() || version.get<std::int64_t>() != 1) {
+        const std::string v = version.is_number() || version.is_string() ? version.dump() : "of another kind";
+        input_error(name + ": trace version " + v + " is not supported (this attn reads version 1)",
+                    "write the trace again with this attn, or use the attn that wrote it");
+    }
+    // 2. the tokens and the settings
+    Trace t;
+    t.kind = r.text(r.need(j, "kind", ""), "kind");
+    if (t.kind != "model" && find_kind(t.kind) == nullptr)  // the kind names the figures' files
+        r.fail("kind", "\"" + excerpt(t.kind) + "\" is not a kind attn writes (attn kinds lists them; a model's is \"model\")");
+    t.tokens = r.texts(r.need(j, "tokens", ""), "tokens");
+    if (auto* v = r.find(j, "source_tokens")) t.source_tokens = r.texts(*v, "source_tokens");
+    if (t.tokens.empty()) r.fail("tokens", "there are no tokens");
+    for (const auto& [list, field] : {std::pair{&t.tokens, "tokens"}, std::pair{&t.source_tokens, "source_tokens"}})
+        for (std::size_t i = 0; i < list->size(); ++i)  // as every token attn takes (data/limits.h)
+            if (const auto problem = token_length_problem((*list)[i])) r.fail(std::string(field) + "[" + std::to_string(i) + "]", *problem);
+    if (t.source_tokens.empty()) t.source_tokens = t.tokens;
+    const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
+    t.config.kind = t.kind;
+    if (auto* v = r.find(j, "config")) read_config(r, *v, t.config);
+    // 3. the inputs and the parameters
+    if (auto* v = r.find(j, "inputs")) {
+        r.expect(v->is_object(), "inputs", "an object");
+        t.x = r.optional_mat(*v, "x", "inputs");
+        if (auto* sx = r.find(*v, "source_x")) t.source_x = r.mat(*sx, "inputs.source_x"), t.has_source = true;
+    }
+    if (auto* v = r.find(j, "params")) read_params(r, *v, t);
+    // 4. the heads (seeded kinds) and what follows them
+    if (auto* v = r.find(j, "heads")) t.heads = read_heads(r, *v, "heads", T, S);
+    if (auto* v = r.find(j, "output")) t.output = r.mat(*v, "output");
+    if (auto* v = r.find(j, "tiles")) read_tiles(r, *v, t);
+    if (auto* v = r.find(j, "empty_rows")) {
+        r.expect(v->is_array(), "empty_rows", "an array of query rows");
+        for (const Json& e : *v) {
+            t.empty_rows.push_back(r.size(e, "empty_rows"));
+            if (t.empty_rows.back() >= T) r.fail("empty_rows", "names a row past the last query");
+        }
+    }
+    if (auto* v = r.find(j, "diagnostics")) {
+        r.expect(v->is_object(), "diagnostics", "an object");
+        for (const auto& [key, value] : v->items()) t.diagnostics.push_back({key, r.number(value, "diagnostics." + key)});
+    }
+    // 5. model runs
+    read_model(r, j, t);
+    if (t.heads.empty() && t.layers.empty()) r.fail("", "there are no heads and no layers to show");
+    for (const Tile& tile : t.tiles)
+        if (tile.head >= t.heads.size()) r.fail("tiles", "a tile names head " + std::to_string(tile.head) + ", which is not there");
+    return t;
+}
+
+}  // namespace attn::render

@@ -1,0 +1,38 @@
+// The look of attn's figures, in one place: colours, text sizes, margins and limits.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "render/view/colormaps.h"
+
+namespace attn::render {
+
+inline constexpr Rgb kBackground{255, 255, 255};
+inline constexpr Rgb kInk{26, 26, 26};           // titles, labels
+inline constexpr Rgb kSoftInk{90, 90, 90};       // subtitle, captions, ticks
+inline constexpr Rgb kFrame{128, 128, 128};      // around heatmaps and the colour bar
+inline constexpr Rgb kHiddenBase{205, 205, 205}; // a cell the mask hides: neutral grey ...
+inline constexpr Rgb kHiddenLine{140, 140, 140}; // ... with "/" hatching (no map here is grey)
+inline constexpr Rgb kMaskVisible{33, 102, 172}; // mask image: a visible key
+inline constexpr Rgb kNonFinite{255, 0, 255};    // NaN or infinity (should not happen; never a map colour)
+inline constexpr Rgb kDroppedBase{255, 255, 255};// a weight the dropout removed: white ...
+inline constexpr Rgb kDroppedLine{214, 39, 40};  // ... with a red "X" cross-hatch
+inline constexpr Rgb kTileLine{255, 85, 0};      // flash: tile boundaries
+inline constexpr Rgb kSkippedShade{30, 30, 45};  // flash: tile never visited, shaded ...
+inline constexpr Rgb kSkippedLine{235, 235, 235};// ... and hatched "\"
+// Key/value groups (matplotlib's tab10).
+inline constexpr std::array<Rgb, 10> kGroupColours{{{31, 119, 180}, {255, 127, 14}, {44, 160, 44}, {214, 39, 40},
+                                             {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {127, 127, 127},
+                                             {188, 189, 34}, {23, 190, 207}}};
+
+inline constexpr float kTitlePx = 21.0f, kSubtitlePx = 14.0f, kPanelTitlePx = 15.0f, kLabelPx = 14.0f;
+inline constexpr float kTickPx = 13.0f, kLegendPx = 13.0f, kCaptionPx = 12.0f;
+inline constexpr int kMargin = 20;
+inline constexpr int kHatch = 6;                 // hatching period, pixels
+inline constexpr int kMaxHeatmapSide = 4096;     // pixels of heatmap per axis (grids share it); above: max-pool
+inline constexpr int kMaxLabelWidth = 150;       // longer labels end in "…"
+inline constexpr std::size_t kMaxValueCells = 16;// values printed in cells while T and S are at most this
+inline constexpr int kBarWidth = 18, kSwatch = 16;
+
+}  // namespace attn::render
