@@ -129,8 +129,8 @@ void run_show(const ShowOptions& o) {
     if (o.keep_layers) usage_error("--keep-layers applies only with --model", "attn show --model DIR --keep-layers 0,5 \"text\"");
     // 1. the kind, and options it does not take; the outputs
     const Kind& kind = check_common_options(o.common);
-    if (std::string(kind.name) == "cross" && !o.source && !o.embeddings)
-        usage_error("kind 'cross' needs --source (its keys and values)",
+    if (kind.source == SourceRule::required && !o.source && !o.embeddings)
+        usage_error("kind '" + std::string(kind.name) + "' needs --source (its keys and values)",
                     "give the text to attend over, e.g. attn show --kind cross \"Wie geht es\" --source \"How are you\"");
     check_not_sentence(o.png, "--png", "out");
     check_not_sentence(o.svg, "--svg", "out");
@@ -197,7 +197,7 @@ void run_show(const ShowOptions& o) {
     hooks.progress = progress.callback();
     const Trace t = run_attention(in, c, hooks);
     // said once the run succeeded (a failing run's one line is its error)
-    if ((kind.options & opt_source) && !o.source && std::string(kind.name) != "cross")
+    if (kind.source == SourceRule::optional && !o.source)
         std::cerr << "attn: note: kind '" << kind.name << "' without --source: the sentence attends over itself\n";
     // 5. the outputs: terminal, JSON, PNGs, .npy files
     if (!t.empty_rows.empty())

@@ -29,7 +29,7 @@ const Mat* bias_or_null(const Trace& t, const char* name) {
 Mat project(const Trace& t, const RunHooks& hk, const Mat& x, const std::string& name) {
     Mat y;
     {
-        StageTimer timer(hk.profile, Stage::projections);
+        StageTimer timer(hk.profile, ProfileStage::projections);
         y = linear(x, P(t, ("W_" + name).c_str()), bias_or_null(t, ("b_" + name).c_str()));
     }
     const std::string stage = name == "query" ? "queries" : name == "key" ? "keys" : "values";
@@ -61,7 +61,7 @@ HeadTrace attend_scores(Mat q, Mat k, Mat v, Mat scores, float scale, const Mask
     h.scale = scale;
     // 1. weights = softmax over visible keys of scale * scores (+ bias)   (T, S)
     {
-        StageTimer timer(hk.profile, Stage::softmax);
+        StageTimer timer(hk.profile, ProfileStage::softmax);
         h.weights = Mat::from_shape({T, S});
         softmax_rows(scores.data(), h.weights.data(), 0, T, S, scale, mask, t.empty_rows, bias);
         if (bias != nullptr) h.bias = bias_matrix(*bias, T, S);
@@ -69,7 +69,7 @@ HeadTrace attend_scores(Mat q, Mat k, Mat v, Mat scores, float scale, const Mask
         if (c.dropout > 0.0f) h.dropped_weights = dropout(h.weights, c.dropout, gen);
     }
     // 3. context = weights · values                                  (T, d_v)
-    StageTimer timer(hk.profile, Stage::context);
+    StageTimer timer(hk.profile, ProfileStage::context);
     h.context = masked_product(c.dropout > 0.0f ? h.dropped_weights : h.weights, v, mask);
     h.queries = std::move(q), h.keys = std::move(k), h.values = std::move(v);
     h.scores = std::move(scores), h.mask = mask.materialize(T, S);
@@ -91,15 +91,15 @@ HeadTrace attend_rows(const Mat& q, const Mat& k, const Mat& v, float scale, con
         std::size_t lo_last = 0, hi = S;  // keys past the block's last row are hidden
         if (cut) mask.range(r0 + n - 1, S, lo_last, hi);
         {
-            StageTimer timer(hk.profile, Stage::scores);
+            StageTimer timer(hk.profile, ProfileStage::scores);
             gemm(q.data() + r0 * d_k, d_k, k.data(), d_k, block.data(), hi, n, hi, d_k, true);  // (n, hi)
         }
         {
-            StageTimer timer(hk.profile, Stage::softmax);
+            StageTimer timer(hk.profile, ProfileStage::softmax);
             softmax_rows(block.data(), block.data(), r0, n, hi, scale, mask, t.empty_rows, bias);
             if (c.dropout > 0.0f) dropout_rows(block.data(), n * hi, c.dropout, gen);
         }
-        StageTimer timer(hk.profile, Stage::context);
+        StageTimer timer(hk.profile, ProfileStage::context);
         gemm(block.data(), hi, v.data(), d_v, h.context.data() + r0 * d_v, d_v, n, d_v, hi, false);  // (n, d_v)
     }
     return h;
@@ -111,7 +111,7 @@ HeadTrace attend(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const S
     if (!c.keep_weights) return attend_rows(q, k, v, scale, mask, c, hk, gen, t, bias);
     Mat scores;
     {
-        StageTimer timer(hk.profile, Stage::scores);
+        StageTimer timer(hk.profile, ProfileStage::scores);
         scores = matmul_nt(q, k);  // (T, S)
     }
     return attend_scores(std::move(q), std::move(k), std::move(v), std::move(scores), scale, mask, c, hk, gen, t, bias);
@@ -119,8 +119,8 @@ HeadTrace attend(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const S
 
 // Head h of H with positions: q (T, d_k) and k (S, d_k) rotated (rope) or the scores biased (alibi)
 // first; the unrotated q and k kept for the trace.
-HeadTrace attend_head(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const Settings& c, const RunHooks& hk,
-                      TorchGenerator& gen, Trace& t, std::size_t h, std::size_t heads) {
+HeadTrace attend_with_positions(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const Settings& c,
+                                const RunHooks& hk, TorchGenerator& gen, Trace& t, std::size_t h, std::size_t heads) {
     HeadPositions pos = position_head(q, k, c, h, heads, position_frame(c, q.shape(0), k.shape(0)));
     HeadTrace out = attend(std::move(q), std::move(k), std::move(v), scale, mask, c, hk, gen, t,
                            pos.has_bias ? &pos.bias : nullptr);
@@ -141,7 +141,7 @@ Mat multi_head(const Settings& c, const RunHooks& hk, TorchGenerator& gen, Trace
     if (c.keep_weights) shared.cached = &once;
     for (std::size_t h = 0; h < heads; ++h) {
         const std::size_t g = h / (heads / kv_heads);
-        t.heads.push_back(attend_head(columns(q, h * d_k, d_k), columns(k, g * d_k, d_k), columns(v, g * d_v, d_v),
+        t.heads.push_back(attend_with_positions(columns(q, h * d_k, d_k), columns(k, g * d_k, d_k), columns(v, g * d_v, d_v),
                                       inv_sqrt(d_k), shared, c, hk, gen, t, h, heads));  // (T, d_k), (S, d_k), (S, d_v)
         t.heads.back().head = h, t.heads.back().kv_head = g;
         if (hk.progress) hk.progress("heads", h + 1, heads);
@@ -233,7 +233,7 @@ void projected_head(const Inputs& in, const Settings& c, const RunHooks& hk, Tor
     Mat k = project(t, hk, src, "key");
     Mat v = project(t, hk, src, "value");
     // 2. attention across key positions                                 (T, S)
-    t.heads.push_back(attend_head(q, k, v, inv_sqrt(c.d_out), mask, c, hk, gen, t, 0, 1));
+    t.heads.push_back(attend_with_positions(q, k, v, inv_sqrt(c.d_out), mask, c, hk, gen, t, 0, 1));
     t.output = t.heads[0].context;  // (T, d_out)
 }
 
@@ -261,10 +261,13 @@ void run_causal(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGe
     const PositionFrame f = position_frame(c, T, S);
     const LinearBias alibi{static_cast<float>(alibi_slopes(1)[0]), f.q0, f.k0};
     softmax_rows(h.scores.data(), w.data(), 0, T, S, h.scale, MaskSpec{}, none, h.bias.size() ? &alibi : nullptr);
-    // 2. zero what the mask hides, 3. divide each row by its sum
+    // 2. zero what the mask hides (the trace keeps this stage), 3. divide each row by its sum
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j = 0; j < S; ++j) w(i, j) = h.mask(i, j) ? w(i, j) : 0.0f;
+    h.zeroed = w;
     for (std::size_t i = 0; i < T; ++i) {
         float sum = 0.0f;
-        for (std::size_t j = 0; j < S; ++j) sum += (w(i, j) = h.mask(i, j) ? w(i, j) : 0.0f);
+        for (std::size_t j = 0; j < S; ++j) sum += w(i, j);
         for (std::size_t j = 0; j < S; ++j) w(i, j) = sum > 0.0f ? w(i, j) / sum : 0.0f;
     }
     t.diagnostics.push_back({"renorm_max_abs_diff", max_abs_diff(w, h.weights)});
@@ -302,7 +305,7 @@ void run_gqa(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGener
     // 2. heads, contexts side by side                                   (T, d_out)
     const Mat context = multi_head(c, hk, gen, t, q, k, v, c.heads, c.kv_heads, make_mask(in, c, c.causal));
     // 3. output projection                                              (T, d_out)
-    StageTimer timer(hk.profile, Stage::output);
+    StageTimer timer(hk.profile, ProfileStage::output);
     t.output = linear(context, P(t, "W_out"), bias_or_null(t, "b_out"));
 }
 
@@ -456,7 +459,7 @@ void run_flash(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGen
         const LinearBias* bias = pos.has_bias ? &pos.bias : nullptr;  // tiles see the rotated q, k and the bias
         std::vector<std::size_t> empty;  // rows that saw no key (the unblocked run lists them with a trace)
         {
-            StageTimer timer(hk.profile, Stage::tiles);
+            StageTimer timer(hk.profile, ProfileStage::tiles);
             outs[h] = flash_head(qh, kh, vh, inv_sqrt(d_k), mask, c, h, c.keep_weights ? &t.tiles : nullptr, empty,
                                  bias);
         }

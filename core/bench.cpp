@@ -61,7 +61,7 @@ BenchResult run_bench(const BenchRequest& r) {
         hooks.profile = &p;
         const double t0 = now();
         Trace t = run_attention(in, c, hooks);  // one trace alive at a time
-        const double total = now() - t0 - p.seconds[static_cast<std::size_t>(Stage::init)];  // the forward pass
+        const double total = now() - t0 - p.seconds[static_cast<std::size_t>(ProfileStage::init)];  // the forward pass
         if (total < best_total) {
             best_total = total, best = p;
             if (r.keep_trace) kept = std::move(t);
@@ -75,9 +75,9 @@ BenchResult run_bench(const BenchRequest& r) {
     res.heads = d.heads, res.kv_heads = d.kv_heads, res.keep_weights = c.keep_weights, res.causal = c.causal;
     res.estimated_bytes = estimate_run_bytes(c, shape);
     double counted = 0.0;
-    res.init_seconds = best.seconds[static_cast<std::size_t>(Stage::init)];
+    res.init_seconds = best.seconds[static_cast<std::size_t>(ProfileStage::init)];
     for (std::size_t s = 0; s < best.seconds.size(); ++s) {
-        if ((best.seconds[s] == 0.0 && flops[s] == 0.0) || s == static_cast<std::size_t>(Stage::init)) continue;
+        if ((best.seconds[s] == 0.0 && flops[s] == 0.0) || s == static_cast<std::size_t>(ProfileStage::init)) continue;
         BenchStage st{kStageNames[s], best.seconds[s], flops[s], best.seconds[s] > 0 ? flops[s] / best.seconds[s] / 1e9 : 0};
         res.stages.push_back(st);
         counted += flops[s];

@@ -76,6 +76,7 @@ JsonCount json_numbers(const Settings& c, const RunShape& shape) {
     const double visible = visible_cells(c, shape), p = double(c.dropout);
     n.numbers += H * visible, n.zeros += H * (T * S - visible);
     if (c.dropout > 0.0f) n.numbers += H * visible * (1.0 - p), n.zeros += H * (T * S - visible * (1.0 - p));
+    if (c.renorm) n.numbers += H * visible, n.zeros += H * (T * S - visible);  // the zeroed stage
     n.numbers += positions_numbers(c, T, S, H, double(d.d_k));
     if (kind_named(c.kind).defaults.tiled) {  // per tile: its place (8 numbers), each row's max and sum
         const double bq = double(std::min(c.block_q, shape.T));
@@ -97,7 +98,7 @@ RunEstimate estimate_run(const Settings& c, const RunShape& shape) {
     bytes += (T * H * double(d.d_k) + 2.0 * S * double(d.kv_heads) * double(d.d_v)) * f;  // projections
     if (c.keep_weights) {
         bytes += H * (T * double(d.d_k) + S * double(d.d_k) + S * double(d.d_v)) * f;  // per-head q, k, v
-        bytes += H * T * S * (2.0 * f + 1.0 + (c.dropout > 0.0f ? f : 0.0));           // scores, weights, mask
+        bytes += H * T * S * (2.0 * f + 1.0 + (c.dropout > 0.0f ? f : 0.0) + (c.renorm ? f : 0.0));  // scores, weights, mask, dropped, zeroed
         if (kind_named(c.kind).defaults.tiled) e.records = tile_record_bytes(c, shape, H), bytes += e.records;
         bytes += positions_numbers(c, T, S, H, double(d.d_k)) * f;  // --pos: PE, unrotated q and k, ALiBi bias
     } else {

@@ -59,8 +59,8 @@ double product(double rows, std::size_t in, std::size_t out) { return 2.0 * rows
 StageFlops flops_attention(const RunShape& r, const HeadGeometry& g) {  // scores q kᵀ, context w v, per head
     StageFlops f{};
     const double TS = double(r.T) * double(r.S), H = double(g.heads);
-    f[std::size_t(Stage::scores)] = 2.0 * TS * double(g.d_k) * H;
-    f[std::size_t(Stage::context)] = 2.0 * TS * double(g.d_v) * H;
+    f[std::size_t(ProfileStage::scores)] = 2.0 * TS * double(g.d_k) * H;
+    f[std::size_t(ProfileStage::context)] = 2.0 * TS * double(g.d_v) * H;
     return f;
 }
 
@@ -68,7 +68,7 @@ StageFlops flops_embeddings(const Settings&, const RunShape& r, const HeadGeomet
 
 StageFlops flops_qkv_width(const Settings& s, const RunShape& r, const HeadGeometry& g, std::size_t width) {
     StageFlops f = flops_attention(r, g);
-    f[std::size_t(Stage::projections)] = product(double(r.T), s.d_in, width) + 2.0 * product(double(r.S), r.d_src, width);
+    f[std::size_t(ProfileStage::projections)] = product(double(r.T), s.d_in, width) + 2.0 * product(double(r.S), r.d_src, width);
     return f;
 }
 StageFlops flops_qkv(const Settings& s, const RunShape& r, const HeadGeometry& g) { return flops_qkv_width(s, r, g, s.d_out); }
@@ -78,30 +78,30 @@ StageFlops flops_side_by_side(const Settings& s, const RunShape& r, const HeadGe
 
 StageFlops flops_split(const Settings& s, const RunShape& r, const HeadGeometry& g) {  // q (T, H·d_k), k, v (S, G·d_k), W_out
     StageFlops f = flops_attention(r, g);
-    f[std::size_t(Stage::projections)] =
+    f[std::size_t(ProfileStage::projections)] =
         product(double(r.T), s.d_in, s.d_out) + 2.0 * product(double(r.S), r.d_src, g.kv_heads * g.d_k);
-    f[std::size_t(Stage::output)] = product(double(r.T), s.d_out, s.d_out);
+    f[std::size_t(ProfileStage::output)] = product(double(r.T), s.d_out, s.d_out);
     return f;
 }
 
 StageFlops flops_additive(const Settings& s, const RunShape& r, const HeadGeometry& g) {  // the v · tanh is not counted
     StageFlops f = flops_attention(r, g);
-    f[std::size_t(Stage::projections)] = product(double(r.T), s.d_in, s.d_out) + product(double(r.S), r.d_src, s.d_out);
+    f[std::size_t(ProfileStage::projections)] = product(double(r.T), s.d_in, s.d_out) + product(double(r.S), r.d_src, s.d_out);
     return f;
 }
 
 StageFlops flops_luong(const Settings& s, const RunShape& r, const HeadGeometry& g) {
     if (s.score == "concat") return flops_additive(s, r, g);
     StageFlops f = flops_attention(r, g);
-    if (s.score == "general") f[std::size_t(Stage::projections)] = product(double(r.S), r.d_src, s.d_in);
+    if (s.score == "general") f[std::size_t(ProfileStage::projections)] = product(double(r.S), r.d_src, s.d_in);
     return f;
 }
 
 StageFlops flops_flash(const Settings& s, const RunShape& r, const HeadGeometry& g) {
     StageFlops f = flops_qkv(s, r, g);
     // the tiles do the scores and the context; with a trace kept, the unblocked pass does both again
-    f[std::size_t(Stage::tiles)] = f[std::size_t(Stage::scores)] + f[std::size_t(Stage::context)];
-    if (!s.keep_weights) f[std::size_t(Stage::scores)] = f[std::size_t(Stage::context)] = 0.0;
+    f[std::size_t(ProfileStage::tiles)] = f[std::size_t(ProfileStage::scores)] + f[std::size_t(ProfileStage::context)];
+    if (!s.keep_weights) f[std::size_t(ProfileStage::scores)] = f[std::size_t(ProfileStage::context)] = 0.0;
     return f;
 }
 
@@ -112,66 +112,75 @@ constexpr unsigned kProj = opt_d_out | opt_init | opt_qkv_bias | opt_dropout | o
 constexpr std::optional<std::size_t> kNoWindow = std::nullopt;
 using L = HeadLayout;
 
+// Score formulas, as the views title them (render/view/stages.h).
+const char* score_embeddings(const Settings&) { return "x_i\xC2\xB7x_j"; }
+const char* score_qk(const Settings&) { return "q_i\xC2\xB7k_j"; }
+const char* score_additive(const Settings&) { return "v\xE1\xB5\x80tanh(s_i W_q + h_j W_k)"; }
+const char* score_luong(const Settings& s) {
+    if (s.score == "concat") return score_additive(s);
+    return s.score == "general" ? "s_i\xC2\xB7(h_j W_k)" : "s_i\xC2\xB7h_j";
+}
+
 constexpr std::array<Kind, kKindCount> kKinds = {{
     {KindId::simple, "simple", "dot-product attention on the embeddings themselves, no weights",
      "w = softmax(x xᵀ); context = w x", "Raschka, Build a Large Language Model (From Scratch), §3.3",
-     opt_causal | opt_dropout, {false, 1, KvHeads::as_heads, 1, L::one, kNoWindow, false},
+     opt_causal | opt_dropout, SourceRule::sentence, score_embeddings, {false, 1, KvHeads::as_heads, 1, L::one, kNoWindow, false},
      check_nothing, geometry_embeddings, flops_embeddings, layers_none, run_simple},
     {KindId::self, "self", "scaled dot-product self-attention with Q/K/V projections",
      "w = softmax(q kᵀ / sqrt(d_k)); q = x W_q, k = x W_k, v = x W_v; context = w v",
-     "Vaswani et al. 2017, Attention Is All You Need", kProj | opt_causal,
+     "Vaswani et al. 2017, Attention Is All You Need", kProj | opt_causal, SourceRule::sentence, score_qk,
      {false, 1, KvHeads::as_heads, 1, L::one, kNoWindow, false}, check_nothing, geometry_one, flops_qkv, layers_qkv,
      run_self},
     {KindId::causal, "causal", "self-attention that hides future tokens (-inf before the softmax)",
      "w = softmax(mask(q kᵀ / sqrt(d_k))), mask: j > i -> -inf", "Vaswani et al. 2017; Radford et al. 2018 (GPT)",
-     kProj | opt_causal | opt_renorm, {true, 1, KvHeads::as_heads, 1, L::one, kNoWindow, false}, check_nothing,
+     kProj | opt_causal | opt_renorm, SourceRule::sentence, score_qk, {true, 1, KvHeads::as_heads, 1, L::one, kNoWindow, false}, check_nothing,
      geometry_one, flops_qkv, layers_qkv, run_causal},
     {KindId::mha_wrapper, "mha-wrapper", "H independent causal heads of width d_out, outputs concatenated",
      "out = [head_1 | ... | head_H], head_h = causal(x; W_q^h, W_k^h, W_v^h)",
-     "Vaswani et al. 2017; Raschka ch. 3 MultiHeadAttentionWrapper", kProj | opt_causal | opt_heads,
+     "Vaswani et al. 2017; Raschka ch. 3 MultiHeadAttentionWrapper", kProj | opt_causal | opt_heads, SourceRule::sentence, score_qk,
      {true, 2, KvHeads::as_heads, 2, L::side_by_side, kNoWindow, false}, check_nothing, geometry_side_by_side,
      flops_side_by_side, layers_wrapper, run_mha_wrapper},
     {KindId::mha, "mha", "one projection split into H heads of d_out/H, then an output projection",
      "out = [head_1 | ... | head_H] W_o + b_o, head_h = softmax(q_h k_hᵀ / sqrt(d_k)) v_h",
-     "Vaswani et al. 2017; Raschka ch. 3 MultiHeadAttention", kProj | opt_causal | opt_heads,
+     "Vaswani et al. 2017; Raschka ch. 3 MultiHeadAttention", kProj | opt_causal | opt_heads, SourceRule::sentence, score_qk,
      {true, 2, KvHeads::as_heads, 2, L::split, kNoWindow, false}, check_split_heads, geometry_split, flops_split,
      layers_mha, run_mha},
     {KindId::cross, "cross", "queries from the sentence, keys and values from --source",
      "w = softmax(q kᵀ / sqrt(d_k)); q = x W_q, k = src W_k, v = src W_v",
-     "Vaswani et al. 2017 (encoder-decoder attention)", kProj | opt_causal | opt_source | opt_align,
+     "Vaswani et al. 2017 (encoder-decoder attention)", kProj | opt_causal | opt_source | opt_align, SourceRule::required, score_qk,
      {false, 1, KvHeads::as_heads, 1, L::one, kNoWindow, false}, check_nothing, geometry_one, flops_qkv, layers_qkv,
      run_cross},
     {KindId::additive, "additive", "Bahdanau attention: a small network scores each (query, source) pair",
      "e_ij = vᵀ tanh(s_i W_q + h_j W_k); w = softmax_j(e); context = w h. s_i is sentence token i's vector; "
      "the paper scores with the previous decoder state s_{i-1}, and attn has no decoder",
      "Bahdanau, Cho, Bengio 2014, Neural Machine Translation by Jointly Learning to Align and Translate",
-     opt_d_out | opt_init | opt_source | opt_dropout, {false, 1, KvHeads::as_heads, 1, L::one, kNoWindow, false},
+     opt_d_out | opt_init | opt_source | opt_dropout, SourceRule::optional, score_additive, {false, 1, KvHeads::as_heads, 1, L::one, kNoWindow, false},
      check_nothing, geometry_additive, flops_additive, layers_additive, run_additive},
     {KindId::luong, "luong", "Luong attention: dot, general or concat scores over the source",
      "dot: e_ij = s_i · h_j; general: s_i · (h_j W_k); concat: vᵀ tanh(s_i W_q + h_j W_k)",
      "Luong, Pham, Manning 2015, Effective Approaches to Attention-based NMT",
-     opt_d_out | opt_init | opt_source | opt_score | opt_dropout,
+     opt_d_out | opt_init | opt_source | opt_score | opt_dropout, SourceRule::optional, score_luong,
      {false, 1, KvHeads::as_heads, 1, L::one, kNoWindow, false}, check_luong, geometry_luong, flops_luong,
      layers_luong, run_luong},
     {KindId::mqa, "mqa", "multi-query attention: H query heads share one key/value head",
      "head_h = softmax(q_h k_0ᵀ / sqrt(d_k)) v_0; out = [heads] W_o + b_o",
-     "Shazeer 2019, Fast Transformer Decoding: One Write-Head is All You Need", kProj | opt_causal | opt_heads,
+     "Shazeer 2019, Fast Transformer Decoding: One Write-Head is All You Need", kProj | opt_causal | opt_heads, SourceRule::sentence, score_qk,
      {true, 4, KvHeads::one, 1, L::split, kNoWindow, false}, check_split_heads, geometry_split, flops_split,
      layers_mha, run_gqa},
     {KindId::gqa, "gqa", "grouped-query attention: H query heads share G key/value heads",
      "head_h uses kv head floor(h / (H/G)); out = [heads] W_o + b_o",
      "Ainslie et al. 2023, GQA: Training Generalized Multi-Query Transformer Models",
-     kProj | opt_causal | opt_heads | opt_kv_heads, {true, 4, KvHeads::option, 2, L::split, kNoWindow, false},
+     kProj | opt_causal | opt_heads | opt_kv_heads, SourceRule::sentence, score_qk, {true, 4, KvHeads::option, 2, L::split, kNoWindow, false},
      check_split_heads, geometry_split, flops_split, layers_mha, run_gqa},
     {KindId::local, "local", "windowed self-attention: query i sees keys within W positions (Luong's local-m, not local-p)",
      "mask: |i - j| <= W (causal: i - W <= j <= i); w = softmax(mask(q kᵀ / sqrt(d_k)))",
-     "Luong et al. 2015 (local attention); Beltagy et al. 2020 (Longformer)", kProj | opt_causal | opt_window,
+     "Luong et al. 2015 (local attention); Beltagy et al. 2020 (Longformer)", kProj | opt_causal | opt_window, SourceRule::sentence, score_qk,
      {false, 1, KvHeads::as_heads, 1, L::one, kDefaultWindow, false}, check_nothing, geometry_one, flops_qkv,
      layers_qkv, run_local},
     {KindId::flash, "flash", "self/causal attention tile by tile with the online softmax (H heads: split, side by side)",
      "per tile: m' = max(m, rowmax S); l = e^(m-m') l + rowsum e^(S-m'); O = e^(m-m') O + e^(S-m') V; O / l",
      "Dao et al. 2022, FlashAttention; Dao 2023, FlashAttention-2; Milakov & Gimelshein 2018",
-     (kProj & ~opt_dropout) | opt_causal | opt_blocks | opt_heads,
+     (kProj & ~opt_dropout) | opt_causal | opt_blocks | opt_heads, SourceRule::sentence, score_qk,
      {false, 1, KvHeads::as_heads, 1, L::split, kNoWindow, true}, check_split_heads, geometry_split, flops_flash,
      layers_qkv, run_flash},
 }};
@@ -251,6 +260,16 @@ const Kind& kind_named(const std::string& name) {
     const Kind* k = find_kind(name);
     if (k == nullptr) usage_error("unknown kind '" + excerpt(name) + "'", "choose one of: " + kind_names() + " (see 'attn kinds')");
     return *k;
+}
+
+bool has_source_axes(const Trace& t) {
+    const Kind* k = find_kind(t.kind);
+    return t.has_source || (k != nullptr && k->source != SourceRule::sentence);
+}
+
+std::string score_formula(const Trace& t) {
+    const Kind* k = find_kind(t.kind);
+    return k != nullptr ? k->score_formula(t.config) : score_qk(t.config);
 }
 
 std::string kind_names() {
@@ -336,7 +355,7 @@ Trace run_attention(const Inputs& in, const Settings& s, const RunHooks& hooks) 
     const Inputs positioned = add_sinusoidal(in, s, t);  // --pos sinusoidal: x + PE; else unused
     TorchGenerator gen(s.seed);
     {
-        StageTimer timer(hooks.profile, Stage::init);
+        StageTimer timer(hooks.profile, ProfileStage::init);
         t.params = init_params(k.layers(s, shape.d_src), parse_init(s.init), gen);
     }
     t.config = s;

@@ -3,7 +3,8 @@
 // the options it takes, how its defaults resolve, its checks, its head geometry, its FLOPs, the
 // layers it builds and the function that runs it.
 //
-// Adding a kind: one run function (core/attention.cpp), one KindId, one row in core/kinds.cpp. A row
+// Adding a kind: one run function (core/attention.cpp), one KindId, one row in core/kinds.cpp. Nothing
+// downstream compares a kind's name: views ask the row (source rule, score formula, options). A row
 // is built by Kind's constructor, which takes every column: forgetting one does not compile, and a
 // table shorter than KindId::count does not either.
 #pragma once
@@ -77,7 +78,16 @@ struct HeadGeometry {
 };
 
 // FLOPs of each stage (a multiply-add counts 2; full, unmasked counts; the softmax counts 0).
-using StageFlops = std::array<double, kStageCount>;
+using StageFlops = std::array<double, kProfileStageCount>;
+
+// Where a kind's keys and values come from, and whether it needs --source.
+enum class SourceRule {
+    sentence,  // the sentence attends over itself (axes "query", "key")
+    required,  // --source (or --embeddings with source rows); refused without one (cross)
+    optional,  // --source; without one the sentence attends over itself, said on stderr (additive, luong)
+};
+// How the score e_ij of query i and key j is computed, as figures and views title it: "q_i·k_j".
+using ScoreFormulaFn = const char* (*)(const Settings& s);
 
 using LayersFn = std::vector<LayerSpec> (*)(const Settings& s, std::size_t d_src);
 using RunFn = void (*)(const Inputs& in, const Settings& s, const RunHooks& hooks, TorchGenerator& gen, Trace& t);
@@ -88,10 +98,11 @@ using FlopsFn = StageFlops (*)(const Settings& s, const RunShape& shape, const H
 class Kind {
 public:
     constexpr Kind(KindId id_, const char* name_, const char* description_, const char* formula_, const char* paper_,
-                   unsigned options_, KindDefaults defaults_, CheckFn check_, GeometryFn geometry_, FlopsFn flops_,
-                   LayersFn layers_, RunFn run_)
+                   unsigned options_, SourceRule source_, ScoreFormulaFn score_formula_, KindDefaults defaults_,
+                   CheckFn check_, GeometryFn geometry_, FlopsFn flops_, LayersFn layers_, RunFn run_)
         : id(id_), name(name_), description(description_), formula(formula_), paper(paper_), options(options_),
-          defaults(defaults_), check(check_), geometry(geometry_), flops(flops_), layers(layers_), run(run_) {}
+          source(source_), score_formula(score_formula_), defaults(defaults_), check(check_), geometry(geometry_),
+          flops(flops_), layers(layers_), run(run_) {}
 
     KindId id;
     const char* name;
@@ -99,6 +110,8 @@ public:
     const char* formula;      // plain text, one line
     const char* paper;        // where it comes from
     unsigned options;         // Option bits this kind takes
+    SourceRule source;        // where keys and values come from; whether --source is needed
+    ScoreFormulaFn score_formula;  // e_ij as the views title it
     KindDefaults defaults;
     CheckFn check;            // the kind's own checks, beyond the ones every run makes
     GeometryFn geometry;      // heads and widths, for the memory estimate and the FLOPs
@@ -114,6 +127,11 @@ unsigned variant_options(const Kind& kind, const std::string& score);
 const Kind& kind(KindId id);
 const Kind* find_kind(const std::string& name);
 const Kind& kind_named(const std::string& name);  // a usage error naming the kinds when unknown
+
+// Facts of a trace's kind for the views (a trace not run by a kind, "model" or "npy", is self-attention
+// scored q_i·k_j): whether its rows and columns are a target and a source, and its score formula.
+bool has_source_axes(const Trace& t);
+std::string score_formula(const Trace& t);
 std::string kind_names();                         // "simple, self, causal, ..."
 std::string kinds_taking(unsigned option);        // "mha-wrapper, mha, ..."
 

@@ -9,19 +9,19 @@
 namespace attn {
 
 // init: drawing the parameters (PyTorch's generator), which a forward pass does not include.
-enum class Stage : std::size_t { projections, scores, softmax, context, output, tiles, init, count };
-constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::count);
-constexpr std::array<const char*, kStageCount> kStageNames = {
+enum class ProfileStage : std::size_t { projections, scores, softmax, context, output, tiles, init, count };
+constexpr std::size_t kProfileStageCount = static_cast<std::size_t>(ProfileStage::count);
+constexpr std::array<const char*, kProfileStageCount> kStageNames = {
     "projections", "scores", "softmax", "context", "output", "tiles", "init"};
 
 struct Profile {
-    std::array<double, kStageCount> seconds{};
+    std::array<double, kProfileStageCount> seconds{};
 };
 
 // Adds the time from construction to destruction to one stage of a profile (if any).
 class StageTimer {
 public:
-    StageTimer(Profile* p, Stage s) : p_(p), s_(s), start_(std::chrono::steady_clock::now()) {}
+    StageTimer(Profile* p, ProfileStage s) : p_(p), s_(s), start_(std::chrono::steady_clock::now()) {}
     ~StageTimer() {
         if (p_ != nullptr)
             p_->seconds[static_cast<std::size_t>(s_)] +=
@@ -32,7 +32,7 @@ public:
 
 private:
     Profile* p_;
-    Stage s_;
+    ProfileStage s_;
     std::chrono::steady_clock::time_point start_;
 };
 

@@ -41,6 +41,8 @@ struct HeadTrace {
     float scale = 1.0f;   // applied to scores before the softmax
     Mask mask;            // (T, S) 1 = visible
     Mat weights;          // (T, S) softmax over visible keys; exactly 0 where hidden; empty rows all 0
+    Mat zeroed;           // (T, S) only with --renorm: softmax over every key, hidden ones zeroed, before
+                          // each row is divided by its sum (the chapter's first method)
     Mat dropped_weights;  // (T, S) only when dropout > 0
     Mat context;          // (T, d_v)
 };

@@ -226,6 +226,31 @@ TEST_CASE("invariant: causal --renorm equals causal with -inf masking within 1e-
     MESSAGE("causal --renorm vs -inf masking: largest difference " << worst);
 }
 
+TEST_CASE("invariant: --renorm's zeroed stage is the softmax over every key with the hidden ones 0, and its rows renormalised are the weights") {
+    for (const Case& c : {Case("causal").t(6).dims(8, 4).causal().renorm(), Case("causal").t(7).dims(8, 4).causal().renorm().user(UserMask::sparse)}) {
+        INFO(c.label());
+        const Trace t = run_attention(make_inputs(c), make_config(c));
+        const HeadTrace& h = t.heads[0];
+        REQUIRE(h.zeroed.size() == h.weights.size());
+        const std::size_t T = h.scores.shape(0), S = h.scores.shape(1);
+        double worst = 0.0;
+        for (std::size_t i = 0; i < T; ++i) {
+            // a plain double softmax of scale·scores over every key, then 0 where hidden
+            double m = -1e300, sum = 0.0, kept = 0.0;
+            for (std::size_t j = 0; j < S; ++j) m = std::max(m, double(h.scale) * h.scores(i, j));
+            for (std::size_t j = 0; j < S; ++j) sum += std::exp(double(h.scale) * h.scores(i, j) - m);
+            for (std::size_t j = 0; j < S; ++j) {
+                const double want = h.mask(i, j) ? std::exp(double(h.scale) * h.scores(i, j) - m) / sum : 0.0;
+                worst = std::max(worst, std::fabs(want - h.zeroed(i, j)));
+                kept += h.zeroed(i, j);
+            }
+            for (std::size_t j = 0; j < S; ++j)
+                worst = std::max(worst, std::fabs((kept > 0 ? h.zeroed(i, j) / kept : 0.0) - h.weights(i, j)));
+        }
+        CHECK(worst <= 1e-6);
+    }
+}
+
 TEST_CASE("invariant: gqa query head h reads kv head floor(h / (H/G)), by label and by numbers") {
     struct Grouping {
         std::size_t H, G;

@@ -34,12 +34,12 @@ StageFlops counted_flops(const Trace& t) {
     const double T = double(t.tokens.size()), S = double(t.source_tokens.size());
     for (const auto& p : t.params) {
         const double rows = p.name == "W_query" ? T : (p.name == "W_key" || p.name == "W_value") ? S : 0.0;
-        f[std::size_t(Stage::projections)] += 2.0 * rows * double(p.value.shape(0)) * double(p.value.shape(1));
-        if (p.name == "W_out") f[std::size_t(Stage::output)] += 2.0 * T * double(p.value.shape(0)) * double(p.value.shape(1));
+        f[std::size_t(ProfileStage::projections)] += 2.0 * rows * double(p.value.shape(0)) * double(p.value.shape(1));
+        if (p.name == "W_out") f[std::size_t(ProfileStage::output)] += 2.0 * T * double(p.value.shape(0)) * double(p.value.shape(1));
     }
     for (const auto& h : t.heads) {
-        f[std::size_t(Stage::scores)] += 2.0 * T * S * double(h.queries.shape(1));
-        f[std::size_t(Stage::context)] += 2.0 * T * S * double(h.values.shape(1));
+        f[std::size_t(ProfileStage::scores)] += 2.0 * T * S * double(h.queries.shape(1));
+        f[std::size_t(ProfileStage::context)] += 2.0 * T * S * double(h.values.shape(1));
     }
     return f;
 }
@@ -122,12 +122,12 @@ TEST_CASE("registry: each kind's FLOPs equal a count from the parameters and hea
             const Trace t = run_attention(in, s);
             const StageFlops want = counted_flops(t);
             const StageFlops got = k.flops(s, shape, k.geometry(s, shape.d_src));
-            for (Stage st : {Stage::projections, Stage::scores, Stage::context, Stage::output}) {
+            for (ProfileStage st : {ProfileStage::projections, ProfileStage::scores, ProfileStage::context, ProfileStage::output}) {
                 CAPTURE(kStageNames[std::size_t(st)]);
                 CHECK(got[std::size_t(st)] == want[std::size_t(st)]);
             }
             const bool tiled = k.defaults.tiled;
-            CHECK(got[std::size_t(Stage::tiles)] == (tiled ? want[std::size_t(Stage::scores)] + want[std::size_t(Stage::context)] : 0.0));
+            CHECK(got[std::size_t(ProfileStage::tiles)] == (tiled ? want[std::size_t(ProfileStage::scores)] + want[std::size_t(ProfileStage::context)] : 0.0));
             // the geometry agrees with the heads the run kept
             const HeadGeometry g = k.geometry(s, shape.d_src);
             CHECK(g.heads == t.heads.size());
@@ -265,4 +265,44 @@ TEST_CASE("cli: --dropout says when a number rounds to 1 in float32, and -0 is r
     CHECK(z.out.find("-0") == std::string::npos);
     const RunResult j = run_attn({"show", "--dropout", "-0", "hi", "--json", "-"});
     CHECK(nlohmann::json::parse(j.out)["config"]["dropout"].dump() == "0.0");
+}
+
+TEST_CASE("registry: where keys come from is the row's: axes, --source required or optional, by the CLI too") {
+    for (const Kind& k : kinds()) {
+        INFO(k.name);
+        Trace t;
+        t.kind = k.name;
+        t.config.score = "dot";
+        CHECK(has_source_axes(t) == (k.source != SourceRule::sentence));
+        CHECK(((k.options & opt_source) != 0) == (k.source != SourceRule::sentence));
+        const RunResult r = run_attn({"show", "--kind", k.name, "Your journey starts"});
+        if (k.source == SourceRule::required) {
+            CHECK(r.code == 2);
+            CHECK(r.err.find("kind '" + std::string(k.name) + "' needs --source") != std::string::npos);
+        } else {
+            CHECK(r.code == 0);
+            const bool noted = r.err.find("without --source: the sentence attends over itself") != std::string::npos;
+            CHECK(noted == (k.source == SourceRule::optional));
+        }
+    }
+    Trace model;  // a trace not run by a kind is self-attention
+    model.kind = "model";
+    CHECK_FALSE(has_source_axes(model));
+    model.has_source = true;
+    CHECK(has_source_axes(model));
+}
+
+TEST_CASE("registry: the score formula is the row's, luong's by its --score") {
+    Trace t;
+    const auto formula = [&](const char* kind, const char* score) {
+        t.kind = kind, t.config.score = score;
+        return score_formula(t);
+    };
+    CHECK(formula("simple", "dot") == "x_i\xC2\xB7x_j");
+    CHECK(formula("causal", "dot") == "q_i\xC2\xB7k_j");
+    CHECK(formula("model", "dot") == "q_i\xC2\xB7k_j");
+    CHECK(formula("additive", "dot") == "v\xE1\xB5\x80tanh(s_i W_q + h_j W_k)");
+    CHECK(formula("luong", "dot") == "s_i\xC2\xB7h_j");
+    CHECK(formula("luong", "general") == "s_i\xC2\xB7(h_j W_k)");
+    CHECK(formula("luong", "concat") == formula("additive", "dot"));
 }

@@ -3,6 +3,8 @@
 // pooling and layout are render/layout/figure_panel.cpp.
 #include "render/layout/figure.h"
 
+#include "core/kinds.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -156,7 +158,7 @@ void lay_out(Figure& f, Font& font) {
 std::string title_of(const Trace& t, const Figure& f) {
     const Layout& L = f.layout;
     std::string title = t.kind.empty() ? std::string("attention") : t.kind;
-    if (t.kind == "luong") title += " (" + t.config.score + ": e = " + score_formula(t) + ")";
+    if (const Kind* k = find_kind(t.kind); k != nullptr && (k->options & opt_score)) title += " (" + t.config.score + ": e = " + score_formula(t) + ")";
     if (f.view.stage == Stage::output) {
     } else if (f.grid) {
         title += kDot + std::to_string(f.panels.size()) + " heads";

@@ -16,36 +16,36 @@ namespace attn::render {
 namespace {
 
 // The stages the page can show, in the order of its picker (option values are these names).
-enum class Stage { Weights, Scores, MaskedScores, Mask, Dropped };
-constexpr Stage kStages[] = {Stage::Weights, Stage::Scores, Stage::MaskedScores, Stage::Mask, Stage::Dropped};
-const char* stage_name(Stage s) {
+enum class PageMatrix { Weights, Scores, MaskedScores, Mask, Dropped };
+constexpr PageMatrix kStages[] = {PageMatrix::Weights, PageMatrix::Scores, PageMatrix::MaskedScores, PageMatrix::Mask, PageMatrix::Dropped};
+const char* stage_name(PageMatrix s) {
     switch (s) {
-        case Stage::Weights: return "weights";
-        case Stage::Scores: return "scores";
-        case Stage::MaskedScores: return "masked-scores";
-        case Stage::Mask: return "mask";
-        case Stage::Dropped: return "dropped";
+        case PageMatrix::Weights: return "weights";
+        case PageMatrix::Scores: return "scores";
+        case PageMatrix::MaskedScores: return "masked-scores";
+        case PageMatrix::Mask: return "mask";
+        case PageMatrix::Dropped: return "dropped";
     }
     return "";
 }
-bool has_stage(const HeadTrace& h, Stage s) {
+bool has_stage(const HeadTrace& h, PageMatrix s) {
     switch (s) {
-        case Stage::Weights: return h.weights.size() != 0;
-        case Stage::Scores: return h.scores.size() != 0;
-        case Stage::MaskedScores: return h.scores.size() != 0 && h.mask.size() != 0;
-        case Stage::Mask: return h.mask.size() != 0;
-        case Stage::Dropped: return h.dropped_weights.size() != 0;
+        case PageMatrix::Weights: return h.weights.size() != 0;
+        case PageMatrix::Scores: return h.scores.size() != 0;
+        case PageMatrix::MaskedScores: return h.scores.size() != 0 && h.mask.size() != 0;
+        case PageMatrix::Mask: return h.mask.size() != 0;
+        case PageMatrix::Dropped: return h.dropped_weights.size() != 0;
     }
     return false;
 }
 // The stage's value at (i, j): masked scores are scale · score as the kinds compute them (float32).
-float stage_value(const HeadTrace& h, Stage s, std::size_t i, std::size_t j) {
+float stage_value(const HeadTrace& h, PageMatrix s, std::size_t i, std::size_t j) {
     switch (s) {
-        case Stage::Weights: return h.weights(i, j);
-        case Stage::Scores: return h.scores(i, j);
-        case Stage::MaskedScores: return h.scale * h.scores(i, j);
-        case Stage::Mask: return h.mask(i, j) ? 1.0f : 0.0f;
-        case Stage::Dropped: return h.dropped_weights(i, j);
+        case PageMatrix::Weights: return h.weights(i, j);
+        case PageMatrix::Scores: return h.scores(i, j);
+        case PageMatrix::MaskedScores: return h.scale * h.scores(i, j);
+        case PageMatrix::Mask: return h.mask(i, j) ? 1.0f : 0.0f;
+        case PageMatrix::Dropped: return h.dropped_weights(i, j);
     }
     return 0.0f;
 }
@@ -72,9 +72,9 @@ std::int64_t predict_masked(float scale, std::int64_t ks) {
 // low byte first), in ten-thousandths; bytes per value 0 means raw float32 (values too large for
 // exact ten-thousandths). lo and hi are the smallest and largest visible value (ten-thousandths, or
 // the floats themselves), for the colours. Hidden cells are stored as 0.
-Json encode_stage(const HeadTrace& h, Stage s, std::size_t T, std::size_t S, std::string& blob) {
+Json encode_stage(const HeadTrace& h, PageMatrix s, std::size_t T, std::size_t S, std::string& blob) {
     const auto visible = [&](std::size_t i, std::size_t j) {
-        return s == Stage::Mask || h.mask.size() == 0 || h.mask(i, j) != 0;
+        return s == PageMatrix::Mask || h.mask.size() == 0 || h.mask(i, j) != 0;
     };
     const std::size_t N = T * S, offset = blob.size();
     // 1. the visible range
@@ -99,7 +99,7 @@ Json encode_stage(const HeadTrace& h, Stage s, std::size_t T, std::size_t S, std
     }
     // 3. ten-thousandths, minus the prediction for masked scores (when the scores are small enough)
     const std::int64_t lo = ten_thousandths(flo), hi = ten_thousandths(fhi);
-    bool predicted = s == Stage::MaskedScores;
+    bool predicted = s == PageMatrix::MaskedScores;
     for (std::size_t i = 0; predicted && i < T; ++i)
         for (std::size_t j = 0; predicted && j < S; ++j)
             predicted = std::fabs(static_cast<double>(h.scores(i, j))) * 10000.0 < double(kMaxPredicted);
@@ -166,17 +166,20 @@ std::string hex_colormap(const Colormap& c) {
 // ---- the payload ----------------------------------------------------------------------------------
 
 // The full softmax's m* and l* of every row of a head (what the tiles' running values converge to).
-Json flash_final(const HeadTrace& h, std::size_t T, std::size_t S) {
+// Each query row's final running max m* and sum l* of the tiled softmax: the last tile its query
+// block visited holds them (the kernel's own values, core/attention.cpp); a row whose block visited no
+// tile keeps m* = -inf (null) and l* = 0.
+Json flash_final(const Trace& t, std::size_t head, std::size_t T) {
+    std::vector<const Tile*> last(T, nullptr);
+    for (const Tile& tile : t.tiles)
+        if (tile.head == head)
+            for (std::size_t i = tile.q_begin; i < tile.q_end && i < T; ++i) last[i] = &tile;
     Json m = Json::array(), l = Json::array();
     for (std::size_t i = 0; i < T; ++i) {
-        double mx = -std::numeric_limits<double>::infinity(), sum = 0.0;
-        for (std::size_t j = 0; j < S; ++j)
-            if (h.mask.size() == 0 || h.mask(i, j)) mx = std::max(mx, double(h.scale) * double(h.scores(i, j)));
-        for (std::size_t j = 0; j < S; ++j)
-            if (std::isfinite(mx) && (h.mask.size() == 0 || h.mask(i, j)))
-                sum += std::exp(double(h.scale) * double(h.scores(i, j)) - mx);
-        m.push_back(std::isfinite(mx) ? Json(static_cast<float>(mx)) : Json());
-        l.push_back(static_cast<float>(sum));
+        const Tile* tile = last[i];
+        const float mx = tile ? tile->row_max[i - tile->q_begin] : -std::numeric_limits<float>::infinity();
+        m.push_back(std::isfinite(mx) ? Json(mx) : Json());
+        l.push_back(tile ? tile->row_sum[i - tile->q_begin] : 0.0f);
     }
     return {{"m", m}, {"l", l}};
 }
@@ -205,8 +208,8 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     const std::vector<HeadTrace>& first = *layers[0].second;
     if (first.empty()) throw std::invalid_argument("render_html: the trace has no heads");
     const std::size_t T = t.tokens.size(), S = t.source_tokens.size() ? t.source_tokens.size() : T;
-    std::vector<Stage> stages;
-    for (Stage s : kStages)
+    std::vector<PageMatrix> stages;
+    for (PageMatrix s : kStages)
         if (has_stage(first[0], s)) stages.push_back(s);
     // 2. every head's stages into the buffer; a mask equal to the previous one is stored once
     Json jlayers = Json::array();
@@ -217,21 +220,21 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
         for (const HeadTrace& h : *heads) {
             Json jh = {{"head", h.head}, {"kv_head", h.kv_head}, {"scale", h.scale}};
             Json js = Json::object();
-            for (Stage s : stages) {
-                const Mat* m = s == Stage::Weights ? &h.weights : s == Stage::Dropped ? &h.dropped_weights
+            for (PageMatrix s : stages) {
+                const Mat* m = s == PageMatrix::Weights ? &h.weights : s == PageMatrix::Dropped ? &h.dropped_weights
                                                                                   : &h.scores;
-                if (!has_stage(h, s) || (s != Stage::Mask && (m->shape(0) != T || m->shape(1) != S)))
+                if (!has_stage(h, s) || (s != PageMatrix::Mask && (m->shape(0) != T || m->shape(1) != S)))
                     throw std::invalid_argument("render_html: every head needs the same (T, S) stages");
-                if (s == Stage::Mask && last_mask && *last_mask == h.mask) {
+                if (s == PageMatrix::Mask && last_mask && *last_mask == h.mask) {
                     js[stage_name(s)] = last_mask_desc;
                     continue;
                 }
                 js[stage_name(s)] = encode_stage(h, s, T, S, blob);
-                if (s == Stage::Mask) last_mask = &h.mask, last_mask_desc = js[stage_name(s)];
+                if (s == PageMatrix::Mask) last_mask = &h.mask, last_mask_desc = js[stage_name(s)];
             }
             jh["stages"] = js;
             jh["hidden"] = h.mask.size() ? js["mask"] : Json();
-            if (!t.tiles.empty() && h.scores.size()) jh["flash"] = flash_final(h, T, S);
+            if (!t.tiles.empty() && h.scores.size()) jh["flash"] = flash_final(t, h.head, T);
             jheads.push_back(std::move(jh));
         }
         Json jl = {{"layer", number ? Json(*number) : Json()}, {"heads", jheads}};
@@ -245,7 +248,7 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
                 HeadTrace a;
                 a.weights = *m;
                 a.mask = (*heads)[0].mask;
-                agg[name] = encode_stage(a, Stage::Weights, T, S, blob);
+                agg[name] = encode_stage(a, PageMatrix::Weights, T, S, blob);
             }
             jl["aggregates"] = agg;
         }
@@ -275,7 +278,7 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     j["predictions"] = preds;
     j["layered"] = !t.layers.empty();
     j["stages"] = Json::array();
-    for (Stage s : stages) j["stages"].push_back(stage_name(s));
+    for (PageMatrix s : stages) j["stages"].push_back(stage_name(s));
     j["layers"] = jlayers;
     Json tiles = Json::array();
     for (const auto& tile : t.tiles)

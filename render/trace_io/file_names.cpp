@@ -53,7 +53,7 @@ bool is_array_rest(std::string_view rest) {
         return true;  // a parameter: W_query, b_out
     std::string_view s = rest;
     if (take_numbered(s, "h"))
-        return one_of(s, {"queries", "keys", "values", "scores", "mask", "weights", "dropped_weights", "context"});
+        return one_of(s, {"queries", "keys", "values", "scores", "mask", "weights", "zeroed", "dropped_weights", "context"});
     s = rest;
     if (!take_numbered(s, "l")) return false;
     if (take_numbered(s, "h")) return one_of(s, {"scores", "mask", "weights"});  // a model's head

@@ -61,7 +61,7 @@ std::size_t reserve_bytes(const Trace& t) {
     for (const auto& p : t.params) count(p.value);
     const auto head = [&](const HeadTrace& h) {
         for (const Mat* m : {&h.queries, &h.keys, &h.values, &h.queries_unrotated, &h.keys_unrotated, &h.bias,
-                             &h.scores, &h.weights, &h.dropped_weights, &h.context})
+                             &h.scores, &h.weights, &h.zeroed, &h.dropped_weights, &h.context})
             count(*m);
         bools += double(h.mask.size());
     };
@@ -117,6 +117,7 @@ void write_head(JsonOut& j, const HeadTrace& h) {
     j.key("scale"), j.value(h.scale);
     if (h.mask.size()) j.key("mask"), j.bool_matrix(h.mask);
     optional("weights", h.weights);
+    optional("zeroed", h.zeroed);
     optional("dropped_weights", h.dropped_weights);
     j.key("context"), j.matrix(h.context);
     j.end_object();

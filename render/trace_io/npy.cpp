@@ -27,6 +27,7 @@ std::vector<NpyFile> npy_files(const Trace& t, const std::string& prefix_in) {
             files.push_back({prefix + "-" + hp + "mask.npy", xt::dump_npy(visible)});
         }
         add(hp + "weights", h.weights);
+        add(hp + "zeroed", h.zeroed);
         add(hp + "dropped_weights", h.dropped_weights);
         add(hp + "context", h.context);
     }

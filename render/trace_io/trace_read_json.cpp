@@ -169,10 +169,12 @@ HeadTrace read_head(const Reader& r, const Json& j, const std::string& w, std::s
     if (auto* v = r.find(j, "scale")) h.scale = r.number(*v, w + ".scale");
     if (auto* v = r.find(j, "mask")) h.mask = r.mask(*v, w + ".mask");
     h.weights = r.optional_mat(j, "weights", w);
+    h.zeroed = r.optional_mat(j, "zeroed", w);
     h.dropped_weights = r.optional_mat(j, "dropped_weights", w);
     h.context = r.optional_mat(j, "context", w);
     r.shape(h.scores, T, S, w + ".scores");
     r.shape(h.weights, T, S, w + ".weights");
+    r.shape(h.zeroed, T, S, w + ".zeroed");
     r.shape(h.dropped_weights, T, S, w + ".dropped_weights");
     if (h.mask.size() && (h.mask.shape(0) != T || h.mask.shape(1) != S))
         r.fail(w + ".mask", "is not (T, S) = (" + std::to_string(T) + ", " + std::to_string(S) + ")");

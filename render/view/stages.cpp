@@ -55,22 +55,8 @@ std::optional<Stage> find_stage(const std::string& name) {
 
 const char* stage_name(Stage s) { return kStages[static_cast<std::size_t>(s)].name; }
 
-bool has_source_axes(const Trace& t) {
-    return t.kind == "cross" || t.kind == "additive" || t.kind == "luong" || t.has_source;
-}
-
 std::string row_axis(const Trace& t) { return has_source_axes(t) ? "target (query)" : "query"; }
 std::string col_axis(const Trace& t) { return has_source_axes(t) ? "source (key)" : "key"; }
-
-std::string score_formula(const Trace& t) {
-    const std::string& k = t.kind;
-    if (k == "simple") return "x_i\xC2\xB7x_j";
-    if (k == "additive" || (k == "luong" && t.config.score == "concat"))
-        return "v\xE1\xB5\x80tanh(s_i W_q + h_j W_k)";
-    if (k == "luong" && t.config.score == "general") return "s_i\xC2\xB7(h_j W_k)";
-    if (k == "luong") return "s_i\xC2\xB7h_j";
-    return "q_i\xC2\xB7k_j";
-}
 
 ValueKind stage_value_kind(Stage s) {
     switch (s) {
@@ -125,6 +111,7 @@ Mat masked_scores(const HeadTrace& h) {
 }
 
 Mat zeroed_weights(const HeadTrace& h) {
+    if (h.zeroed.size()) return h.zeroed;  // --renorm: the stage the run computed
     if (h.scores.size() == 0) return {};
     const std::size_t T = h.scores.shape(0), S = h.scores.shape(1);
     const bool masked = h.mask.size() == h.scores.size();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kinds.h"  // has_source_axes, score_formula: facts of the kind's row
 #include "core/trace.h"
 #include "render/view/colour_scale.h"
 
@@ -21,9 +22,6 @@ const std::vector<std::string>& stage_names();
 std::optional<Stage> find_stage(const std::string& name);
 const char* stage_name(Stage s);
 
-// How the score of query i and key j is computed, for this trace's kind: "q_i·k_j",
-// "vᵀtanh(s_i W_q + h_j W_k)", "s_i·(h_j W_k)" (Luong general), ...
-std::string score_formula(const Trace& t);
 
 // One line saying exactly what a stage's matrix holds for this trace (kind, scale, mask, dropout).
 std::string stage_subtitle(const Trace& t, Stage s);
@@ -33,14 +31,14 @@ std::string stage_subtitle(const Trace& t, Stage s);
 std::string row_axis(const Trace& t);
 std::string col_axis(const Trace& t);
 
-// Whether the kind attends over a separate source (cross, additive, luong).
-bool has_source_axes(const Trace& t);
 
 ValueKind stage_value_kind(Stage s);
 
 // Derived matrices. Empty when the trace has no scores for this head.
 Mat masked_scores(const HeadTrace& h);   // (T, S) scale·scores where visible, -inf where hidden
-Mat zeroed_weights(const HeadTrace& h);  // (T, S) softmax over every key of scale·scores, then 0 where hidden
+// (T, S) --renorm's zeroed stage as the run computed it (HeadTrace::zeroed); for a run without --renorm,
+// what that method would have given: softmax over every key of scale·scores, then 0 where hidden.
+Mat zeroed_weights(const HeadTrace& h);
 
 // A cell the dropout removed: visible, with a weight > 0 before dropout and exactly 0 after.
 bool dropped_cell(const HeadTrace& h, std::size_t i, std::size_t j);
