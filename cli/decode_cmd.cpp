@@ -60,8 +60,9 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     if (o.json) policy::check_output_file(*o.json, "--json");
     if (o.png) policy::check_output_dir(*o.png, "--png");
     if (o.svg) policy::check_output_dir(*o.svg, "--svg");
-    if (o.font) render::check_font_file(*o.font);
+    const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     OutputPlan plan;
+    plan.text_scale = text_scale;
     plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.svg = o.svg.has_value();
     plan.scale = static_cast<int>(o.scale);
     plan.fewer = "decode fewer tokens, or fewer heads";

@@ -130,11 +130,40 @@ namespace {
 double drawn_cells(std::size_t heads, std::size_t t, std::size_t s) {
     return std::min(double(std::max<std::size_t>(heads, 1)) * double(t) * double(s), 2048.0 * 2048.0);
 }
+
+// The layout size of a figure of `heads` (T, S) panels, in layout pixels, as render/figure_panel.cpp
+// lays it out: cells about `target` pixels a side (at most 64, 48 in a grid; 96 pixels at least), the
+// matrix max-pooled to 2,048 over the grid, labels cut to 150 pixels (3/4 of that in a grid, 125 with
+// the gap: 130), a grid of about √H columns (the wider of the two shapes render/figure.cpp tries), the colour
+// bar, title and margins. Measured: 12 heads of 16 tokens with 1,000-letter labels, 2,061 × 1,589;
+// with 3-letter labels 20% smaller.
+// The title (about 900 pixels at most), labels, captions and margins grow with the font's text_scale.
+double figure_area(std::size_t heads, std::size_t t, std::size_t s, double f) {
+    const double H = double(std::max<std::size_t>(heads, 1));
+    const auto area = [&](double cols) {
+        const bool grid = H > 1;
+        const double rows = std::ceil(H / cols);
+        const double cap = grid ? std::max(32.0, std::floor(2048.0 / cols)) : 2048.0;
+        const double target = grid ? std::clamp(std::floor(1280.0 / cols), 120.0, 320.0) : 640.0;
+        const double max_cell = grid ? 48.0 : 64.0, labels = (grid ? 130.0 : 170.0) * f;
+        const auto side_of = [&](double n) {
+            n = std::min(n, cap);
+            return std::max(96.0, n * std::clamp(std::floor(target / n), 1.0, max_cell));
+        };
+        const double pw = side_of(double(s)) + labels;
+        const double ph = side_of(double(t)) + labels + (grid ? 25.0 * f : 0.0);
+        const double w = std::max(cols * (pw + 30.0) + 110.0 * f, 900.0 * f) + 40.0, h = rows * (ph + 18.0) + 150.0 * f;
+        return w * h;
+    };
+    const double lo = std::ceil(std::sqrt(H)), hi = std::min(H, std::ceil(std::sqrt(H * 16.0 / 9.0)) + 1.0);
+    return std::max(area(lo), area(hi));
+}
 }  // namespace
 
-std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale) {
-    const double side = double(scale) * (std::min<double>(double(std::max(t, s)), 2048.0) + 400.0);
-    return static_cast<std::size_t>(20.0 * (1 << 20) + 1.5 * 3.0 * side * side + 16.0 * drawn_cells(heads, t, s));
+std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale, double text_scale) {
+    // the RGB canvas, 2.2 times over while it is filtered and deflated (peaks measured 1.5 to 2.05), and the cells drawn
+    const double pixels = double(scale) * double(scale) * figure_area(heads, t, s, std::max(1.0, text_scale));
+    return static_cast<std::size_t>(20.0 * (1 << 20) + 2.2 * 3.0 * pixels + 16.0 * drawn_cells(heads, t, s));
 }
 
 std::size_t estimate_svg_bytes(std::size_t heads, std::size_t t, std::size_t s) {

@@ -7,7 +7,9 @@
 #include <streambuf>
 
 #include "core/budget.h"
+#include "data/error.h"
 #include "data/inputs.h"
+#include "render/font.h"
 #include "render/json.h"
 #include "render/terminal.h"
 #include "tests/helpers.h"
@@ -174,4 +176,57 @@ TEST_CASE("budget: flash's tile records, the page and the figures count toward -
     CHECK(r.code == 2);
     CHECK(r.err.find("decode fewer tokens") != std::string::npos);
     CHECK(r.err.find("--force") == std::string::npos);
+}
+
+TEST_CASE("limits: a font whose metrics are absurd is refused by name before anything is drawn") {
+    const std::string dir = test::temp_dir();
+    test::write(dir + "/small-em.ttf", test::dejavu_with_units_per_em(16));
+    test::RunOptions o;
+    o.cwd = dir;
+    // the finding: at --scale 2 and --max-memory 200M this font reached 13.3 GiB and an internal error
+    const test::RunResult r = test::run_attn({"show", "The cat sat on the mat", "--png", "figs", "--font", "small-em.ttf",
+                                              "--max-memory", "200M"}, o);
+    CHECK(r.code == 1);
+    CHECK(r.err.rfind("attn: error: small-em.ttf: the font's metrics are absurd", 0) == 0);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    CHECK(r.peak_bytes < 100.0 * (1 << 20));
+    CHECK(test::tree(dir) == std::vector<std::string>{"small-em.ttf"});
+    CHECK_THROWS_AS(render::check_font_file(dir + "/small-em.ttf"), attn::Error);
+    // a font within the limit tells the estimate how much larger its text is than DejaVu Sans's:
+    // DejaVu itself 1; its outlines under an em of 400 (16 ems at the most) 5.1 times larger
+    test::write(dir + "/em400.ttf", test::dejavu_with_units_per_em(400));
+    test::write(dir + "/dejavu.ttf", test::dejavu_with_units_per_em(2048));
+    CHECK(render::check_font_file(dir + "/dejavu.ttf") == doctest::Approx(1.0));
+    CHECK(render::check_font_file(dir + "/em400.ttf") == doctest::Approx(2048.0 / 400.0));
+}
+
+TEST_CASE("limits: long labels, a grid of heads and a large font are estimated, and the run keeps within --max-memory") {
+    const std::string dir = test::temp_dir();
+    std::string text;  // 16 tokens of 1,000 letters
+    for (int i = 0; i < 16; ++i) text += (i ? " " : "") + std::string(1000, char('a' + i % 8));
+    test::write(dir + "/long.txt", text);
+    test::write(dir + "/em400.ttf", test::dejavu_with_units_per_em(400));
+    test::RunOptions o;
+    o.cwd = dir;
+    const std::vector<std::string> grid = {"show", "--kind", "mha", "--heads", "12", "--d-out", "24", "--file", "long.txt",
+                                           "--png", "figs", "--scale", "4"};
+    // the finding (at --scale 8): estimate 83.8 MiB, peak 1,243 MiB. At --scale 4 the peak measured 325 MiB.
+    auto args = grid;
+    args.insert(args.end(), {"--max-memory", "100M"});
+    test::RunResult r = test::run_attn(args, o);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("drop --png (") != std::string::npos);
+    args = grid;
+    args.insert(args.end(), {"--max-memory", "400M"});
+    r = test::run_attn(args, o);
+    CHECK(r.code == 0);
+    INFO("peak " << r.peak_bytes / (1 << 20) << " MiB");
+    CHECK(r.peak_bytes <= 400.0 * (1 << 20));
+    // a font whose text is 5 times DejaVu's: 6 tokens at --scale 2 peaked at 131 MiB
+    r = test::run_attn({"show", "The cat sat on the mat", "--png", "big", "--font", "em400.ttf", "--max-memory", "100M"}, o);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("drop --png (") != std::string::npos);
+    r = test::run_attn({"show", "The cat sat on the mat", "--png", "big", "--font", "em400.ttf", "--max-memory", "320M"}, o);
+    CHECK(r.code == 0);
+    CHECK(r.peak_bytes <= 320.0 * (1 << 20));
 }

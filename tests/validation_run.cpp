@@ -98,6 +98,7 @@ void write_fixtures(const std::string& dir) {
         {"trace-long-token.json", R"({"format": "attn-trace", "version": 1, "kind": "causal", "tokens": [")" + std::string(1025, 'b') + R"("]})"},
         {"rank5.npy", npy("<f4", "(1, 1, 1, 1, 1)", raw({1.0f}))},
         {"tokens3.txt", "a\nb\nc\n"},
+        {"small-em.ttf", dejavu_with_units_per_em(16)},
     };
     REQUIRE(::mkdir((dir + "/npy-out").c_str(), 0755) == 0);
     for (const auto& [name, bytes] : files) write(dir + "/" + name, bytes);

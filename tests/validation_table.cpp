@@ -319,6 +319,10 @@ std::vector<ValidationRule> make_rules() {
                     {"show", "hi", "--png", "out", "--font", "rows.json"},
                     e("rows.json: not a scalable font FreeType can read (hint: give a TrueType or OpenType file, e.g. "
                       "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf)")});
+    rows.push_back({"font.metrics", "--font", "glyphs, advances and line height within 16 ems (a font's own metrics)", R,
+                    {"show", "hi", "--png", "out", "--font", "small-em.ttf"},
+                    e("small-em.ttf: the font's metrics are absurd: its glyphs reach 360 ems (units per em 16; at most 16 "
+                      "ems) (hint: give a TrueType or OpenType file, e.g. /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf)")});
     rows.push_back({"output.write", "--json, --png, --svg", "written whole: a failed write leaves nothing and gives the OS's reason", R,
                     {"show", "hi", "--json", "/dev/full"}, e("cannot write file '/dev/full': No space left on device")});
     rows.push_back({"output.vanished", "--json, --png", "the folder still there when writing (run in a deleted folder)", R,
@@ -609,6 +613,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"mask-shape.npy", "|u1, shape (3, 3)"},
         {"mask-value.npy", "|u1, shape (2, 2), 7 at row 0, column 1"},
         {"overflow.json", "[[1e20, 1e20], [1e20, -1e20]]"},
+        {"small-em.ttf", "DejaVu Sans with head.unitsPerEm 16 (its outlines drawn 128 times too large)"},
         {"model-ok", "a GPT-2 folder: 1 layer, 2 heads, n_embd 4, n_positions 4, the 256 byte tokens and <|endoftext|>"},
         {"model-noconfig", "model-ok without config.json"},
         {"model-pickle", "config.json and pytorch_model.bin only"},

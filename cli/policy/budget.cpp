@@ -16,7 +16,7 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
     const RunEstimate run = estimate_run(c, shape);
     const double json = out.json ? double(estimate_json_memory(c, shape)) : 0.0;
     const std::size_t heads = kind_named(c.kind).geometry(c, shape.d_src).heads;
-    const double png = out.png ? double(estimate_png_bytes(heads, shape.T, shape.S, out.scale)) : 0.0;
+    const double png = out.png ? double(estimate_png_bytes(heads, shape.T, shape.S, out.scale, out.text_scale)) : 0.0;
     const double svg = out.svg ? double(estimate_svg_bytes(heads, shape.T, shape.S)) : 0.0;
     const double html = out.html ? double(estimate_html_bytes(heads, shape.T, shape.S)) : 0.0;
     const double npy = out.npy ? run.total : 0.0;  // every matrix encoded in memory once more

@@ -12,6 +12,7 @@ namespace attn {
 struct OutputPlan {
     bool json = false, png = false, npy = false, svg = false, html = false;
     int scale = 2;               // --scale of the PNGs
+    double text_scale = 1.0;     // --font's text against DejaVu Sans (render::check_font_file)
     bool force = false;          // --force: write a JSON trace above kMaxJsonBytes
     std::size_t max_memory = 0;  // --max-memory; 0: default_max_memory()
     std::string fewer = "use fewer tokens or heads";  // the hint's way to a smaller run
