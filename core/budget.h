@@ -26,6 +26,12 @@ double json_text_bytes(double numbers, double zeros, double bools, double token_
 std::size_t estimate_json_bytes(const Settings& s, const RunShape& shape);
 std::size_t estimate_json_memory(const Settings& s, const RunShape& shape);
 
+// attn decode: the full causal pass and the steps' rows; its JSON ("attn-decode": the steps' rows and
+// outputs, no full trace), and what writing it takes (a document tree, then its text).
+RunEstimate estimate_decode_run(const Settings& s, const RunShape& shape);
+std::size_t estimate_decode_json_bytes(const Settings& s, const RunShape& shape);
+std::size_t estimate_decode_json_memory(const Settings& s, const RunShape& shape);
+
 // Writing the figures and the page. PNG: the figure's layout size as render/figure_panel.cpp makes it
 // (a grid of about √H panels, cells, labels cut to 150 pixels, the title; text grown by text_scale),
 // scale² image pixels each, RGB, 2.2 times over while it is drawn, filtered and deflated (measured peaks:
