@@ -30,7 +30,7 @@ struct DecodeOptions {
     std::string kind = "gqa", init = "torch", pos = "none", rope_style = "half";
     std::size_t d_in = kDefaultDIn, d_out = 0, heads = 0, kv_heads = 0, window = kDefaultWindow, max_tokens = kDefaultMaxTokens;
     std::uint64_t seed = kDefaultSeed, rope_base = 10000;
-    bool qkv_bias = false;
+    bool qkv_bias = false, force = false;
     int precision = 2;
     std::optional<std::string> json, png, svg, font, max_memory;
     std::size_t scale = 2;  // --scale, as attn show's
@@ -62,12 +62,13 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     if (o.json) policy::check_output_file(*o.json, "--json");
     if (o.png) policy::check_output_dir(*o.png, "--png");
     if (o.svg) policy::check_output_dir(*o.svg, "--svg");
-    if (o.font) render::check_font_file(*o.font);
+    const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     OutputPlan plan;
+    plan.text_scale = text_scale;
     plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.svg = o.svg.has_value();
-    plan.scale = static_cast<int>(o.scale);
+    plan.scale = static_cast<int>(o.scale), plan.decode = true, plan.force = o.force;
     plan.fewer = "decode fewer tokens, or fewer heads";
-    plan.big_json = "decode fewer tokens: the JSON holds every step's rows (or leave out --json)";
+    plan.big_json = "decode fewer tokens: the JSON holds every step's rows (or leave out --json, or add --force)";
     if (o.max_memory) plan.max_memory = parse_bytes(*o.max_memory, "--max-memory");
     // 2. the inputs
     InputRequest req;
@@ -161,6 +162,7 @@ void setup_decode(CLI::App& app) {
     cmd->add_option("--max-tokens", o->max_tokens, "Refuse longer inputs")->check(rule("--max-tokens"))->capture_default_str();
     cmd->add_option("--precision", o->precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
     cmd->add_option("--json", o->json, "Write the steps as JSON to PATH ('-' = standard output only)");
+    cmd->add_flag("--force", o->force, "Write a JSON file even above 256 MiB");
     cmd->add_option("--png", o->png, "Write the staircase and cache PNGs into folder DIR (created as needed)");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");

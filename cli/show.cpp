@@ -156,9 +156,10 @@ void run_show(const ShowOptions& o) {
     if (o.png) policy::check_output_dir(*o.png, "--png");
     if (o.svg) policy::check_output_dir(*o.svg, "--svg");
     if (o.npy) policy::check_output_dir(*o.npy, "--npy");
-    if (o.font) render::check_font_file(*o.font);
+    const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     if (o.html) policy::check_output_file(*o.html, "--html");
     OutputPlan plan;
+    plan.text_scale = text_scale;
     plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.npy = o.npy.has_value(), plan.force = o.force;
     plan.svg = o.svg.has_value(), plan.html = o.html.has_value(), plan.scale = static_cast<int>(o.scale);
     plan.max_memory = max_memory_bytes(o.common);

@@ -42,7 +42,7 @@ std::string model_text(const ModelShowOptions& o) {
 
 // Memory the run with its outputs needs, checked before the weights are read.
 void check_model_budget(const ModelShowOptions& o, const Gpt2Config& c, const SafetensorsFile& f, std::size_t T,
-                        std::size_t kept) {
+                        std::size_t kept, double text_scale) {
     const double TT = double(T) * double(T), H = double(c.n_head);
     const double weights = double(f.size()) + double(gpt2_widened_bytes(f));  // mapped pages + widened copies
     const double run = gpt2_run_bytes(c, T, kept);
@@ -53,7 +53,7 @@ void check_model_budget(const ModelShowOptions& o, const Gpt2Config& c, const Sa
     const double zeros = (double(kept) * H + 2.0 * double(c.n_layer)) * (TT - half);
     const double json_bytes = o.json ? json_text_bytes(numbers, zeros, double(kept) * H * TT, 0.0) : 0.0;
     const double json = json_bytes;  // the text itself: no document tree is built
-    const double png = o.png ? double(estimate_png_bytes(1, T, T, o.scale)) + 8e6 : 0.0;  // one head's figures, the overview
+    const double png = o.png ? double(estimate_png_bytes(1, T, T, o.scale, text_scale)) + 8e6 : 0.0;  // one head's figures, the overview
     const double svg = o.svg ? double(estimate_svg_bytes(1, T, T)) : 0.0;
     const double html = o.html ? double(estimate_html_bytes(std::max<std::size_t>(kept * c.n_head, 1), T, T)) : 0.0;
     const double npy = o.npy ? double(kept) * H * 9.0 * TT + 8.0 * double(c.n_layer) * TT : 0.0;
@@ -106,7 +106,7 @@ void run_show_model(const ModelShowOptions& o) {
     if (o.png) policy::check_output_dir(*o.png, "--png");
     if (o.npy) policy::check_output_dir(*o.npy, "--npy");
     if (o.svg) policy::check_output_dir(*o.svg, "--svg");
-    if (o.font) render::check_font_file(*o.font);
+    const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     // 2. the folder: config, tokeniser, the weights' header
     const std::string dir = o.model;
     const Gpt2Config c = read_gpt2_config(dir);
@@ -132,7 +132,7 @@ void run_show_model(const ModelShowOptions& o) {
     if (!run.keep_layers[layer]) usage_error("--layer " + std::to_string(layer) + " is not among --keep-layers", "keep the layer you pick");
     const std::size_t head = o.head.value_or(0);
     if (head >= c.n_head) usage_error("--head " + std::to_string(head) + " is past the model's last head " + std::to_string(c.n_head - 1), "heads count from 0");
-    check_model_budget(o, c, SafetensorsFile::open(dir + "/model.safetensors", false), ids.size(), kept.size());
+    check_model_budget(o, c, SafetensorsFile::open(dir + "/model.safetensors", false), ids.size(), kept.size(), text_scale);
     const auto model = load_gpt2_checkpoint(dir);
     // 5. the run
     const bool json_to_stdout = o.json && *o.json == "-";

@@ -12,6 +12,16 @@ namespace {
 
 HeadGeometry geometry(const Settings& s, const RunShape& shape) { return kind_named(s.kind).geometry(s, shape.d_src); }
 
+// The parameters' numbers: each of the kind's layers (core/attention.cpp layers_*), its weight (in, out)
+// and its bias. mha, gqa and mqa split one d_out-wide projection into heads (and give k and v G·d_k
+// columns); only mha-wrapper has H full d_out-wide sets.
+double param_numbers(const Settings& s, const RunShape& shape) {
+    double n = 0.0;
+    for (const LayerSpec& l : kind_named(s.kind).layers(s, shape.d_src))
+        n += double(l.in) * double(l.out) + (l.bias.empty() ? 0.0 : double(l.out));
+    return n;
+}
+
 // Flash's per-core buffers: a (bq, bk) tile of scores, a (bq, d_v) product, the running m and l.
 // The kernel clamps the blocks to (T, S), and so does the estimate.
 double tile_bytes(const Settings& s, const RunShape& shape, const HeadGeometry& d) {
@@ -69,7 +79,7 @@ JsonCount json_numbers(const Settings& c, const RunShape& shape) {
     const HeadGeometry d = geometry(c, shape);
     const double T = double(shape.T), S = double(shape.S), H = double(d.heads);
     JsonCount n;
-    n.numbers = (T + S) * double(c.d_in) + 4.0 * double(std::max(c.d_in, shape.d_src) + 1) * double(c.d_out) * H;
+    n.numbers = (T + S) * double(c.d_in) + param_numbers(c, shape);
     n.numbers += H * (T * double(d.d_k) + S * double(d.d_k) + S * double(d.d_v) + T * double(d.d_v));
     n.numbers += T * H * double(d.d_v) + H * T * S;  // the output, the scores
     // weights, and dropout's: hidden cells are 0, and dropout zeroes a share p of the visible ones
@@ -94,7 +104,7 @@ RunEstimate estimate_run(const Settings& c, const RunShape& shape) {
     RunEstimate e;
     double bytes = 16.0 * 1024 * 1024;                                  // the program itself
     bytes += (T + S) * double(c.d_in) * f;                              // inputs
-    bytes += 4.0 * double(std::max(c.d_in, shape.d_src) + 1) * double(c.d_out) * double(std::max<std::size_t>(d.heads, 1)) * f;  // params
+    bytes += param_numbers(c, shape) * f;                               // params
     bytes += (T * H * double(d.d_k) + 2.0 * S * double(d.kv_heads) * double(d.d_v)) * f;  // projections
     if (c.keep_weights) {
         bytes += H * (T * double(d.d_k) + S * double(d.d_k) + S * double(d.d_v)) * f;  // per-head q, k, v
@@ -127,15 +137,87 @@ std::size_t estimate_json_memory(const Settings& c, const RunShape& shape) {
     return estimate_json_bytes(c, shape);  // the text; no document tree is built
 }
 
+// attn decode (core/decode.h): the full causal pass, then each step's H rows over its t + 1 cached keys
+// and its output row. The JSON ("attn-decode", render/decode_view.cpp) holds the steps only, built as a
+// document tree (16 bytes a number, 32 with the allocator and the copies its initializer lists make, as
+// measured with local's zeros; about 200 bytes an object with its keys) and then dumped. Measured
+// at 2,048 tokens (gqa, 4 heads): 107 MiB of text, estimated 111 MiB; peak 575 MiB, estimated 744 MiB.
+namespace {
+struct DecodeCount {
+    double numbers = 0, zeros = 0, objects = 0;  // weights and outputs; keys a window hides ("0.0"); objects
+};
+DecodeCount decode_count(const Settings& c, const RunShape& shape) {
+    const HeadGeometry d = geometry(c, shape);
+    const double T = double(shape.T), H = double(d.heads), cached = T * (T + 1.0) / 2.0;
+    double visible = cached;  // step t sees keys t − W .. t of its t + 1
+    if (c.window) {
+        const double w = double(*c.window) + 1.0;
+        visible = T <= w ? cached : w * (w + 1.0) / 2.0 + (T - w) * w;
+    }
+    return {H * visible + T * H * double(d.d_v), H * (cached - visible), T * (H + 1.0)};
+}
+}  // namespace
+
+RunEstimate estimate_decode_run(const Settings& c, const RunShape& shape) {
+    Settings full = c;
+    full.causal = true, full.keep_weights = true, full.dropout = 0.0f;
+    RunEstimate e = estimate_run(full, shape);
+    const DecodeCount n = decode_count(c, shape);
+    e.total += (n.numbers + n.zeros) * double(sizeof(float)) + n.objects * 64.0;  // the steps' rows, in vectors
+    return e;
+}
+
+std::size_t estimate_decode_json_bytes(const Settings& c, const RunShape& shape) {
+    const DecodeCount n = decode_count(c, shape);
+    // a number about 11.5 bytes with its comma; a head's object 36 bytes around its row, a step's 90
+    return static_cast<std::size_t>(12.0 * n.numbers + 4.0 * n.zeros + 40.0 * n.objects + 60.0 * double(shape.T) +
+                                    2.0 * double(shape.token_bytes) + 4096.0);
+}
+
+std::size_t estimate_decode_json_memory(const Settings& c, const RunShape& shape) {
+    const DecodeCount n = decode_count(c, shape);
+    // the text three times at the most: dump()'s string as it doubles, then its copy with the newline
+    return 3 * estimate_decode_json_bytes(c, shape) + static_cast<std::size_t>(32.0 * (n.numbers + n.zeros) + 200.0 * n.objects);
+}
+
 namespace {
 double drawn_cells(std::size_t heads, std::size_t t, std::size_t s) {
     return std::min(double(std::max<std::size_t>(heads, 1)) * double(t) * double(s), 2048.0 * 2048.0);
 }
+
+// The layout size of a figure of `heads` (T, S) panels, in layout pixels, as render/layout/figure_panel.cpp
+// lays it out: cells about `target` pixels a side (at most 64, 48 in a grid; 96 pixels at least), the
+// matrix max-pooled to 2,048 over the grid, labels cut to 150 pixels (3/4 of that in a grid, 125 with
+// the gap: 130), a grid of about √H columns (the wider of the two shapes render/layout/figure.cpp tries), the colour
+// bar, title and margins. Measured: 12 heads of 16 tokens with 1,000-letter labels, 2,061 × 1,589;
+// with 3-letter labels 20% smaller.
+// The title (about 900 pixels at most), labels, captions and margins grow with the font's text_scale.
+double figure_area(std::size_t heads, std::size_t t, std::size_t s, double f) {
+    const double H = double(std::max<std::size_t>(heads, 1));
+    const auto area = [&](double cols) {
+        const bool grid = H > 1;
+        const double rows = std::ceil(H / cols);
+        const double cap = grid ? std::max(32.0, std::floor(2048.0 / cols)) : 2048.0;
+        const double target = grid ? std::clamp(std::floor(1280.0 / cols), 120.0, 320.0) : 640.0;
+        const double max_cell = grid ? 48.0 : 64.0, labels = (grid ? 130.0 : 170.0) * f;
+        const auto side_of = [&](double n) {
+            n = std::min(n, cap);
+            return std::max(96.0, n * std::clamp(std::floor(target / n), 1.0, max_cell));
+        };
+        const double pw = side_of(double(s)) + labels;
+        const double ph = side_of(double(t)) + labels + (grid ? 25.0 * f : 0.0);
+        const double w = std::max(cols * (pw + 30.0) + 110.0 * f, 900.0 * f) + 40.0, h = rows * (ph + 18.0) + 150.0 * f;
+        return w * h;
+    };
+    const double lo = std::ceil(std::sqrt(H)), hi = std::min(H, std::ceil(std::sqrt(H * 16.0 / 9.0)) + 1.0);
+    return std::max(area(lo), area(hi));
+}
 }  // namespace
 
-std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale) {
-    const double side = double(scale) * (std::min<double>(double(std::max(t, s)), 2048.0) + 400.0);
-    return static_cast<std::size_t>(20.0 * (1 << 20) + 1.5 * 3.0 * side * side + 16.0 * drawn_cells(heads, t, s));
+std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale, double text_scale) {
+    // the RGB canvas, 2.2 times over while it is filtered and deflated (peaks measured 1.5 to 2.05), and the cells drawn
+    const double pixels = double(scale) * double(scale) * figure_area(heads, t, s, std::max(1.0, text_scale));
+    return static_cast<std::size_t>(20.0 * (1 << 20) + 2.2 * 3.0 * pixels + 16.0 * drawn_cells(heads, t, s));
 }
 
 std::size_t estimate_svg_bytes(std::size_t heads, std::size_t t, std::size_t s) {

@@ -26,14 +26,20 @@ double json_text_bytes(double numbers, double zeros, double bools, double token_
 std::size_t estimate_json_bytes(const Settings& s, const RunShape& shape);
 std::size_t estimate_json_memory(const Settings& s, const RunShape& shape);
 
-// Writing the figures and the page, fitted to peaks measured at 1,000 to 4,096 tokens and 1 to 4
-// heads (from 2% below to 30% above the measured peak at the default --scale 2; more above at --scale
-// 1 and for small runs). PNG: the RGB canvas of the largest figure (scale² × its
-// side², the heatmap at most 2,048 layout pixels plus its labels) one and a half times over while it
-// is drawn and encoded, and 16 bytes per drawn cell (max-pooled to 2,048² over the grid). SVG: pooled
-// to 256 a side, 12 bytes per cell. HTML: 20 bytes per cell of every head (the page's 4-decimal
-// stages), plus the document.
-std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale = 2);
+// attn decode: the full causal pass and the steps' rows; its JSON ("attn-decode": the steps' rows and
+// outputs, no full trace), and what writing it takes (a document tree, then its text).
+RunEstimate estimate_decode_run(const Settings& s, const RunShape& shape);
+std::size_t estimate_decode_json_bytes(const Settings& s, const RunShape& shape);
+std::size_t estimate_decode_json_memory(const Settings& s, const RunShape& shape);
+
+// Writing the figures and the page. PNG: the figure's layout size as render/layout/figure_panel.cpp makes it
+// (a grid of about √H panels, cells, labels cut to 150 pixels, the title; text grown by text_scale),
+// scale² image pixels each, RGB, 2.2 times over while it is drawn, filtered and deflated (measured peaks:
+// 1.5 to 2.05 times), and 16 bytes per drawn cell (max-pooled to 2,048² over the grid); 12 heads of 16
+// 1,000-letter tokens at --scale 4: estimate 375.8 MiB, peak 325 MiB. SVG: pooled to 256 a side, 12
+// bytes per cell. HTML: 20 bytes per cell of every head (the page's 4-decimal stages), plus the document.
+// text_scale: how much larger than DejaVu Sans --font's text comes out (render::check_font_file).
+std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale = 2, double text_scale = 1.0);
 std::size_t estimate_svg_bytes(std::size_t heads, std::size_t t, std::size_t s);
 std::size_t estimate_html_bytes(std::size_t heads, std::size_t t, std::size_t s);
 

@@ -31,7 +31,9 @@ struct MatrixAllocator {
         void* p = nullptr;
         if (bytes >= 2 * kHuge) {
             p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
+#ifdef MADV_HUGEPAGE  // Linux only (macOS has no such hint)
             if (p != nullptr) ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint: ignored where unsupported
+#endif
         } else {
             p = std::malloc(bytes ? bytes : 1);
         }

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <sstream>
 
 #include "fuzz/harness.h"
+#include "render/text/font.h"
 
 namespace attn::test {
 
@@ -68,14 +70,32 @@ RunResult run_attn(const std::vector<std::string>& args, const RunOptions& o) {
         ::_exit(127);
     }
     int status = 0;
-    ::waitpid(pid, &status, 0);
+    struct rusage usage {};
+    ::wait4(pid, &status, 0, &usage);
     RunResult r;
+    r.peak_bytes = double(usage.ru_maxrss) * 1024.0;  // kilobytes on Linux
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (o.stdout_path.empty()) r.out = slurp(out_path);
     r.err = slurp(io + "/stderr");
     std::error_code ignored;
     std::filesystem::remove_all(io, ignored);
     return r;
+}
+
+std::string dejavu_with_units_per_em(unsigned em) {
+    std::string font(attn::render::embedded_font());
+    const auto u16 = [&](std::size_t o) { return unsigned(static_cast<unsigned char>(font[o])) << 8 | static_cast<unsigned char>(font[o + 1]); };
+    const auto u32 = [&](std::size_t o) { return std::size_t(u16(o)) << 16 | u16(o + 2); };
+    const unsigned tables = u16(4);
+    for (unsigned i = 0; i < tables; ++i) {
+        const std::size_t entry = 12 + 16 * std::size_t(i);
+        if (font.compare(entry, 4, "head") != 0) continue;
+        const std::size_t units = u32(entry + 8) + 18;  // head.unitsPerEm, big-endian
+        font[units] = static_cast<char>(em >> 8), font[units + 1] = static_cast<char>(em & 0xFF);
+        return font;
+    }
+    FAIL("the built-in font has no head table");
+    return font;
 }
 
 std::string temp_dir() {

@@ -72,6 +72,7 @@ inline void check_matrix(const Mat& m, const std::vector<std::vector<float>>& wa
 struct RunResult {
     int code = -1;
     std::string out, err;
+    double peak_bytes = 0;  // the child's largest resident set (getrusage's ru_maxrss)
 };
 struct RunOptions {
     std::string cwd;                  // run there ("" = here)
@@ -93,7 +94,11 @@ std::vector<std::string> tree(const std::string& dir);  // every path below dir,
 bool is_link(const std::string& path);
 std::string one_line(const RunResult& r);  // the error, checked to be one line
 
-std::string temp_dir();  // a fresh folder under the build's temp area
+std::string temp_dir();
+
+// The bytes of DejaVu Sans (the font built into attn) with its head table's unitsPerEm set to `em`, the
+// outlines unchanged: em 16 draws every glyph 128 times too large (FreeType accepts it).
+std::string dejavu_with_units_per_em(unsigned em);  // a fresh folder under the build's temp area
 std::string slurp(const std::string& path);
 
 }  // namespace attn::test

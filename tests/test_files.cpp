@@ -421,3 +421,26 @@ TEST_CASE("hostile files: an interrupt while writing removes the folders the run
         }
     MESSAGE(landed << " of 36 folders were written whole before the signal");
 }
+
+TEST_CASE("files: a --json pipe whose reader quits early is a failed write, exit 1 with the reason, not a silent SIGPIPE") {
+    const std::string dir = attn::test::temp_dir();
+    const std::string fifo = dir + "/trace.fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const pid_t reader = ::fork();  // reads 10 bytes of the trace, then goes
+    REQUIRE(reader >= 0);
+    if (reader == 0) {
+        const int fd = ::open(fifo.c_str(), O_RDONLY);
+        char buf[10];
+        if (fd >= 0) (void)!::read(fd, buf, sizeof buf);
+        ::_exit(0);
+    }
+    // a trace far larger than a pipe's 64 KiB buffer
+    attn::test::RunOptions o;
+    o.cwd = dir;
+    const attn::test::RunResult r = attn::test::run_attn({"show", "--d-in", "64", "--d-out", "64", "--json", "trace.fifo",
+                                                          "one two three four five six seven eight nine ten"}, o);
+    int status = 0;
+    ::waitpid(reader, &status, 0);
+    CHECK(r.code == 1);
+    CHECK(r.err == "attn: error: cannot write file 'trace.fifo': Broken pipe\n");
+}

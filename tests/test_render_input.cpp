@@ -403,3 +403,72 @@ TEST_CASE("cli: render --png and --svg of a saved trace draw the same bytes as t
     CHECK(r.code == 2);
     CHECK(r.err.find("give --html FILE, --png DIR or --svg DIR") != std::string::npos);
 }
+
+namespace {
+// A model trace of two layers as show --model --keep-layers 1 writes it: only layer 1, both layers' aggregates.
+Json kept_layer_trace() {
+    return Json::parse(R"({"format": "attn-trace", "version": 1, "kind": "model",
+        "tokens": ["Hello", " world"],
+        "model": {"type": "gpt2", "dtype": "F32", "n_layer": 2, "n_head": 1, "n_embd": 8, "n_positions": 16,
+                  "vocab_size": 50257, "n_params": 1234, "layer_norm_epsilon": 1e-5},
+        "layers": [{"layer": 1, "heads": [{"head": 0, "kv_head": 0, "scores": [[1, 2], [3, 4]], "scale": 0.5,
+                                           "mask": [[true, false], [true, true]], "weights": [[1, 0], [0.5, 0.5]]}]}],
+        "aggregates": {"layer_mean": [[[1, 0], [0.25, 0.75]], [[1, 0], [0.5, 0.5]]],
+                       "rollout": [[[1, 0], [0.25, 0.75]], [[1, 0], [0.375, 0.625]]]}})");
+}
+}  // namespace
+
+TEST_CASE("render: a --keep-layers trace keeps its layers' numbers in names, titles, --layer and the page") {
+    const std::string dir = test::temp_dir();
+    test::write(dir + "/kl1.json", kept_layer_trace().dump());
+    test::RunOptions o;
+    o.cwd = dir;
+    // the finding: model-layer0-* titled "layer 0", and --layer 1 "past the last layer (0)"
+    RunResult r = run_attn({"render", "kl1.json", "--svg", "d"}, o);
+    REQUIRE(r.code == 0);
+    const std::vector<std::string> files = test::tree(dir + "/d");
+    REQUIRE(!files.empty());
+    for (const std::string& f : files) CHECK(f.rfind("model-layer1-", 0) == 0);
+    CHECK(test::slurp(dir + "/d/" + files[0]).find("layer 1") != std::string::npos);
+    CHECK(test::slurp(dir + "/d/" + files[0]).find("layer 0") == std::string::npos);
+    r = run_attn({"render", "kl1.json", "--svg", "e", "--layer", "1"}, o);
+    CHECK(r.code == 0);
+    CHECK(test::tree(dir + "/e") == files);
+    r = run_attn({"render", "kl1.json", "--svg", "f", "--layer", "0"}, o);
+    CHECK(r.code == 2);
+    CHECK(r.err == "attn: error: --layer 0 is not in kl1.json (it holds layer 1) (hint: pick one of the layers it holds)\n");
+    // the page takes layer 1's own mean and rollout, not layer 0's
+    const Trace t = render::read_trace_json(kept_layer_trace().dump(), "kl1.json");
+    const PageData d = page_data(render::render_html(t, {}));
+    REQUIRE(d.json["layers"].size() == 1);
+    CHECK(d.json["layers"][0]["layer"] == 1);
+    CHECK(page_cell(d, d.json["layers"][0]["aggregates"]["rollout"], 2) == "0.3750");
+}
+
+TEST_CASE("trace reader: refuses what the writer never writes: layers past the model's, twice, no rollout, a model's seeded heads") {
+    const auto refused = [](const Json& j, const std::string& why) {
+        INFO(why);
+        try {
+            render::read_trace_json(j.dump(), "m.json");
+            FAIL("read");
+        } catch (const attn::Error& e) {
+            CHECK(std::string(e.what()) == "m.json: " + why);
+            CHECK(e.exit_code() == 1);
+        }
+    };
+    Json j = kept_layer_trace();
+    j["layers"][0]["layer"] = 2;
+    refused(j, "layers[0].layer: 2 is past the model's last layer (1)");
+    j = kept_layer_trace();
+    j["layers"].push_back(j["layers"][0]);
+    refused(j, "layers[1].layer: layer 1 appears twice");
+    j = kept_layer_trace();
+    j["aggregates"].erase("rollout");
+    refused(j, "aggregates: a model's trace needs \"layer_mean\" and \"rollout\", one matrix per layer");
+    j = kept_layer_trace();
+    j.erase("aggregates");
+    refused(j, "aggregates: a model's trace needs \"layer_mean\" and \"rollout\", one matrix per layer");
+    j = kept_layer_trace();
+    j["heads"] = j["layers"][0]["heads"];
+    refused(j, "heads: a model's trace keeps its heads in \"layers\", not \"heads\"");
+}

@@ -37,6 +37,18 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 }  // namespace
 
+// A model trace of 2 layers keeping layer `layer` (twice when asked), with or without its aggregates,
+// with or without seeded heads beside its layers.
+std::string kept_layer_trace(const std::string& layer = "1", bool twice = false, bool aggregates = true, bool seeded = false) {
+    const std::string head = R"([{"head": 0, "kv_head": 0, "weights": [[1, 0], [0.5, 0.5]]}])";
+    const std::string one = R"({"layer": )" + layer + R"(, "heads": )" + head + "}";
+    return R"({"format": "attn-trace", "version": 1, "kind": "model", "tokens": ["a", "b"],
+        "model": {"type": "gpt2", "n_layer": 2, "n_head": 1}, "layers": [)" + one + (twice ? ", " + one : "") + "]" +
+           (aggregates ? R"(, "aggregates": {"layer_mean": [[[1, 0], [0.5, 0.5]], [[1, 0], [0.5, 0.5]]],
+                                             "rollout": [[[1, 0], [0.5, 0.5]], [[1, 0], [0.5, 0.5]]]})" : "") +
+           (seeded ? R"(, "heads": )" + head : "") + "}";
+}
+
 void write_fixtures(const std::string& dir) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
@@ -98,6 +110,12 @@ void write_fixtures(const std::string& dir) {
         {"trace-long-token.json", R"({"format": "attn-trace", "version": 1, "kind": "causal", "tokens": [")" + std::string(1025, 'b') + R"("]})"},
         {"rank5.npy", npy("<f4", "(1, 1, 1, 1, 1)", raw({1.0f}))},
         {"tokens3.txt", "a\nb\nc\n"},
+        {"small-em.ttf", dejavu_with_units_per_em(16)},
+        {"trace-kl1.json", kept_layer_trace()},
+        {"trace-layer-past.json", kept_layer_trace("2", false)},
+        {"trace-layer-twice.json", kept_layer_trace("1", true)},
+        {"trace-no-rollout.json", kept_layer_trace("1", false, false)},
+        {"trace-model-heads.json", kept_layer_trace("1", false, true, true)},
     };
     REQUIRE(::mkdir((dir + "/npy-out").c_str(), 0755) == 0);
     for (const auto& [name, bytes] : files) write(dir + "/" + name, bytes);

@@ -137,7 +137,7 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"run.memory", "the run", "its estimated memory (weights, Q/K/V, H × T × S matrices, and the JSON text, "
                     "images and .npy files it writes) at most --max-memory (default 3/4 of RAM)", U,
                     {"show", "--d-in", "1024", "--d-out", "1024", "hi", "--max-memory", "20M"},
-                    e("this run would need about 32.1 MiB of memory, more than --max-memory 20.0 MiB (hint: use fewer "
+                    e("this run would need about 28.0 MiB of memory, more than --max-memory 20.0 MiB (hint: use fewer "
                       "tokens or heads, or raise --max-memory)")});
     rows.push_back({"run.max-memory", "--max-memory", "a size: digits, an optional fraction and unit (no sign, spaces, hex or exponent)", U,
                     {"show", "hi", "--max-memory", "lots"},
@@ -319,6 +319,10 @@ std::vector<ValidationRule> make_rules() {
                     {"show", "hi", "--png", "out", "--font", "rows.json"},
                     e("rows.json: not a scalable font FreeType can read (hint: give a TrueType or OpenType file, e.g. "
                       "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf)")});
+    rows.push_back({"font.metrics", "--font", "glyphs, advances and line height within 16 ems (a font's own metrics)", R,
+                    {"show", "hi", "--png", "out", "--font", "small-em.ttf"},
+                    e("small-em.ttf: the font's metrics are absurd: its glyphs reach 360 ems (units per em 16; at most 16 "
+                      "ems) (hint: give a TrueType or OpenType file, e.g. /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf)")});
     rows.push_back({"output.write", "--json, --png, --svg", "written whole: a failed write leaves nothing and gives the OS's reason", R,
                     {"show", "hi", "--json", "/dev/full"}, e("cannot write file '/dev/full': No space left on device")});
     rows.push_back({"output.vanished", "--json, --png", "the folder still there when writing (run in a deleted folder)", R,
@@ -505,6 +509,22 @@ std::vector<ValidationRule> make_rules() {
                     {"render", "trace-long-token.json", "--html", "p.html"},
                     e("trace-long-token.json: tokens[0]: is 1025 bytes, more than the 1024 a token may have "
                       "(\"bbbbbbbbbbbbbbbbbbbbbbbb...\")") + kTrace});
+    rows.push_back({"render.layer-number", "INPUT (trace)", "layers[].layer within the model's n_layer", R,
+                    {"render", "trace-layer-past.json", "--html", "p.html"},
+                    e("trace-layer-past.json: layers[0].layer: 2 is past the model's last layer (1)") + kTrace});
+    rows.push_back({"render.layer-twice", "INPUT (trace)", "each layer number once", R,
+                    {"render", "trace-layer-twice.json", "--html", "p.html"},
+                    e("trace-layer-twice.json: layers[1].layer: layer 1 appears twice") + kTrace});
+    rows.push_back({"render.rollout", "INPUT (trace)", "a model's trace holds its layer means and rollout", R,
+                    {"render", "trace-no-rollout.json", "--html", "p.html"},
+                    e("trace-no-rollout.json: aggregates: a model's trace needs \"layer_mean\" and \"rollout\", one "
+                      "matrix per layer") + kTrace});
+    rows.push_back({"render.model-heads", "INPUT (trace)", "a model's heads in \"layers\" only", R,
+                    {"render", "trace-model-heads.json", "--html", "p.html"},
+                    e("trace-model-heads.json: heads: a model's trace keeps its heads in \"layers\", not \"heads\"") + kTrace});
+    rows.push_back({"render.layer-held", "--layer", "a layer the trace holds, by its number in the model", U,
+                    {"render", "trace-kl1.json", "--html", "p.html", "--layer", "0"},
+                    e("--layer 0 is not in trace-kl1.json (it holds layer 1) (hint: pick one of the layers it holds)")});
     rows.push_back({"render.npy-rank", "INPUT (.npy)", "2, 3 or 4 dimensions: (T, S), (H, T, S), (L, H, T, S)", R,
                     {"render", "shape.npy", "--html", "p.html"},
                     e("shape.npy: attention of shape (4,) has 1 dimensions, not 2, 3 or 4") + kShape});
@@ -609,6 +629,12 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"mask-shape.npy", "|u1, shape (3, 3)"},
         {"mask-value.npy", "|u1, shape (2, 2), 7 at row 0, column 1"},
         {"overflow.json", "[[1e20, 1e20], [1e20, -1e20]]"},
+        {"trace-kl1.json", "a model trace of 2 layers keeping layer 1 (show --model --keep-layers 1)"},
+        {"trace-layer-past.json", "trace-kl1.json with layer 2"},
+        {"trace-layer-twice.json", "trace-kl1.json with layer 1 twice"},
+        {"trace-no-rollout.json", "trace-kl1.json without aggregates"},
+        {"trace-model-heads.json", "trace-kl1.json with seeded \"heads\" too"},
+        {"small-em.ttf", "DejaVu Sans with head.unitsPerEm 16 (its outlines drawn 128 times too large)"},
         {"model-ok", "a GPT-2 folder: 1 layer, 2 heads, n_embd 4, n_positions 4, the 256 byte tokens and <|endoftext|>"},
         {"model-noconfig", "model-ok without config.json"},
         {"model-pickle", "config.json and pytorch_model.bin only"},

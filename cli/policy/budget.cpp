@@ -13,10 +13,12 @@ namespace attn {
 
 void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan& out) {
     const std::size_t limit = out.max_memory ? out.max_memory : default_max_memory();
-    const RunEstimate run = estimate_run(c, shape);
-    const double json = out.json ? double(estimate_json_memory(c, shape)) : 0.0;
+    const RunEstimate run = out.decode ? estimate_decode_run(c, shape) : estimate_run(c, shape);
+    const double json = !out.json ? 0.0
+                        : out.decode ? double(estimate_decode_json_memory(c, shape))
+                                     : double(estimate_json_memory(c, shape));
     const std::size_t heads = kind_named(c.kind).geometry(c, shape.d_src).heads;
-    const double png = out.png ? double(estimate_png_bytes(heads, shape.T, shape.S, out.scale)) : 0.0;
+    const double png = out.png ? double(estimate_png_bytes(heads, shape.T, shape.S, out.scale, out.text_scale)) : 0.0;
     const double svg = out.svg ? double(estimate_svg_bytes(heads, shape.T, shape.S)) : 0.0;
     const double html = out.html ? double(estimate_html_bytes(heads, shape.T, shape.S)) : 0.0;
     const double npy = out.npy ? run.total : 0.0;  // every matrix encoded in memory once more
@@ -36,7 +38,9 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
                         format_bytes(double(limit)),
                     lower + out.fewer + ", or raise --max-memory");
     }
-    const double json_bytes = out.json ? double(estimate_json_bytes(c, shape)) : 0.0;
+    const double json_bytes = !out.json ? 0.0
+                              : out.decode ? double(estimate_decode_json_bytes(c, shape))
+                                           : double(estimate_json_bytes(c, shape));
     if (json_bytes > double(kMaxJsonBytes) && !out.force)
         usage_error("the JSON trace would be about " + format_bytes(json_bytes) + ", more than " +
                         format_bytes(double(kMaxJsonBytes)),

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <signal.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -253,7 +255,18 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
         if (::close(fd) != 0 && ok) ok = false, err = errno;
         if (!ok) fail("file", r.file->path, err);
     }
-    // 3. devices, in place
+    // 3. devices, in place; a pipe whose reader quit early is a failed write (EPIPE, exit 1 with the
+    //    reason), not a silent death by SIGPIPE: SIGPIPE is ignored while they are written
+    struct IgnoreSigpipe {
+        struct sigaction old {};
+        IgnoreSigpipe() {
+            struct sigaction ignore {};
+            ignore.sa_handler = SIG_IGN;
+            ::sigemptyset(&ignore.sa_mask);
+            ::sigaction(SIGPIPE, &ignore, &old);
+        }
+        ~IgnoreSigpipe() { ::sigaction(SIGPIPE, &old, nullptr); }
+    } const no_sigpipe;
     for (const OutputFile* f : devices) {
         struct stat st {};
         const bool is_file = ::stat(f->path.c_str(), &st) == 0 && S_ISREG(st.st_mode);

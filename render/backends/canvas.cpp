@@ -1,5 +1,7 @@
 #include "render/backends/canvas.h"
 
+#include "data/error.h"
+
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -47,7 +49,11 @@ void advise_huge_pages(void* p, std::size_t n) {
     if (p == nullptr || n < 2 * kHuge) return;
     const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
     const auto end = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(kHuge - 1);
+#ifdef MADV_HUGEPAGE  // Linux only: elsewhere (macOS) there is no such hint
     if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)begin, (void)end;
+#endif
 }
 }  // namespace
 
@@ -57,6 +63,14 @@ Canvas::Canvas(int width, int height, Rgb background, int scale) : scale_(scale)
                                     " is not positive");
     if (scale < 1 || scale > kMaxScale)
         throw std::invalid_argument("canvas scale " + std::to_string(scale) + " is not in 1.." + std::to_string(kMaxScale));
+    // the PNG encoder's limit (render/backends/png_encode.h), refused before a byte is allocated: a figure's size
+    // follows from its input (tokens, heads, labels, --font, --scale), so this is the input's error
+    const std::uint64_t w = std::uint64_t(width) * std::uint64_t(scale), h = std::uint64_t(height) * std::uint64_t(scale);
+    if ((w * 4 + 1) * h >= (std::uint64_t{1} << 30))
+        usage_error("a figure would be " + std::to_string(w) + "x" + std::to_string(h) + " pixels at --scale " +
+                        std::to_string(scale) + ", larger than attn writes a PNG (" + std::to_string(kMaxImagePixels >> 20) +
+                        " Mpixels)",
+                    "lower --scale, use fewer heads or tokens, or write --svg");
     width *= scale;
     height *= scale;
     img_.width = width;

@@ -17,7 +17,8 @@ namespace attn::render {
 class Canvas final : public Surface {
 public:
     // width x height layout pixels at `scale` image pixels each (1 to kMaxScale); throws
-    // std::invalid_argument on a bad size or scale.
+    // std::invalid_argument on a bad size or scale, attn::Error (usage) when the image would be larger
+    // than the PNG encoder takes (about kMaxImagePixels).
     Canvas(int width, int height, Rgb background, int scale = 1);
 
     int scale() const { return scale_; }
@@ -56,5 +57,7 @@ private:
 };
 
 inline constexpr int kMaxScale = 8;  // --scale's upper bound
+// About the most image pixels a canvas takes: (width·4 + 1)·height below 2^30, the PNG encoder's limit.
+inline constexpr std::uint64_t kMaxImagePixels = std::uint64_t{1} << 28;
 
 }  // namespace attn::render

@@ -238,8 +238,9 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
             jheads.push_back(std::move(jh));
         }
         Json jl = {{"layer", number ? Json(*number) : Json()}, {"heads", jheads}};
-        // model traces: the mean over the layer's heads and the rollout through it, (T, T) each
-        const std::size_t l = jlayers.size();
+        // model traces: the mean over the layer's heads and the rollout through it, (T, T) each, found
+        // by the layer's own number (--keep-layers keeps some layers; the aggregates hold all)
+        const std::size_t l = number.value_or(0);
         if (number && T == S && l < t.layer_mean.size() && l < t.rollout.size()) {
             Json agg = Json::object();
             for (const auto& [name, m] : {std::pair<const char*, const Mat*>{"layer_mean", &t.layer_mean[l]},

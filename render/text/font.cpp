@@ -232,9 +232,12 @@ struct Font::Impl {
             unsigned n = 0;
             const hb_glyph_info_t* info = hb_buffer_get_glyph_infos(buf, &n);
             const hb_glyph_position_t* pos = hb_buffer_get_glyph_positions(buf, &n);
+            // a glyph moves the pen and sits at most kMaxFontEms ems away (a font's metrics may lie)
+            const long reach = static_cast<long>(kMaxFontEms * 64.0) * px;
+            const auto bound = [reach](long v) { return std::clamp(v, -reach, reach); };
             for (unsigned g = 0; g < n; ++g) {
-                line.items.push_back({r.face, info[g].codepoint, pen + pos[g].x_offset, pos[g].y_offset});
-                pen += pos[g].x_advance;
+                line.items.push_back({r.face, info[g].codepoint, pen + bound(pos[g].x_offset), bound(pos[g].y_offset)});
+                pen += bound(pos[g].x_advance);
             }
             line.run_ends.push_back(line.items.size());
         }
@@ -258,6 +261,13 @@ struct Font::Impl {
         }
         ok = ok && FT_Load_Glyph(f, g, FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP) == 0 &&
              f->glyph->format == FT_GLYPH_FORMAT_OUTLINE;
+        if (ok) {  // 2. a glyph larger than kMaxFontEms ems is left out, never rasterised
+            FT_BBox box;
+            FT_Outline_Get_CBox(&f->glyph->outline, &box);
+            const double limit = kMaxFontEms * 64.0 * px;
+            ok = double(box.xMax) - double(box.xMin) <= limit && double(box.yMax) - double(box.yMin) <= limit &&
+                 std::fabs(double(box.xMin)) <= limit && std::fabs(double(box.yMax)) <= limit;
+        }
         if (ok) {
             FT_Outline_Translate(&f->glyph->outline, sub * 16, 0);
             ok = FT_Render_Glyph(f->glyph, FT_RENDER_MODE_NORMAL) == 0;

@@ -42,6 +42,11 @@ constexpr std::size_t kMaxLabelChars = 256;
 // attn's own longest title; it bounds what a trace's "kind" or a model's type can cost.
 constexpr std::size_t kMaxTextChars = 1024;
 
+// The largest a font's glyphs may be, in ems: a --font whose glyph box, advance or line height is larger
+// is refused (naming the font), a fallback font skipped, and a single glyph larger than this at draw time
+// is left out. DejaVu Sans reaches 2.8 ems (its widest glyph box); CJK and math fonts stay under 4.
+constexpr double kMaxFontEms = 16.0;
+
 // utf8 itself when it has at most max_chars characters (as decode_utf8 counts them), else its first
 // max_chars characters and "…". With the default, the text Font measures and draws for utf8 (the SVG
 // writer writes the same).
@@ -86,8 +91,10 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Throws attn::Error (runtime) unless `path` is a scalable font FreeType can open: what --font checks.
-void check_font_file(const std::string& path);
+// Throws attn::Error (runtime) unless `path` is a scalable font FreeType can open with sane metrics
+// (kMaxFontEms): what --font checks. Returns how much larger than DejaVu Sans its text may come out (its
+// line height and widest advance against DejaVu's, 1 at least), for the memory estimate of the figures.
+double check_font_file(const std::string& path);
 
 // The one-line warning for the characters a font chain had none for ("" when none).
 std::string missing_glyph_warning(const Font& font);

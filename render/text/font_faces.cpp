@@ -5,6 +5,8 @@
 #include <fontconfig/fontconfig.h>
 #include <hb-ft.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <mutex>
 #include <stdexcept>
 
@@ -60,6 +62,25 @@ FT_Face open_face(FT_Library lib, std::string_view bytes, const std::string& pat
         return nullptr;
     }
     return f;
+}
+
+// Why a face's global metrics are absurd ("" when they are not): an em below 16 units (FreeType's own
+// floor, and the OpenType spec's), or a glyph box, an advance or a line height over kMaxFontEms ems. A
+// font whose head.unitsPerEm is cut from 2048 to 16 draws each glyph 128 times too large: a 6-token
+// figure then asked for a 201362 x 21044 canvas.
+std::string absurd_metrics(FT_Face f) {
+    const long em = f->units_per_EM;
+    if (em < 16) return "its em is " + std::to_string(em) + " units (at least 16)";
+    const auto ems = [em](long units) { return double(units) / double(em); };
+    const double box_w = ems(f->bbox.xMax - f->bbox.xMin), box_h = ems(f->bbox.yMax - f->bbox.yMin);
+    const double advance = ems(f->max_advance_width), line = ems(long(f->ascender) - long(f->descender));
+    const double worst = std::max({box_w, box_h, advance, line});
+    if (!(worst <= kMaxFontEms)) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "its glyphs reach %.0f ems (units per em %ld; at most %.0f ems)", worst, em, kMaxFontEms);
+        return buf;
+    }
+    return {};
 }
 
 std::unique_ptr<Face> make_face(FT_Face ft, std::string name) {
@@ -139,6 +160,11 @@ FaceChain::FaceChain(const std::string& font_file) {
             auto bytes = std::make_unique<std::string>(read_file(font_file, "font file"));  // FreeType keeps a pointer
             FT_Face f = open_face(lib_, *bytes, font_file, 0);
             if (f == nullptr) input_error(font_file + ": not a scalable font FreeType can read", kFontHint);
+            const std::string absurd = absurd_metrics(f);
+            if (!absurd.empty()) {
+                FT_Done_Face(f);
+                input_error(font_file + ": the font's metrics are absurd: " + absurd, kFontHint);
+            }
             faces_.push_back(make_face(f, font_file));
             faces_.back()->bytes = std::move(bytes);
         }
@@ -190,6 +216,10 @@ int FaceChain::load_fallback(char32_t cp) {
     const auto it = by_file_.find(key);
     if (it != by_file_.end()) return it->second >= 0 && has(it->second, cp) ? it->second : -1;
     FT_Face f = open_face(lib_, {}, file, index);
+    if (f != nullptr && !absurd_metrics(f).empty()) {  // a broken system font is skipped, as a missing one
+        FT_Done_Face(f);
+        f = nullptr;
+    }
     if (f == nullptr) return by_file_[key] = -1;
     faces_.push_back(make_face(f, file));
     const int i = static_cast<int>(faces_.size()) - 1;
@@ -197,6 +227,15 @@ int FaceChain::load_fallback(char32_t cp) {
     return has(i, cp) ? i : -1;
 }
 
-void check_font_file(const std::string& path) { FaceChain chain(path); }
+double check_font_file(const std::string& path) {
+    FaceChain chain(path);
+    // text in the font against DejaVu Sans (the chain's next face): line height and widest advance, in ems
+    const auto ems = [](FT_Face f, long units) { return double(units) / double(f->units_per_EM); };
+    const FT_Face font = chain.face(0).ft, dejavu = chain.face(1).ft;
+    const double line = ems(font, long(font->ascender) - long(font->descender)) /
+                        ems(dejavu, long(dejavu->ascender) - long(dejavu->descender));
+    const double advance = ems(font, font->max_advance_width) / ems(dejavu, dejavu->max_advance_width);
+    return std::max({1.0, line, advance});
+}
 
 }  // namespace attn::render

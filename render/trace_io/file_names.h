@@ -6,7 +6,7 @@
 // For a prefix P (the kind, --prefix, the model's type, "model"):
 //
 // Figures: P-<rest>.png, and the same names ending in .svg (a name means the same figure in either
-// format; render_svgs draws the trace figures), <rest> one of
+// format; render_figures draws the trace figures), <rest> one of
 //   <figure>                        a trace figure, figure_names() (render/view/figure_views.h): scores,
 //                                   masked-scores, mask, weights, zeroed, dropped-weights, tiles, queries,
 //                                   keys, values, context, output, query (the --query strip)
@@ -69,7 +69,7 @@ std::string figure_file_name(const std::string& prefix, const std::string& word,
 std::string model_head_prefix(const std::string& model_type, std::size_t layer, std::size_t head);
 
 // The prefix of attn render's figures of one layer and/or head: "causal", "causal-layer0",
-// "causal-head1", "causal-layer0-head1"; a trace without a kind is "attn", as in render_pngs.
+// "causal-head1", "causal-layer0-head1"; a trace without a kind is "attn", as in render_figures.
 std::string rendered_prefix(const std::string& kind, std::optional<std::size_t> layer, std::optional<std::size_t> head);
 
 // A model run's prefixes: its figures start with the model's type (ModelInfo::type: "gpt2", the one

@@ -268,6 +268,12 @@ void read_model(const Reader& r, const Json& j, Trace& t) {
             r.expect(jl.is_object(), w, "an object");
             LayerTrace layer;
             layer.layer = r.size(r.need(jl, "layer", w), w + ".layer");
+            // the writer numbers kept layers as the model does (--keep-layers): each once, within n_layer
+            if (t.model && layer.layer >= t.model->n_layer)
+                r.fail(w + ".layer", std::to_string(layer.layer) + " is past the model's last layer (" +
+                                         (t.model->n_layer ? std::to_string(t.model->n_layer - 1) : std::string("it has none")) + ")");
+            for (const LayerTrace& seen : t.layers)
+                if (seen.layer == layer.layer) r.fail(w + ".layer", "layer " + std::to_string(layer.layer) + " appears twice");
             layer.heads = read_heads(r, r.need(jl, "heads", w), w + ".heads", T, S);
             if (layer.heads.empty()) r.fail(w + ".heads", "there are no heads");
             // the same stages as the first layer's (the page and the PNGs draw layers alike)
@@ -361,8 +367,16 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         r.expect(v->is_object(), "diagnostics", "an object");
         for (const auto& [key, value] : v->items()) t.diagnostics.push_back({key, r.number(value, "diagnostics." + key)});
     }
-    // 5. model runs
+    // 5. model runs: layers (numbered as the model's), with their mean and rollout; no seeded heads
     read_model(r, j, t);
+    if (t.kind == "model") {
+        if (!t.heads.empty()) r.fail("heads", "a model's trace keeps its heads in \"layers\", not \"heads\"");
+        if (!t.layers.empty() && (t.rollout.empty() || t.layer_mean.size() != t.rollout.size()))
+            r.fail("aggregates", "a model's trace needs \"layer_mean\" and \"rollout\", one matrix per layer");
+        for (const LayerTrace& l : t.layers)
+            if (l.layer >= t.rollout.size())
+                r.fail("aggregates.rollout", "has no matrix for layer " + std::to_string(l.layer));
+    }
     if (t.heads.empty() && t.layers.empty()) r.fail("", "there are no heads and no layers to show");
     for (const Tile& tile : t.tiles)
         if (tile.head >= t.heads.size()) r.fail("tiles", "a tile names head " + std::to_string(tile.head) + ", which is not there");
