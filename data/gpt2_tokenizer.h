@@ -61,4 +61,7 @@ private:
 // The byte-to-character table of step 3: bytes_to_unicode()[b] is the UTF-8 of byte b's character.
 const std::vector<std::string>& gpt2_byte_symbols();
 
+// The tokeniser a model run reads labels and prediction texts from.
+using Tokenizer = Gpt2Tokenizer;
+
 }  // namespace attn

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <set>
 
-#include "core/gpt2.h"
-#include "data/gpt2_checkpoint.h"
+#include "core/model.h"
+#include "data/model_checkpoint.h"
 #include "data/gpt2_tokenizer.h"
 #include "data/safetensors.h"
 #include "fuzz/harness_model.h"
@@ -278,7 +278,7 @@ TEST_CASE("the mean over heads is the plain average of their weights") {
 TEST_CASE("gpt2 config: model_type, n_head dividing n_embd, and the numbers are checked") {
     auto err = [](const std::string& text) -> std::string {
         try {
-            attn::parse_gpt2_config(text, "config.json");
+            attn::parse_model_config(text, "config.json");
         } catch (const attn::Error& e) {
             return e.what();
         }
@@ -286,7 +286,7 @@ TEST_CASE("gpt2 config: model_type, n_head dividing n_embd, and the numbers are 
     };
     const std::string ok = R"("n_layer": 2, "n_head": 2, "n_embd": 8, "n_positions": 16, "vocab_size": 300)";
     CHECK(err("{\"model_type\": \"gpt2\", " + ok + "}") == "");
-    CHECK(err("{\"model_type\": \"llama\", " + ok + "}") == "config.json: model_type 'llama' is not supported");
+    CHECK(err("{\"model_type\": \"bert\", " + ok + "}") == "config.json: model_type 'bert' is not supported");
     CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 3, "n_embd": 8, "n_positions": 16, "vocab_size": 300})") ==
           "config.json: n_head 3 does not divide n_embd 8");
     CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 2, "n_embd": 8, "vocab_size": 300})") ==

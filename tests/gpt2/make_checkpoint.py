@@ -50,6 +50,8 @@ def make(out, layers=2, heads=2, embd=8, positions=32, dtype="F32", prefix=False
     config = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_layer": layers, "n_head": heads,
               "n_embd": C, "n_positions": positions, "n_ctx": positions, "vocab_size": V,
               "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
+    if lm_head:  # a head of its own: untied (with tie_word_embeddings true, Hugging Face would use wte)
+        config["tie_word_embeddings"] = False
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     with open(os.path.join(out, "vocab.json"), "w", encoding="utf-8") as f:
