@@ -7,7 +7,7 @@
 #include "core/model.h"
 #include "data/error.h"
 #include "data/model_checkpoint.h"
-#include "data/gpt2_tokenizer.h"
+#include "data/bpe_tokenizer.h"
 
 namespace attn::cli {
 
@@ -16,7 +16,7 @@ void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t rep
     auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
     // 1. the folder
     auto t0 = Clock::now();
-    const Gpt2Tokenizer tok = Gpt2Tokenizer::load_dir(dir);
+    const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
     const double t_tok_load = since(t0);
     t0 = Clock::now();
     const auto model = load_model_checkpoint(dir);

@@ -12,7 +12,7 @@
 #include "core/model.h"
 #include "data/error.h"
 #include "data/model_checkpoint.h"
-#include "data/gpt2_tokenizer.h"
+#include "data/bpe_tokenizer.h"
 #include "data/npy.h"
 #include "cli/policy/files.h"
 #include "render/font.h"
@@ -107,7 +107,7 @@ void run_show_model(const ModelShowOptions& o) {
     // 2. the folder: config, tokeniser, the weights' header
     const std::string dir = o.model;
     const ModelConfig c = read_model_config(dir).config;
-    const Gpt2Tokenizer tok = Gpt2Tokenizer::load_dir(dir);
+    const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
     // 3. the text as token ids, within the model's context
     const std::vector<std::int64_t> ids = tok.encode(model_text(o), c.n_positions);
     if (ids.empty()) usage_error("the text is empty", "give at least one word, e.g. \"Your journey starts\"");

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "data/gpt2_tokenizer.h"
+#include "data/bpe_tokenizer.h"
 #include "data/model_checkpoint.h"
 
 namespace attn {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "data/gpt2_tokenizer.h"
+#include "data/bpe_tokenizer.h"
 
 namespace attn::test {
 

@@ -9,7 +9,7 @@
 
 #include "core/model.h"
 #include "data/model_checkpoint.h"
-#include "data/gpt2_tokenizer.h"
+#include "data/bpe_tokenizer.h"
 #include "data/safetensors.h"
 #include "fuzz/harness_model.h"
 #include "tests/helpers.h"
@@ -159,7 +159,7 @@ TEST_CASE("gpt2 byte table: 256 distinct characters; printable bytes map to them
 
 namespace {
 // A vocabulary of the 256 byte symbols (ids 0..255 in byte order) plus merges "Ġ c", "Ġc a", "Ġca t".
-attn::Gpt2Tokenizer small_tokenizer() {
+attn::BpeTokenizer small_tokenizer() {
     const auto& s = attn::gpt2_byte_symbols();
     std::string vocab = "{";
     for (int b = 0; b < 256; ++b) {
@@ -172,7 +172,7 @@ attn::Gpt2Tokenizer small_tokenizer() {
     }
     vocab += "\"\xC4\xA0" "c\": 256, \"\xC4\xA0" "ca\": 257, \"\xC4\xA0" "cat\": 258, \"<|endoftext|>\": 259}";
     const std::string merges = "#version: 0.2\n\xC4\xA0 c\n\xC4\xA0" "c a\n\xC4\xA0" "ca t\n";
-    return attn::Gpt2Tokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
+    return attn::BpeTokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
 }
 }  // namespace
 
@@ -213,7 +213,7 @@ TEST_CASE("gpt2 BPE: merges by rank, the special token, labels with a visible le
 TEST_CASE("gpt2 tokeniser files: garbage is a one-line error naming the file") {
     auto err = [](const std::string& v, const std::string& m) -> std::string {
         try {
-            attn::Gpt2Tokenizer::from_vocab_merges(v, m, "vocab.json", "merges.txt");
+            attn::BpeTokenizer::from_vocab_merges(v, m, "vocab.json", "merges.txt");
         } catch (const attn::Error& e) {
             CHECK(e.exit_code() == 1);
             return e.what();

@@ -24,7 +24,7 @@ const std::string kLlama = R"("model_type": "llama", "hidden_size": 16, "num_hid
 
 }  // namespace
 
-TEST_CASE("families: one row per FamilyId in order; model_type names belong to one row; every row names the roles it runs") {
+TEST_CASE("families: one row per FamilyId in order, model_type names in one row only, every row names the roles its recipe runs") {
     std::set<std::string> types;
     for (std::size_t i = 0; i < attn::kFamilyCount; ++i) {
         const attn::Family& f = attn::families()[i];
