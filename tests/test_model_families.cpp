@@ -99,3 +99,74 @@ TEST_CASE("attn models lists every family with its model_type names and recipe")
     }
     CHECK(r.out.find("model_type: llama, smollm") != std::string::npos);
 }
+
+// ---- GPT-2's tokeniser files read as Hugging Face reads them ---------------------------------------
+
+#include "data/bpe_tokenizer.h"
+#include "tests/model_fixtures.h"
+
+namespace {
+
+// A folder holding the tiny byte vocabulary (ids = bytes, <|endoftext|> 256) in the files given.
+std::string tokeniser_folder(const std::vector<std::pair<std::string, std::string>>& files) {
+    const std::string d = attn::test::temp_dir();
+    for (const auto& [name, bytes] : files) attn::test::write_bytes(d + "/" + name, bytes);
+    return d;
+}
+
+std::string tiny_tokenizer_json(const std::string& pre_tokenizer, const std::string& extra = "") {
+    return R"({"model": {"type": "BPE", "vocab": )" + attn::test::tiny_gpt2_vocab() + R"(, "merges": []}, "pre_tokenizer": )" +
+           pre_tokenizer + R"(, "added_tokens": [{"id": 256, "content": "<|endoftext|>", "special": true})" + extra + "]}";
+}
+
+std::string tokeniser_error(const std::string& text) {
+    try {
+        attn::BpeTokenizer::from_tokenizer_json(text, "tokenizer.json");
+    } catch (const attn::Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+using Ids = std::vector<std::int64_t>;
+
+}  // namespace
+
+TEST_CASE("gpt2 tokeniser: added tokens are matched first (added_tokens.json and tokenizer.json's added_tokens)") {
+    const std::string d = tokeniser_folder({{"vocab.json", attn::test::tiny_gpt2_vocab()}, {"merges.txt", "#version: 0.2\n"},
+                                            {"added_tokens.json", R"({"<pad>": 257})"}});
+    CHECK(attn::BpeTokenizer::load_dir(d).encode("a <pad> b") == Ids{'a', ' ', 257, ' ', 'b'});
+    const auto tj = attn::BpeTokenizer::from_tokenizer_json(
+        tiny_tokenizer_json(R"({"type": "ByteLevel"})", R"(, {"id": 257, "content": "<pad>", "special": false})"), "tokenizer.json");
+    CHECK(tj.encode("a <pad> b<|endoftext|>") == Ids{'a', ' ', 257, ' ', 'b', 256});
+    CHECK(tj.label(257) == "<pad>");
+}
+
+TEST_CASE("gpt2 tokeniser: tokenizer.json wins over vocab.json + merges.txt, its add_prefix_space is honoured, a normalizer it cannot run is refused by name") {
+    const std::string tj = tiny_tokenizer_json(R"({"type": "ByteLevel", "add_prefix_space": true})",
+                                               R"(, {"id": 257, "content": "<x>", "special": true})");
+    const std::string d = tokeniser_folder({{"vocab.json", attn::test::tiny_gpt2_vocab()}, {"merges.txt", "#version: 0.2\n"},
+                                            {"tokenizer.json", tj}});
+    const auto tok = attn::BpeTokenizer::load_dir(d);
+    CHECK(tok.encode("<x>") == Ids{257});  // only tokenizer.json has <x>
+    CHECK(tok.encode("hi") == Ids{' ', 'h', 'i'});  // add_prefix_space: "hi" is encoded as " hi"
+    CHECK(tokeniser_error(R"({"normalizer": {"type": "Lowercase"},)" + tiny_tokenizer_json(R"({"type": "ByteLevel"})").substr(1)) ==
+          "tokenizer.json: the normalizer 'Lowercase', which attn does not run");
+    CHECK(tokeniser_error(tiny_tokenizer_json(R"({"type": "BertPreTokenizer"})")) ==
+          "tokenizer.json: the pre_tokenizer 'BertPreTokenizer', which attn does not run");
+}
+
+TEST_CASE("token texts: one U+FFFD per maximal invalid UTF-8 sequence, as Python's bytes.decode(errors='replace')") {
+    // the counts are Python 3's: len(b'\xe2\x82'.decode('utf-8', 'replace')) == 1, and so on
+    const std::string r = "\xEF\xBF\xBD";
+    CHECK(attn::utf8_replace_invalid("\xE2\x82") == r);              // a truncated 3-byte character
+    CHECK(attn::utf8_replace_invalid("\xE2\x82" "A") == r + "A");
+    CHECK(attn::utf8_replace_invalid("\xF0\x9F\x98") == r);          // a truncated emoji
+    CHECK(attn::utf8_replace_invalid("a\xF0\x9F") == "a" + r);
+    CHECK(attn::utf8_replace_invalid("\xF0\x80") == r + r);          // 80 cannot follow F0
+    CHECK(attn::utf8_replace_invalid("\xC0\xAF") == r + r);          // an overlong form
+    CHECK(attn::utf8_replace_invalid("\xED\xA0\x80") == r + r + r);  // a surrogate
+    CHECK(attn::utf8_replace_invalid("\xF4\x90\x80\x80") == r + r + r + r);
+    CHECK(attn::utf8_replace_invalid("\x80\x80") == r + r);
+    CHECK(attn::utf8_replace_invalid("journey \xE2\x9C\x93") == "journey \xE2\x9C\x93");
+}
