@@ -144,3 +144,15 @@ TEST_CASE("model: --max-memory counts the weights, and the text may come from st
     REQUIRE(piped.code == 0);
     CHECK(Json::parse(piped.out)["token_ids"] == Json::array({'a', ' ', 'b'}));
 }
+
+TEST_CASE("model: a Llama folder runs with its query heads on their key/value heads, and its sharded copy gives the same trace") {
+    const auto one = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--json", "-", "a b"});
+    const auto two = attn::test::run_attn({"show", "--model", model_dir() + "/llama-sharded", "--json", "-", "a b"});
+    REQUIRE(one.code == 0);
+    REQUIRE(two.code == 0);
+    CHECK(one.out == two.out);
+    const Json j = Json::parse(one.out);
+    CHECK(j["model"]["type"] == "llama");
+    REQUIRE(j["layers"][0]["heads"].size() == 2);
+    for (const auto& h : j["layers"][0]["heads"]) CHECK(h["kv_head"] == 0);  // 2 query heads share key/value head 0
+}
