@@ -67,6 +67,7 @@ void rms_norm(const Buf& x, const Weight& g, double eps, std::size_t T, std::siz
 
 // The recipe's norm: (T, C) -> (T, C).
 void norm(const Recipe& r, const Buf& x, const Weight& g, const Weight& b, double eps, std::size_t T, std::size_t C, Buf& out) {
+    out.resize(T * C);
     if (r.norm == NormKind::layer_norm) layer_norm(x, g, b, eps, T, C, out);
     else rms_norm(x, g, eps, T, C, out);
 }
@@ -142,36 +143,34 @@ struct Columns {
 
 // What one layer's attention needs besides q, k, v.
 struct HeadsSetup {
-    std::size_t T, H, G, d;
+    std::size_t n, S, H, G, d;            // n new query rows at positions p0 .. p0 + n − 1 over S cached keys
+    std::int64_t p0;
     float scale;
     const MaskSpec* mask;                 // causal (and a window), materialised once
     const std::vector<double>* inv_freq;  // rotary positions, or nullptr
 };
 
-// One layer's heads: q (T, H·d), k and v (T, G·d) -> contexts side by side (T, H·d); the heads'
-// traces in `heads`.
+// One layer's heads: q (n, H·d) over the cached k and v (S, G·d) (keys already rotated) -> contexts side
+// by side (n, H·d); the heads' traces in `heads`.
 void attention(const Columns& q, const Columns& k, const Columns& v, const HeadsSetup& s, Trace& t,
                std::vector<HeadTrace>& heads, Buf& ctx) {
-    const std::size_t T = s.T, H = s.H, d = s.d, width = H * d;
+    const std::size_t n = s.n, H = s.H, d = s.d, width = H * d;
     Settings c;
     c.kind = "model", c.keep_weights = true;
     TorchGenerator unused(0);  // no dropout in inference
-    ctx.resize(T * width);
+    ctx.resize(n * width);
     // The heads are independent: split them over both cores (each head's BLAS calls then run on its
     // own thread). A causal mask leaves no row without a key, so no head touches t.empty_rows.
     std::vector<HeadTrace> out(H);
-    parallel_for(H, T * T * d, [&](std::size_t h0, std::size_t h1) {
+    parallel_for(H, n * s.S * d, [&](std::size_t h0, std::size_t h1) {
         for (std::size_t h = h0; h < h1; ++h) {
             const std::size_t g = kv_head_of(h, H, s.G);
-            Mat qh = q.head(T, h, d), kh = k.head(T, g, d);  // (T, d)
-            if (s.inv_freq != nullptr) {  // Hugging Face's rotate_half pairing, positions from 0
-                rope_rotate(qh, 0, *s.inv_freq, RopeStyle::half);
-                rope_rotate(kh, 0, *s.inv_freq, RopeStyle::half);
-            }
-            out[h] = attend_head(std::move(qh), std::move(kh), v.head(T, g, d), s.scale, *s.mask, c, unused, t);
+            Mat qh = q.head(n, h, d);  // (n, d)
+            if (s.inv_freq != nullptr) rope_rotate(qh, s.p0, *s.inv_freq, RopeStyle::half);  // rotate_half, at its position
+            out[h] = attend_head(std::move(qh), k.head(s.S, g, d), v.head(s.S, g, d), s.scale, *s.mask, c, unused, t);
             HeadTrace& ht = out[h];
             ht.head = h, ht.kv_head = g;
-            for (std::size_t i = 0; i < T; ++i) std::copy_n(ht.context.data() + i * d, d, ctx.data() + i * width + h * d);
+            for (std::size_t i = 0; i < n; ++i) std::copy_n(ht.context.data() + i * d, d, ctx.data() + i * width + h * d);
             ht.queries = Mat(), ht.keys = Mat(), ht.values = Mat(), ht.context = Mat();
         }
     });
@@ -275,87 +274,142 @@ std::vector<double> model_inv_freq(const ModelConfig& c, std::size_t T) {
     return inv;
 }
 
-Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
-                const ModelRunOptions& opt) {
+namespace {
+
+// Buffers a layer reuses between calls.
+struct Scratch {
+    Buf a, q, k, v, ctx, y, hidden, up;
+};
+
+// One layer on n rows at positions p0 .. p0 + n − 1 of x (n, C), in place. The layer's cache gains the
+// rows' keys (rotated at their positions) and values; their queries attend over every cached row.
+void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t n, std::size_t p0, LayerCache& cache,
+                   const std::vector<double>& inv_freq, const ModelRunOptions& opt, Scratch& b, Trace& t,
+                   std::vector<HeadTrace>& heads) {
     const ModelConfig& cfg = m.config;
     const Recipe& r = m.family->recipe;
-    const std::size_t T = ids.size(), C = cfg.n_embd, H = cfg.n_head, G = cfg.n_kv_head, d = cfg.head_dim, L = cfg.n_layer;
-    const std::size_t V = m[Role::lm_head].rows, Hd = H * d, Gd = G * d;
+    const std::size_t C = cfg.n_embd, H = cfg.n_head, G = cfg.n_kv_head, d = cfg.head_dim, Hd = H * d, Gd = G * d;
+    const LayerWeights& w = m.layers[l];
+    auto W = [&](Role role) -> const Weight& { return w[static_cast<std::size_t>(role)]; };
+    {
+        Timer timer(opt.timing, &ModelTiming::layer_norm);
+        norm(r, x, W(Role::norm1_w), W(Role::norm1_b), cfg.norm_eps, n, C, b.a);
+    }
+    // 1. q (n, H·d), k and v (n, G·d): fused q | k | v columns, or three nn.Linear
+    Columns cq{&b.q, 3 * C, 0}, ck{&b.q, 3 * C, C}, cv{&b.q, 3 * C, 2 * C};
+    {
+        Timer timer(opt.timing, &ModelTiming::qkv);
+        if (r.attention == AttnLayout::fused_conv1d) {
+            conv1d(b.a, W(Role::qkv_w), W(Role::qkv_b), n, b.q);  // (n, 3C)
+        } else {
+            linear_t(b.a, W(Role::q_w), W(Role::q_b), n, b.q);  // (n, H·d)
+            linear_t(b.a, W(Role::k_w), W(Role::k_b), n, b.k);  // (n, G·d)
+            linear_t(b.a, W(Role::v_w), W(Role::v_b), n, b.v);  // (n, G·d)
+            cq = {&b.q, Hd, 0}, ck = {&b.k, Gd, 0}, cv = {&b.v, Gd, 0};
+        }
+        // 2. the new keys, rotated at their positions (once per key/value head), and values into the cache
+        const std::size_t S = cache.rows + n;
+        cache.k.resize(S * Gd), cache.v.resize(S * Gd);
+        for (std::size_t g = 0; g < G; ++g) {
+            Mat kg = ck.head(n, g, d);  // (n, d)
+            if (!inv_freq.empty()) rope_rotate(kg, static_cast<std::int64_t>(p0), inv_freq, RopeStyle::half);
+            const Mat vg = cv.head(n, g, d);
+            for (std::size_t i = 0; i < n; ++i) {
+                std::copy_n(kg.data() + i * d, d, cache.k.data() + (cache.rows + i) * Gd + g * d);
+                std::copy_n(vg.data() + i * d, d, cache.v.data() + (cache.rows + i) * Gd + g * d);
+            }
+        }
+        cache.rows = S;
+    }
+    // 3. the heads over the cache: causal (bottom-right: row i stands at key p0 + i), Mistral's window
+    //    lets a query see its last W keys (i − j ≤ W − 1); scale 1/√d (GPT-2: or 1, and / (l + 1))
+    {
+        Timer timer(opt.timing, &ModelTiming::attention);
+        MaskSpec mask;
+        mask.causal = true, mask.shift = static_cast<std::int64_t>(p0);
+        if (cfg.sliding_window) mask.window = *cfg.sliding_window - 1;
+        const Mask materialised = mask.materialize(n, cache.rows);
+        mask.cached = &materialised;
+        float scale = cfg.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
+        if (cfg.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
+        const HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, inv_freq.empty() ? nullptr : &inv_freq};
+        attention(cq, Columns{&cache.k, Gd, 0}, Columns{&cache.v, Gd, 0}, s, t, heads, b.ctx);  // (n, H·d)
+    }
+    // 4. x += o(contexts)
+    {
+        Timer timer(opt.timing, &ModelTiming::attn_proj);
+        project(r, b.ctx, W(Role::o_w), W(Role::o_b), n, b.y);  // (n, C)
+        for (std::size_t i = 0; i < n * C; ++i) x[i] += b.y[i];
+    }
+    // 5. x += mlp(norm_2(x))
+    {
+        Timer timer(opt.timing, &ModelTiming::mlp);
+        norm(r, x, W(Role::norm2_w), W(Role::norm2_b), cfg.norm_eps, n, C, b.a);
+        if (cfg.mlp == MlpKind::swiglu) {
+            linear_t(b.a, W(Role::gate_w), Weight{}, n, b.hidden);  // (n, I)
+            linear_t(b.a, W(Role::up_w), W(Role::up_b), n, b.up);   // (n, I)
+            silu_times(b.hidden, b.up);
+        } else {
+            project(r, b.a, W(Role::up_w), W(Role::up_b), n, b.hidden);  // (n, I)
+            if (cfg.mlp == MlpKind::gelu_tanh) gelu_tanh(b.hidden);
+            else gelu_erf(b.hidden);
+        }
+        project(r, b.hidden, W(Role::down_w), W(Role::down_b), n, b.y);  // (n, C)
+        for (std::size_t i = 0; i < n * C; ++i) x[i] += b.y[i];
+    }
+}
+
+// x (n, C) = E[ids[p0 .. p0 + n)] (+ P[p0 .. p0 + n) with learned positions)
+void embed(const ModelCheckpoint& m, const std::vector<std::int64_t>& ids, std::size_t p0, std::size_t n, Buf& x) {
+    const std::size_t C = m.config.n_embd;
+    const Weight &E = m[Role::embed], &P = m[Role::positions];
+    const bool learned = m.family->recipe.positions == PosScheme::learned;
+    x.resize(n * C);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t c = 0; c < C; ++c)
+            x[i * C + c] = learned ? E.data[static_cast<std::size_t>(ids[p0 + i]) * C + c] + P.data[(p0 + i) * C + c]
+                                   : E.data[static_cast<std::size_t>(ids[p0 + i]) * C + c];
+}
+
+Trace model_trace_header(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids) {
+    const ModelConfig& cfg = m.config;
     Trace t;
     t.kind = "model";
-    t.config.kind = "model", t.config.heads = H, t.config.kv_heads = G, t.config.causal = true;
-    t.config.d_in = t.config.d_out = C;
-    t.model = ModelInfo{m.family->name, m.dtype, L, H, C, cfg.n_positions, cfg.vocab_size, m.n_params, cfg.norm_eps};
+    t.config.kind = "model", t.config.heads = cfg.n_head, t.config.kv_heads = cfg.n_kv_head, t.config.causal = true;
+    t.config.d_in = t.config.d_out = cfg.n_embd;
+    t.model = ModelInfo{m.family->name, m.dtype, cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.n_positions, cfg.vocab_size,
+                        m.n_params, cfg.norm_eps};
     t.token_ids = ids;
     for (auto id : ids) t.tokens.push_back(tok.label(id));
     t.source_tokens = t.tokens;
+    return t;
+}
+
+}  // namespace
+
+Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+                const ModelRunOptions& opt) {
+    const ModelConfig& cfg = m.config;
+    const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, V = m[Role::lm_head].rows;
+    Trace t = model_trace_header(m, tok, ids);
     // 1. token embeddings (+ learned positions)                              (T, C)
-    Buf x(T * C), a(T * C), q, k, v, ctx, y, hidden, up;
+    Buf x;
     {
         Timer timer(opt.timing, &ModelTiming::embed);
-        const Weight &E = m[Role::embed], &P = m[Role::positions];
-        for (std::size_t i = 0; i < T; ++i)
-            for (std::size_t c = 0; c < C; ++c)
-                x[i * C + c] = r.positions == PosScheme::learned
-                                   ? E.data[static_cast<std::size_t>(ids[i]) * C + c] + P.data[i * C + c]
-                                   : E.data[static_cast<std::size_t>(ids[i]) * C + c];
+        embed(m, ids, 0, T, x);
     }
-    // the mask every head shares: causal; Mistral's window lets a query see its last W keys (i − j ≤ W − 1)
-    MaskSpec mask;
-    mask.causal = true;
-    if (cfg.sliding_window) mask.window = *cfg.sliding_window - 1;
-    const Mask materialised = mask.materialize(T, T);
-    mask.cached = &materialised;
-    const std::vector<double> inv_freq = r.positions == PosScheme::rotary ? model_inv_freq(cfg, T) : std::vector<double>();
-    // 2. the layers
+    const std::vector<double> inv_freq =
+        m.family->recipe.positions == PosScheme::rotary ? model_inv_freq(cfg, T) : std::vector<double>();
+    // 2. the layers, every row at once (each layer's cache holds only this pass)
+    Scratch b;
     for (std::size_t l = 0; l < L; ++l) {
-        const LayerWeights& w = m.layers[l];
-        auto W = [&](Role role) -> const Weight& { return w[static_cast<std::size_t>(role)]; };
-        {
-            Timer timer(opt.timing, &ModelTiming::layer_norm);
-            norm(r, x, W(Role::norm1_w), W(Role::norm1_b), cfg.norm_eps, T, C, a);
-        }
-        Columns cq{&q, 3 * C, 0}, ck{&q, 3 * C, C}, cv{&q, 3 * C, 2 * C};  // fused: q | k | v in one buffer
-        {
-            Timer timer(opt.timing, &ModelTiming::qkv);
-            if (r.attention == AttnLayout::fused_conv1d) {
-                conv1d(a, W(Role::qkv_w), W(Role::qkv_b), T, q);  // (T, 3C)
-            } else {
-                linear_t(a, W(Role::q_w), W(Role::q_b), T, q);  // (T, H·d)
-                linear_t(a, W(Role::k_w), W(Role::k_b), T, k);  // (T, G·d)
-                linear_t(a, W(Role::v_w), W(Role::v_b), T, v);  // (T, G·d)
-                cq = {&q, Hd, 0}, ck = {&k, Gd, 0}, cv = {&v, Gd, 0};
-            }
-        }
+        LayerCache cache;
         LayerTrace lt;
         lt.layer = l;
+        layer_forward(m, l, x, T, 0, cache, inv_freq, opt, b, t, lt.heads);
         {
             Timer timer(opt.timing, &ModelTiming::attention);
-            float scale = cfg.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
-            if (cfg.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
-            const HeadsSetup s{T, H, G, d, scale, &mask, inv_freq.empty() ? nullptr : &inv_freq};
-            attention(cq, ck, cv, s, t, lt.heads, ctx);  // (T, H·d)
             t.layer_mean.push_back(head_mean(lt.heads));
-        }
-        {
-            Timer timer(opt.timing, &ModelTiming::attn_proj);
-            project(r, ctx, W(Role::o_w), W(Role::o_b), T, y);  // (T, C)
-            for (std::size_t i = 0; i < T * C; ++i) x[i] += y[i];
-        }
-        {
-            Timer timer(opt.timing, &ModelTiming::mlp);
-            norm(r, x, W(Role::norm2_w), W(Role::norm2_b), cfg.norm_eps, T, C, a);
-            if (cfg.mlp == MlpKind::swiglu) {
-                linear_t(a, W(Role::gate_w), Weight{}, T, hidden);  // (T, I)
-                linear_t(a, W(Role::up_w), W(Role::up_b), T, up);   // (T, I)
-                silu_times(hidden, up);
-            } else {
-                project(r, a, W(Role::up_w), W(Role::up_b), T, hidden);  // (T, I)
-                if (cfg.mlp == MlpKind::gelu_tanh) gelu_tanh(hidden);
-                else gelu_erf(hidden);
-            }
-            project(r, hidden, W(Role::down_w), W(Role::down_b), T, y);  // (T, C)
-            for (std::size_t i = 0; i < T * C; ++i) x[i] += y[i];
         }
         if (opt.keep_layers.empty() || opt.keep_layers.at(l)) t.layers.push_back(std::move(lt));
         if (opt.progress) opt.progress("layers", l + 1, L);
@@ -365,15 +419,54 @@ Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vecto
     Buf logits(T * V);
     {
         Timer timer(opt.timing, &ModelTiming::logits);
-        norm(r, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, T, C, a);
-        gemm(a.data(), C, m[Role::lm_head].data, C, logits.data(), V, T, V, C, true);
+        norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, T, C, b.a);
+        gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, T, V, C, true);
     }
     // 4. the top k next tokens after each position
     Timer timer(opt.timing, &ModelTiming::predictions);
     t.predictions = top_predictions(logits, T, V, opt.top_k, tok);
     t.output = Mat::from_shape({T, C});  // the final hidden state (after the final norm)
-    std::copy(a.begin(), a.end(), t.output.begin());
+    std::copy(b.a.begin(), b.a.end(), t.output.begin());
     return t;
+}
+
+ModelDecode run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids) {
+    const ModelConfig& cfg = m.config;
+    const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, V = m[Role::lm_head].rows;
+    ModelDecode out;
+    out.full = run_model(m, tok, ids, ModelRunOptions{});
+    // the cache one token costs: every layer's G keys and values of head_dim, in the checkpoint's dtype
+    const std::size_t dtype = safetensors_dtype_size(m.dtype);
+    out.dtype_bytes = dtype;
+    out.cache_bytes_per_token = static_cast<std::uint64_t>(L) * cfg.n_kv_head * cfg.head_dim * 2 * dtype;
+    out.mha_bytes_per_token = static_cast<std::uint64_t>(L) * cfg.n_head * cfg.head_dim * 2 * dtype;
+    // the tokens one at a time through the caches; every step's rows against the full pass's
+    const std::vector<double> inv_freq =
+        m.family->recipe.positions == PosScheme::rotary ? model_inv_freq(cfg, T) : std::vector<double>();
+    std::vector<LayerCache> caches(L);
+    Scratch b;
+    Buf x, logits(V);
+    for (std::size_t p = 0; p < T; ++p) {
+        embed(m, ids, p, 1, x);  // (1, C)
+        Trace step = model_trace_header(m, tok, ids);
+        for (std::size_t l = 0; l < L; ++l) {
+            std::vector<HeadTrace> heads;
+            layer_forward(m, l, x, 1, p, caches[l], inv_freq, ModelRunOptions{}, b, step, heads);
+            for (const HeadTrace& h : heads) {  // (1, p + 1) against row p of the full pass's (T, T)
+                const Mat& full = out.full.layers[l].heads[h.head].weights;
+                for (std::size_t j = 0; j < T; ++j) {
+                    const double got = j <= p ? static_cast<double>(h.weights(0, j)) : 0.0;
+                    out.max_abs_diff = std::max(out.max_abs_diff, std::abs(got - static_cast<double>(full(p, j))));
+                }
+            }
+        }
+        norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, 1, C, b.a);
+        gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, 1, V, C, true);
+        const auto best = static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        out.steps.push_back({p, tok.label(ids[p]), best, tok.label(best), caches[0].rows * out.cache_bytes_per_token});
+        if (best != out.full.predictions[p][0].id) out.top_changed = true;
+    }
+    return out;
 }
 
 }  // namespace attn

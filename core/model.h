@@ -45,6 +45,32 @@ struct ModelRunOptions {
 Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
                 const ModelRunOptions& opt);
 
+// A layer's key/value cache: the keys (rotated at their positions) and values of every row seen so far.
+struct LayerCache {
+    std::vector<float> k, v;  // (S, G·d) each
+    std::size_t rows = 0;     // S
+};
+
+// attn decode --model: the tokens fed one at a time through every layer's cache, each step's one query
+// over the keys cached so far (the layer function the full pass runs, with n = 1 row at position t).
+struct ModelDecodeStep {
+    std::size_t step = 0;
+    std::string token;           // the label of token t
+    std::int64_t next_id = 0;    // the step's top prediction
+    std::string next;
+    std::uint64_t cache_bytes = 0;  // the cache after the step, in the checkpoint's dtype
+};
+struct ModelDecode {
+    Trace full;                       // the full pass over every token at once
+    std::vector<ModelDecodeStep> steps;
+    double max_abs_diff = 0.0;        // every step's weights against the full pass's row
+    bool top_changed = false;         // a step's top prediction differs from the full pass's
+    std::size_t dtype_bytes = 4;      // of the checkpoint's dtype
+    std::uint64_t cache_bytes_per_token = 0;  // layers × G × head_dim × 2 × dtype bytes
+    std::uint64_t mha_bytes_per_token = 0;    // the same with G = H
+};
+ModelDecode run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids);
+
 // The rotary frequencies θ_i (d/2 of them) for a text of T tokens, rope_scaling applied as Hugging
 // Face's modeling_rope_utils computes it.
 std::vector<double> model_inv_freq(const ModelConfig& c, std::size_t T);
