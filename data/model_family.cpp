@@ -32,11 +32,13 @@ std::size_t required(const nlohmann::json& j, std::initializer_list<const char*>
     bad(name, "\"" + std::string(*(keys.end() - 1)) + "\" is missing", hint);
 }
 
-std::optional<double> number(const nlohmann::json& j, const char* key, double lo, double hi, const std::string& name) {
+// A number in (lo, hi); `range` says so in words ("between 0 and 1").
+std::optional<double> number(const nlohmann::json& j, const char* key, double lo, double hi, const char* range,
+                             const std::string& name) {
     if (!j.contains(key) || j[key].is_null()) return std::nullopt;
     const auto& v = j[key];
     if (!v.is_number() || !(v.get<double>() > lo) || !(v.get<double>() < hi))
-        bad(name, std::string(key) + " is not a number between " + std::to_string(lo).substr(0, 3) + " and " + std::to_string(hi).substr(0, 7));
+        bad(name, std::string(key) + " is not a number " + range);
     return v.get<double>();
 }
 
@@ -90,7 +92,7 @@ void parse_gpt2(const nlohmann::json& j, const std::string& name, ModelConfig& c
     c.n_positions = required(j, {"max_position_embeddings", "n_positions"}, 1, 1 << 20, name, hint);
     c.vocab_size = required(j, {"vocab_size"}, 1, 1 << 24, name, hint);
     c.n_inner = whole(j, {"n_inner"}, 1, 1 << 20, name).value_or(4 * c.n_embd);
-    if (const auto e = number(j, "layer_norm_epsilon", 0.0, 1.0, name)) c.norm_eps = *e;
+    if (const auto e = number(j, "layer_norm_epsilon", 0.0, 1.0, "between 0 and 1", name)) c.norm_eps = *e;
     c.scale_attn_weights = flag(j, "scale_attn_weights", name).value_or(true);
     c.scale_attn_by_inverse_layer_idx = flag(j, "scale_attn_by_inverse_layer_idx", name).value_or(false);
     c.tie_word_embeddings = flag(j, "tie_word_embeddings", name).value_or(true);
@@ -158,8 +160,8 @@ void parse_llama_like(const nlohmann::json& j, const std::string& name, ModelCon
     c.n_inner = required(j, {"intermediate_size"}, 1, 1 << 20, name, hint);
     c.n_positions = required(j, {"max_position_embeddings"}, 1, 1 << 24, name, hint);
     c.vocab_size = required(j, {"vocab_size"}, 1, 1 << 24, name, hint);
-    c.norm_eps = number(j, "rms_norm_eps", 0.0, 1.0, name).value_or(1e-6);
-    c.rope_theta = number(j, "rope_theta", 1.0, 1e12, name).value_or(10000.0);
+    c.norm_eps = number(j, "rms_norm_eps", 0.0, 1.0, "between 0 and 1", name).value_or(1e-6);
+    c.rope_theta = number(j, "rope_theta", 1.0, 1e12, "between 1 and 1e12", name).value_or(10000.0);
     c.tie_word_embeddings = flag(j, "tie_word_embeddings", name).value_or(false);
     if (c.n_head % c.n_kv_head != 0)
         bad(name, "num_attention_heads " + std::to_string(c.n_head) + " is not divisible by num_key_value_heads " +
