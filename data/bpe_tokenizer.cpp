@@ -552,7 +552,10 @@ void BpeTokenizer::pieces(std::string_view part, bool first, std::vector<std::st
                 PCRE2_SIZE at = 0, gap = 0;
                 while (at < p.size()) {
                     const int rc = pcre2_match(re, subject, p.size(), at, PCRE2_NO_UTF_CHECK, md.get(), nullptr);
-                    if (rc < 0) break;
+                    if (rc == PCRE2_ERROR_NOMATCH) break;
+                    if (rc < 0)  // PCRE2's match or depth limit: a pattern that backtracks without end
+                        input_error("the tokeniser's pre-tokenizer regex gave up on the text (PCRE2 error " + std::to_string(rc) + ")",
+                                    "use the model's own tokenizer.json; its Split pattern should not backtrack without end");
                     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
                     if (ov[1] == ov[0]) {  // an empty match: step one character on
                         at = ov[0] + 1;
