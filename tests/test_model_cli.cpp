@@ -155,6 +155,10 @@ TEST_CASE("model: a Llama folder runs with its query heads on their key/value he
     CHECK(j["model"]["type"] == "llama");
     REQUIRE(j["layers"][0]["heads"].size() == 2);
     for (const auto& h : j["layers"][0]["heads"]) CHECK(h["kv_head"] == 0);  // 2 query heads share key/value head 0
+    const auto term = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--head", "1", "a b"});
+    REQUIRE(term.code == 0);
+    CHECK(term.out.find("2 query heads share 1 key/value heads, 2 each") != std::string::npos);
+    CHECK(term.out.find("(query head 1 reads key/value head 0, shared by query heads 0\xE2\x80\x93" "1)") != std::string::npos);
 }
 
 TEST_CASE("decode --model: every step's rows equal the full pass's, and the cache per token is layers x G x head_dim x 2 x dtype beside MHA's") {
