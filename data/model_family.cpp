@@ -146,7 +146,10 @@ void parse_llama_like(const nlohmann::json& j, const std::string& name, ModelCon
     std::set<std::string> read = {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
                                   "intermediate_size", "max_position_embeddings", "vocab_size", "rms_norm_eps", "rope_theta",
                                   "rope_scaling", "tie_word_embeddings", "hidden_act"};
-    const std::set<std::string> harmless = {"attention_dropout", "pretraining_tp", "max_window_layers", "mlp_only_layers"};
+    // rope_interleaved (SmolLM2's configs): Hugging Face's modeling_llama reads it nowhere and always pairs
+    // by rotate_half; attn does the same.
+    const std::set<std::string> harmless = {"attention_dropout", "pretraining_tp", "max_window_layers", "mlp_only_layers",
+                                            "rope_interleaved", "is_llama_config", "transformers.js_config"};
     if (id == FamilyId::llama) read.insert({"attention_bias", "mlp_bias"});
     if (id == FamilyId::mistral || id == FamilyId::qwen2) read.insert("sliding_window");
     if (id == FamilyId::qwen2) read.insert("use_sliding_window");

@@ -90,6 +90,22 @@ TEST_CASE("llama config: G divides H, head_dim from the config, rope_scaling typ
     CHECK(config_error("{" + kLlama + R"(, "hidden_act": "gelu"})") == "config.json: hidden_act is not silu");
 }
 
+TEST_CASE("llama config: SmolLM2-135M's own config.json is read (its fields that change no number pass)") {
+    // SmolLM2-135M's config.json as published, field for field
+    const auto p = attn::parse_model_config(R"({"architectures": ["LlamaForCausalLM"], "attention_bias": false,
+        "attention_dropout": 0.0, "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "silu", "hidden_size": 576,
+        "initializer_range": 0.041666666666666664, "intermediate_size": 1536, "is_llama_config": true,
+        "max_position_embeddings": 8192, "model_type": "llama", "num_attention_heads": 9, "num_hidden_layers": 30,
+        "num_key_value_heads": 3, "pretraining_tp": 1, "rms_norm_eps": 1e-05, "rope_interleaved": false,
+        "rope_scaling": null, "rope_theta": 100000, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+        "transformers_version": "4.42.3", "use_cache": true, "vocab_size": 49152})", "config.json");
+    CHECK(p.config.n_head == 9);
+    CHECK(p.config.n_kv_head == 3);
+    CHECK(p.config.head_dim == 64);
+    CHECK(p.config.rope_theta == 100000.0);
+    CHECK(p.config.tie_word_embeddings);
+}
+
 TEST_CASE("attn models lists every family with its model_type names and recipe") {
     const auto r = attn::test::run_attn({"models"});
     REQUIRE(r.code == 0);
