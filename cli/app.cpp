@@ -209,11 +209,13 @@ int run_cli(int argc, const char* const* argv) {
         "  attn decode --kind gqa --heads 4 --kv-heads 2 \"Your journey starts with one step\"\n"
         "  attn render trace.json --html trace.html\n"
         "  attn kinds\n"
+        "  attn models\n"
         "Run 'attn COMMAND --help' for a command's options.");
     app.require_subcommand(1);
     app.set_version_flag("--version", "attn 0.1.0");
     setup_show(app);
     setup_kinds(app);
+    setup_models(app);
     setup_bench(app);
     setup_decode(app);
     setup_render(app);

@@ -4,10 +4,10 @@
 #include <string>
 
 #include "cli/show_model.h"
-#include "core/gpt2.h"
+#include "core/model.h"
 #include "data/error.h"
-#include "data/gpt2_checkpoint.h"
-#include "data/gpt2_tokenizer.h"
+#include "data/model_checkpoint.h"
+#include "data/bpe_tokenizer.h"
 
 namespace attn::cli {
 
@@ -16,12 +16,12 @@ void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t rep
     auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
     // 1. the folder
     auto t0 = Clock::now();
-    const Gpt2Tokenizer tok = Gpt2Tokenizer::load_dir(dir);
+    const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
     const double t_tok_load = since(t0);
     t0 = Clock::now();
-    const auto model = load_gpt2_checkpoint(dir);
+    const auto model = load_model_checkpoint(dir);
     const double t_load = since(t0);
-    const Gpt2Config& c = model->config;
+    const ModelConfig& c = model->config;
     if (tokens > c.n_positions) usage_error("--tokens " + std::to_string(tokens) + " is more than the model's n_positions " + std::to_string(c.n_positions));
     // 2. a text of `tokens` tokens: a sentence repeated, cut to length
     std::string text;
@@ -34,14 +34,14 @@ void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t rep
     ids.resize(tokens);
     const double t_encode = since(t0);
     // 3. the forward pass, fastest of `repeat`
-    Gpt2Timing best;
+    ModelTiming best;
     double best_total = 1e30;
     for (std::size_t r = 0; r < repeat; ++r) {
-        Gpt2Timing timing;
-        Gpt2RunOptions opt;
+        ModelTiming timing;
+        ModelRunOptions opt;
         opt.timing = &timing;
         t0 = Clock::now();
-        const Trace t = run_gpt2(*model, tok, ids, opt);
+        const Trace t = run_model(*model, tok, ids, opt);
         const double total = since(t0);
         if (total < best_total) best_total = total, best = timing;
     }

@@ -11,6 +11,7 @@ int run_cli(int argc, const char* const* argv);
 
 void setup_show(CLI::App& app);
 void setup_kinds(CLI::App& app);
+void setup_models(CLI::App& app);
 void setup_bench(CLI::App& app);
 void setup_decode(CLI::App& app);
 void setup_render(CLI::App& app);

@@ -15,6 +15,8 @@
 #include "cli/policy/options.h"
 #include "cli/policy/outputs.h"
 #include "cli/policy/progress.h"
+#include "cli/show_model.h"
+#include "data/npy.h"
 #include "data/defaults.h"
 #include "data/limits.h"
 #include "render/outputs/figures.h"
@@ -34,6 +36,7 @@ struct DecodeOptions {
     int precision = 2;
     std::optional<std::string> json, png, svg, font, max_memory;
     std::size_t scale = 2;  // --scale, as attn show's
+    std::optional<std::string> model;  // --model DIR: a real model instead of a seeded kind
 };
 
 struct Flag {
@@ -128,7 +131,8 @@ void setup_decode(CLI::App& app) {
         "  attn decode \"Your journey starts with one step\"\n"
         "  attn decode --kind mqa --heads 8 --d-out 32 \"the cat sat on the mat\"\n"
         "  attn decode --kind mha --heads 4 --pos rope --png out/ \"the cat sat on the mat\"\n"
-        "  attn decode --kind causal --pos alibi --json decode.json \"one two three four\"");
+        "  attn decode --kind causal --pos alibi --json decode.json \"one two three four\"\n"
+        "  attn decode --model SmolLM2-135M/ \"Your journey starts with one step\"");
     auto add = [&](CLI::Option* opt, unsigned bit) {
         flags->push_back({opt, bit});
         return opt;
@@ -166,7 +170,24 @@ void setup_decode(CLI::App& app) {
     cmd->add_option("--png", o->png, "Write the staircase and cache PNGs into folder DIR (created as needed)");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");
-    cmd->callback([o, flags, d_in] { run_decode_cmd(*o, *flags, d_in->count() > 0); });
+    cmd->add_option("--model", o->model, "A model folder (attn models lists the families): its key/value cache per token");
+    cmd->callback([o, flags, d_in, cmd] {
+        if (o->model) {
+            // a model brings its own tokens, weights, heads, positions and mask
+            for (const char* name : {"--kind", "--example", "--embeddings", "--d-in", "--d-out", "--seed", "--init", "--qkv-bias",
+                                     "--heads", "--kv-heads", "--window", "--pos", "--rope-base", "--rope-style", "--json", "--png",
+                                     "--svg", "--scale", "--font"})
+                if (cmd->count(name) > 0)
+                    usage_error(std::string(name) + " does not apply to --model",
+                                "a model brings its own tokens, weights, heads and positions: drop " + std::string(name));
+            if (o->sentence && o->text_file) usage_error("give the text once: as an argument or with --file");
+            std::string text = o->text_file ? (*o->text_file == "-" ? read_stdin("text") : read_file(*o->text_file, "text file"))
+                                            : o->sentence.value_or("");
+            if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a byte order mark is not text
+            return run_decode_model(*o->model, text, o->precision);
+        }
+        run_decode_cmd(*o, *flags, d_in->count() > 0);
+    });
 }
 
 }  // namespace attn::cli

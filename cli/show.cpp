@@ -112,7 +112,8 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.html = o.html, outputs.svg = o.svg;
     outputs.prefix = render::kModelFigurePrefix, outputs.npy_prefix = render::kModelArrayPrefix;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
-    for (const char* name : {"config.json", "model.safetensors", "vocab.json", "merges.txt", "tokenizer.json"})
+    for (const char* name : {"config.json", "model.safetensors", "model.safetensors.index.json", "vocab.json", "merges.txt",
+                             "tokenizer.json", "tokenizer_config.json", "added_tokens.json"})
         outputs.inputs.push_back({"--model", policy::join_path(*o.model, name)});
     policy::check_outputs(outputs);
     ModelShowOptions m;
@@ -314,7 +315,8 @@ void setup_show(CLI::App& app) {
     cmd->add_option("--npy", o->npy, "Write every matrix as a NumPy .npy file into folder DIR");
     cmd->add_flag("--force", o->force, "Write a JSON trace even above 256 MiB (--npy is the better choice)");
     cmd->add_option("--model", o->model,
-                    "A GPT-2-family model folder (config.json, model.safetensors, vocab.json + merges.txt)");
+                    "A Hugging Face model folder of a family attn runs (attn models): config.json, model.safetensors "
+                    "(or its index and shards), tokenizer.json (or vocab.json + merges.txt)");
     cmd->add_option("--layer", o->layer, "--model: the layer whose head is printed and drawn (default: the first kept)")
         ->check(rule("--layer"));
     cmd->add_option("--head", o->head, "The head printed and drawn (default: --model head 0; seeded kinds every head)")

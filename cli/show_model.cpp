@@ -9,10 +9,10 @@
 
 #include "cli/policy/budget.h"
 #include "core/budget.h"
-#include "core/gpt2.h"
+#include "core/model.h"
 #include "data/error.h"
-#include "data/gpt2_checkpoint.h"
-#include "data/gpt2_tokenizer.h"
+#include "data/model_checkpoint.h"
+#include "data/bpe_tokenizer.h"
 #include "data/npy.h"
 #include "cli/policy/files.h"
 #include "render/text/font.h"
@@ -41,11 +41,11 @@ std::string model_text(const ModelShowOptions& o) {
 }
 
 // Memory the run with its outputs needs, checked before the weights are read.
-void check_model_budget(const ModelShowOptions& o, const Gpt2Config& c, const SafetensorsFile& f, std::size_t T,
+void check_model_budget(const ModelShowOptions& o, const ModelConfig& c, const TensorFiles& f, std::size_t T,
                         std::size_t kept, double text_scale) {
     const double TT = double(T) * double(T), H = double(c.n_head);
-    const double weights = double(f.size()) + double(gpt2_widened_bytes(f));  // mapped pages + widened copies
-    const double run = gpt2_run_bytes(c, T, kept);
+    const double weights = double(f.mapped_bytes()) + double(f.widened_bytes());  // mapped pages + widened copies
+    const double run = model_run_bytes(c, T, kept);
     // per kept head the scores, the weights (the causal half 0), the mask's booleans; the layer means
     // and rollouts (causal too); the predictions
     const double half = double(T) * double(T + 1) / 2.0;
@@ -109,8 +109,8 @@ void run_show_model(const ModelShowOptions& o) {
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     // 2. the folder: config, tokeniser, the weights' header
     const std::string dir = o.model;
-    const Gpt2Config c = read_gpt2_config(dir);
-    const Gpt2Tokenizer tok = Gpt2Tokenizer::load_dir(dir);
+    const ModelConfig c = read_model_config(dir).config;
+    const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
     // 3. the text as token ids, within the model's context
     const std::vector<std::int64_t> ids = tok.encode(model_text(o), c.n_positions);
     if (ids.empty()) usage_error("the text is empty", "give at least one word, e.g. \"Your journey starts\"");
@@ -122,7 +122,7 @@ void run_show_model(const ModelShowOptions& o) {
             input_error("token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(c.vocab_size),
                         "the tokeniser files belong to another model: download them with the weights");
     // 4. which layers the trace keeps, the head shown, the memory it takes
-    Gpt2RunOptions run;
+    ModelRunOptions run;
     run.keep_layers = o.keep_layers ? parse_layer_list(*o.keep_layers, c.n_layer) : std::vector<bool>(c.n_layer, true);
     std::vector<std::size_t> kept;
     for (std::size_t l = 0; l < c.n_layer; ++l)
@@ -132,13 +132,13 @@ void run_show_model(const ModelShowOptions& o) {
     if (!run.keep_layers[layer]) usage_error("--layer " + std::to_string(layer) + " is not among --keep-layers", "keep the layer you pick");
     const std::size_t head = o.head.value_or(0);
     if (head >= c.n_head) usage_error("--head " + std::to_string(head) + " is past the model's last head " + std::to_string(c.n_head - 1), "heads count from 0");
-    check_model_budget(o, c, SafetensorsFile::open(dir + "/model.safetensors", false), ids.size(), kept.size(), text_scale);
-    const auto model = load_gpt2_checkpoint(dir);
+    check_model_budget(o, c, open_tensor_files(dir, false), ids.size(), kept.size(), text_scale);
+    const auto model = load_model_checkpoint(dir);
     // 5. the run
     const bool json_to_stdout = o.json && *o.json == "-";
     policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
     run.progress = progress.callback();
-    const Trace t = run_gpt2(*model, tok, ids, run);
+    const Trace t = run_model(*model, tok, ids, run);
     render::HeadChoice choice;
     choice.layer = static_cast<std::size_t>(std::find(kept.begin(), kept.end(), layer) - kept.begin()), choice.head = head;
     // 6. the outputs

@@ -30,6 +30,10 @@ void run_show_model(const ModelShowOptions& o);
 // attn bench --model DIR: times each stage of a run on `tokens` tokens (cli/bench_model.cpp).
 void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t repeat);
 
+// attn decode --model DIR TEXT: the tokens one at a time through the model's key/value caches, each step
+// against the full pass, and the cache per token beside MHA's (cli/decode_model.cpp).
+void run_decode_model(const std::string& dir, const std::string& text, int precision);
+
 // "all", or comma-separated layers and ranges ("0,5-7"), each below n_layer -> (L) flags.
 std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer);
 

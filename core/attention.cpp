@@ -140,7 +140,7 @@ Mat multi_head(const Settings& c, const RunHooks& hk, TorchGenerator& gen, Trace
     const Mask once = c.keep_weights ? mask.materialize(q.shape(0), k.shape(0)) : Mask();
     if (c.keep_weights) shared.cached = &once;
     for (std::size_t h = 0; h < heads; ++h) {
-        const std::size_t g = h / (heads / kv_heads);
+        const std::size_t g = kv_head_of(h, heads, kv_heads);
         t.heads.push_back(attend_with_positions(columns(q, h * d_k, d_k), columns(k, g * d_k, d_k), columns(v, g * d_v, d_v),
                                       inv_sqrt(d_k), shared, c, hk, gen, t, h, heads));  // (T, d_k), (S, d_k), (S, d_v)
         t.heads.back().head = h, t.heads.back().kv_head = g;

@@ -9,6 +9,10 @@
 
 namespace attn {
 
+// Grouped-query attention: query head h of H reads key/value head h / (H / G) (G divides H), as
+// PyTorch's repeat_interleave and Llama's repeat_kv lay them out.
+inline std::size_t kv_head_of(std::size_t h, std::size_t heads, std::size_t kv_heads) { return h / (heads / kv_heads); }
+
 // q (T, d_k), k (S, d_k), v (S, d_v): scores = q kᵀ (T, S); weights = softmax over the keys `mask`
 // shows of scale * scores; context = weights · v (T, d_v). With c.keep_weights the trace keeps the
 // (T, S) matrices, else only the context. Rows with no visible key are appended to t.empty_rows.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace attn {
 
@@ -43,16 +44,27 @@ Mat sinusoidal_table(std::size_t n, std::size_t d, std::int64_t first) {
     return pe;
 }
 
-// Per row at position p, per pair i: θ_i = base^(−2i/d_k), (a, b) -> (a cos pθ − b sin pθ, a sin pθ + b cos pθ),
-// the angle, its sine and cosine and the rotation in double, rounded once to float32.
+std::vector<double> rope_inv_freq(double base, std::size_t d) {
+    std::vector<double> f(d / 2);
+    for (std::size_t i = 0; i < f.size(); ++i) f[i] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+    return f;
+}
+
 void rope_rotate(Mat& x, std::int64_t first, double base, RopeStyle style) {
+    if (x.shape(1) % 2 != 0) throw std::invalid_argument("RoPE needs an even head width");
+    rope_rotate(x, first, rope_inv_freq(base, x.shape(1)), style);
+}
+
+// Per row at position p, per pair i: (a, b) -> (a cos pθ_i − b sin pθ_i, a sin pθ_i + b cos pθ_i), the
+// angle, its sine and cosine and the rotation in double, rounded once to float32.
+void rope_rotate(Mat& x, std::int64_t first, const std::vector<double>& inv_freq, RopeStyle style) {
     const std::size_t n = x.shape(0), d = x.shape(1), half = d / 2;
-    if (d % 2 != 0) throw std::invalid_argument("RoPE needs an even head width");
+    if (d % 2 != 0 || inv_freq.size() != half) throw std::invalid_argument("RoPE needs an even head width and d/2 frequencies");
     for (std::size_t r = 0; r < n; ++r) {
         const double p = static_cast<double>(first + static_cast<std::int64_t>(r));
         float* row = x.data() + r * d;
         for (std::size_t i = 0; i < half; ++i) {
-            const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+            const double theta = inv_freq[i];
             const double cs = std::cos(p * theta), sn = std::sin(p * theta);
             const std::size_t ia = style == RopeStyle::half ? i : 2 * i;
             const std::size_t ib = style == RopeStyle::half ? i + half : 2 * i + 1;

@@ -35,6 +35,10 @@ Mat sinusoidal_table(std::size_t n, std::size_t d, std::int64_t first = 0);
 
 // Rotates x (n, d_k) in place: row r sits at position first + r. d_k must be even.
 void rope_rotate(Mat& x, std::int64_t first, double base, RopeStyle style);
+// The same with the pairs' frequencies given: θ_i = inv_freq[i], i < d_k/2 (a model's rope_scaling
+// changes them). rope_inv_freq(base, d_k)[i] = base^(−2i/d_k), the frequencies of the call above.
+void rope_rotate(Mat& x, std::int64_t first, const std::vector<double>& inv_freq, RopeStyle style);
+std::vector<double> rope_inv_freq(double base, std::size_t d_k);
 
 // The H slopes m_0 .. m_{H−1}.
 std::vector<double> alibi_slopes(std::size_t heads);

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "data/error.h"
-#include "data/gpt2_tokenizer.h"
+#include "data/bpe_tokenizer.h"
 #include "data/safetensors.h"
 #include "data/tokenize.h"
 
@@ -61,14 +61,14 @@ inline std::string gpt2_tokenizer_one(std::string_view data) {
         data.remove_prefix(z == std::string_view::npos ? data.size() : z + 1);
         return part;
     };
-    Gpt2Tokenizer tok;
+    BpeTokenizer tok;
     try {
         if (json) {
             const std::string tj = next();
-            tok = Gpt2Tokenizer::from_tokenizer_json(tj, "tokenizer.json");
+            tok = BpeTokenizer::from_tokenizer_json(tj, "tokenizer.json");
         } else {
             const std::string vocab = next(), merges = next();
-            tok = Gpt2Tokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
+            tok = BpeTokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
         }
     } catch (const Error& e) {
         return model_error(e);

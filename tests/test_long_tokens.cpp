@@ -10,7 +10,7 @@
 
 #include "data/error.h"
 #include "data/embed.h"
-#include "data/gpt2_tokenizer.h"
+#include "data/bpe_tokenizer.h"
 #include "data/limits.h"
 #include "data/tokenize.h"
 #include "data/utf8.h"
@@ -98,8 +98,8 @@ TEST_CASE("long tokens: embeddings files, --tokens files and GPT-2 vocabularies 
     std::string vocab = "{";
     const auto& sym = gpt2_byte_symbols();
     for (int b = 0; b < 256; ++b) vocab += nlohmann::json(sym[static_cast<std::size_t>(b)]).dump() + ": " + std::to_string(b) + ", ";
-    CHECK_NOTHROW(Gpt2Tokenizer::from_vocab_merges(vocab + "\"" + x1024 + "\": 256}", "#version: 0.2\n", "vocab.json", "m.txt"));
-    CHECK(error_of([&] { Gpt2Tokenizer::from_vocab_merges(vocab + "\"" + x1025 + "\": 256}", "#version: 0.2\n", "vocab.json", "m.txt"); }) ==
+    CHECK_NOTHROW(BpeTokenizer::from_vocab_merges(vocab + "\"" + x1024 + "\": 256}", "#version: 0.2\n", "vocab.json", "m.txt"));
+    CHECK(error_of([&] { BpeTokenizer::from_vocab_merges(vocab + "\"" + x1025 + "\": 256}", "#version: 0.2\n", "vocab.json", "m.txt"); }) ==
           "exit 1: vocab.json: a token " + too_long +
               " (hint: use GPT-2's own vocab.json and merges.txt (or tokenizer.json) from the model's folder)");
 }

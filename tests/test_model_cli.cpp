@@ -144,3 +144,39 @@ TEST_CASE("model: --max-memory counts the weights, and the text may come from st
     REQUIRE(piped.code == 0);
     CHECK(Json::parse(piped.out)["token_ids"] == Json::array({'a', ' ', 'b'}));
 }
+
+TEST_CASE("model: a Llama folder runs with its query heads on their key/value heads, and its sharded copy gives the same trace") {
+    const auto one = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--json", "-", "a b"});
+    const auto two = attn::test::run_attn({"show", "--model", model_dir() + "/llama-sharded", "--json", "-", "a b"});
+    REQUIRE(one.code == 0);
+    REQUIRE(two.code == 0);
+    CHECK(one.out == two.out);
+    const Json j = Json::parse(one.out);
+    CHECK(j["model"]["type"] == "llama");
+    REQUIRE(j["layers"][0]["heads"].size() == 2);
+    for (const auto& h : j["layers"][0]["heads"]) CHECK(h["kv_head"] == 0);  // 2 query heads share key/value head 0
+    const auto term = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--head", "1", "a b"});
+    REQUIRE(term.code == 0);
+    CHECK(term.out.find("2 query heads share 1 key/value heads, 2 each") != std::string::npos);
+    CHECK(term.out.find("(query head 1 reads key/value head 0, shared by query heads 0\xE2\x80\x93" "1)") != std::string::npos);
+}
+
+TEST_CASE("decode --model: every step's rows equal the full pass's, and the cache per token is layers x G x head_dim x 2 x dtype beside MHA's") {
+    const auto r = attn::test::run_attn({"decode", "--model", model_dir() + "/llama-ok", "a b"});
+    REQUIRE(r.code == 0);
+    // 1 layer, G = 1 of H = 2 heads, head_dim 2, F32: 1 · 1 · 2 · 2 · 4 = 16 bytes; MHA 32
+    CHECK(r.out.find("key/value cache per token: 1 layers \xC3\x97 1 key/value heads \xC3\x97 2 head_dim \xC3\x97 2 (k, v) \xC3\x97 4 bytes "
+                     "(F32) = 16 bytes") != std::string::npos);
+    CHECK(r.out.find("as multi-head attention (2 key/value heads): 32 bytes") != std::string::npos);
+    CHECK(r.out.find("the same top predictions") != std::string::npos);
+    const auto at = r.out.find("full pass within ");
+    REQUIRE(at != std::string::npos);
+    CHECK(std::stod(r.out.substr(at + 17)) <= 1e-6);
+    const auto gpt2 = attn::test::run_attn({"decode", "--model", model_dir() + "/model-ok", "a b"});
+    REQUIRE_MESSAGE(gpt2.code == 0, gpt2.err);
+    CHECK(gpt2.out.find("= 32 bytes") != std::string::npos);  // GPT-2: G = H = 2, head_dim 2, 1 layer, F32
+    const auto bad = attn::test::run_attn({"decode", "--model", model_dir() + "/llama-ok", "--kind", "mha", "a"});
+    CHECK(bad.code == 2);
+    CHECK(attn::test::one_line(bad) == "attn: error: --kind does not apply to --model (hint: a model brings its own tokens, weights, heads and "
+                                       "positions: drop --kind)\n");
+}

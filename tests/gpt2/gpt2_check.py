@@ -22,7 +22,7 @@ import torch
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_checkpoint import make  # noqa: E402
-from reference import forward  # noqa: E402
+from reference import forward, hf_config  # noqa: E402
 
 ATTN = sys.argv[1]
 TOL = 1e-5
@@ -49,6 +49,12 @@ cases = [
     dict(layers=2, heads=3, embd=12, dtype="F16", vocab_extra=40),
     dict(layers=2, heads=2, embd=8, dtype="BF16", prefix=True),
     dict(layers=1, heads=1, embd=4, dtype="F16", positions=64),
+    # config.json's fields as Hugging Face reads them
+    dict(layers=3, heads=2, embd=8, dtype="F32", config_extra={"scale_attn_by_inverse_layer_idx": True}),
+    dict(layers=2, heads=2, embd=8, dtype="F32", config_extra={"scale_attn_weights": False}),
+    dict(layers=2, heads=2, embd=8, dtype="F32", config_extra={"num_attention_heads": 4}),
+    dict(layers=2, heads=2, embd=8, dtype="F32", inner=20, config_extra={"activation_function": "gelu"}),
+    dict(layers=2, heads=2, embd=8, dtype="F32", lm_head=True, config_extra={"tie_word_embeddings": True}),
 ]
 with tempfile.TemporaryDirectory() as tmp:
     for n, case in enumerate(cases):
@@ -64,10 +70,11 @@ with tempfile.TemporaryDirectory() as tmp:
         ref_w, logits = forward(w, cfg, ids)
         worst = 0.0
         for layer in trace["layers"]:
+            check(len(layer["heads"]) == hf_config(cfg)["n_head"], f"{case}: {len(layer['heads'])} heads")
             for h in layer["heads"]:
                 got = np.array(h["weights"], dtype=np.float64)
                 worst = max(worst, float(np.abs(got - ref_w[layer["layer"]][h["head"]]).max()))
-        check(len(trace["layers"]) == cfg["n_layer"], f"{case}: {len(trace['layers'])} layers")
+        check(len(trace["layers"]) == cfg.get("num_hidden_layers", cfg["n_layer"]), f"{case}: {len(trace['layers'])} layers")
         check(worst <= TOL, f"{case}: weights differ by {worst:.3g}")
         probs = torch.softmax(torch.from_numpy(logits).double(), -1).numpy()
         pworst = 0.0
@@ -116,5 +123,17 @@ with tempfile.TemporaryDirectory() as tmp:
         k = json.load(open(out))
         check([l["layer"] for l in k["layers"]] == [0, 2], "--keep-layers 0,2")
         check(len(k["aggregates"]["rollout"]) == 3, "rollout covers every layer")
+    # fields that disagree with the weights, or would make Hugging Face run a random head: refused by name
+    for name, kw, want in [
+            ("n_inner", dict(config_extra={"n_inner": 24}),
+             "has shape (8, 32) but config.json gives (8, 24) (n_inner, or 4 · n_embd when n_inner is null)"),
+            ("untied", dict(config_extra={"tie_word_embeddings": False}),
+             "tie_word_embeddings is false but there is no tensor 'lm_head.weight'")]:
+        d = os.path.join(tmp, "bad-" + name)
+        make(d, seed=3, **kw)
+        out = os.path.join(tmp, f"bad-{name}.json")
+        r = run(["show", "--model", d, "--json", out, "the cat"])
+        err = r.stderr.strip()
+        check(r.returncode == 1 and want in err and "\n" not in err and not os.path.exists(out), f"bad {name}: {err!r}")
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

@@ -15,7 +15,7 @@ from hf_files import merges_text, safetensors_bytes, small_bpe, stored_values, t
 
 
 def make(out, layers=2, heads=2, embd=8, positions=32, dtype="F32", prefix=False, vocab_extra=0, seed=0,
-         scale=0.3, lm_head=False, extra_buffers=True, words=None):
+         scale=0.3, lm_head=False, extra_buffers=True, words=None, inner=None, config_extra=None):
     rng = np.random.default_rng(seed)
     vocab, merges = small_bpe(extra=vocab_extra, **({"words": words} if words else {}))
     V, C = len(vocab), embd
@@ -32,8 +32,9 @@ def make(out, layers=2, heads=2, embd=8, positions=32, dtype="F32", prefix=False
         w[h + "attn.c_attn.weight"], w[h + "attn.c_attn.bias"] = rand(C, 3 * C, s=scale * 2), rand(3 * C, s=0.1)
         w[h + "attn.c_proj.weight"], w[h + "attn.c_proj.bias"] = rand(C, C), rand(C, s=0.1)
         w[h + "ln_2.weight"], w[h + "ln_2.bias"] = rand(C, s=0.1, mean=1.0), rand(C, s=0.1)
-        w[h + "mlp.c_fc.weight"], w[h + "mlp.c_fc.bias"] = rand(C, 4 * C), rand(4 * C, s=0.1)
-        w[h + "mlp.c_proj.weight"], w[h + "mlp.c_proj.bias"] = rand(4 * C, C), rand(C, s=0.1)
+        I = inner or 4 * C
+        w[h + "mlp.c_fc.weight"], w[h + "mlp.c_fc.bias"] = rand(C, I), rand(I, s=0.1)
+        w[h + "mlp.c_proj.weight"], w[h + "mlp.c_proj.bias"] = rand(I, C), rand(C, s=0.1)
     w["ln_f.weight"], w["ln_f.bias"] = rand(C, s=0.1, mean=1.0), rand(C, s=0.1)
     p = "transformer." if prefix else ""
     tensors = [(p + k, dtype, v.shape, tensor_bytes(v, dtype)) for k, v in w.items()]
@@ -50,6 +51,11 @@ def make(out, layers=2, heads=2, embd=8, positions=32, dtype="F32", prefix=False
     config = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_layer": layers, "n_head": heads,
               "n_embd": C, "n_positions": positions, "n_ctx": positions, "vocab_size": V,
               "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
+    if inner:
+        config["n_inner"] = inner
+    config.update(config_extra or {})
+    if lm_head and "tie_word_embeddings" not in (config_extra or {}):  # a head of its own: untied (with tie_word_embeddings true, Hugging Face would use wte)
+        config["tie_word_embeddings"] = False
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     with open(os.path.join(out, "vocab.json"), "w", encoding="utf-8") as f:

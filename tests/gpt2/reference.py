@@ -15,10 +15,27 @@ def gelu_tanh(x):
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
+def gelu_erf(x):
+    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+
+
+def hf_config(cfg):
+    """GPT2Config's reading of config.json: the attribute_map's names win over GPT-2's own."""
+    c = dict(cfg)
+    for alias, own in (("num_attention_heads", "n_head"), ("num_hidden_layers", "n_layer"), ("hidden_size", "n_embd"),
+                       ("max_position_embeddings", "n_positions")):
+        if alias in c:
+            c[own] = c[alias]
+    return c
+
+
 def forward(w, cfg, ids):
-    """GPT-2 from its definition: returns per layer (H, T, T) weights and the (T, V) logits."""
+    """GPT-2 from its definition, as Hugging Face's GPT2LMHeadModel reads config.json: returns per layer
+    (H, T, T) weights and the (T, V) logits."""
     t = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in w.items()}
+    cfg = hf_config(cfg)
     T, C, H, eps = len(ids), cfg["n_embd"], cfg["n_head"], cfg["layer_norm_epsilon"]
+    act = gelu_erf if cfg.get("activation_function") == "gelu" else gelu_tanh
     d = C // H
     x = t["wte.weight"][ids] + t["wpe.weight"][:T]
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
@@ -29,15 +46,20 @@ def forward(w, cfg, ids):
         qkv = a @ t[p + "attn.c_attn.weight"] + t[p + "attn.c_attn.bias"]          # (T, 3C), Conv1D
         q, k, v = qkv.split(C, dim=1)
         q, k, v = (m.reshape(T, H, d).transpose(0, 1) for m in (q, k, v))           # (H, T, d)
-        s = (q @ k.transpose(1, 2)) / math.sqrt(d)
+        s = q @ k.transpose(1, 2)
+        if cfg.get("scale_attn_weights", True):
+            s = s / math.sqrt(d)
+        if cfg.get("scale_attn_by_inverse_layer_idx", False):
+            s = s / float(i + 1)
         s = s.masked_fill(~causal, float("-inf"))
         att = torch.softmax(s, dim=-1)                                               # (H, T, T)
         weights.append(att.numpy())
         y = (att @ v).transpose(0, 1).reshape(T, C)
         x = x + y @ t[p + "attn.c_proj.weight"] + t[p + "attn.c_proj.bias"]
         m = layer_norm(x, t[p + "ln_2.weight"], t[p + "ln_2.bias"], eps)
-        m = gelu_tanh(m @ t[p + "mlp.c_fc.weight"] + t[p + "mlp.c_fc.bias"])
+        m = act(m @ t[p + "mlp.c_fc.weight"] + t[p + "mlp.c_fc.bias"])
         x = x + m @ t[p + "mlp.c_proj.weight"] + t[p + "mlp.c_proj.bias"]
     x = layer_norm(x, t["ln_f.weight"], t["ln_f.bias"], eps)
-    head = t.get("lm_head.weight", t["wte.weight"])
+    # tied (the default): Hugging Face ties lm_head to wte, one tensor, whatever lm_head.weight holds
+    head = t["wte.weight"] if cfg.get("tie_word_embeddings", True) else t["lm_head.weight"]
     return weights, (x @ head.T).numpy()

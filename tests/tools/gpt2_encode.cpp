@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
-#include "data/gpt2_tokenizer.h"
+#include "data/bpe_tokenizer.h"
 
 int main(int argc, char** argv) {
     if (argc != 2) {
@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        const auto tok = attn::Gpt2Tokenizer::load_dir(argv[1]);
+        const auto tok = attn::BpeTokenizer::load_dir(argv[1]);
         const std::string in((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
         nlohmann::json out = nlohmann::json::array();
         for (const auto& s : nlohmann::json::parse(in)) out.push_back(tok.encode(s.get<std::string>()));

@@ -1,0 +1,188 @@
+// The table of model families (data/model_family.h): its rows, the config parsers' fields, the shapes
+// by role, and `attn models`.
+#include <set>
+#include <string>
+
+#include "data/error.h"
+#include "data/model_family.h"
+#include "tests/helpers.h"
+
+namespace {
+
+std::string config_error(const std::string& text) {
+    try {
+        attn::parse_model_config(text, "config.json");
+    } catch (const attn::Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const std::string kGpt2 = R"("model_type": "gpt2", "n_layer": 2, "n_head": 2, "n_embd": 8, "n_positions": 16, "vocab_size": 300)";
+const std::string kLlama = R"("model_type": "llama", "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "intermediate_size": 24, "max_position_embeddings": 64, "vocab_size": 300)";
+
+}  // namespace
+
+TEST_CASE("families: one row per FamilyId in order, model_type names in one row only, every row names the roles its recipe runs") {
+    std::set<std::string> types;
+    for (std::size_t i = 0; i < attn::kFamilyCount; ++i) {
+        const attn::Family& f = attn::families()[i];
+        CHECK(static_cast<std::size_t>(f.id) == i);
+        for (const char* t : f.model_types)
+            if (t != nullptr) CHECK(types.insert(t).second);
+        for (auto r : {attn::Role::embed, attn::Role::norm1_w, attn::Role::o_w, attn::Role::norm2_w, attn::Role::up_w,
+                       attn::Role::down_w, attn::Role::final_norm_w, attn::Role::lm_head})
+            CHECK(f.has(r));
+        const bool fused = f.recipe.attention == attn::AttnLayout::fused_conv1d;
+        CHECK(f.has(attn::Role::qkv_w) == fused);
+        CHECK(f.has(attn::Role::q_w) == !fused);
+        CHECK(f.has(attn::Role::gate_w) == (f.recipe.mlp == attn::MlpKind::swiglu));
+        CHECK(f.has(attn::Role::positions) == (f.recipe.positions == attn::PosScheme::learned));
+        CHECK(attn::find_family_by_model_type(f.model_types[0]) == &f);
+    }
+    CHECK(attn::family(attn::FamilyId::llama).tensor_name(attn::Role::k_w, 7) == "model.layers.7.self_attn.k_proj.weight");
+}
+
+TEST_CASE("gpt2 config: Hugging Face's alias names win, n_inner and the scaling flags are read, an unknown field is refused by name") {
+    auto c = attn::parse_model_config("{" + kGpt2 + R"(, "num_attention_heads": 4, "num_hidden_layers": 3, "hidden_size": 16,
+        "max_position_embeddings": 8})", "config.json").config;
+    CHECK(c.n_head == 4);
+    CHECK(c.n_layer == 3);
+    CHECK(c.n_embd == 16);
+    CHECK(c.n_positions == 8);
+    CHECK(c.n_inner == 64);  // 4 · hidden_size when n_inner is absent
+    c = attn::parse_model_config("{" + kGpt2 + R"(, "n_inner": 20, "scale_attn_weights": false,
+        "scale_attn_by_inverse_layer_idx": true, "activation_function": "gelu"})", "config.json").config;
+    CHECK(c.n_inner == 20);
+    CHECK(!c.scale_attn_weights);
+    CHECK(c.scale_attn_by_inverse_layer_idx);
+    CHECK(c.mlp == attn::MlpKind::gelu_erf);
+    CHECK(c.tie_word_embeddings);
+    CHECK(config_error("{" + kGpt2 + R"(, "quantization_config": {}})") ==
+          "config.json: field \"quantization_config\" is not one attn reads, and it may change the numbers");
+    CHECK(config_error("{" + kGpt2 + R"(, "n_ctx": 16, "attn_pdrop": 0.1, "reorder_and_upcast_attn": true})") == "");
+}
+
+TEST_CASE("llama config: G divides H, head_dim from the config, rope_scaling types by name, biases per family") {
+    auto p = attn::parse_model_config("{" + kLlama + "}", "config.json");
+    CHECK(p.family->id == attn::FamilyId::llama);
+    CHECK(p.config.n_kv_head == 2);
+    CHECK(p.config.head_dim == 4);
+    CHECK(!p.config.qkv_bias);
+    CHECK(!p.config.tie_word_embeddings);
+    CHECK(attn::role_shape(*p.family, p.config, attn::Role::k_w) == std::vector<std::size_t>{8, 16});
+    CHECK(attn::role_shape(*p.family, p.config, attn::Role::o_w) == std::vector<std::size_t>{16, 16});
+    CHECK(attn::role_shape(*p.family, p.config, attn::Role::down_w) == std::vector<std::size_t>{16, 24});
+    CHECK(attn::role_shape(*p.family, p.config, attn::Role::q_b).empty());
+    p = attn::parse_model_config("{" + kLlama + R"(, "head_dim": 6})", "config.json");
+    CHECK(attn::role_shape(*p.family, p.config, attn::Role::q_w) == std::vector<std::size_t>{24, 16});
+    std::string qwen = "{" + kLlama + "}";
+    qwen.replace(qwen.find("llama"), 5, "qwen2");
+    p = attn::parse_model_config(qwen, "config.json");
+    CHECK(p.config.qkv_bias);
+    CHECK(!p.config.o_bias);
+    CHECK(config_error("{" + kLlama + R"(, "num_key_value_heads": 3})") ==
+          "config.json: num_attention_heads 4 is not divisible by num_key_value_heads 3");
+    CHECK(config_error("{" + kLlama + R"(, "rope_scaling": {"rope_type": "yarn", "factor": 4.0}})") ==
+          "config.json: rope_scaling type 'yarn' is not supported");
+    CHECK(config_error("{" + kLlama + R"(, "rope_scaling": {"type": "linear", "factor": 2.0}})") == "");
+    CHECK(config_error("{" + kLlama + R"(, "hidden_act": "gelu"})") == "config.json: hidden_act is not silu");
+}
+
+TEST_CASE("llama config: SmolLM2-135M's own config.json is read (its fields that change no number pass)") {
+    // the fields of SmolLM2-135M's published config.json (written here from its model card's file, not downloaded)
+    const auto p = attn::parse_model_config(R"({"architectures": ["LlamaForCausalLM"], "attention_bias": false,
+        "attention_dropout": 0.0, "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "silu", "hidden_size": 576,
+        "initializer_range": 0.041666666666666664, "intermediate_size": 1536, "is_llama_config": true,
+        "max_position_embeddings": 8192, "model_type": "llama", "num_attention_heads": 9, "num_hidden_layers": 30,
+        "num_key_value_heads": 3, "pretraining_tp": 1, "rms_norm_eps": 1e-05, "rope_interleaved": false,
+        "rope_scaling": null, "rope_theta": 100000, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+        "transformers_version": "4.42.3", "use_cache": true, "vocab_size": 49152})", "config.json");
+    CHECK(p.config.n_head == 9);
+    CHECK(p.config.n_kv_head == 3);
+    CHECK(p.config.head_dim == 64);
+    CHECK(p.config.rope_theta == 100000.0);
+    CHECK(p.config.tie_word_embeddings);
+}
+
+TEST_CASE("attn models lists every family with its model_type names and recipe") {
+    const auto r = attn::test::run_attn({"models"});
+    REQUIRE(r.code == 0);
+    for (const auto& f : attn::families()) {
+        CHECK(r.out.find(std::string(f.name) + "\n") != std::string::npos);
+        CHECK(r.out.find(attn::recipe_summary(f)) != std::string::npos);
+    }
+    CHECK(r.out.find("model_type: llama, smollm") != std::string::npos);
+}
+
+// ---- GPT-2's tokeniser files read as Hugging Face reads them ---------------------------------------
+
+#include "data/bpe_tokenizer.h"
+#include "tests/model_fixtures.h"
+
+namespace {
+
+// A folder holding the tiny byte vocabulary (ids = bytes, <|endoftext|> 256) in the files given.
+std::string tokeniser_folder(const std::vector<std::pair<std::string, std::string>>& files) {
+    const std::string d = attn::test::temp_dir();
+    for (const auto& [name, bytes] : files) attn::test::write_bytes(d + "/" + name, bytes);
+    return d;
+}
+
+std::string tiny_tokenizer_json(const std::string& pre_tokenizer, const std::string& extra = "") {
+    return R"({"model": {"type": "BPE", "vocab": )" + attn::test::tiny_gpt2_vocab() + R"(, "merges": []}, "pre_tokenizer": )" +
+           pre_tokenizer + R"(, "added_tokens": [{"id": 256, "content": "<|endoftext|>", "special": true})" + extra + "]}";
+}
+
+std::string tokeniser_error(const std::string& text) {
+    try {
+        attn::BpeTokenizer::from_tokenizer_json(text, "tokenizer.json");
+    } catch (const attn::Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+using Ids = std::vector<std::int64_t>;
+
+}  // namespace
+
+TEST_CASE("gpt2 tokeniser: added tokens are matched first (added_tokens.json and tokenizer.json's added_tokens)") {
+    const std::string d = tokeniser_folder({{"vocab.json", attn::test::tiny_gpt2_vocab()}, {"merges.txt", "#version: 0.2\n"},
+                                            {"added_tokens.json", R"({"<pad>": 257})"}});
+    CHECK(attn::BpeTokenizer::load_dir(d).encode("a <pad> b") == Ids{'a', ' ', 257, ' ', 'b'});
+    const auto tj = attn::BpeTokenizer::from_tokenizer_json(
+        tiny_tokenizer_json(R"({"type": "ByteLevel"})", R"(, {"id": 257, "content": "<pad>", "special": false})"), "tokenizer.json");
+    CHECK(tj.encode("a <pad> b<|endoftext|>") == Ids{'a', ' ', 257, ' ', 'b', 256});
+    CHECK(tj.label(257) == "<pad>");
+}
+
+TEST_CASE("gpt2 tokeniser: tokenizer.json wins over vocab.json + merges.txt, its add_prefix_space is honoured, a normalizer it cannot run is refused by name") {
+    const std::string tj = tiny_tokenizer_json(R"({"type": "ByteLevel", "add_prefix_space": true})",
+                                               R"(, {"id": 257, "content": "<x>", "special": true})");
+    const std::string d = tokeniser_folder({{"vocab.json", attn::test::tiny_gpt2_vocab()}, {"merges.txt", "#version: 0.2\n"},
+                                            {"tokenizer.json", tj}});
+    const auto tok = attn::BpeTokenizer::load_dir(d);
+    CHECK(tok.encode("<x>") == Ids{257});  // only tokenizer.json has <x>
+    CHECK(tok.encode("hi") == Ids{' ', 'h', 'i'});  // add_prefix_space: "hi" is encoded as " hi"
+    CHECK(tokeniser_error(R"({"normalizer": {"type": "Lowercase"},)" + tiny_tokenizer_json(R"({"type": "ByteLevel"})").substr(1)) ==
+          "tokenizer.json: the normalizer 'Lowercase', which attn does not run");
+    CHECK(tokeniser_error(tiny_tokenizer_json(R"({"type": "BertPreTokenizer"})")) ==
+          "tokenizer.json: the pre_tokenizer 'BertPreTokenizer', which attn does not run");
+}
+
+TEST_CASE("token texts: one U+FFFD per maximal invalid UTF-8 sequence, as Python's bytes.decode(errors='replace')") {
+    // the counts are Python 3's: len(b'\xe2\x82'.decode('utf-8', 'replace')) == 1, and so on
+    const std::string r = "\xEF\xBF\xBD";
+    CHECK(attn::utf8_replace_invalid("\xE2\x82") == r);              // a truncated 3-byte character
+    CHECK(attn::utf8_replace_invalid("\xE2\x82" "A") == r + "A");
+    CHECK(attn::utf8_replace_invalid("\xF0\x9F\x98") == r);          // a truncated emoji
+    CHECK(attn::utf8_replace_invalid("a\xF0\x9F") == "a" + r);
+    CHECK(attn::utf8_replace_invalid("\xF0\x80") == r + r);          // 80 cannot follow F0
+    CHECK(attn::utf8_replace_invalid("\xC0\xAF") == r + r);          // an overlong form
+    CHECK(attn::utf8_replace_invalid("\xED\xA0\x80") == r + r + r);  // a surrogate
+    CHECK(attn::utf8_replace_invalid("\xF4\x90\x80\x80") == r + r + r + r);
+    CHECK(attn::utf8_replace_invalid("\x80\x80") == r + r);
+    CHECK(attn::utf8_replace_invalid("journey \xE2\x9C\x93") == "journey \xE2\x9C\x93");
+}
