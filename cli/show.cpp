@@ -15,6 +15,7 @@
 #include "cli/policy/outputs.h"
 #include "cli/policy/progress.h"
 #include "cli/show_model.h"
+#include "data/model_checkpoint.h"
 #include "core/kinds.h"
 #include "data/defaults.h"
 #include "data/error.h"
@@ -110,7 +111,8 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     // outputs checked as for the seeded kinds: no clash, nothing over the text or the model's own files
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.html = o.html, outputs.svg = o.svg;
-    outputs.prefix = render::kModelFigurePrefix, outputs.npy_prefix = render::kModelArrayPrefix;
+    // the figures start with the model's family (gpt2, llama, ...): its config names it
+    outputs.prefix = read_model_config(*o.model).family->name, outputs.npy_prefix = render::kModelArrayPrefix;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     for (const char* name : {"config.json", "model.safetensors", "model.safetensors.index.json", "vocab.json", "merges.txt",
                              "tokenizer.json", "tokenizer_config.json", "added_tokens.json"})

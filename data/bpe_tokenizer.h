@@ -60,6 +60,9 @@ public:
     std::size_t vocab_size() const { return id_to_token_.size(); }  // largest id + 1
     std::int64_t end_of_text() const { return eot_; }                // -1 when the vocabulary lacks it
     std::int64_t bos() const { return bos_; }                        // -1 when none is added
+    // Whether decoding every id gives the text back (after a BOS, up to a prepended space and '▁' read
+    // as a space): byte-level, or sentencepiece-style with byte fallback. (The fuzzer checks it.)
+    bool round_trips() const { return byte_level_ || byte_fallback_; }
 
     // Added tokens matched before the model (content, id); a folder's added_tokens.json adds to them.
     void add_tokens(const std::vector<std::pair<std::string, std::int64_t>>& tokens, const std::string& name);

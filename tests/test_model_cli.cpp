@@ -180,3 +180,14 @@ TEST_CASE("decode --model: every step's rows equal the full pass's, and the cach
     CHECK(attn::test::one_line(bad) == "attn: error: --kind does not apply to --model (hint: a model brings its own tokens, weights, heads and "
                                        "positions: drop --kind)\n");
 }
+
+TEST_CASE("model: a Llama run's figures start with its family, so --json cannot take one of their names") {
+    const std::string out = attn::test::temp_dir();
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--png", out, "--json", out + "/llama-overview.png", "a b"});
+    CHECK(r.code == 2);
+    CHECK(r.err.find("two outputs would both be written to '" + out + "/llama-overview.png'") != std::string::npos);
+    const auto ok = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--png", out, "a b"});
+    REQUIRE(ok.code == 0);
+    CHECK(exists(out + "/llama-overview.png"));
+    CHECK(exists(out + "/llama-l0-h0-weights.png"));
+}

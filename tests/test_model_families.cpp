@@ -91,7 +91,7 @@ TEST_CASE("llama config: G divides H, head_dim from the config, rope_scaling typ
 }
 
 TEST_CASE("llama config: SmolLM2-135M's own config.json is read (its fields that change no number pass)") {
-    // the fields of SmolLM2-135M's published config.json (written here from its model card's file, not downloaded)
+    // SmolLM2-135M's config.json fields as this test's author recalls the published file (not downloaded)
     const auto p = attn::parse_model_config(R"({"architectures": ["LlamaForCausalLM"], "attention_bias": false,
         "attention_dropout": 0.0, "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "silu", "hidden_size": 576,
         "initializer_range": 0.041666666666666664, "intermediate_size": 1536, "is_llama_config": true,
