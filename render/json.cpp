@@ -1,8 +1,8 @@
 #include "render/json.h"
 
+#include "core/decode.h"
 #include "core/kinds.h"
 #include "render/json_out.h"
-#include "render/model_view.h"
 
 namespace attn::render {
 
@@ -49,6 +49,21 @@ Json config_json(const Settings& c) {
     if (c.pos_offset != 0) j["pos_offset"] = c.pos_offset;
     if (takes & opt_align) j["align"] = c.bottom_right ? "bottom-right" : "top-left";
     return j;
+}
+
+Json kinds_json() {
+    Json all = Json::array();
+    for (const auto& k : kinds())
+        all.push_back({{"kind", k.name},
+                       {"description", k.description},
+                       {"formula", k.formula},
+                       {"paper", k.paper},
+                       {"options", option_flags(k.options)},
+                       {"default_causal", k.defaults.causal},
+                       {"positions", (k.options & opt_pos) ? std::vector<std::string>{"none", "sinusoidal", "rope", "alibi"}
+                                                           : std::vector<std::string>{"none"}},
+                       {"decode", kind_decodes(k)}});
+    return all;
 }
 
 namespace {
@@ -171,7 +186,7 @@ std::string trace_json_text(const Trace& t) {
     std::string text;
     text.reserve(reserve_bytes(t));
     JsonOut j(text);
-    if (t.model) write_model_trace(j, t);  // a model run's fields (render/model_view.cpp)
+    if (t.model) write_model_trace(j, t);  // a model run's fields (render/json_model.cpp)
     else write_trace(j, t);
     text += '\n';
     return text;

@@ -41,4 +41,7 @@ private:
     bool after_key_ = false;
 };
 
+// A model trace (kind "model") as JSON, field by field (render/json_model.cpp).
+void write_model_trace(JsonOut& j, const Trace& t);
+
 }  // namespace attn::render

@@ -32,10 +32,6 @@ double mean_attention_distance(const Mat& weights);
 // (mean attention distance, layers × heads) and the top predictions after the last position.
 std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt);
 
-class JsonOut;
-// A model trace as JSON (docs/trace-format.md), field by field.
-void write_model_trace(JsonOut& j, const Trace& t);
-
 // .npy: model-token_ids.npy, model-l<L>-h<H>-{scores,mask,weights}.npy, model-l<L>-mean.npy,
 // model-l<L>-rollout.npy.
 std::vector<NpyFile> model_npy_files(const Trace& t);

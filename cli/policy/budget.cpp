@@ -34,7 +34,7 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
             lower += "raise --block-q and --block-k (the trace's tile records take " + format_bytes(run.records) + "), ";
         usage_error("this run would need about " + format_bytes(total) + " of memory, more than --max-memory " +
                         format_bytes(double(limit)),
-                    lower + out.fewer + ", or raise --max-memory");
+                    lower + out.fewer + ", or " + out.more);
     }
     const double json_bytes = out.json ? double(estimate_json_bytes(c, shape)) : 0.0;
     if (json_bytes > double(kMaxJsonBytes) && !out.force)

@@ -15,6 +15,7 @@ struct OutputPlan {
     bool force = false;          // --force: write a JSON trace above kMaxJsonBytes
     std::size_t max_memory = 0;  // --max-memory; 0: default_max_memory()
     std::string fewer = "use fewer tokens or heads";  // the hint's way to a smaller run
+    std::string more = "raise --max-memory";         // the hint's way to a larger limit
     // what to do about a JSON trace above kMaxJsonBytes (attn decode has no --npy or --force)
     std::string big_json = "write the matrices with --npy DIR instead, or add --force";
 };

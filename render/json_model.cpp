@@ -1,0 +1,61 @@
+// A model trace as JSON (docs/trace-format.md), field by field: beside the seeded kinds' writer
+// (render/json.cpp), so the JSON trace writer needs nothing of the figures (the WebAssembly build
+// compiles render/json*.cpp alone).
+#include "render/json_out.h"
+
+namespace attn::render {
+
+void write_model_trace(JsonOut& j, const Trace& t) {
+    const ModelInfo& m = *t.model;
+    j.begin_object();
+    j.key("format"), j.value("attn-trace");
+    j.key("version"), j.value(1);
+    j.key("kind"), j.value("model");
+    j.key("model"), j.value({{"type", m.type},       {"dtype", m.dtype},           {"n_layer", m.n_layer},
+                             {"n_head", m.n_head},   {"n_embd", m.n_embd},         {"n_positions", m.n_positions},
+                             {"vocab_size", m.vocab_size}, {"n_params", m.n_params}, {"layer_norm_epsilon", m.layer_norm_epsilon}});
+    j.key("tokens"), j.value(t.tokens);
+    j.key("token_ids"), j.value(t.token_ids);
+    j.key("layers");
+    j.begin_array();
+    for (const auto& l : t.layers) {
+        j.begin_object();
+        j.key("layer"), j.value(l.layer);
+        j.key("heads");
+        j.begin_array();
+        for (const auto& h : l.heads) {
+            j.begin_object();
+            j.key("head"), j.value(h.head);
+            j.key("kv_head"), j.value(h.kv_head);
+            if (h.scores.size()) j.key("scores"), j.matrix(h.scores);
+            j.key("scale"), j.value(h.scale);
+            if (h.mask.size()) j.key("mask"), j.bool_matrix(h.mask);
+            if (h.weights.size()) j.key("weights"), j.matrix(h.weights);
+            j.end_object();
+        }
+        j.end_array();
+        j.end_object();
+    }
+    j.end_array();
+    j.key("aggregates");
+    j.begin_object();
+    for (const auto& [name, list] : {std::pair{"layer_mean", &t.layer_mean}, std::pair{"rollout", &t.rollout}}) {
+        j.key(name);
+        j.begin_array();
+        for (const auto& a : *list) j.matrix(a);
+        j.end_array();
+    }
+    j.end_object();
+    j.key("predictions");
+    j.begin_array();
+    for (const auto& row : t.predictions) {
+        Json r = Json::array();
+        for (const auto& p : row) r.push_back({{"id", p.id}, {"token", p.token}, {"p", p.p}});
+        j.value(r);
+    }
+    j.end_array();
+    j.key("empty_rows"), j.value(t.empty_rows);
+    j.end_object();
+}
+
+}  // namespace attn::render
