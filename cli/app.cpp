@@ -33,6 +33,7 @@ int run_cli(int argc, const char* const* argv) {
         "  attn show --kind causal --pos rope \"the cat sat on the mat\"\n"
         "  attn decode --kind gqa --heads 4 --kv-heads 2 \"Your journey starts with one step\"\n"
         "  attn render trace.json --html trace.html\n"
+        "  attn page lab.html\n"
         "  attn kinds\n"
         "Run 'attn COMMAND --help' for a command's options.");
     app.require_subcommand(1);
@@ -42,6 +43,7 @@ int run_cli(int argc, const char* const* argv) {
     setup_bench(app);
     setup_decode(app);
     setup_render(app);
+    setup_page(app);
     policy::CheckedStdout out;
     const int code = run_command_line(app, argc, argv, [](const std::string& line) {
         std::fprintf(stderr, "%s\n", line.c_str());

@@ -116,6 +116,7 @@ void run_show(const ShowOptions& o) {
     if ((o.figures || o.prefix) && !o.png && !o.svg)
         usage_error(std::string(o.prefix ? "--prefix" : "--figures") + " names images, but no --png folder is given",
                     "add --png DIR");
+    if (o.no_live && !o.html) usage_error("--no-live leaves the live panel out of the --html page, but no --html is given", "add --html FILE");
     check_not_sentence(o.npy, "--npy", "out");
     check_not_sentence(o.json, "--json", "trace.json");
     policy::OutputRequest outputs;
@@ -185,7 +186,9 @@ void run_show(const ShowOptions& o) {
     if (o.npy) npy.add(files, render::npy_files(t, {}));
     if (o.html) {
         progress("writing the page", 0, 1);
-        files.push_back({*o.html, render::render_html(t, {"attn show", std::nullopt, std::nullopt})});
+        render::HtmlOptions page{"attn show", std::nullopt, std::nullopt, std::nullopt};
+        if (!o.no_live) page.live = live_words(o, t.tokens, t.source_tokens);
+        files.push_back({*o.html, render::render_html(t, page)});
     }
     progress("writing files", files.size(), files.size());
     policy::write_files_atomic(files);

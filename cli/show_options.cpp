@@ -67,6 +67,8 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         ->check(rule("--prefix"));
     bind_figure_options(*cmd, o.svg, o.scale, o.font);
     cmd->add_option("--html", o.html, "Write the interactive page (one self-contained HTML file) to FILE");
+    cmd->add_flag("--no-live", o.no_live,
+                  "--html: leave out the live panel (attn's core in WebAssembly, about 1.4 MB) that reruns the page on typed text");
     cmd->add_option("--npy", o.npy, "Write every matrix as a NumPy .npy file into folder DIR");
     cmd->add_flag("--force", o.force, "Write a JSON trace even above 256 MiB (--npy is the better choice)");
     cmd->add_option("--model", o.model,
@@ -83,6 +85,45 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         seeded_only.push_back(cmd->get_option(name));
     o.cmd = cmd;
     return cmd;
+}
+
+std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std::string>& tokens,
+                                    const std::vector<std::string>& source_tokens) {
+    // the options that change the numbers and that the page's core takes (no files, no terminal view)
+    static const char* const kShaping[] = {"--kind", "--d-in", "--d-out", "--seed", "--init", "--qkv-bias", "--dropout",
+                                           "--heads", "--kv-heads", "--window", "--score", "--block-q", "--block-k",
+                                           "--renorm", "--causal", "--no-causal", "--pos", "--rope-base",
+                                           "--rope-style", "--align", "--split", "--max-tokens"};
+    const auto join = [](const std::vector<std::string>& words) {
+        std::string text;
+        for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
+        return text;
+    };
+    std::vector<std::string> words;
+    for (const char* name : kShaping) {
+        const CLI::Option* opt = o.cmd->get_option(name);
+        if (opt->count() == 0) continue;
+        if (name == std::string("--kind")) {
+            words.insert(words.end(), {"--kind", o.common.kind});
+        } else if (opt->get_expected_min() == 0) {
+            words.push_back(name);  // a flag
+        } else {
+            const std::string value = opt->as<std::string>();
+            if (!value.empty() && value[0] == '-') words.push_back(std::string(name) + "=" + value);
+            else words.insert(words.end(), {name, value});
+        }
+    }
+    if (!words.empty() && words[0] != "--kind") words.insert(words.begin(), {"--kind", o.common.kind});
+    if (words.empty()) words = {"--kind", o.common.kind};
+    if (o.source || (!source_tokens.empty() && source_tokens != tokens)) {
+        const std::string source = o.source.value_or(join(source_tokens));
+        if (!source.empty() && source[0] == '-') words.push_back("--source=" + source);
+        else words.insert(words.end(), {"--source", source});
+    }
+    const std::string text = o.sentence.value_or(join(tokens));
+    if (!text.empty() && text[0] == '-') words.push_back("--");
+    words.push_back(text);
+    return words;
 }
 
 const Kind& check_seeded_options(const ShowOptions& o) {

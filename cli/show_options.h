@@ -36,6 +36,7 @@ struct ShowOptions {
     std::optional<std::string> json, png, svg, npy, font;
     std::optional<std::string> html;  // --html FILE
     bool force = false;
+    bool no_live = false;  // --no-live: the --html page without the live panel
     CLI::App* cmd = nullptr;  // the subcommand, to ask which options were given
     std::optional<std::string> model, keep_layers;  // --model DIR, --keep-layers LIST
     std::optional<std::size_t> layer, head;         // --layer, --head
@@ -44,6 +45,12 @@ struct ShowOptions {
 // Adds the subcommand "show" to app with every option bound to o (no callback: the caller's).
 // seeded_only: the options that make sense only for seeded kinds (--model refuses them).
 CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Option*>& seeded_only);
+
+// The words of this run that the page's live panel can run again (render/page/live.js): --kind and the
+// options that shape the numbers, as given, then the sentence (a --file's or --example's tokens joined
+// by spaces when no sentence was typed) and --source likewise. tokens and source_tokens: the run's.
+std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std::string>& tokens,
+                                    const std::vector<std::string>& source_tokens);
 
 // Step 1 for a seeded kind: --layer and --keep-layers (only with --model), the kind and the options it
 // does not take, cross without --source. Usage errors; returns the kind.
