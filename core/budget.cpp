@@ -3,11 +3,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "core/ops.h"
 #include "core/trace.h"
 
 namespace attn {
+
+namespace {
+// An estimate in bytes as a size_t, saturating: a 32-bit size_t (WebAssembly) holds under 4 GiB, and
+// a run estimated above that must still read as too large, never wrap to a small number.
+std::size_t bytes_of(double bytes) {
+    const double most = static_cast<double>(std::numeric_limits<std::size_t>::max());
+    return bytes >= most ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(bytes);
+}
+}  // namespace
+
 namespace {
 
 HeadGeometry geometry(const Settings& s, const RunShape& shape) { return kind_named(s.kind).geometry(s, shape.d_src); }
@@ -110,17 +121,19 @@ RunEstimate estimate_run(const Settings& c, const RunShape& shape) {
 }
 
 std::size_t estimate_run_bytes(const Settings& s, const RunShape& shape) {
-    return static_cast<std::size_t>(estimate_run(s, shape).total);
+    return bytes_of(estimate_run(s, shape).total);
 }
 
 double json_text_bytes(double numbers, double zeros, double bools, double token_bytes) {
     return numbers * 12.0 + zeros * 4.0 + bools * 5.5 + 2.0 * token_bytes + 4096.0;
 }
 
-std::size_t estimate_json_bytes(const Settings& c, const RunShape& shape) {
+double json_bytes(const Settings& c, const RunShape& shape) {
     const JsonCount n = json_numbers(c, shape);
-    return static_cast<std::size_t>(json_text_bytes(n.numbers, n.zeros, n.bools, double(shape.token_bytes)));
+    return json_text_bytes(n.numbers, n.zeros, n.bools, double(shape.token_bytes));
 }
+
+std::size_t estimate_json_bytes(const Settings& c, const RunShape& shape) { return bytes_of(json_bytes(c, shape)); }
 
 std::size_t estimate_json_memory(const Settings& c, const RunShape& shape) {
     return estimate_json_bytes(c, shape);  // the text; no document tree is built
@@ -134,15 +147,15 @@ double drawn_cells(std::size_t heads, std::size_t t, std::size_t s) {
 
 std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale) {
     const double side = double(scale) * (std::min<double>(double(std::max(t, s)), 2048.0) + 400.0);
-    return static_cast<std::size_t>(20.0 * (1 << 20) + 1.5 * 3.0 * side * side + 16.0 * drawn_cells(heads, t, s));
+    return bytes_of(20.0 * (1 << 20) + 1.5 * 3.0 * side * side + 16.0 * drawn_cells(heads, t, s));
 }
 
 std::size_t estimate_svg_bytes(std::size_t heads, std::size_t t, std::size_t s) {
-    return static_cast<std::size_t>(16.0 * (1 << 20) + 12.0 * drawn_cells(heads, t, s));
+    return bytes_of(16.0 * (1 << 20) + 12.0 * drawn_cells(heads, t, s));
 }
 
 std::size_t estimate_html_bytes(std::size_t heads, std::size_t t, std::size_t s) {
-    return static_cast<std::size_t>(16.0 * (1 << 20) + 20.0 * double(std::max<std::size_t>(heads, 1)) * double(t) * double(s));
+    return bytes_of(16.0 * (1 << 20) + 20.0 * double(std::max<std::size_t>(heads, 1)) * double(t) * double(s));
 }
 
 }  // namespace attn

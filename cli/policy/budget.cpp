@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "data/error.h"
 
@@ -14,7 +15,7 @@ namespace attn {
 void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan& out) {
     const std::size_t limit = out.max_memory ? out.max_memory : default_max_memory();
     const RunEstimate run = estimate_run(c, shape);
-    const double json = out.json ? double(estimate_json_memory(c, shape)) : 0.0;
+    const double json = out.json ? json_bytes(c, shape) : 0.0;  // the text; no document tree is built
     const std::size_t heads = kind_named(c.kind).geometry(c, shape.d_src).heads;
     const double png = out.png ? double(estimate_png_bytes(heads, shape.T, shape.S, out.scale)) : 0.0;
     const double svg = out.svg ? double(estimate_svg_bytes(heads, shape.T, shape.S)) : 0.0;
@@ -24,7 +25,7 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
     if (total > double(limit)) {
         // 1. the outputs to drop, 2. the flash tile when it is the largest part, 3. a smaller run
         std::string lower;
-        if (out.json) lower += "drop --json (" + format_bytes(json) + ") or write --npy instead, ";
+        if (out.json && out.json_optional) lower += "drop --json (" + format_bytes(json) + ") or write --npy instead, ";
         if (out.png) lower += "drop --png (" + format_bytes(png) + "), ";
         if (out.svg) lower += "drop --svg (" + format_bytes(svg) + "), ";
         if (out.html) lower += "drop --html (" + format_bytes(html) + "), ";
@@ -36,16 +37,19 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
                         format_bytes(double(limit)),
                     lower + out.fewer + ", or " + out.more);
     }
-    const double json_bytes = out.json ? double(estimate_json_bytes(c, shape)) : 0.0;
-    if (json_bytes > double(kMaxJsonBytes) && !out.force)
-        usage_error("the JSON trace would be about " + format_bytes(json_bytes) + ", more than " +
+    const double json_text = out.json ? json_bytes(c, shape) : 0.0;
+    if (json_text > double(kMaxJsonBytes) && !out.force)
+        usage_error("the JSON trace would be about " + format_bytes(json_text) + ", more than " +
                         format_bytes(double(kMaxJsonBytes)),
                     out.big_json);
 }
 
 std::size_t physical_memory_bytes() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (8ull << 30);
+    const double bytes = pages > 0 && page > 0 ? double(pages) * double(page) : double(8ull << 30);
+    // saturating where size_t has 32 bits (WebAssembly)
+    const double most = static_cast<double>(std::numeric_limits<std::size_t>::max());
+    return bytes >= most ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(bytes);
 }
 
 std::size_t default_max_memory() { return physical_memory_bytes() / 4 * 3; }

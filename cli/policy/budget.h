@@ -16,6 +16,7 @@ struct OutputPlan {
     std::size_t max_memory = 0;  // --max-memory; 0: default_max_memory()
     std::string fewer = "use fewer tokens or heads";  // the hint's way to a smaller run
     std::string more = "raise --max-memory";         // the hint's way to a larger limit
+    bool json_optional = true;   // false where the JSON trace is the only output (the page's core)
     // what to do about a JSON trace above kMaxJsonBytes (attn decode has no --npy or --force)
     std::string big_json = "write the matrices with --npy DIR instead, or add --force";
 };

@@ -57,9 +57,10 @@ std::string show_json(const ShowOptions& o) {
     refuse_files(o);
     check_seeded_options(o);
     OutputPlan plan;
-    plan.json = true, plan.force = o.force;
+    plan.json = true, plan.json_optional = false, plan.force = o.force;
     const std::size_t given = max_memory_bytes(o.common);
     plan.max_memory = given && given < kPageMemory ? given : kPageMemory;
+    plan.big_json = "use fewer tokens or heads, or add --force";  // --npy writes files: not here
     plan.more = "run attn show on your machine (the page keeps within 512 MiB of WebAssembly memory)";
     const SeededRun run = prepare_seeded_run(o, plan);
     return render::trace_json_text(run_attention(run.in, run.settings));

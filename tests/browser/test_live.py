@@ -176,6 +176,13 @@ def test_api(page, attn):
     _, err = native(attn, big + ["--max-memory", "512M"])
     check(err is not None and err.split(" (hint:")[0] == got[1].split(" (hint:")[0],
           "the refusal says what the native --max-memory 512M says: %r" % err)
+    # above 4 GiB, where a 32-bit size_t would wrap: still refused
+    huge = ["--kind", "mha", "--heads", "64", "--d-out", "64", " ".join(["w"] * 4000)]
+    got = browser_run(d, huge)
+    _, err = native(attn, huge + ["--max-memory", "512M"])
+    check(got[0] == "error" and err is not None and err.split(" (hint:")[0] == got[1].split(" (hint:")[0],
+          "a run of many GiB is refused as natively: %r, native %r" % (got[1:], err))
+    print("refused: %s" % got[1])
     ok = browser_run(d, ["--kind", "causal", "still usable"])
     check(ok[0] == "ok", "the core runs again after a refusal")
 
@@ -272,6 +279,19 @@ def test_panel(page, attn, out):
     check(d.find_elements(By.ID, "flash-section") and d.find_elements(By.CSS_SELECTOR, "#flash-table tr"),
           "flash shows its tiles")
     page.shot(out, "live-flash.png")
+    # 32 tokens through 4 heads: the time the panel reports (printed for the notes, not a pass mark)
+    page.select("live-kind", "mha", real=True)
+    set_field(d, "live-opt-heads", "4")
+    words = ("the quick brown fox jumps over the lazy dog while students watch every head attend to "
+             "each earlier word in turn and the matrix redraws at once on this very page here").split()
+    set_field(d, "live-text", " ".join(words))
+    runs = live_runs(d)
+    d.find_element(By.ID, "live-run").click()
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) > runs)
+    check(len(d.find_elements(By.CSS_SELECTOR, ".row-labels span")) == 32, "32 tokens drawn")
+    print("32 tokens, mha, 4 heads: %s" % d.find_element(By.ID, "live-status").text)
+    d.execute_script("window.scrollTo(0, 0)")
+    page.shot(out, "live-32.png")
     page.quiet("live page after the runs")
 
 
