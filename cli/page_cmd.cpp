@@ -18,7 +18,7 @@ void setup_page(CLI::App& app) {
     cmd->footer(
         "Examples:\n"
         "  attn page lab.html\n"
-        "Open lab.html in any browser with WebAssembly (Chromium, Firefox, Safari 15+): no install, no network.");
+        "Open lab.html in a recent Chromium, Firefox or Safari, from a USB stick or an LMS: no install, no network.");
     cmd->add_option("file", *file, "The HTML file to write")->required();
     cmd->callback([file] {
         if (render::live_core_js().empty())
