@@ -15,5 +15,6 @@ void setup_models(CLI::App& app);
 void setup_bench(CLI::App& app);
 void setup_decode(CLI::App& app);
 void setup_render(CLI::App& app);
+void setup_page(CLI::App& app);
 
 }  // namespace attn::cli

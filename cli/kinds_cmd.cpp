@@ -14,18 +14,7 @@ void setup_kinds(CLI::App& app) {
     cmd->add_flag("--json", *as_json, "Print the list as JSON");
     cmd->callback([as_json] {
         if (*as_json) {
-            render::Json all = render::Json::array();
-            for (const auto& k : kinds())
-                all.push_back({{"kind", k.name},
-                               {"description", k.description},
-                               {"formula", k.formula},
-                               {"paper", k.paper},
-                               {"options", option_flags(k.options)},
-                               {"default_causal", k.defaults.causal},
-                               {"positions", (k.options & opt_pos) ? std::vector<std::string>{"none", "sinusoidal", "rope", "alibi"}
-                                                                   : std::vector<std::string>{"none"}},
-                               {"decode", kind_decodes(k)}});
-            std::cout << all.dump(2) << "\n";
+            std::cout << render::kinds_json().dump(2) << "\n";
             return;
         }
         for (const auto& k : kinds()) {

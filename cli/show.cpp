@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/common_options.h"
+#include "cli/show_options.h"
 #include "cli/policy/budget.h"
 #include "cli/policy/files.h"
 #include "cli/policy/options.h"
@@ -32,27 +33,6 @@
 namespace attn::cli {
 namespace {
 
-struct ShowOptions {
-    CommonOptions common;
-    std::optional<std::string> sentence, text_file, example, embeddings, source, mask_file;
-    std::size_t max_tokens = kDefaultMaxTokens;
-    std::string color = "auto";
-    bool full = false;
-    std::string range = "auto", colormap = "viridis", split = "words";
-    bool log = false;
-    std::optional<std::size_t> query;
-    std::optional<std::string> figures;
-    std::optional<std::string> prefix;
-    int precision = 4;
-    std::size_t scale = 2;
-    std::string show = "weights";
-    std::optional<std::string> json, png, svg, npy, font;
-    std::optional<std::string> html;  // --html FILE
-    bool force = false;
-    CLI::App* cmd = nullptr;  // the subcommand, to ask which options were given
-    std::optional<std::string> model, keep_layers;  // --model DIR, --keep-layers LIST
-    std::optional<std::size_t> layer, head;         // --layer, --head
-};
 
 // Shading: none, or 24-bit colour when the terminal announces it (COLORTERM=truecolor or 24bit),
 // else the xterm 256-colour palette, which every colour terminal of the last twenty years has.
@@ -128,13 +108,8 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
 }
 
 void run_show(const ShowOptions& o) {
-    if (o.layer) usage_error("--layer applies only with --model", "attn show --model DIR --layer 5 --head 1 \"text\"");
-    if (o.keep_layers) usage_error("--keep-layers applies only with --model", "attn show --model DIR --keep-layers 0,5 \"text\"");
     // 1. the kind, and options it does not take; the outputs
-    const Kind& kind = check_common_options(o.common);
-    if (kind.source == SourceRule::required && !o.source && !o.embeddings)
-        usage_error("kind '" + std::string(kind.name) + "' needs --source (its keys and values)",
-                    "give the text to attend over, e.g. attn show --kind cross \"Wie geht es\" --source \"How are you\"");
+    const Kind& kind = check_seeded_options(o);
     check_not_sentence(o.png, "--png", "out");
     check_not_sentence(o.svg, "--svg", "out");
     if (o.figures && !o.query && ("," + *o.figures + ",").find(",query,") != std::string::npos)
@@ -142,6 +117,7 @@ void run_show(const ShowOptions& o) {
     if ((o.figures || o.prefix) && !o.png && !o.svg)
         usage_error(std::string(o.prefix ? "--prefix" : "--figures") + " names images, but no --png folder is given",
                     "add --png DIR");
+    if (o.no_live && !o.html) usage_error("--no-live leaves the live panel out of the --html page, but no --html is given", "add --html FILE");
     check_not_sentence(o.npy, "--npy", "out");
     check_not_sentence(o.json, "--json", "trace.json");
     policy::OutputRequest outputs;
@@ -166,40 +142,17 @@ void run_show(const ShowOptions& o) {
     plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.npy = o.npy.has_value(), plan.force = o.force;
     plan.svg = o.svg.has_value(), plan.html = o.html.has_value(), plan.scale = static_cast<int>(o.scale);
     plan.max_memory = max_memory_bytes(o.common);
-    // 2. the inputs
-    InputRequest req;
-    req.sentence = o.sentence, req.text_file = o.text_file, req.example = o.example;
-    req.embeddings = o.embeddings, req.source = o.source, req.mask_file = o.mask_file;
-    if (o.common.d_in_option->count() > 0) req.d_in = o.common.d_in;
-    req.default_d_in = o.common.d_in, req.seed = o.common.seed, req.max_tokens = o.max_tokens;
-    req.split = parse_split(o.split);
-    const Inputs in = make_inputs(req);
-    // 3. the effective settings (defaults follow the kind), checked; what the kind changed, said
-    RunShape shape{in.x.shape(0), in.source_x.shape(0), in.x.shape(1), in.source_x.shape(1)};
-    for (const auto* list : {&in.tokens, &in.source_tokens})
-        for (const auto& token : *list) shape.token_bytes += token.size();
-    const Settings c = resolve_settings(settings_request(o.common), shape);
-    check_settings(c, shape);
-    if (!o.common.d_out && c.d_out != shape.d_in)
-        std::cerr << "attn: note: d_out " << shape.d_in << " rounded up to " << c.d_out << ", a multiple of --heads "
-                  << c.heads << " (give --d-out to choose)\n";
-    if (o.query && *o.query >= in.tokens.size())
-        usage_error("--query " + std::to_string(*o.query) + " is past the last query (" +
-                        std::to_string(in.tokens.size()) + " tokens)",
-                    "pick a query from 0 to " + std::to_string(in.tokens.size() - 1));
+    // 2.-4. the inputs, the settings, the run's budget (cli/show_options.cpp)
+    const SeededRun run = prepare_seeded_run(o, plan);
+    const Settings& c = run.settings;
     render::ColourSpec scale;
     scale.range = render::parse_range(o.range, scale.min, scale.max);
     scale.log = o.log, scale.colormap = o.colormap;
-    if (o.head && *o.head >= c.heads)
-        usage_error("--head " + std::to_string(*o.head) + " is past the last head " + std::to_string(c.heads - 1),
-                    "heads count from 0; --heads sets how many there are");
-    // 4. the run, within --max-memory; progress on a terminal once it lasts a second
-    check_run_budget(c, shape, plan);
     const bool json_to_stdout = o.json && (*o.json == "-" || policy::same_file_as_fd(*o.json, STDOUT_FILENO));
     policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
     RunHooks hooks;
     hooks.progress = progress.callback();
-    const Trace t = run_attention(in, c, hooks);
+    const Trace t = run_attention(run.in, c, hooks);
     // said once the run succeeded (a failing run's one line is its error)
     if (kind.source == SourceRule::optional && !o.source)
         std::cerr << "attn: note: kind '" << kind.name << "' without --source: the sentence attends over itself\n";
@@ -227,7 +180,9 @@ void run_show(const ShowOptions& o) {
     if (o.npy) npy.add(files, render::npy_files(t, {}));
     if (o.html) {
         progress("writing the page", 0, 1);
-        files.push_back({*o.html, render::render_html(t, {"attn show", std::nullopt, std::nullopt})});
+        render::HtmlOptions page{"attn show", std::nullopt, std::nullopt, std::nullopt};
+        if (!o.no_live) page.live = live_words(o, t.tokens, t.source_tokens);
+        files.push_back({*o.html, render::render_html(t, page)});
     }
     progress("writing files", files.size(), files.size());
     policy::write_files_atomic(files);
@@ -255,83 +210,9 @@ void run_show(const ShowOptions& o) {
 
 void setup_show(CLI::App& app) {
     auto o = std::make_shared<ShowOptions>();
-    CLI::App* cmd = app.add_subcommand("show", "Run one attention kind on a sentence and show every stage");
-    cmd->footer(
-        "Examples:\n"
-        "  attn show --kind causal \"Your journey starts\"\n"
-        "  attn show --example journey --kind simple --show weights,context\n"
-        "  attn show --kind cross \"Wie geht es\" --source \"How are you\" --png out/ --svg out/\n"
-        "  attn show --kind gqa --heads 6 --kv-heads 2 --d-out 12 \"The cat sat on the mat.\"\n"
-        "  attn show --kind flash --causal --block-q 2 --block-k 3 \"Your journey starts with one step\"\n"
-        "  attn show --file essay.txt --kind causal --json trace.json\n"
-        "  attn show --model gpt2/ --layer 5 --head 1 --png out/ \"Your journey starts with one\"\n"
-        "  attn show --kind causal --pos rope --show queries,keys,weights \"the cat sat on the mat\"\n"
-        "  attn show --kind mha --heads 8 --d-out 16 --pos alibi --png out/ \"one two three four five\"\n"
-        "  attn show --kind self --pos sinusoidal --show positions,weights \"dog bites man\"\n"
-        "  attn show --kind cross --causal --align bottom-right \"a b\" --source \"w x y z\"\n"
-        "  attn show --kind mha --heads 4 \"The cat sat on the mat.\" --html cat.html");
-    cmd->add_option("sentence", o->sentence, "The sentence to attend over (UTF-8)");
-    bind_common_options(*cmd, o->common, kDefaultKind, kDefaultDIn, "Embedding width");
-    cmd->add_option("--file", o->text_file, "Read the text from a file ('-' = standard input)");
-    cmd->add_option("--example", o->example, "A built-in input: journey (the chapter's 6 tokens, d_in 3)");
-    cmd->add_option("--embeddings", o->embeddings,
-                    "Token vectors: JSON rows, {\"tokens\", \"x\"}, or a 2-D float .npy");
-    o->common.kind_options.push_back(
-        {cmd->add_option("--source", o->source, "Source text for keys and values (cross, additive, luong)"), opt_source});
-    cmd->add_option("--mask", o->mask_file, "A (T, S) mask file: JSON booleans or 0/1, or bool/uint8 .npy");
-    cmd->add_option("--max-tokens", o->max_tokens, "Refuse longer inputs")
-        ->check(rule("--max-tokens"))
-        ->capture_default_str();
-    cmd->add_option("--show", o->show,
-                    "Matrices to print, one comma-separated list: scores,masked-scores,mask,weights,zeroed,dropped,"
-                    "context,queries,keys,values,output,positions,bias,unrotated")
-        ->check(rule("--show"))
-        ->capture_default_str();
-    cmd->add_option("--precision", o->precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
-    cmd->add_option("--color", o->color, "Shade cells: auto (terminal, no NO_COLOR), always, never")
-        ->check(rule("--color"))
-        ->capture_default_str();
-    cmd->add_flag("--full", o->full, "Print every row and column of large matrices");
-    cmd->add_option("--query", o->query, "One query's row through every stage: scores, scaled, masked, softmax, context")
-        ->check(rule("--query"));
-    cmd->add_option("--range", o->range, "Colour scale of weights: auto (0..1), data (the matrix's own), or MIN,MAX")
-        ->check(rule("--range"))
-        ->capture_default_str();
-    cmd->add_flag("--log", o->log, "Colour weights by log10 (long inputs: weights near 1/T)");
-    cmd->add_option("--colormap", o->colormap, "Colours of weights: viridis, magma, cividis, gray (scores: red-blue around 0)")
-        ->check(rule("--colormap"))
-        ->capture_default_str();
-    cmd->add_option("--split", o->split, "Tokens: words (punctuation apart), space (between spaces), chars")
-        ->check(rule("--split"))
-        ->capture_default_str();
-    cmd->add_option("--json", o->json, "Write the JSON trace to PATH ('-' = standard output only)");
-    cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed)");
-    cmd->add_option("--figures", o->figures,
-                    "Which images: scores,masked-scores,mask,weights,zeroed,dropped-weights,tiles,queries,keys,values,"
-                    "context,output (default: scores,mask,weights and, when present, dropped-weights,tiles)")
-        ->check(rule("--figures"));
-    cmd->add_option("--prefix", o->prefix, "Image file names are PREFIX-<figure>.png (default: the kind)")
-        ->check(rule("--prefix"));
-    bind_figure_options(*cmd, o->svg, o->scale, o->font);
-    cmd->add_option("--html", o->html, "Write the interactive page (one self-contained HTML file) to FILE");
-    cmd->add_option("--npy", o->npy, "Write every matrix as a NumPy .npy file into folder DIR");
-    cmd->add_flag("--force", o->force, "Write a JSON trace even above 256 MiB (--npy is the better choice)");
-    cmd->add_option("--model", o->model,
-                    "A Hugging Face model folder of a family attn runs (attn models): config.json, model.safetensors "
-                    "(or its index and shards), tokenizer.json (or vocab.json + merges.txt)");
-    cmd->add_option("--layer", o->layer, "--model: the layer whose head is printed and drawn (default: the first kept)")
-        ->check(rule("--layer"));
-    cmd->add_option("--head", o->head, "The head printed and drawn (default: --model head 0; seeded kinds every head)")
-        ->check(rule("--head"));
-    cmd->add_option("--keep-layers", o->keep_layers,
-                    "--model: layers whose heads the trace keeps, e.g. 0,5-7 (default: all)");
     std::vector<CLI::Option*> seeded_only;
-    for (const auto& k : o->common.kind_options) seeded_only.push_back(k.option);
-    for (const char* name : {"--kind", "--example", "--embeddings", "--mask", "--d-in", "--seed", "--max-tokens", "--split",
-                             "--range", "--log", "--colormap", "--query", "--figures", "--prefix"})
-        seeded_only.push_back(cmd->get_option(name));
-    o->cmd = cmd;
-    cmd->callback([o, seeded_only] {
+    bind_show_options(app, *o, seeded_only);
+    o->cmd->callback([o, seeded_only] {
         if (o->model) run_model(*o, seeded_only, colour_depth(o->color));
         else run_show(*o);
     });

@@ -157,7 +157,7 @@ void run_show_model(const ModelShowOptions& o) {
     if (o.npy) npy.add(files, render::model_npy_files(t));
     if (o.html) {
         progress("writing the page", 0, 1);
-        files.push_back({*o.html, render::render_html(t, {"attn show --model", choice.layer, choice.head})});
+        files.push_back({*o.html, render::render_html(t, {"attn show --model", choice.layer, choice.head, std::nullopt})});
     }
     progress("writing files", files.size(), files.size());
     policy::write_files_atomic(files);

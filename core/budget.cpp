@@ -3,11 +3,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "core/ops.h"
 #include "core/trace.h"
 
 namespace attn {
+
+namespace {
+// An estimate in bytes as a size_t, saturating: a 32-bit size_t (WebAssembly) holds under 4 GiB, and
+// a run estimated above that must still read as too large, never wrap to a small number.
+std::size_t bytes_of(double bytes) {
+    const double most = static_cast<double>(std::numeric_limits<std::size_t>::max());
+    return bytes >= most ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(bytes);
+}
+}  // namespace
+
 namespace {
 
 HeadGeometry geometry(const Settings& s, const RunShape& shape) { return kind_named(s.kind).geometry(s, shape.d_src); }
@@ -121,17 +132,19 @@ RunEstimate estimate_run(const Settings& c, const RunShape& shape) {
 }
 
 std::size_t estimate_run_bytes(const Settings& s, const RunShape& shape) {
-    return static_cast<std::size_t>(estimate_run(s, shape).total);
+    return bytes_of(estimate_run(s, shape).total);
 }
 
 double json_text_bytes(double numbers, double zeros, double bools, double token_bytes) {
     return numbers * 12.0 + zeros * 4.0 + bools * 5.5 + 2.0 * token_bytes + 4096.0;
 }
 
-std::size_t estimate_json_bytes(const Settings& c, const RunShape& shape) {
+double json_bytes(const Settings& c, const RunShape& shape) {
     const JsonCount n = json_numbers(c, shape);
-    return static_cast<std::size_t>(json_text_bytes(n.numbers, n.zeros, n.bools, double(shape.token_bytes)));
+    return json_text_bytes(n.numbers, n.zeros, n.bools, double(shape.token_bytes));
 }
+
+std::size_t estimate_json_bytes(const Settings& c, const RunShape& shape) { return bytes_of(json_bytes(c, shape)); }
 
 std::size_t estimate_json_memory(const Settings& c, const RunShape& shape) {
     return estimate_json_bytes(c, shape);  // the text; no document tree is built
@@ -170,14 +183,14 @@ RunEstimate estimate_decode_run(const Settings& c, const RunShape& shape) {
 std::size_t estimate_decode_json_bytes(const Settings& c, const RunShape& shape) {
     const DecodeCount n = decode_count(c, shape);
     // a number about 11.5 bytes with its comma; a head's object 36 bytes around its row, a step's 90
-    return static_cast<std::size_t>(12.0 * n.numbers + 4.0 * n.zeros + 40.0 * n.objects + 60.0 * double(shape.T) +
-                                    2.0 * double(shape.token_bytes) + 4096.0);
+    return bytes_of(12.0 * n.numbers + 4.0 * n.zeros + 40.0 * n.objects + 60.0 * double(shape.T) +
+                    2.0 * double(shape.token_bytes) + 4096.0);
 }
 
 std::size_t estimate_decode_json_memory(const Settings& c, const RunShape& shape) {
     const DecodeCount n = decode_count(c, shape);
     // the text three times at the most: dump()'s string as it doubles, then its copy with the newline
-    return 3 * estimate_decode_json_bytes(c, shape) + static_cast<std::size_t>(32.0 * (n.numbers + n.zeros) + 200.0 * n.objects);
+    return bytes_of(3.0 * double(estimate_decode_json_bytes(c, shape)) + 32.0 * (n.numbers + n.zeros) + 200.0 * n.objects);
 }
 
 namespace {
@@ -217,15 +230,15 @@ double figure_area(std::size_t heads, std::size_t t, std::size_t s, double f) {
 std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale, double text_scale) {
     // the RGB canvas, 2.2 times over while it is filtered and deflated (peaks measured 1.5 to 2.05), and the cells drawn
     const double pixels = double(scale) * double(scale) * figure_area(heads, t, s, std::max(1.0, text_scale));
-    return static_cast<std::size_t>(20.0 * (1 << 20) + 2.2 * 3.0 * pixels + 16.0 * drawn_cells(heads, t, s));
+    return bytes_of(20.0 * (1 << 20) + 2.2 * 3.0 * pixels + 16.0 * drawn_cells(heads, t, s));
 }
 
 std::size_t estimate_svg_bytes(std::size_t heads, std::size_t t, std::size_t s) {
-    return static_cast<std::size_t>(16.0 * (1 << 20) + 12.0 * drawn_cells(heads, t, s));
+    return bytes_of(16.0 * (1 << 20) + 12.0 * drawn_cells(heads, t, s));
 }
 
 std::size_t estimate_html_bytes(std::size_t heads, std::size_t t, std::size_t s) {
-    return static_cast<std::size_t>(16.0 * (1 << 20) + 20.0 * double(std::max<std::size_t>(heads, 1)) * double(t) * double(s));
+    return bytes_of(16.0 * (1 << 20) + 20.0 * double(std::max<std::size_t>(heads, 1)) * double(t) * double(s));
 }
 
 }  // namespace attn

@@ -23,6 +23,7 @@ std::size_t estimate_run_bytes(const Settings& s, const RunShape& shape);
 // from 40 to 2,048 tokens), a weight of 0 (hidden or dropped) 4 ("0.0,"), a boolean 5.5 ("true," or "false,"),
 // a token's text twice its length at most.
 double json_text_bytes(double numbers, double zeros, double bools, double token_bytes);
+double json_bytes(const Settings& s, const RunShape& shape);  // the same as a double: above 4 GiB where size_t has 32 bits
 std::size_t estimate_json_bytes(const Settings& s, const RunShape& shape);
 std::size_t estimate_json_memory(const Settings& s, const RunShape& shape);
 

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <numeric>
 
-#include <xsimd/xsimd.hpp>
 
 #include "core/head.h"
 #include "core/ops.h"
+#include "core/simd.h"
 #include "core/positions.h"
 
 namespace attn {
@@ -97,13 +97,13 @@ void project(const Recipe& r, const Buf& x, const Weight& w, const Weight& b, st
 
 // GELU, tanh form ("gelu_new"), in place: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), vectorised.
 void gelu_tanh(Buf& x) {
-    using B = xsimd::batch<float>;
+    using B = simd::Batch;
     const float k = std::sqrt(2.0f / 3.14159265358979323846f);
     parallel_for(x.size(), 16, [&](std::size_t a, std::size_t e) {
         std::size_t i = a;
         for (; i + B::size <= e; i += B::size) {
             const B v = B::load_unaligned(x.data() + i);
-            const B g = B(0.5f) * v * (B(1.0f) + xsimd::tanh(B(k) * (v + B(0.044715f) * v * v * v)));
+            const B g = B(0.5f) * v * (B(1.0f) + simd::tanh(B(k) * (v + B(0.044715f) * v * v * v)));
             g.store_unaligned(x.data() + i);
         }
         for (; i < e; ++i) {

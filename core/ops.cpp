@@ -7,19 +7,48 @@
 #include <string>
 #include <thread>
 
+#ifndef ATTN_NO_BLAS
 #include <cblas.h>
-#include <xsimd/xsimd.hpp>
+#endif
 #include <xtensor/xnoalias.hpp>
 #include <xtensor/xview.hpp>
 
+#include "core/simd.h"
 #include "data/error.h"
 #include "data/threads.h"
 
 namespace attn {
 
-namespace {
-blasint bl(std::size_t n) { return static_cast<blasint>(n); }
-}  // namespace
+void gemm_blocked(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                  std::size_t m, std::size_t n, std::size_t k, bool transpose_b) {
+    // Tiles of 64 rows of a × 256 of its columns keep a's tile and the rows of b it meets in cache;
+    // the inner loop runs along a row of c and a row of b (b not transposed), which compilers
+    // vectorise. Each c[i][j] sums its k products in increasing p, in float32.
+    constexpr std::size_t kRows = 64, kDepth = 256;
+    for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    for (std::size_t i0 = 0; i0 < m; i0 += kRows)
+        for (std::size_t p0 = 0; p0 < k; p0 += kDepth) {
+            const std::size_t i1 = std::min(m, i0 + kRows), p1 = std::min(k, p0 + kDepth);
+            for (std::size_t i = i0; i < i1; ++i) {
+                float* ci = c + i * ldc;
+                const float* ai = a + i * lda;
+                if (transpose_b) {  // c[i][j] += a[i][p] · b[j][p]: a dot product per j
+                    for (std::size_t j = 0; j < n; ++j) {
+                        const float* bj = b + j * ldb;
+                        float sum = 0.0f;
+                        for (std::size_t p = p0; p < p1; ++p) sum += ai[p] * bj[p];
+                        ci[j] += sum;
+                    }
+                } else {  // c[i][:] += a[i][p] · b[p][:]
+                    for (std::size_t p = p0; p < p1; ++p) {
+                        const float aip = ai[p];
+                        const float* bp = b + p * ldb;
+                        for (std::size_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
+                    }
+                }
+            }
+        }
+}
 
 void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
           std::size_t m, std::size_t n, std::size_t k, bool transpose_b) {
@@ -28,8 +57,13 @@ void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, floa
         for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
         return;
     }
+#ifdef ATTN_NO_BLAS
+    gemm_blocked(a, lda, b, ldb, c, ldc, m, n, k, transpose_b);
+#else
+    const auto bl = [](std::size_t v) { return static_cast<blasint>(v); };
     cblas_sgemm(CblasRowMajor, CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, bl(m), bl(n), bl(k), 1.0f, a,
                 bl(lda), b, bl(ldb), 0.0f, c, bl(ldc));
+#endif
 }
 
 Mat matmul(const Mat& a, const Mat& b) {
@@ -139,7 +173,7 @@ Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask) {
 
 namespace {
 
-using Batch = xsimd::batch<float>;
+using simd::Batch;
 constexpr std::size_t kW = Batch::size;
 
 // o = s * x; returns true when a value is NaN or infinite (v * 0 is 0 only for finite v).
@@ -152,7 +186,7 @@ bool scale_check(float* o, const float* x, std::size_t n, float s) {
         v.store_unaligned(o + j);
         bad += v * Batch(0.0f);
     }
-    float b = xsimd::hadd(bad);
+    float b = simd::hadd(bad);
     for (; j < n; ++j) b += (o[j] = s * x[j]) * 0.0f;
     return b != b;
 }
@@ -178,7 +212,7 @@ float row_max(const float* x, std::size_t n) {
     std::size_t j = 0;
     if (n >= kW) {
         Batch acc = Batch::load_unaligned(x);
-        for (j = kW; j + kW <= n; j += kW) acc = xsimd::max(acc, Batch::load_unaligned(x + j));
+        for (j = kW; j + kW <= n; j += kW) acc = simd::max(acc, Batch::load_unaligned(x + j));
         alignas(16) float lanes[kW];
         acc.store_unaligned(lanes);
         m = *std::max_element(lanes, lanes + kW);
@@ -192,11 +226,11 @@ float exp_shift_sum(float* p, std::size_t n, float m) {
     const Batch mb(m);
     std::size_t j = 0;
     for (; j + kW <= n; j += kW) {
-        const Batch e = xsimd::exp(Batch::load_unaligned(p + j) - mb);
+        const Batch e = simd::exp(Batch::load_unaligned(p + j) - mb);
         e.store_unaligned(p + j);
         acc += e;
     }
-    float sum = xsimd::hadd(acc);
+    float sum = simd::hadd(acc);
     for (; j < n; ++j) sum += (p[j] = std::exp(p[j] - m));
     return sum;
 }
@@ -250,12 +284,14 @@ void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<
     const std::size_t half = n / 2;
     // Our two threads each call BLAS: let OpenBLAS run each call on its calling thread meanwhile,
     // instead of both waking its own pool (oversubscribed, the small products slow down tenfold).
+#ifndef ATTN_NO_BLAS
     const int blas_threads = openblas_get_num_threads();
     openblas_set_num_threads(1);
     struct Restore {
         int n;
         ~Restore() { openblas_set_num_threads(n); }
     } restore{blas_threads};
+#endif
     run_tasks(2, 2, [&](unsigned, std::size_t i) { i == 0 ? fn(0, half) : fn(half, n); });
 }
 

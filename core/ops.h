@@ -15,8 +15,15 @@ namespace attn {
 
 Mat matmul(const Mat& a, const Mat& b);     // (M, K) · (K, N) -> (M, N)
 Mat matmul_nt(const Mat& a, const Mat& b);  // (M, K) · (N, K)ᵀ -> (M, N)
-// c (M, N) = a (M, K) · b (K, N) on raw row-major buffers with leading dimensions (cblas_sgemm).
+// c (M, N) = a (M, K) · b (K, N) on raw row-major buffers with leading dimensions; b is (N, K) and
+// used transposed when transpose_b. cblas_sgemm, or gemm_blocked in a build without BLAS (ATTN_NO_BLAS:
+// the WebAssembly build); nothing else in the core knows which.
 void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+          std::size_t m, std::size_t n, std::size_t k, bool transpose_b);
+// The portable product: plain loops over cache-sized blocks, float32 sums in increasing k (so a
+// different rounding from OpenBLAS's: compare with a tolerance). Every build compiles it; the tests
+// check it against gemm.
+void gemm_blocked(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
           std::size_t m, std::size_t n, std::size_t k, bool transpose_b);
 Mat linear(const Mat& x, const Mat& w, const Mat* b);  // (N, in) · (in, out) + (1, out) -> (N, out)
 Mat columns(const Mat& m, std::size_t first, std::size_t count);  // m[:, first:first+count]

@@ -19,7 +19,7 @@ scripts/setup.sh clang-14 libclang-rt-14-dev
 build=build-fuzz
 mkdir -p "$build"
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
-  -DATTN_SANITIZE=ON -DATTN_BUILD_TESTS=OFF > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
+  -DATTN_SANITIZE=ON -DATTN_WASM=OFF -DATTN_BUILD_TESTS=OFF > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=0}

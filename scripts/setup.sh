@@ -2,6 +2,8 @@
 # Installs whatever attn needs that is missing, from Debian 12's packages (apt-get, non-interactive).
 # Fonts: DejaVu Sans is compiled into attn; fonts-wqy-microhei (CJK, 5 MB) and fonts-symbola (emoji and
 # symbols, monochrome, 3 MB) are the fallbacks fontconfig finds for characters DejaVu Sans lacks.
+# emscripten (em++ on Debian's clang; nothing fetched when compiling) builds the core in WebAssembly for
+# `attn page` (CMake option ATTN_WASM, on when em++ is found).
 # Usage: scripts/setup.sh [--tests] [extra Debian packages...]
 #   --tests   also what the test suite uses beyond the build: python3-torch, for the cross-check of
 #             attn's numbers against PyTorch itself (tests/pytorch/torch_check.py and tests/gpt2/), and
@@ -12,7 +14,8 @@ set -euo pipefail
 tests=0
 packages=(build-essential cmake pkg-config libcli11-dev libxtensor-dev xtl-dev libxsimd-dev
           libopenblas-dev nlohmann-json3-dev libstb-dev doctest-dev fonts-dejavu-core zlib1g-dev libpcre2-dev
-          libfreetype-dev libharfbuzz-dev libfontconfig-dev fonts-wqy-microhei fonts-symbola)
+          libfreetype-dev libharfbuzz-dev libfontconfig-dev fonts-wqy-microhei fonts-symbola
+          emscripten)
 for arg in "$@"; do
   case "$arg" in
     --tests)

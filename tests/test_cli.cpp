@@ -160,3 +160,36 @@ TEST_CASE("cli: an output folder named like the sentence is questioned; ./ makes
     CHECK(r.code == 0);
     CHECK(exists(dir + "/my folder"));
 }
+
+// ---- attn page: the live page --------------------------------------------------------------------------
+
+TEST_CASE("page: attn page writes one page with the WebAssembly core and its opening run, or says how to get the core") {
+    const std::string dir = temp_dir(), path = dir + "/lab.html";
+    const RunResult r = run_attn({"page", path});
+#ifdef ATTN_WASM_BUILT
+    INFO("stderr: " << r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out == "wrote " + path + "\n");
+    const std::string html = slurp(path);
+    CHECK(html.size() <= 3u * 1024 * 1024);  // the issue's budget for the live page
+    CHECK(html.find("var AttnCore") != std::string::npos);  // the module (cli/web/), inline
+    CHECK(html.find("\"live\":{\"argv\":[\"--kind\",\"causal\",\"Your journey starts with one step\"]}") != std::string::npos);
+    CHECK(html.find("script-src 'unsafe-inline' 'wasm-unsafe-eval';") != std::string::npos);
+    CHECK(html.find("'unsafe-eval'") == std::string::npos);  // WebAssembly may compile; JavaScript text may not run
+    CHECK(html.find("src=") == std::string::npos);            // nothing from elsewhere
+    // --html pages carry the panel with their run's words; --no-live leaves the core out
+    const RunResult s = run_attn({"show", "--kind", "gqa", "--heads", "4", "--kv-heads", "2", "a b c", "--html", dir + "/g.html"});
+    REQUIRE(s.code == 0);
+    CHECK(slurp(dir + "/g.html").find("\"live\":{\"argv\":[\"--kind\",\"gqa\",\"--heads\",\"4\",\"--kv-heads\",\"2\",\"a b c\"]}") !=
+          std::string::npos);
+    REQUIRE(run_attn({"show", "--kind", "gqa", "a b c", "--html", dir + "/p.html", "--no-live"}).code == 0);
+    const std::string plain = slurp(dir + "/p.html");
+    CHECK(plain.find("var AttnCore") == std::string::npos);
+    CHECK(plain.find("\"live\":{") == std::string::npos);
+    CHECK(plain.find("wasm-unsafe-eval") == std::string::npos);
+#else
+    check_error(r, 2, "attn page needs attn's core compiled to WebAssembly, and this attn was built without em++ (hint: "
+                      "install emscripten (scripts/setup.sh, or apt-get install emscripten) and rebuild attn)");
+    CHECK(!exists(path));
+#endif
+}

@@ -89,6 +89,9 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"options.figures-png", "--figures, --prefix", "name images: only with --png", U,
                     {"show", "--figures", "weights", "hi"},
                     e("--figures names images, but no --png folder is given (hint: add --png DIR)")});
+    rows.push_back({"options.no-live-html", "--no-live", "leaves the live panel out of a page: only with --html", U,
+                    {"show", "--no-live", "hi"},
+                    e("--no-live leaves the live panel out of the --html page, but no --html is given (hint: add --html FILE)")});
     rows.push_back({"options.prefix-clash", "--prefix", "its names are not attn's names for a shorter prefix (a run of that "
                     "prefix would remove them)", U, {"show", "--prefix", "causal-l1-h0", "--png", "out", "hi"},
                     e("--prefix 'causal-l1-h0' gives names like causal-l1-h0-scores.png, which attn also writes for a "

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "data/error.h"
 
@@ -16,7 +17,7 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
     const RunEstimate run = out.decode ? estimate_decode_run(c, shape) : estimate_run(c, shape);
     const double json = !out.json ? 0.0
                         : out.decode ? double(estimate_decode_json_memory(c, shape))
-                                     : double(estimate_json_memory(c, shape));
+                                     : json_bytes(c, shape);  // the text; no document tree is built
     const std::size_t heads = kind_named(c.kind).geometry(c, shape.d_src).heads;
     const double png = out.png ? double(estimate_png_bytes(heads, shape.T, shape.S, out.scale, out.text_scale)) : 0.0;
     const double svg = out.svg ? double(estimate_svg_bytes(heads, shape.T, shape.S)) : 0.0;
@@ -26,7 +27,7 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
     if (total > double(limit)) {
         // 1. the outputs to drop, 2. the flash tile when it is the largest part, 3. a smaller run
         std::string lower;
-        if (out.json) lower += "drop --json (" + format_bytes(json) + ") or write --npy instead, ";
+        if (out.json && out.json_optional) lower += "drop --json (" + format_bytes(json) + ") or write --npy instead, ";
         if (out.png) lower += "drop --png (" + format_bytes(png) + "), ";
         if (out.svg) lower += "drop --svg (" + format_bytes(svg) + "), ";
         if (out.html) lower += "drop --html (" + format_bytes(html) + "), ";
@@ -36,20 +37,23 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
             lower += "raise --block-q and --block-k (the trace's tile records take " + format_bytes(run.records) + "), ";
         usage_error("this run would need about " + format_bytes(total) + " of memory, more than --max-memory " +
                         format_bytes(double(limit)),
-                    lower + out.fewer + ", or raise --max-memory");
+                    lower + out.fewer + ", or " + out.more);
     }
-    const double json_bytes = !out.json ? 0.0
-                              : out.decode ? double(estimate_decode_json_bytes(c, shape))
-                                           : double(estimate_json_bytes(c, shape));
-    if (json_bytes > double(kMaxJsonBytes) && !out.force)
-        usage_error("the JSON trace would be about " + format_bytes(json_bytes) + ", more than " +
+    const double json_text = !out.json ? 0.0
+                             : out.decode ? double(estimate_decode_json_bytes(c, shape))
+                                          : json_bytes(c, shape);
+    if (json_text > double(kMaxJsonBytes) && !out.force)
+        usage_error("the JSON trace would be about " + format_bytes(json_text) + ", more than " +
                         format_bytes(double(kMaxJsonBytes)),
                     out.big_json);
 }
 
 std::size_t physical_memory_bytes() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (8ull << 30);
+    const double bytes = pages > 0 && page > 0 ? double(pages) * double(page) : double(8ull << 30);
+    // saturating where size_t has 32 bits (WebAssembly)
+    const double most = static_cast<double>(std::numeric_limits<std::size_t>::max());
+    return bytes >= most ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(bytes);
 }
 
 std::size_t default_max_memory() { return physical_memory_bytes() / 4 * 3; }

@@ -17,7 +17,9 @@ struct OutputPlan {
     bool decode = false;         // attn decode: its own run and JSON (estimate_decode_*)
     std::size_t max_memory = 0;  // --max-memory; 0: default_max_memory()
     std::string fewer = "use fewer tokens or heads";  // the hint's way to a smaller run
-    // what to do about a JSON trace above kMaxJsonBytes (attn decode has no --npy)
+    std::string more = "raise --max-memory";         // the hint's way to a larger limit
+    bool json_optional = true;   // false where the JSON trace is the only output (the page's core)
+    // what to do about a JSON trace above kMaxJsonBytes (attn decode has no --npy or --force)
     std::string big_json = "write the matrices with --npy DIR instead, or add --force";
 };
 constexpr std::size_t kMaxJsonBytes = std::size_t(256) << 20;  // larger traces want --npy, or --force

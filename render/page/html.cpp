@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -289,6 +290,7 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     j["viridis"] = hex_colormap(kViridis);
     j["rdbu"] = hex_colormap(kRdBuR);
     j["init"] = {{"layer", opt.layer ? Json(*opt.layer) : Json()}, {"head", opt.head ? Json(*opt.head) : Json()}};
+    if (opt.live) j["live"] = {{"argv", *opt.live}};
     return j;
 }
 
@@ -337,9 +339,12 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
     if (opt.layer && (L == 0 || *opt.layer >= L)) throw std::invalid_argument("render_html: no such layer");
     const std::size_t H = L ? t.layers[opt.layer.value_or(0)].heads.size() : t.heads.size();
     if (opt.head && *opt.head >= H) throw std::invalid_argument("render_html: no such head");
-    // 2. the data
+    // 2. the data; the live panel only with the core, and only for a seeded kind's trace
+    HtmlOptions o = opt;
+    const std::string core = o.live && find_kind(t.kind) && t.layers.empty() ? live_core_js() : std::string();
+    if (core.empty()) o.live.reset();
     std::string blob;
-    Json data = payload(t, opt, blob);
+    Json data = payload(t, o, blob);
     data["raw_bytes"] = blob.size();
     data["blob"] = base64(deflate(blob));
     // 3. the page
@@ -349,11 +354,22 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
     page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
     // Nothing may be fetched: no network, no other file (the page is one file on a USB stick).
-    page += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
-            "style-src 'unsafe-inline'; img-src data: blob:; connect-src data: blob:\">\n";
+    // The live panel compiles WebAssembly ('wasm-unsafe-eval' allows that and nothing else: no eval()).
+    page += std::string("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'") +
+            (core.empty() ? "" : " 'wasm-unsafe-eval'") +
+            "; style-src 'unsafe-inline'; img-src data: blob:; connect-src data: blob:\">\n";
     page += "<title>" + html_text(title) + "</title>\n<style>\n" + page_css() + "</style>\n</head>\n<body>\n";
     page += "<noscript>This page draws attention with JavaScript: please allow scripts for this file.</noscript>\n";
     page += "<script type=\"application/json\" id=\"attn-data\">" + script_safe(data.dump()) + "</script>\n";
+    if (!core.empty()) {
+        // emscripten's output with its base64 .wasm: it must not end its own <script> (checked, not escaped:
+        // escaping would change the code)
+        std::string lower = core;
+        for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (lower.find("</script") != std::string::npos || lower.find("<!--") != std::string::npos)
+            throw std::logic_error("render_html: the WebAssembly core's script holds </script or <!--");
+        page += "<script>\n" + core + "</script>\n";
+    }
     page += "<script>\n" + page_js() + "</script>\n</body>\n</html>\n";
     return page;
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/trace.h"
 
@@ -26,6 +27,10 @@ struct HtmlOptions {
     std::string source;                 // where the trace came from (shown in the header), e.g. "trace.json"
     std::optional<std::size_t> layer;   // the selection the page opens with (a URL fragment overrides it)
     std::optional<std::size_t> head;
+    // The live panel (render/page/live.js): attn's core in WebAssembly runs the sentence a reader types.
+    // These are the words of `attn show` it opens with (the run's own); none: no panel. Left out, too,
+    // when this attn was built without the core (live_core_js() empty).
+    std::optional<std::vector<std::string>> live;
 };
 
 // The page. Throws std::invalid_argument when the trace has no heads, heads of different shapes, or
@@ -44,5 +49,8 @@ std::string format_ten_thousandths(std::int64_t k);
 // is render/page/page.js, then the view scripts in order inside one function (render/page/page_assets.cpp).
 std::string page_js();
 std::string page_css();
+// attn's core compiled to WebAssembly, as one script defining AttnCore (cli/web/); empty when this attn
+// was built without em++ (CMake's ATTN_WASM off).
+std::string live_core_js();
 
 }  // namespace attn::render

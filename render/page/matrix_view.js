@@ -1,5 +1,7 @@
   // ---- the matrix view ----------------------------------------------------------------------------------
 
+  let matrixKeys = false;  // the arrow keys' listener is on the document: added once
+
   function cellSize() { return Math.max(3, Math.min(44, Math.floor(560 / Math.max(T, S)))); }
 
   function buildMatrix() {
@@ -57,22 +59,26 @@
       drawHeadView();
       canvas.focus();
     });
-    document.addEventListener('keydown', (e) => {
-      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-      if (['SELECT', 'INPUT', 'BUTTON'].includes(e.target.tagName)) return;  // the pickers keep their keys
-      if (!state.pin && document.activeElement === canvas && moves[e.key]) state.pin = { i: 0, j: 0 };  // keyboard start
-      if (!state.pin) return;
-      if (e.key === 'Escape') state.pin = null;
-      else if (moves[e.key]) {
-        const [di, dj] = moves[e.key];
-        state.pin = { i: Math.max(0, Math.min(T - 1, state.pin.i + di)), j: Math.max(0, Math.min(S - 1, state.pin.j + dj)) };
-      } else return;
-      e.preventDefault();
-      showReadout();
-      drawMatrix();
-      drawHeadView();
-    });
+    if (!matrixKeys) document.addEventListener('keydown', onMatrixKey);  // once, however often it is rebuilt
+    matrixKeys = true;
     return sec;
+  }
+
+  function onMatrixKey(e) {
+    const canvas = ui.canvas;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (['SELECT', 'INPUT', 'BUTTON'].includes(e.target.tagName)) return;  // the pickers keep their keys
+    if (!state.pin && document.activeElement === canvas && moves[e.key]) state.pin = { i: 0, j: 0 };  // keyboard start
+    if (!state.pin) return;
+    if (e.key === 'Escape') state.pin = null;
+    else if (moves[e.key]) {
+      const [di, dj] = moves[e.key];
+      state.pin = { i: Math.max(0, Math.min(T - 1, state.pin.i + di)), j: Math.max(0, Math.min(S - 1, state.pin.j + dj)) };
+    } else return;
+    e.preventDefault();
+    showReadout();
+    drawMatrix();
+    drawHeadView();
   }
 
   function drawMatrix() {

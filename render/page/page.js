@@ -7,4 +7,6 @@
 // buffer: values are base + an unsigned integer of `bytes` bytes stored as byte planes (byte b of cell c
 // at offset + b·T·S + c), in ten-thousandths (bytes 0: raw float32); with "scores", residuals from
 // Math.round(scale * the raw score's ten-thousandths) (masked scores, nearly free to store). Tokens only ever reach the page as text (textContent), never as HTML.
+// With attn's core in the page (a script defining AttnCore, cli/web/), live.js adds the live panel: a run
+// of typed text replaces the trace (setData: every stage as raw float32) and every view is rebuilt.
 'use strict';

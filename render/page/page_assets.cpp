@@ -34,6 +34,7 @@ asm(".pushsection .rodata\n"
     ATTN_EMBED("attn_page_head_view", "head_view.js")
     ATTN_EMBED("attn_page_model_overview", "model_overview.js")
     ATTN_EMBED("attn_page_flash_steps", "flash_steps.js")
+    ATTN_EMBED("attn_page_live", "live.js")
     ATTN_EMBED("attn_page_start", "start.js")
     ATTN_EMBED("attn_page_css", "page.css")
     ".popsection\n");
@@ -48,8 +49,24 @@ ATTN_EMBEDDED(attn_page_matrix_view)
 ATTN_EMBEDDED(attn_page_head_view)
 ATTN_EMBEDDED(attn_page_model_overview)
 ATTN_EMBEDDED(attn_page_flash_steps)
+ATTN_EMBEDDED(attn_page_live)
 ATTN_EMBEDDED(attn_page_start)
 ATTN_EMBEDDED(attn_page_css)
+
+// attn's core compiled to WebAssembly (one JavaScript file with the .wasm inside, cli/web/), when the
+// build made it (CMake's ATTN_WASM defines its path): the live panel's engine.
+#ifdef ATTN_LIVE_CORE_JS
+asm(".pushsection .rodata\n"
+    ".balign 16\n"
+    ".globl attn_live_core_begin\n"
+    ".hidden attn_live_core_begin\nattn_live_core_begin:\n"
+    ".incbin \"" ATTN_LIVE_CORE_JS "\"\n"
+    ".globl attn_live_core_end\n"
+    ".hidden attn_live_core_end\nattn_live_core_end:\n"
+    ".byte 0\n"
+    ".popsection\n");
+ATTN_EMBEDDED(attn_live_core)
+#endif
 
 namespace attn::render {
 namespace {
@@ -67,6 +84,7 @@ const Embedded kViews[] = {
     {attn_page_head_view_begin, attn_page_head_view_end},
     {attn_page_model_overview_begin, attn_page_model_overview_end},
     {attn_page_flash_steps_begin, attn_page_flash_steps_end},
+    {attn_page_live_begin, attn_page_live_end},
     {attn_page_start_begin, attn_page_start_end},
 };
 
@@ -80,6 +98,14 @@ std::string page_js() {
         js.append(kViews[k].begin, kViews[k].end);
     }
     return js + "})();\n";
+}
+
+std::string live_core_js() {
+#ifdef ATTN_LIVE_CORE_JS
+    return std::string(attn_live_core_begin, attn_live_core_end);
+#else
+    return {};
+#endif
 }
 
 std::string page_css() { return std::string(attn_page_css_begin, attn_page_css_end); }

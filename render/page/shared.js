@@ -1,7 +1,8 @@
-  const D = JSON.parse(document.getElementById('attn-data').textContent);
-  const T = D.tokens.length;  // queries
-  const S = D.source_tokens.length;  // keys
-  const L = D.layers.length;  // 1 for a seeded trace (no layer picker)
+  // The trace the views draw: the page's own, or a live run's (live.js replaces it through setData).
+  let D = JSON.parse(document.getElementById('attn-data').textContent);
+  let T = D.tokens.length;  // queries
+  let S = D.source_tokens.length;  // keys
+  let L = D.layers.length;  // 1 for a seeded trace (no layer picker)
   const HEAD_COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
     '#bcbd22', '#17becf', '#393b79', '#e7ba52', '#637939', '#ad494a', '#7b4173', '#3182bd'];  // 16, then again
   const HIDDEN_RGB = [205, 205, 205];  // as the PNGs draw a cell the mask hides
@@ -18,6 +19,22 @@
   let view = null;  // DataView on blob (float32 stages)
   const state = { layer: 0, head: 0, stage: D.stages[0], pin: null, hover: null, tile: 0, headsOn: [] };
   const cache = new Map();  // "layer/head/stage" -> canvas of T x S pixels
+
+  // Another trace for every view: its payload d (as D) and its cells (as blob). The selection keeps the
+  // head and stage when the new trace has them.
+  function setData(d, bytes) {
+    D = d;
+    T = D.tokens.length;
+    S = D.source_tokens.length;
+    L = D.layers.length;
+    blob = bytes;
+    view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    cache.clear();
+    state.layer = 0;
+    state.head = Math.min(state.head, D.layers[0].heads.length - 1);
+    if (!D.stages.includes(state.stage)) state.stage = D.stages[0];
+    Object.assign(state, { pin: null, hover: null, tile: 0, headsOn: [] });
+  }
 
   // ---- small helpers --------------------------------------------------------------------------------
 

@@ -11,6 +11,8 @@
     const parts = [];
     if (D.layered) parts.push('layer=' + state.layer);
     parts.push('head=' + state.head, 'stage=' + state.stage);
+    const run = liveFragmentPart();  // the live panel's settings (live.js)
+    if (run) parts.push(run);
     const hash = '#' + parts.join('&');
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }
@@ -32,6 +34,22 @@
     drawHeadView();
   }
 
+  // Every view of the trace D, in one <main>.
+  function buildMain() {
+    const main = el('main', { id: 'views' });
+    main.append(buildHeader(), buildControls());
+    for (const s of [buildMatrix(), buildHeadView(), buildAggregates(), buildOverview(), buildFlash()]) if (s) main.append(s);
+    return main;
+  }
+  // The views again, for a new D (a live run): the old ones go, the selection stays where it can.
+  function rebuild() {
+    for (const k of Object.keys(ui)) delete ui[k];
+    const old = document.getElementById('views');
+    const main = buildMain();
+    old.replaceWith(main);
+    update(true);
+  }
+
   // ---- start ------------------------------------------------------------------------------------------
 
   async function start() {
@@ -46,10 +64,9 @@
     if (D.init.layer !== null && D.layered) state.layer = D.init.layer;
     if (D.init.head !== null) state.head = D.init.head;
     fromFragment();
-    const main = el('main', {});
-    main.append(buildHeader(), buildControls());
-    for (const s of [buildMatrix(), buildHeadView(), buildAggregates(), buildOverview(), buildFlash()]) if (s) main.append(s);
-    document.body.append(main);
+    const panel = startLive();  // the live panel, when the page carries attn's core (live.js)
+    if (panel) document.body.append(el('div', { class: 'live-frame' }, panel));
+    document.body.append(buildMain());
     update(true);
     window.addEventListener('hashchange', () => { fromFragment(); update(false); });
     document.documentElement.dataset.readyMs = String(Math.round(performance.now() - t0));

@@ -1,5 +1,6 @@
 #include "render/trace_io/json.h"
 
+#include "core/decode.h"
 #include "core/kinds.h"
 #include "render/trace_io/json_out.h"
 
@@ -48,6 +49,21 @@ Json config_json(const Settings& c) {
     if (c.pos_offset != 0) j["pos_offset"] = c.pos_offset;
     if (takes & opt_align) j["align"] = c.bottom_right ? "bottom-right" : "top-left";
     return j;
+}
+
+Json kinds_json() {
+    Json all = Json::array();
+    for (const auto& k : kinds())
+        all.push_back({{"kind", k.name},
+                       {"description", k.description},
+                       {"formula", k.formula},
+                       {"paper", k.paper},
+                       {"options", option_flags(k.options)},
+                       {"default_causal", k.defaults.causal},
+                       {"positions", (k.options & opt_pos) ? std::vector<std::string>{"none", "sinusoidal", "rope", "alibi"}
+                                                           : std::vector<std::string>{"none"}},
+                       {"decode", kind_decodes(k)}});
+    return all;
 }
 
 namespace {

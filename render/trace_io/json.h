@@ -19,6 +19,9 @@ using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::strin
 Json matrix(const Mat& m);         // (R, C) -> an array of R rows; every matrix keeps its rank
 Json bool_matrix(const Mask& m);    // (T, S) -> rows of booleans, true = visible
 Json config_json(const Settings& c);
+// The registry as `attn kinds --json` prints it: per kind its name, description, formula, paper, options,
+// default_causal, positions and whether attn decode takes it.
+Json kinds_json();
 // The trace as compact JSON text, written straight from the matrices (render/trace_io/json_out.h): the bytes
 // of dumping the document as one nlohmann::json, without building it.
 std::string trace_json_text(const Trace& t);

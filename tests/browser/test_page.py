@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """attn's interactive page in a real browser (headless Chromium through Selenium), with the network blocked.
 
-Four pages: `attn show --html` (mha with dropout, a hostile token), `attn render TRACE.json` (flash),
+Four pages: `attn show --html --no-live` (mha with dropout, a hostile token; the live panel has tests/browser/test_live.py), `attn render TRACE.json` (flash),
 `attn render attn.npy --tokens` (a 4-D (L, H, T, S) array: layers) and `attn render` of a small model trace
 (layers, aggregates, predictions). On each: no console errors, nothing
 fetched; hovering cells of several heads, stages and layers reads back the trace's values at 4 decimals;
@@ -387,7 +387,7 @@ def main():
     x = np.random.default_rng(1).normal(size=(len(words), 8)).round(3).tolist()
     json.dump({"tokens": words, "x": x}, open(os.path.join(out, "xss.json"), "w"))
     run(a.attn, "show", "--kind", "mha", "--heads", "2", "--dropout", "0.2", "--embeddings", "xss.json",
-        "--json", "show.json", "--html", "show.html", cwd=out)
+        "--json", "show.json", "--html", "show.html", "--no-live", cwd=out)
     run(a.attn, "show", "--kind", "flash", "--causal", "--heads", "2", "--d-out", "8", "--block-q", "2", "--block-k", "3",
         "Your journey starts with one step today", "--json", "flash.json", cwd=out)
     run(a.attn, "render", "flash.json", "--html", "flash.html", cwd=out)

@@ -1,0 +1,172 @@
+#include "cli/show_options.h"
+
+#include "cli/policy/options.h"
+#include "data/error.h"
+
+#include <iostream>
+
+namespace attn::cli {
+
+CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Option*>& seeded_only) {
+    CLI::App* cmd = app.add_subcommand("show", "Run one attention kind on a sentence and show every stage");
+    cmd->footer(
+        "Examples:\n"
+        "  attn show --kind causal \"Your journey starts\"\n"
+        "  attn show --example journey --kind simple --show weights,context\n"
+        "  attn show --kind cross \"Wie geht es\" --source \"How are you\" --png out/ --svg out/\n"
+        "  attn show --kind gqa --heads 6 --kv-heads 2 --d-out 12 \"The cat sat on the mat.\"\n"
+        "  attn show --kind flash --causal --block-q 2 --block-k 3 \"Your journey starts with one step\"\n"
+        "  attn show --file essay.txt --kind causal --json trace.json\n"
+        "  attn show --model gpt2/ --layer 5 --head 1 --png out/ \"Your journey starts with one\"\n"
+        "  attn show --kind causal --pos rope --show queries,keys,weights \"the cat sat on the mat\"\n"
+        "  attn show --kind mha --heads 8 --d-out 16 --pos alibi --png out/ \"one two three four five\"\n"
+        "  attn show --kind self --pos sinusoidal --show positions,weights \"dog bites man\"\n"
+        "  attn show --kind cross --causal --align bottom-right \"a b\" --source \"w x y z\"\n"
+        "  attn show --kind mha --heads 4 \"The cat sat on the mat.\" --html cat.html");
+    cmd->add_option("sentence", o.sentence, "The sentence to attend over (UTF-8)");
+    bind_common_options(*cmd, o.common, kDefaultKind, kDefaultDIn, "Embedding width");
+    cmd->add_option("--file", o.text_file, "Read the text from a file ('-' = standard input)");
+    cmd->add_option("--example", o.example, "A built-in input: journey (the chapter's 6 tokens, d_in 3)");
+    cmd->add_option("--embeddings", o.embeddings,
+                    "Token vectors: JSON rows, {\"tokens\", \"x\"}, or a 2-D float .npy");
+    o.common.kind_options.push_back(
+        {cmd->add_option("--source", o.source, "Source text for keys and values (cross, additive, luong)"), opt_source});
+    cmd->add_option("--mask", o.mask_file, "A (T, S) mask file: JSON booleans or 0/1, or bool/uint8 .npy");
+    cmd->add_option("--max-tokens", o.max_tokens, "Refuse longer inputs")
+        ->check(rule("--max-tokens"))
+        ->capture_default_str();
+    cmd->add_option("--show", o.show,
+                    "Matrices to print, one comma-separated list: scores,masked-scores,mask,weights,zeroed,dropped,"
+                    "context,queries,keys,values,output,positions,bias,unrotated")
+        ->check(rule("--show"))
+        ->capture_default_str();
+    cmd->add_option("--precision", o.precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
+    cmd->add_option("--color", o.color, "Shade cells: auto (terminal, no NO_COLOR), always, never")
+        ->check(rule("--color"))
+        ->capture_default_str();
+    cmd->add_flag("--full", o.full, "Print every row and column of large matrices");
+    cmd->add_option("--query", o.query, "One query's row through every stage: scores, scaled, masked, softmax, context")
+        ->check(rule("--query"));
+    cmd->add_option("--range", o.range, "Colour scale of weights: auto (0..1), data (the matrix's own), or MIN,MAX")
+        ->check(rule("--range"))
+        ->capture_default_str();
+    cmd->add_flag("--log", o.log, "Colour weights by log10 (long inputs: weights near 1/T)");
+    cmd->add_option("--colormap", o.colormap, "Colours of weights: viridis, magma, cividis, gray (scores: red-blue around 0)")
+        ->check(rule("--colormap"))
+        ->capture_default_str();
+    cmd->add_option("--split", o.split, "Tokens: words (punctuation apart), space (between spaces), chars")
+        ->check(rule("--split"))
+        ->capture_default_str();
+    cmd->add_option("--json", o.json, "Write the JSON trace to PATH ('-' = standard output only)");
+    cmd->add_option("--png", o.png, "Write heatmap PNGs into folder DIR (created as needed)");
+    cmd->add_option("--figures", o.figures,
+                    "Which images: scores,masked-scores,mask,weights,zeroed,dropped-weights,tiles,queries,keys,values,"
+                    "context,output (default: scores,mask,weights and, when present, dropped-weights,tiles)")
+        ->check(rule("--figures"));
+    cmd->add_option("--prefix", o.prefix, "Image file names are PREFIX-<figure>.png (default: the kind)")
+        ->check(rule("--prefix"));
+    bind_figure_options(*cmd, o.svg, o.scale, o.font);
+    cmd->add_option("--html", o.html, "Write the interactive page (one self-contained HTML file) to FILE");
+    cmd->add_flag("--no-live", o.no_live,
+                  "--html: leave out the live panel (attn's core in WebAssembly, about 1.4 MB) that reruns the page on typed text");
+    cmd->add_option("--npy", o.npy, "Write every matrix as a NumPy .npy file into folder DIR");
+    cmd->add_flag("--force", o.force, "Write a JSON trace even above 256 MiB (--npy is the better choice)");
+    cmd->add_option("--model", o.model,
+                    "A GPT-2-family model folder (config.json, model.safetensors, vocab.json + merges.txt)");
+    cmd->add_option("--layer", o.layer, "--model: the layer whose head is printed and drawn (default: the first kept)")
+        ->check(rule("--layer"));
+    cmd->add_option("--head", o.head, "The head printed and drawn (default: --model head 0; seeded kinds every head)")
+        ->check(rule("--head"));
+    cmd->add_option("--keep-layers", o.keep_layers,
+                    "--model: layers whose heads the trace keeps, e.g. 0,5-7 (default: all)");
+    for (const auto& k : o.common.kind_options) seeded_only.push_back(k.option);
+    for (const char* name : {"--kind", "--example", "--embeddings", "--mask", "--d-in", "--seed", "--max-tokens", "--split",
+                             "--range", "--log", "--colormap", "--query", "--figures", "--prefix"})
+        seeded_only.push_back(cmd->get_option(name));
+    o.cmd = cmd;
+    return cmd;
+}
+
+std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std::string>& tokens,
+                                    const std::vector<std::string>& source_tokens) {
+    // the options that change the numbers and that the page's core takes (no files, no terminal view)
+    static const char* const kShaping[] = {"--kind", "--d-in", "--d-out", "--seed", "--init", "--qkv-bias", "--dropout",
+                                           "--heads", "--kv-heads", "--window", "--score", "--block-q", "--block-k",
+                                           "--renorm", "--causal", "--no-causal", "--pos", "--rope-base",
+                                           "--rope-style", "--align", "--split", "--max-tokens"};
+    const auto join = [](const std::vector<std::string>& words) {
+        std::string text;
+        for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
+        return text;
+    };
+    std::vector<std::string> words;
+    for (const char* name : kShaping) {
+        const CLI::Option* opt = o.cmd->get_option(name);
+        if (opt->count() == 0) continue;
+        if (name == std::string("--kind")) {
+            words.insert(words.end(), {"--kind", o.common.kind});
+        } else if (opt->get_expected_min() == 0) {
+            words.push_back(name);  // a flag
+        } else {
+            const std::string value = opt->as<std::string>();
+            if (!value.empty() && value[0] == '-') words.push_back(std::string(name) + "=" + value);
+            else words.insert(words.end(), {name, value});
+        }
+    }
+    if (!words.empty() && words[0] != "--kind") words.insert(words.begin(), {"--kind", o.common.kind});
+    if (words.empty()) words = {"--kind", o.common.kind};
+    if (o.source || (!source_tokens.empty() && source_tokens != tokens)) {
+        const std::string source = o.source.value_or(join(source_tokens));
+        if (!source.empty() && source[0] == '-') words.push_back("--source=" + source);
+        else words.insert(words.end(), {"--source", source});
+    }
+    const std::string text = o.sentence.value_or(join(tokens));
+    if (!text.empty() && text[0] == '-') words.push_back("--");
+    words.push_back(text);
+    return words;
+}
+
+const Kind& check_seeded_options(const ShowOptions& o) {
+    if (o.layer) usage_error("--layer applies only with --model", "attn show --model DIR --layer 5 --head 1 \"text\"");
+    if (o.keep_layers) usage_error("--keep-layers applies only with --model", "attn show --model DIR --keep-layers 0,5 \"text\"");
+    const Kind& kind = check_common_options(o.common);
+    if (kind.source == SourceRule::required && !o.source && !o.embeddings)
+        usage_error("kind '" + std::string(kind.name) + "' needs --source (its keys and values)",
+                    "give the text to attend over, e.g. attn show --kind cross \"Wie geht es\" --source \"How are you\"");
+    return kind;
+}
+
+SeededRun prepare_seeded_run(const ShowOptions& o, const OutputPlan& plan) {
+    // 2. the inputs
+    InputRequest req;
+    req.sentence = o.sentence, req.text_file = o.text_file, req.example = o.example;
+    req.embeddings = o.embeddings, req.source = o.source, req.mask_file = o.mask_file;
+    if (o.common.d_in_option->count() > 0) req.d_in = o.common.d_in;
+    req.default_d_in = o.common.d_in, req.seed = o.common.seed, req.max_tokens = o.max_tokens;
+    req.split = parse_split(o.split);
+    SeededRun run{make_inputs(req), {}, {}};
+    const Inputs& in = run.in;
+    // 3. the effective settings (defaults follow the kind), checked; what the kind changed, said
+    RunShape& shape = run.shape;
+    shape = RunShape{in.x.shape(0), in.source_x.shape(0), in.x.shape(1), in.source_x.shape(1)};
+    for (const auto* list : {&in.tokens, &in.source_tokens})
+        for (const auto& token : *list) shape.token_bytes += token.size();
+    Settings& c = run.settings;
+    c = resolve_settings(settings_request(o.common), shape);
+    check_settings(c, shape);
+    if (!o.common.d_out && c.d_out != shape.d_in)
+        std::cerr << "attn: note: d_out " << shape.d_in << " rounded up to " << c.d_out << ", a multiple of --heads "
+                  << c.heads << " (give --d-out to choose)\n";
+    if (o.query && *o.query >= in.tokens.size())
+        usage_error("--query " + std::to_string(*o.query) + " is past the last query (" +
+                        std::to_string(in.tokens.size()) + " tokens)",
+                    "pick a query from 0 to " + std::to_string(in.tokens.size() - 1));
+    if (o.head && *o.head >= c.heads)
+        usage_error("--head " + std::to_string(*o.head) + " is past the last head " + std::to_string(c.heads - 1),
+                    "heads count from 0; --heads sets how many there are");
+    // 4. the run with its outputs, within --max-memory
+    check_run_budget(c, shape, plan);
+    return run;
+}
+
+}  // namespace attn::cli

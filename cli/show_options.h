@@ -1,0 +1,70 @@
+// The options of `attn show`, bound once, and the seeded run they describe before any output: the
+// native command (cli/show.cpp) and the page's WebAssembly entry (cli/web/attn_web.cpp) parse the same
+// words with the same rules and messages and check them in the same order. Nothing here draws or
+// writes a file, so the WebAssembly build compiles it without render's figures.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/common_options.h"
+#include "cli/policy/budget.h"
+#include "core/kinds.h"
+#include "data/defaults.h"
+#include "data/inputs.h"
+
+namespace attn::cli {
+
+struct ShowOptions {
+    CommonOptions common;
+    std::optional<std::string> sentence, text_file, example, embeddings, source, mask_file;
+    std::size_t max_tokens = kDefaultMaxTokens;
+    std::string color = "auto";
+    bool full = false;
+    std::string range = "auto", colormap = "viridis", split = "words";
+    bool log = false;
+    std::optional<std::size_t> query;
+    std::optional<std::string> figures;
+    std::optional<std::string> prefix;
+    int precision = 4;
+    std::size_t scale = 2;
+    std::string show = "weights";
+    std::optional<std::string> json, png, svg, npy, font;
+    std::optional<std::string> html;  // --html FILE
+    bool force = false;
+    bool no_live = false;  // --no-live: the --html page without the live panel
+    CLI::App* cmd = nullptr;  // the subcommand, to ask which options were given
+    std::optional<std::string> model, keep_layers;  // --model DIR, --keep-layers LIST
+    std::optional<std::size_t> layer, head;         // --layer, --head
+};
+
+// Adds the subcommand "show" to app with every option bound to o (no callback: the caller's).
+// seeded_only: the options that make sense only for seeded kinds (--model refuses them).
+CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Option*>& seeded_only);
+
+// The words of this run that the page's live panel can run again (render/page/live.js): --kind and the
+// options that shape the numbers, as given, then the sentence (a --file's or --example's tokens joined
+// by spaces when no sentence was typed) and --source likewise. tokens and source_tokens: the run's.
+std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std::string>& tokens,
+                                    const std::vector<std::string>& source_tokens);
+
+// Step 1 for a seeded kind: --layer and --keep-layers (only with --model), the kind and the options it
+// does not take, cross without --source. Usage errors; returns the kind.
+const Kind& check_seeded_options(const ShowOptions& o);
+
+// A seeded run ready to start.
+struct SeededRun {
+    Inputs in;
+    Settings settings;
+    RunShape shape;
+};
+
+// Steps 2-4: the inputs, the effective settings (checked; a rounded d_out said on std::cerr), --query
+// and --head within the run, and the run with its outputs (plan) within --max-memory.
+SeededRun prepare_seeded_run(const ShowOptions& o, const OutputPlan& plan);
+
+}  // namespace attn::cli

@@ -1,0 +1,24 @@
+// Appended to the WebAssembly module's JavaScript (em++ --post-js): the API of the module, run inside
+// its factory, so `_attn_run` and the runtime's string helpers are in scope.
+//   run(argv)  argv: the words `attn show` takes (options and sentence); returns the JSON trace text that
+//              `attn show ARGV --json -` prints, or throws an Error whose message is the CLI's one line.
+//   kinds()    the text `attn kinds --json` prints.
+// Nothing here evaluates text: the words go to C++ as one JSON array of strings.
+function attnCall(fn, text) {
+  var n = lengthBytesUTF8(text) + 1, p = _malloc(n);
+  if (!p) throw new Error('attn: error: out of memory (hint: use fewer tokens or a smaller --d-in)');
+  stringToUTF8(text, p, n);
+  try {
+    return UTF8ToString(fn(p));
+  } finally {
+    _free(p);
+  }
+}
+Module['run'] = function (argv) {
+  if (!Array.isArray(argv) || !argv.every(function (w) { return typeof w === 'string'; }))
+    throw new TypeError('attn.run takes a list of words (strings), as attn show takes them');
+  var r = attnCall(_attn_run, JSON.stringify(argv));
+  if (r.charAt(0) !== 'J') throw new Error(r.slice(1));
+  return r.slice(1);
+};
+Module['kinds'] = function () { return UTF8ToString(_attn_kinds()); };

@@ -1,0 +1,116 @@
+// The page's entry into attn, compiled to WebAssembly by em++ (CMakeLists.txt, ATTN_WASM): `attn show`
+// for a seeded kind, from the same option binding, checks and messages as the native command
+// (cli/show_options.h, cli/command_line.h), ending in the JSON trace that `attn show ARGV --json -`
+// prints. The page's JavaScript calls it through cli/web/api.js (window.attn.run, window.attn.kinds).
+//
+// What the page cannot do is refused by name in one line: options that write files (the page draws the
+// figures itself), options that read files (the page has no file system; it takes typed text), and
+// runs estimated above kPageMemory of WebAssembly memory.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command_line.h"
+#include "cli/policy/budget.h"
+#include "cli/show_options.h"
+#include "core/kinds.h"
+#include "data/error.h"
+#include "render/trace_io/json.h"
+
+namespace attn::cli {
+namespace {
+
+// The page's memory budget: runs estimated above it are refused as --max-memory refuses them (a smaller
+// --max-memory still applies). The module may grow to twice this (-sMAXIMUM_MEMORY): the estimate
+// leaves out the allocator's slack and the JSON text handed to JavaScript.
+constexpr std::size_t kPageMemory = std::size_t(512) << 20;
+
+void refuse_files(const ShowOptions& o) {
+    const auto writes = [](const char* option, const auto& value) {
+        if (value)
+            usage_error(std::string(option) + " writes files, which the page cannot do",
+                        std::string("the page draws the run itself; run attn show ") + option + " on your machine for files");
+    };
+    const auto reads = [](const char* option, const auto& value) {
+        if (value)
+            usage_error(std::string(option) + " reads a file, which the page cannot do",
+                        std::string("type the text into the page, or run attn show ") + option + " on your machine");
+    };
+    reads("--model", o.model);
+    reads("--file", o.text_file);
+    reads("--embeddings", o.embeddings);
+    reads("--mask", o.mask_file);
+    reads("--font", o.font);
+    if (o.json && *o.json != "-") writes("--json", o.json);
+    writes("--png", o.png);
+    writes("--svg", o.svg);
+    writes("--html", o.html);
+    writes("--npy", o.npy);
+    writes("--figures", o.figures);
+    writes("--prefix", o.prefix);
+}
+
+// The trace of a seeded run, as `attn show ... --json -` prints it.
+std::string show_json(const ShowOptions& o) {
+    refuse_files(o);
+    check_seeded_options(o);
+    OutputPlan plan;
+    plan.json = true, plan.json_optional = false, plan.force = o.force;
+    const std::size_t given = max_memory_bytes(o.common);
+    plan.max_memory = given && given < kPageMemory ? given : kPageMemory;
+    plan.big_json = "use fewer tokens or heads, or add --force";  // --npy writes files: not here
+    plan.more = "run attn show on your machine (the page keeps within 512 MiB of WebAssembly memory)";
+    const SeededRun run = prepare_seeded_run(o, plan);
+    return render::trace_json_text(run_attention(run.in, run.settings));
+}
+
+// 'J' and the trace, or 'E' and attn's one-line error.
+std::string run_show_words(const char* words_json) {
+    std::vector<std::string> words;
+    try {
+        const nlohmann::json j = nlohmann::json::parse(words_json);
+        if (!j.is_array()) throw std::invalid_argument("not an array");
+        for (const auto& w : j) words.push_back(w.get<std::string>());
+    } catch (const std::exception&) {
+        return "E" + error_line("attn.run takes a list of words (strings), as attn show takes them",
+                                "e.g. attn.run([\"--kind\", \"causal\", \"Your journey starts\"])");
+    }
+    CLI::App app{"attn: inspect and visualise attention, one matrix at a time", "attn"};
+    app.require_subcommand(1);
+    ShowOptions o;
+    std::vector<CLI::Option*> seeded_only;
+    bind_show_options(app, o, seeded_only);
+    std::string json, error;
+    o.cmd->callback([&] { json = show_json(o); });
+    std::vector<const char*> argv = {"attn", "show"};
+    for (const auto& w : words) argv.push_back(w.c_str());
+    run_command_line(app, static_cast<int>(argv.size()), argv.data(), [&](const std::string& line) { error = line; });
+    if (!error.empty()) return "E" + error;
+    if (json.empty())  // --help or --version: they print, on the command line
+        return "E" + error_line("--help and --version print on the command line", "run attn show --help on your machine");
+    return "J" + json;
+}
+
+std::string g_result;  // what the last call returned, until the next call
+
+}  // namespace
+}  // namespace attn::cli
+
+extern "C" {
+
+// words_json: a JSON array of the words `attn show` takes. Returns 'J' + the JSON trace, or 'E' + the
+// CLI's one-line error; the text stays valid until the next call.
+const char* attn_run(const char* words_json) {
+    attn::cli::g_result = attn::cli::run_show_words(words_json);
+    return attn::cli::g_result.c_str();
+}
+
+// `attn kinds --json`.
+const char* attn_kinds() {
+    attn::cli::g_result = attn::render::kinds_json().dump(2) + "\n";
+    return attn::cli::g_result.c_str();
+}
+
+}  // extern "C"

@@ -1,0 +1,276 @@
+  // ---- the live panel: attn's core, compiled to WebAssembly, runs a typed sentence in the page ------------
+  //
+  // Present when the page carries the core (a <script> defining AttnCore, cli/web/) and D.live (the words
+  // of the run the page opened with). window.attn.run(argv) takes the words `attn show` takes and returns
+  // the JSON trace `attn show ARGV --json -` prints, or throws the CLI's one-line error; the panel builds
+  // those words from its controls, and every view redraws from the trace. Nothing typed is evaluated:
+  // the words go to the core as strings, tokens come back into the page as text.
+
+  // How each option of `attn kinds --json` is asked for: a number, a choice, a flag or text.
+  const LIVE_FIELDS = {
+    '--heads': { label: 'heads', number: true },
+    '--kv-heads': { label: 'kv heads', number: true },
+    '--window': { label: 'window', number: true },
+    '--score': { label: 'score', choices: ['dot', 'general', 'concat'] },
+    '--block-q': { label: 'block q', number: true },
+    '--block-k': { label: 'block k', number: true },
+    '--renorm': { label: 'renorm', flag: true },
+    '--causal': { label: 'mask', choices: ['--causal', '--no-causal'], texts: ['causal', 'no causal'], words: true },
+    '--source': { label: 'source text', text: true },
+    '--qkv-bias': { label: 'qkv bias', flag: true },
+    '--d-out': { label: 'd_out', number: true },
+    '--init': { label: 'init', choices: ['torch', 'torch-rand'] },
+    '--dropout': { label: 'dropout', number: true, step: 'any' },
+    '--pos': { label: 'positions', choices: null },  // the kind's own list
+    '--rope-base': { label: 'rope base', number: true },
+    '--rope-style': { label: 'rope style', choices: ['half', 'interleaved'] },
+    '--align': { label: 'align', choices: ['top-left', 'bottom-right'] },
+    '--seed': { label: 'seed', number: true },
+    '--d-in': { label: 'd_in', number: true },
+    '--split': { label: 'split', choices: ['words', 'space', 'chars'] },
+  };
+  const LIVE_COMMON = ['--seed', '--d-in', '--split'];  // every kind takes them (show's own options)
+  const LIVE_FLAGS = new Set(['--renorm', '--qkv-bias', '--causal', '--no-causal']);
+
+  const live = { core: null, kinds: [], fields: new Map(), argv: null, notes: [] };
+
+  function liveKind(name) { return live.kinds.find((k) => k.kind === name); }
+  // The options a kind takes, in the registry's order ("--pos/--rope-base/--rope-style" is three), then the
+  // ones every kind takes.
+  function liveOptions(kind) {
+    const flags = kind.options.split(', ').flatMap((o) => o.split('/')).filter((f) => f !== '--no-causal');
+    return flags.filter((f) => LIVE_FIELDS[f]).concat(LIVE_COMMON);
+  }
+  function fieldId(flag) { return 'live-opt-' + flag.replace(/^--/, ''); }
+
+  // The controls of the chosen kind's options; values typed for the previous kind stay where they apply.
+  function fillLiveOptions(values) {
+    const kind = liveKind(live.ui.kind.value);
+    const old = values || liveValues();
+    live.ui.options.textContent = '';
+    live.fields.clear();
+    for (const flag of liveOptions(kind)) {
+      const f = LIVE_FIELDS[flag];
+      let input;
+      if (f.flag) input = el('input', { type: 'checkbox', id: fieldId(flag) });
+      else if (f.choices !== undefined) {
+        input = el('select', { id: fieldId(flag) });
+        const choices = f.choices || kind.positions;
+        input.append(el('option', { value: '', text: 'default' }));
+        choices.forEach((c, k) => input.append(el('option', { value: c, text: f.texts ? f.texts[k] : c })));
+      } else if (f.number) input = el('input', { type: 'number', id: fieldId(flag), min: '0', step: f.step || '1', placeholder: 'default' });
+      else input = el('input', { type: 'text', id: fieldId(flag), size: '28', placeholder: 'the sentence itself' });
+      const v = old[flag];
+      if (v !== undefined) {
+        if (f.flag) input.checked = v === true;
+        else input.value = String(v);
+        if (input.tagName === 'SELECT' && input.value !== String(v)) input.value = '';
+      }
+      live.fields.set(flag, input);
+      live.ui.options.append(el('label', { class: f.flag ? 'flag' : '' }, f.label + ' ', input));
+    }
+  }
+  // flag -> value (true for a set flag) of the controls as they are.
+  function liveValues() {
+    const v = {};
+    for (const [flag, input] of live.fields) {
+      if (LIVE_FIELDS[flag].flag) { if (input.checked) v[flag] = true; }
+      else if (input.value !== '') v[flag] = input.value;
+    }
+    return v;
+  }
+
+  // The words `attn show` takes for the panel's settings: --kind, each option set, then the sentence.
+  function liveWords() {
+    const words = ['--kind', live.ui.kind.value];
+    for (const [flag, value] of Object.entries(liveValues())) {
+      if (value === true) words.push(flag);
+      else if (LIVE_FIELDS[flag].words) words.push(value);  // --causal or --no-causal
+      else if (LIVE_FIELDS[flag].text || !value.startsWith('-')) words.push(flag, LIVE_FIELDS[flag].text ? value : value.trim());
+      else words.push(flag + '=' + value);  // a value that reads like an option
+    }
+    const text = live.ui.text.value;
+    if (text.startsWith('-')) words.push('--');
+    words.push(text);
+    return words;
+  }
+  // The controls from words (the page's own run, or a link's #run=): options the panel does not show are left out.
+  function fillFromWords(words) {
+    const values = {};
+    let kind = null, text = '';
+    for (let k = 0; k < words.length; k++) {
+      const w = words[k];
+      if (w === '--') { text = words.slice(k + 1).join(' '); break; }
+      if (!w.startsWith('-') || w === '-') { text = w; continue; }
+      const eq = w.indexOf('=');
+      const name = eq > 0 ? w.slice(0, eq) : w;
+      if (LIVE_FLAGS.has(name)) {
+        if (name === '--causal' || name === '--no-causal') values['--causal'] = name;
+        else values[name] = true;
+        continue;
+      }
+      const value = eq > 0 ? w.slice(eq + 1) : (words[++k] ?? '');
+      if (name === '--kind' || name === '-k') kind = value;
+      else values[name] = value;
+    }
+    if (kind && liveKind(kind)) live.ui.kind.value = kind;
+    live.ui.text.value = text;
+    fillLiveOptions(values);
+  }
+
+  // ---- a trace (attn-trace JSON) as the page's payload: every stage as float32 (descriptor bytes 0) ---------
+
+  function livePayload(tr) {
+    const src = tr.source_tokens.length ? tr.source_tokens : tr.tokens;
+    const nT = tr.tokens.length, nS = src.length, n = nT * nS;
+    const h0 = tr.heads[0];
+    const stages = [];
+    if (h0.weights) stages.push('weights');
+    if (h0.scores) stages.push('scores');
+    if (h0.scores && h0.mask) stages.push('masked-scores');
+    if (h0.mask) stages.push('mask');
+    if (h0.dropped_weights) stages.push('dropped');
+    const cells = new Float32Array(n * stages.length * tr.heads.length);
+    let at = 0;
+    const heads = tr.heads.map((h) => {
+      // masked scores as the kinds compute them: scale · score in float32 (as render/page/html.cpp stores them)
+      const value = {
+        'weights': (i, j) => h.weights[i][j],
+        'scores': (i, j) => h.scores[i][j],
+        'masked-scores': (i, j) => Math.fround(Math.fround(h.scale) * h.scores[i][j]),
+        'mask': (i, j) => (h.mask[i][j] ? 1 : 0),
+        'dropped': (i, j) => h.dropped_weights[i][j],
+      };
+      const st = {};
+      for (const s of stages) {
+        let lo = Infinity, hi = -Infinity;
+        for (let i = 0; i < nT; i++) for (let j = 0; j < nS; j++) {
+          const shown = s === 'mask' || !h.mask || h.mask[i][j];
+          const v = shown ? value[s](i, j) : 0;
+          cells[at + i * nS + j] = v;
+          if (shown) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+        }
+        if (!(lo <= hi)) lo = hi = 0;
+        st[s] = [4 * at, 0, 0, lo, hi];
+        at += n;
+      }
+      const x = { head: h.head, kv_head: h.kv_head, scale: h.scale, stages: st, hidden: h.mask ? st.mask : null };
+      if (tr.tiles && tr.tiles.length && h.scores) x.flash = flashFinal(h, nT, nS);
+      return x;
+    });
+    const info = liveKind(tr.kind) || {};
+    return [{
+      kind: tr.kind, description: info.description || '', formula: info.formula || '', paper: info.paper || '',
+      settings: tr.config, model: null, tokens: tr.tokens, source_tokens: src, token_ids: [], predictions: [],
+      layered: false, stages: stages, layers: [{ layer: null, heads: heads }],
+      tiles: (tr.tiles || []).map((t) => [t.head, t.rows[0], t.rows[1], t.cols[0], t.cols[1], t.row_max, t.row_sum]),
+      empty_rows: tr.empty_rows, viridis: D.viridis, rdbu: D.rdbu, init: { layer: null, head: null }, live: D.live,
+    }, new Uint8Array(cells.buffer)];
+  }
+  // The full softmax's m* and l* of every row (what the tiles' running values converge to), as render/page/html.cpp.
+  function flashFinal(h, nT, nS) {
+    const m = [], l = [];
+    for (let i = 0; i < nT; i++) {
+      let mx = -Infinity, sum = 0;
+      for (let j = 0; j < nS; j++) if (!h.mask || h.mask[i][j]) mx = Math.max(mx, Math.fround(h.scale) * h.scores[i][j]);
+      for (let j = 0; j < nS; j++) if (isFinite(mx) && (!h.mask || h.mask[i][j])) sum += Math.exp(Math.fround(h.scale) * h.scores[i][j] - mx);
+      m.push(isFinite(mx) ? Math.fround(mx) : null);
+      l.push(Math.fround(sum));
+    }
+    return { m: m, l: l };
+  }
+
+  // ---- running --------------------------------------------------------------------------------------------
+
+  function liveRun() {
+    const words = liveWords();
+    const t0 = performance.now();
+    live.notes = [];
+    let text;
+    try {
+      text = live.core.run(words);
+    } catch (e) {
+      live.ui.error.textContent = e.message;
+      live.ui.error.hidden = false;
+      live.ui.status.textContent = '';
+      return false;
+    }
+    const t1 = performance.now();
+    live.ui.error.textContent = '';
+    live.ui.error.hidden = true;
+    const [d, bytes] = livePayload(JSON.parse(text));
+    setData(d, bytes);
+    live.argv = words;
+    rebuild();
+    const t2 = performance.now();
+    live.ui.status.textContent = (live.notes.length ? live.notes.join(' ') + ' · ' : '') + 'computed in ' +
+      Math.round(t1 - t0) + ' ms, drawn in ' + Math.round(t2 - t1) + ' ms';
+    document.documentElement.dataset.liveRuns = String(Number(document.documentElement.dataset.liveRuns || 0) + 1);
+    return true;
+  }
+
+  // The fragment's part for the live settings: run=<the words as JSON>, so a link reproduces a student's run.
+  function liveFragmentPart() {
+    return live.argv ? 'run=' + encodeURIComponent(JSON.stringify(live.argv)) : '';
+  }
+  function liveFragmentWords() {
+    const f = new URLSearchParams(location.hash.replace(/^#/, ''));
+    if (!f.has('run')) return null;
+    try {
+      const w = JSON.parse(f.get('run'));
+      return Array.isArray(w) && w.every((x) => typeof x === 'string') ? w : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function buildLive() {
+    const sec = el('section', { id: 'live', class: 'live' }, el('h2', { text: 'Try it: your own sentence' }),
+      el('p', { class: 'hint', text: 'attn itself runs in this page (compiled to WebAssembly, offline): type a ' +
+        'sentence, pick a kind and its options, press Enter or run. Every view below redraws; the address keeps the settings.' }));
+    const text = el('input', { type: 'text', id: 'live-text', size: '60', 'aria-label': 'sentence' });
+    const kind = el('select', { id: 'live-kind', 'aria-label': 'kind' });
+    const run = el('button', { type: 'button', id: 'live-run', text: 'run', disabled: '' });
+    const options = el('div', { class: 'live-options', id: 'live-options' });
+    const error = el('p', { class: 'error', id: 'live-error', role: 'alert' });
+    error.hidden = true;
+    const status = el('p', { class: 'hint', id: 'live-status', text: 'starting attn’s core…' });
+    sec.append(el('div', { class: 'live-row' }, el('label', {}, 'sentence ', text), el('label', {}, 'kind ', kind), run),
+      options, error, status);
+    live.ui = { text: text, kind: kind, run: run, options: options, error: error, status: status };
+    kind.addEventListener('change', () => fillLiveOptions());
+    run.addEventListener('click', () => { if (live.core) liveRun(); });
+    sec.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && live.core && e.target.tagName !== 'BUTTON') { e.preventDefault(); liveRun(); }
+    });
+    return sec;
+  }
+
+  // Starts the core; window.attn is its API once ready (data-live-ready on <html>, with the time since the
+  // page began loading in data-live-ready-ms).
+  function startLive() {
+    if (!D.live || typeof AttnCore !== 'function') return null;
+    const sec = buildLive();
+    const fromLink = liveFragmentWords();  // read now: the first update() rewrites the fragment
+    live.argv = fromLink || D.live.argv;
+    AttnCore({ print: (t) => live.notes.push(t), printErr: (t) => live.notes.push(t.replace(/^attn: note: /, '')) })
+      .then((core) => {
+        live.core = core;
+        window.attn = Object.freeze({
+          run: (argv) => core.run(argv),
+          kinds: () => core.kinds(),
+        });
+        live.kinds = JSON.parse(core.kinds());
+        for (const k of live.kinds) live.ui.kind.append(el('option', { value: k.kind, text: k.kind }));
+        live.ui.kind.value = D.kind;
+        fillFromWords(live.argv);
+        live.ui.run.disabled = false;
+        live.ui.status.textContent = 'ready';
+        document.documentElement.dataset.liveReadyMs = String(Math.round(performance.now()));
+        document.documentElement.dataset.liveReady = 'true';
+        if (fromLink) liveRun();
+      }, (e) => {
+        live.ui.status.textContent = 'attn’s core could not start in this browser: ' + e;
+      });
+    return sec;
+  }

@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""The live page in a real browser (headless Chromium through Selenium, network blocked): attn's core compiled to
+WebAssembly against the native binary.
+
+1. `attn page lab.html`: at most 3 MB; window.attn ready (time recorded); nothing fetched, no console errors.
+2. window.attn.run(argv) equals `attn show ARGV --json -` (same keys, strings and booleans; numbers within 1e-6)
+   for configurations covering every kind, positions, dropout, heads, GQA, windows, tiles and a source text;
+   window.attn.kinds() equals `attn kinds --json`.
+3. Bad options give the native binary's one-line error word for word; file options are refused by name; a run
+   above the page's 512 MiB is refused in --max-memory's words.
+4. The panel as a student uses it: type a sentence, pick a kind and heads, press run -> the matrix redraws and
+   its hover readout shows the new tokens and the native value; Enter reruns; a bad setting shows the CLI's
+   message in #live-error and the page stays usable; the URL fragment reproduces the run after a reload.
+5. `attn show --html` carries the panel prefilled with its run; `--no-live` leaves it out.
+Screenshots of the live panel are saved in --out.
+
+Usage: test_live.py --attn BIN --chromium PATH --chromedriver PATH --out DIR
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_page import Page, check, failures, four, screenshots_not_blank, shots  # noqa: E402
+
+MAX_PAGE_BYTES = 3 * 1024 * 1024
+# Numbers within 1e-6, relative above 1: float32 keeps 24 bits, so a score of 100 has steps of 7.6e-6, and the
+# two builds sum in different orders (OpenBLAS natively, the blocked loops in WebAssembly).
+TOLERANCE = 1e-6
+
+# Every kind, positions, dropout, heads, GQA, windows, tiles, sources, scores, options.
+CONFIGS = [
+    ["--kind", "simple", "Your journey starts with one step"],
+    ["--kind", "simple", "--causal", "--dropout", "0.25", "a b c d e f"],
+    ["--kind", "self", "--d-out", "4", "the cat sat on the mat"],
+    ["--kind", "self", "--pos", "sinusoidal", "--init", "torch-rand", "the cat sat on the mat"],
+    ["--kind", "causal", "Your journey starts with one step"],
+    ["--kind", "causal", "--renorm", "--dropout", "0.5", "--seed", "7", "Your journey starts with one step"],
+    ["--kind", "causal", "--pos", "rope", "--rope-style", "interleaved", "--rope-base", "500", "one two three four five"],
+    ["--kind", "mha-wrapper", "--heads", "3", "--d-out", "4", "The cat sat on the mat."],
+    ["--kind", "mha", "--heads", "4", "--d-out", "8", "--pos", "alibi", "The cat sat on the mat."],
+    ["--kind", "mha", "--heads", "2", "--qkv-bias", "--no-causal", "--d-in", "12", "dog bites man"],
+    ["--kind", "cross", "Wie geht es dir", "--source", "How are you"],
+    ["--kind", "cross", "--causal", "--align", "bottom-right", "a b", "--source", "w x y z"],
+    ["--kind", "additive", "le chat noir", "--source", "the black cat sat"],
+    ["--kind", "luong", "--score", "general", "le chat", "--source", "the cat sat"],
+    ["--kind", "luong", "--score", "concat", "--d-out", "6", "le chat", "--source", "the cat sat"],
+    ["--kind", "mqa", "--heads", "4", "--d-out", "8", "one two three four five six"],
+    ["--kind", "gqa", "--heads", "6", "--kv-heads", "2", "--d-out", "12", "The cat sat on the mat."],
+    ["--kind", "local", "--window", "1", "one two three four five six seven"],
+    ["--kind", "local", "--window", "2", "--causal", "--pos", "rope", "one two three four five six seven"],
+    ["--kind", "flash", "--causal", "--block-q", "2", "--block-k", "3", "Your journey starts with one step today"],
+    ["--kind", "flash", "--heads", "2", "--d-out", "8", "--block-q", "3", "--block-k", "2", "a b c d e f g"],
+    ["--kind", "self", "--split", "chars", "héllo wörld"],
+    ["--kind", "mha", "--heads", "2", "--seed", "18446744073709551615", "max seed"],
+]
+
+# Bad settings: the native one-line error, word for word.
+BAD = [
+    ["--kind", "nope", "a b"],
+    ["--hed", "2", "a b"],
+    ["--kind", "gqa", "--heads", "6", "--kv-heads", "4", "a b c"],
+    ["--kind", "simple", "--heads", "2", "a b"],
+    ["--dropout", "1", "a b"],
+    ["--kind", "cross", "a b"],
+    ["--kind", "mha", "--heads", "3", "--d-out", "8", "a b"],
+    ["--causal", "--no-causal", "a b"],
+    ["--window", "2", "a b"],
+    ["--kind", "luong", "--score", "dot", "--d-out", "4", "a", "--source", "b"],
+    ["--seed", "-1", "a"],
+    ["--heads", "2", "--heads", "3", "a"],
+]
+
+
+def native(attn, argv):
+    r = subprocess.run([attn, "show", *argv, "--json", "-"], capture_output=True, text=True)
+    if r.returncode == 0:
+        return r.stdout, None
+    return None, r.stderr.strip().splitlines()[-1]
+
+
+def compare(a, b, path="$"):
+    """The largest difference between two JSON values (relative above 1); raises on a different key, string or shape."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None or isinstance(a, str) or isinstance(b, str):
+        if a != b:
+            raise ValueError("%s: %r vs %r" % (path, a, b))
+        return 0.0
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(float(a) - float(b)) / max(1.0, abs(float(b)))
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            raise ValueError("%s: %d vs %d items" % (path, len(a), len(b)))
+        return max([compare(x, y, "%s[%d]" % (path, k)) for k, (x, y) in enumerate(zip(a, b))] + [0.0])
+    if isinstance(a, dict) and isinstance(b, dict):
+        if list(a) != list(b):
+            raise ValueError("%s: keys %s vs %s" % (path, list(a), list(b)))
+        return max([compare(a[k], b[k], path + "." + k) for k in a] + [0.0])
+    raise ValueError("%s: %r vs %r" % (path, type(a), type(b)))
+
+
+RUN = """
+try { return ['ok', window.attn.run(arguments[0])]; }
+catch (e) { return ['error', e.message, e.constructor.name]; }
+"""
+
+
+def browser_run(d, argv):
+    return d.execute_script(RUN, argv)
+
+
+def wait_live(d):
+    WebDriverWait(d, 30).until(lambda x: x.execute_script("return document.documentElement.dataset.liveReady"))
+    return int(d.execute_script("return document.documentElement.dataset.liveReadyMs"))
+
+
+def live_runs(d):
+    return int(d.execute_script("return Number(document.documentElement.dataset.liveRuns || 0)"))
+
+
+def test_api(page, attn):
+    d = page.d
+    worst = 0.0
+    for argv in CONFIGS:
+        want, err = native(attn, argv)
+        if err:
+            check(False, "native %s failed: %s" % (argv, err))
+            continue
+        got = browser_run(d, argv)
+        if got[0] != "ok":
+            check(False, "attn.run(%s) threw %s" % (argv, got[1:]))
+            continue
+        try:
+            diff = compare(json.loads(got[1]), json.loads(want))
+        except ValueError as e:
+            check(False, "attn.run(%s) differs: %s" % (argv, e))
+            continue
+        worst = max(worst, diff)
+        check(diff <= TOLERANCE, "attn.run(%s): largest difference %g > %g" % (argv, diff, TOLERANCE))
+        print("same JSON (largest difference %.2g): %s" % (diff, " ".join(argv)))
+    print("%d configurations: largest difference %.3g" % (len(CONFIGS), worst))
+    kinds = subprocess.run([attn, "kinds", "--json"], capture_output=True, text=True).stdout
+    check(d.execute_script("return window.attn.kinds()") == kinds, "attn.kinds() is attn kinds --json")
+    for argv in BAD:
+        want, err = native(attn, argv)
+        check(err is not None, "native %s fails" % argv)
+        got = browser_run(d, argv)
+        check(got[0] == "error" and got[1] == err, "attn.run(%s): %r, native %r" % (argv, got[1:], err))
+        print("same error: %s" % err)
+    for option, value in (("--png", "out"), ("--html", "x.html"), ("--npy", "out"), ("--json", "t.json"),
+                          ("--svg", "out"), ("--file", "essay.txt"), ("--model", "gpt2")):
+        got = browser_run(d, [option, value, "a b"])
+        check(got[0] == "error" and got[1].startswith("attn: error: " + option + " ") and "\n" not in got[1],
+              "attn.run with %s is refused by name in one line: %r" % (option, got[1:]))
+    got = browser_run(d, ["--json", "-", "a b"])
+    check(got[0] == "ok", "--json - is what run returns anyway: %r" % got[:1])
+    got = browser_run(d, "not a list")
+    check(got[0] == "error" and got[2] == "TypeError", "attn.run('text') is a TypeError: %r" % got[1:])
+    # a run above the page's memory budget: refused before it starts, in --max-memory's words
+    big = ["--kind", "mha", "--heads", "16", " ".join(["w"] * 2000)]
+    t0 = time.time()
+    got = browser_run(d, big)
+    check(got[0] == "error" and "more than --max-memory 512.0 MiB" in got[1] and got[1].startswith("attn: error: this run would need about"),
+          "2000 tokens in 16 heads are refused above 512 MiB: %r" % got[1:])
+    print("refused in %.2f s: %s" % (time.time() - t0, got[1]))
+    _, err = native(attn, big + ["--max-memory", "512M"])
+    check(err is not None and err.split(" (hint:")[0] == got[1].split(" (hint:")[0],
+          "the refusal says what the native --max-memory 512M says: %r" % err)
+    # above 4 GiB, where a 32-bit size_t would wrap: still refused
+    huge = ["--kind", "mha", "--heads", "64", "--d-out", "64", " ".join(["w"] * 4000)]
+    got = browser_run(d, huge)
+    _, err = native(attn, huge + ["--max-memory", "512M"])
+    check(got[0] == "error" and err is not None and err.split(" (hint:")[0] == got[1].split(" (hint:")[0],
+          "a run of many GiB is refused as natively: %r, native %r" % (got[1:], err))
+    print("refused: %s" % got[1])
+    ok = browser_run(d, ["--kind", "causal", "still usable"])
+    check(ok[0] == "ok", "the core runs again after a refusal")
+
+
+def set_field(d, id_, value):
+    d.execute_script("const e = document.getElementById(arguments[0]); e.value = arguments[1]; "
+                     "e.dispatchEvent(new Event('change'))", id_, value)
+
+
+def test_panel(page, attn, out):
+    d = page.d
+    check(d.find_element(By.ID, "live-kind").get_attribute("value") == "causal", "the page opens on causal")
+    kinds = [o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, "#live-kind option")]
+    registry = [k["kind"] for k in json.loads(subprocess.run([attn, "kinds", "--json"], capture_output=True, text=True).stdout)]
+    check(kinds == registry, "#live-kind's options are the registry's names: %s" % kinds)
+    # 1. type a sentence, pick a kind as a user does, set its heads, press run
+    text = d.find_element(By.ID, "live-text")
+    text.clear()
+    sentence = "Students <b>love</b> attention & tokens"
+    text.send_keys(sentence)
+    page.select("live-kind", "mha", real=True)
+    check(d.find_elements(By.ID, "live-opt-heads"), "mha shows a heads field")
+    check(not d.find_elements(By.ID, "live-opt-window"), "mha shows no window field")
+    heads = d.find_element(By.ID, "live-opt-heads")
+    heads.send_keys("2")
+    runs = live_runs(d)
+    t0 = time.time()
+    d.find_element(By.ID, "live-run").click()
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) > runs)
+    print("run and redraw: %.0f ms from the click (%s)" % (1000 * (time.time() - t0),
+                                                        d.find_element(By.ID, "live-status").text))
+    argv = ["--kind", "mha", "--heads", "2", sentence]
+    want = json.loads(native(attn, argv)[0])
+    T = S = len(want["tokens"])
+    check(d.find_element(By.ID, "kind").text == "mha", "the header says mha")
+    labels = [s.get_attribute("textContent") for s in d.find_elements(By.CSS_SELECTOR, ".row-labels span")]
+    check(labels == want["tokens"], "the matrix's rows are the new tokens: %s" % labels)
+    check(page.options("head") == ["0", "1"], "two heads to pick: %s" % page.options("head"))
+    page.matrix = page.box = None
+    d.execute_script("document.getElementById('matrix').scrollIntoView({block: 'center'})")
+    for h in (0, 1):
+        page.select("head", h)
+        for i, j in ((1, 0), (T - 1, 1), (T - 1, T - 1), (2, 2)):
+            value, readout = page.hover(i, j, T, S)
+            native_value = want["heads"][h]["weights"][i][j]
+            if want["heads"][h]["mask"][i][j]:
+                check(value is not None and abs(float(value) - native_value) <= 1e-4 and value[:5] == four(native_value)[:5],
+                      "head %d (%d, %d): readout %s, native %s" % (h, i, j, value, four(native_value)))
+                check(want["tokens"][i] in readout and want["tokens"][j] in readout,
+                      "the readout names the new tokens: %r" % readout)
+            else:
+                check(value == "hidden", "head %d (%d, %d) is hidden: %s" % (h, i, j, value))
+    check("<b>" in " ".join(labels) and not d.find_elements(By.CSS_SELECTOR, "#views b.injected, .row-labels b"),
+          "a token with markup is text, not HTML")
+    page.shot(out, "live-mha.png")
+    # 2. the fragment keeps the settings: a reload runs them again
+    frag = d.execute_script("return location.hash")
+    check("run=" in frag, "the fragment carries the run: %s" % frag)
+    page.load(frag)
+    wait_live(d)
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
+    labels = [s.get_attribute("textContent") for s in d.find_elements(By.CSS_SELECTOR, ".row-labels span")]
+    check(labels == want["tokens"] and d.find_element(By.ID, "live-kind").get_attribute("value") == "mha" and
+          d.find_element(By.ID, "live-opt-heads").get_attribute("value") == "2" and
+          d.find_element(By.ID, "live-text").get_attribute("value") == sentence,
+          "the link reproduces the run: %s" % labels)
+    # 3. a bad setting: the CLI's message, the views stay; then Enter runs a fixed one
+    set_field(d, "live-opt-heads", "3")
+    set_field(d, "live-opt-d-out", "8")
+    runs = live_runs(d)
+    d.find_element(By.ID, "live-run").click()
+    err = d.find_element(By.ID, "live-error")
+    _, native_err = native(attn, ["--kind", "mha", "--heads", "3", "--d-out", "8", sentence])
+    check(err.is_displayed() and err.text == native_err, "#live-error: %r, native %r" % (err.text, native_err))
+    check(live_runs(d) == runs and d.find_elements(By.ID, "matrix"), "the views stay after an error")
+    page.shot(out, "live-error.png")
+    set_field(d, "live-opt-heads", "4")
+    text = d.find_element(By.ID, "live-text")
+    text.clear()
+    text.send_keys("a shorter one", Keys.ENTER)
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) > runs)
+    check(not d.find_element(By.ID, "live-error").is_displayed(), "the error goes with a good run")
+    check(page.options("head") == ["0", "1", "2", "3"], "Enter ran four heads: %s" % page.options("head"))
+    labels = [s.get_attribute("textContent") for s in d.find_elements(By.CSS_SELECTOR, ".row-labels span")]
+    check(labels == ["a", "shorter", "one"], "Enter ran the new sentence: %s" % labels)
+    # 4. flash: the tiles view comes with the kind
+    page.select("live-kind", "flash", real=True)
+    set_field(d, "live-opt-heads", "")
+    set_field(d, "live-opt-d-out", "")
+    set_field(d, "live-opt-causal", "--causal")
+    runs = live_runs(d)
+    d.find_element(By.ID, "live-run").click()
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) > runs)
+    check(d.find_elements(By.ID, "flash-section") and d.find_elements(By.CSS_SELECTOR, "#flash-table tr"),
+          "flash shows its tiles")
+    page.shot(out, "live-flash.png")
+    # 32 tokens through 4 heads: the time the panel reports (printed for the notes, not a pass mark)
+    page.select("live-kind", "mha", real=True)
+    set_field(d, "live-opt-heads", "4")
+    words = ("the quick brown fox jumps over the lazy dog while students watch every head attend to "
+             "each earlier word in turn and the matrix redraws at once on this very page here").split()
+    set_field(d, "live-text", " ".join(words))
+    runs = live_runs(d)
+    d.find_element(By.ID, "live-run").click()
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) > runs)
+    check(len(d.find_elements(By.CSS_SELECTOR, ".row-labels span")) == 32, "32 tokens drawn")
+    print("32 tokens, mha, 4 heads: %s" % d.find_element(By.ID, "live-status").text)
+    d.execute_script("window.scrollTo(0, 0)")
+    page.shot(out, "live-32.png")
+    page.quiet("live page after the runs")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attn", required=True)
+    ap.add_argument("--chromium", required=True)
+    ap.add_argument("--chromedriver", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    a.attn = os.path.abspath(a.attn)
+    start = time.time()
+    shutil.rmtree(a.out, ignore_errors=True)
+    os.makedirs(a.out)
+    out = os.path.abspath(a.out)
+    lab = os.path.join(out, "lab.html")
+    subprocess.run([a.attn, "page", lab], check=True, capture_output=True)
+    size = os.path.getsize(lab)
+    check(size <= MAX_PAGE_BYTES, "the live page is %d bytes, at most %d" % (size, MAX_PAGE_BYTES))
+    shown = os.path.join(out, "gqa.html")
+    subprocess.run([a.attn, "show", "--kind", "gqa", "--heads", "4", "--kv-heads", "2", "--d-out", "8",
+                    "The cat sat on the mat", "--html", shown], check=True, capture_output=True)
+    plain = os.path.join(out, "plain.html")
+    subprocess.run([a.attn, "show", "--kind", "gqa", "The cat sat", "--html", plain, "--no-live"], check=True,
+                   capture_output=True)
+
+    profile = tempfile.mkdtemp(prefix="attn-chromium-")
+    o = webdriver.ChromeOptions()
+    o.binary_location = a.chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1000",
+                "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile, "--disable-dev-shm-usage"):
+        o.add_argument(arg)
+    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(a.chromedriver), options=o)
+    ready = []
+    try:
+        page = Page(driver, lab)
+        for _ in range(3):  # the first load warms Chromium up; the page is opened afresh each time
+            page.load()
+            ready.append(wait_live(driver))
+        check(min(ready) <= 1500, "window.attn usable within 1.5 s of opening: %s ms" % ready)
+        page.quiet("live page")
+        check(driver.execute_script("return typeof window.attn.run") == "function", "window.attn.run exists")
+        check(driver.execute_script("return document.scripts.length") == 3, "the page's scripts: core, views")
+        test_api(page, a.attn)
+        test_panel(page, a.attn, out)
+        # attn show --html: the same panel, prefilled with the run
+        page = Page(driver, shown)
+        page.load()
+        wait_live(driver)
+        page.quiet("show --html page")
+        check(driver.find_element(By.ID, "live-kind").get_attribute("value") == "gqa" and
+              driver.find_element(By.ID, "live-opt-heads").get_attribute("value") == "4" and
+              driver.find_element(By.ID, "live-opt-kv-heads").get_attribute("value") == "2" and
+              driver.find_element(By.ID, "live-text").get_attribute("value") == "The cat sat on the mat",
+              "show --html's panel is prefilled with its run")
+        page.shot(out, "live-show-html.png")
+        page = Page(driver, plain)
+        page.load()
+        check(not driver.find_elements(By.ID, "live") and driver.execute_script("return typeof window.attn") == "undefined",
+              "--no-live: no panel, no core")
+        page.quiet("--no-live page")
+        screenshots_not_blank(driver, shots)
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+    print("page %d bytes (%.2f MB; --no-live page %d bytes); window.attn ready after %s ms from navigation; %.1f s in all; "
+          "screenshots in %s" % (size, size / 1048576, os.path.getsize(plain), ready, time.time() - start, out))
+    if failures:
+        sys.exit("%d failure(s)" % len(failures))
+
+
+if __name__ == "__main__":
+    main()
