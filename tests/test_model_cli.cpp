@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <filesystem>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -143,4 +145,42 @@ TEST_CASE("model: --max-memory counts the weights, and the text may come from st
     const auto piped = attn::test::run_attn({"show", "--model", m, "--file", "-", "--json", "-"}, "a b");
     REQUIRE(piped.code == 0);
     CHECK(Json::parse(piped.out)["token_ids"] == Json::array({'a', ' ', 'b'}));
+}
+
+TEST_CASE("model: a config.json or model.safetensors that is a folder, a pipe, a device or a looping link is named as such") {
+    const std::string dir = attn::test::temp_dir();
+    attn::test::write_model_fixtures(dir);
+    const std::string ok = dir + "/model-ok";
+    int n = 0;
+    const auto swap_in = [&](const std::string& name, const std::function<void(const std::string&)>& make) {
+        const std::string m = dir + "/m" + std::to_string(n++);
+        std::filesystem::copy(ok, m, std::filesystem::copy_options::recursive);
+        std::filesystem::remove(m + "/" + name);
+        make(m + "/" + name);
+        return m;
+    };
+    struct Case {
+        std::string file, why;
+        std::function<void(const std::string&)> make;
+    };
+    const std::vector<Case> cases = {
+        {"config.json", "is a folder, not a file (hint: put the model's config.json file there)",
+         [](const std::string& p) { std::filesystem::create_directory(p); }},
+        {"config.json", "is a pipe (FIFO), not a file (hint: put the model's config.json file there)",
+         [](const std::string& p) { REQUIRE(::mkfifo(p.c_str(), 0600) == 0); }},
+        {"model.safetensors", "is a device, not a file (hint: put the model's model.safetensors file there)",
+         [](const std::string& p) { std::filesystem::create_symlink("/dev/zero", p); }},
+        {"config.json", "Too many levels of symbolic links (hint: put the model's config.json file there)",
+         [](const std::string& p) { std::filesystem::create_symlink(p, p); }},
+    };
+    for (const Case& c : cases) {
+        const std::string m = swap_in(c.file, c.make);
+        INFO(c.file << ": " << c.why << " in " << m);
+        const attn::test::RunResult r = attn::test::run_attn({"show", "--model", m, "a b"});
+        CHECK(r.code == 1);
+        CHECK(r.err.find("attn: error: ") == 0);
+        CHECK(r.err.find(c.file) != std::string::npos);
+        CHECK(r.err.find(c.why + "\n") != std::string::npos);
+        CHECK(r.err.find("no config.json") == std::string::npos);
+    }
 }

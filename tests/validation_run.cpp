@@ -121,6 +121,8 @@ void write_fixtures(const std::string& dir) {
     for (const auto& [name, bytes] : files) write(dir + "/" + name, bytes);
     REQUIRE(::mkdir((dir + "/folder").c_str(), 0755) == 0);
     attn::test::write_model_fixtures(dir);
+    attn::test::write_model_folder(dir, "model-config-dir", "", safetensors_file(tiny_gpt2_tensors()));
+    REQUIRE(::mkdir((dir + "/model-config-dir/config.json").c_str(), 0755) == 0);
     const int fd = ::open((dir + "/large.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // sparse: no disk used
     REQUIRE(fd >= 0);
     REQUIRE(::ftruncate(fd, 257LL << 20) == 0);

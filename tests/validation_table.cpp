@@ -334,6 +334,9 @@ std::vector<ValidationRule> make_rules() {
     auto model = [](const std::string& dir) { return std::vector<std::string>{"show", "--model", dir, "--json", "t.json", "a b"}; };
     rows.push_back({"model.config", "--model DIR", "holds config.json", R, model("model-noconfig"),
                     e("no config.json in 'model-noconfig' (hint: download the model's config.json into the folder)")});
+    rows.push_back({"model.config-file", "--model DIR", "config.json and model.safetensors are files (not a folder, a pipe, "
+                    "a device or a looping link)", R, model("model-config-dir"),
+                    e("'model-config-dir/config.json' is a folder, not a file (hint: put the model's config.json file there)")});
     rows.push_back({"model.pickle", "--model DIR", "holds model.safetensors; pytorch_model.bin is never opened", R,
                     model("model-pickle"),
                     e("'model-pickle' has only pytorch_model.bin, which attn never opens (a pickle can run code) (hint: convert "
@@ -634,6 +637,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"trace-layer-twice.json", "trace-kl1.json with layer 1 twice"},
         {"trace-no-rollout.json", "trace-kl1.json without aggregates"},
         {"trace-model-heads.json", "trace-kl1.json with seeded \"heads\" too"},
+        {"model-config-dir", "model-ok with config.json a folder"},
         {"small-em.ttf", "DejaVu Sans with head.unitsPerEm 16 (its outlines drawn 128 times too large)"},
         {"model-ok", "a GPT-2 folder: 1 layer, 2 heads, n_embd 4, n_positions 4, the 256 byte tokens and <|endoftext|>"},
         {"model-noconfig", "model-ok without config.json"},
