@@ -199,7 +199,7 @@ void Gpt2Tokenizer::finish(const std::string& vocab_name, const std::string& mer
         const auto sp = pair.find(' ');
         const std::string joined = pair.substr(0, sp) + pair.substr(sp + 1);
         if (!vocab_.count(joined))
-            bad_file(merges_name, "merge " + std::to_string(rank + 1) + " ('" + pair.substr(0, 60) + "') makes a token the vocabulary lacks");
+            bad_file(merges_name, "merge " + std::to_string(rank + 1) + " ('" + excerpt(pair, 60) + "') makes a token the vocabulary lacks");
     }
     // the most raw bytes a merge can make into one token (a byte is one character of a symbol)
     max_token_bytes_ = 1;

@@ -122,6 +122,8 @@ void write_fixtures(const std::string& dir) {
     REQUIRE(::mkdir((dir + "/folder").c_str(), 0755) == 0);
     attn::test::write_model_fixtures(dir);
     attn::test::write_model_folder(dir, "model-config-dir", "", safetensors_file(tiny_gpt2_tensors()));
+    attn::test::write_model_folder(dir, "tok-merges-nul", tiny_gpt2_config(), safetensors_file(tiny_gpt2_tensors()), true,
+                                   tiny_gpt2_vocab(), std::string("#version: 0.2\na\0b c\n", 20));
     REQUIRE(::mkdir((dir + "/model-config-dir/config.json").c_str(), 0755) == 0);
     const int fd = ::open((dir + "/large.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // sparse: no disk used
     REQUIRE(fd >= 0);

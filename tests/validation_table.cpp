@@ -383,6 +383,10 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.merges", "merges.txt", "one merge \"a b\" a line", R, model("tok-merges"),
                     e("tok-merges/merges.txt: line 2 is not two symbols separated by one space (hint: use GPT-2's own "
                       "vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
+    rows.push_back({"model.merges-nul", "merges.txt", "a byte such as NUL in a merge is quoted, not the end of the message", R,
+                    model("tok-merges-nul"),
+                    e("tok-merges-nul/merges.txt: merge 1 ('a\\x00b c') makes a token the vocabulary lacks (hint: use GPT-2's "
+                      "own vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
     rows.push_back({"model.length", "TEXT with --model", "at most n_positions tokens", U,
                     {"show", "--model", "model-ok", "--json", "t.json", "a b c d e"},
                     e("the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the text to at most "
@@ -655,6 +659,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"model-shape", "model-ok with wpe (8, 4)"},
         {"tok-vocab", "model-ok with vocab.json {\"a\": \"zero\"}"},
         {"tok-merges", "model-ok with merges.txt line 2 no-space-here"},
+        {"tok-merges-nul", "model-ok with merges.txt merge 1 a\\x00b c"},
         {"tok-long", "model-ok with a vocab.json entry of 1025 x"},
         {"utf16.txt", "Your journey in UTF-16LE, no byte order mark"},
         {"utf16.json", "[[1, 2], [3, 4]] in UTF-16LE, no byte order mark"},
