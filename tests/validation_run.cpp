@@ -111,6 +111,7 @@ void write_fixtures(const std::string& dir) {
         {"rank5.npy", npy("<f4", "(1, 1, 1, 1, 1)", raw({1.0f}))},
         {"tokens3.txt", "a\nb\nc\n"},
         {"small-em.ttf", dejavu_with_units_per_em(16)},
+        {"nomagic.npy", R"({"format": "attn-trace", "version": 1, "kind": "causal", "tokens": ["a"]})"},
         {"trace-kl1.json", kept_layer_trace()},
         {"trace-layer-past.json", kept_layer_trace("2", false)},
         {"trace-layer-twice.json", kept_layer_trace("1", true)},

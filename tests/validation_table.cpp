@@ -532,6 +532,10 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"render.layer-held", "--layer", "a layer the trace holds, by its number in the model", U,
                     {"render", "trace-kl1.json", "--html", "p.html", "--layer", "0"},
                     e("--layer 0 is not in trace-kl1.json (it holds layer 1) (hint: pick one of the layers it holds)")});
+    rows.push_back({"render.npy-magic", "INPUT (.npy)", "a file named .npy starts with the .npy magic (never read as a trace)", R,
+                    {"render", "nomagic.npy", "--html", "p.html"},
+                    e("nomagic.npy: not a valid .npy file: the magic string \\x93NUMPY is missing (hint: save it with "
+                      "numpy.save(path, array))")});
     rows.push_back({"render.npy-rank", "INPUT (.npy)", "2, 3 or 4 dimensions: (T, S), (H, T, S), (L, H, T, S)", R,
                     {"render", "shape.npy", "--html", "p.html"},
                     e("shape.npy: attention of shape (4,) has 1 dimensions, not 2, 3 or 4") + kShape});
@@ -642,6 +646,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"trace-no-rollout.json", "trace-kl1.json without aggregates"},
         {"trace-model-heads.json", "trace-kl1.json with seeded \"heads\" too"},
         {"model-config-dir", "model-ok with config.json a folder"},
+        {"nomagic.npy", "an attn trace's JSON in a file named .npy"},
         {"small-em.ttf", "DejaVu Sans with head.unitsPerEm 16 (its outlines drawn 128 times too large)"},
         {"model-ok", "a GPT-2 folder: 1 layer, 2 heads, n_embd 4, n_positions 4, the 256 byte tokens and <|endoftext|>"},
         {"model-noconfig", "model-ok without config.json"},
