@@ -1,6 +1,8 @@
 // GPT-2's forward pass; shapes: T positions, C channels, H heads, d = C / H, V vocabulary, L layers.
 #include "core/gpt2.h"
 
+#include "data/error.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -177,8 +179,29 @@ double gpt2_run_bytes(const Gpt2Config& c, std::size_t t, std::size_t kept_layer
     return activations + logits + per_layer * (static_cast<double>(kept_layers) + 1) + aggregates;
 }
 
+namespace {
+Trace forward(const Gpt2Checkpoint& m, const Gpt2Tokenizer& tok, const std::vector<std::int64_t>& ids,
+              const Gpt2RunOptions& opt);
+}  // namespace
+
+// A value that overflows float32 in a model run comes from the checkpoint's weights (its embeddings
+// are the model's own too): the message says so, not "use embeddings with smaller values".
 Trace run_gpt2(const Gpt2Checkpoint& m, const Gpt2Tokenizer& tok, const std::vector<std::int64_t>& ids,
                const Gpt2RunOptions& opt) {
+    try {
+        return forward(m, tok, ids, opt);
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        if (e.kind() != ErrorKind::runtime || what.find("overflow float32") == std::string::npos) throw;
+        throw Error(ErrorKind::runtime, what + " in the model's forward pass",
+                    "the checkpoint's weights are too large for float32 arithmetic: check model.safetensors, or use "
+                    "the checkpoint as Hugging Face saved it");
+    }
+}
+
+namespace {
+Trace forward(const Gpt2Checkpoint& m, const Gpt2Tokenizer& tok, const std::vector<std::int64_t>& ids,
+              const Gpt2RunOptions& opt) {
     const Gpt2Config& cfg = m.config;
     const std::size_t T = ids.size(), C = cfg.n_embd, H = cfg.n_head, L = cfg.n_layer, V = m.lm_head.rows;
     Trace t;
@@ -251,5 +274,6 @@ Trace run_gpt2(const Gpt2Checkpoint& m, const Gpt2Tokenizer& tok, const std::vec
     std::copy(a.begin(), a.end(), t.output.begin());
     return t;
 }
+}  // namespace
 
 }  // namespace attn

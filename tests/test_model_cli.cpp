@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 
@@ -183,4 +184,22 @@ TEST_CASE("model: a config.json or model.safetensors that is a folder, a pipe, a
         CHECK(r.err.find(c.why + "\n") != std::string::npos);
         CHECK(r.err.find("no config.json") == std::string::npos);
     }
+}
+
+TEST_CASE("model: scores that overflow float32 blame the checkpoint's weights, not the embeddings") {
+    const std::string dir = attn::test::temp_dir();
+    auto tensors = attn::test::tiny_gpt2_tensors();
+    for (auto& t : tensors)
+        if (t.name == "h.0.attn.c_attn.weight")
+            for (std::size_t i = 0; i + 4 <= t.bytes.size(); i += 4) {
+                const float huge = 1e30f;
+                std::memcpy(&t.bytes[i], &huge, 4);
+            }
+    attn::test::write_model_folder(dir, "huge", attn::test::tiny_gpt2_config(), attn::test::safetensors_file(tensors));
+    const attn::test::RunResult r = attn::test::run_attn({"show", "--model", dir + "/huge", "a b"});
+    CHECK(r.code == 1);
+    CHECK(r.err.find("overflow float32") != std::string::npos);
+    CHECK(r.err.find("in the model's forward pass (hint: the checkpoint's weights are too large for float32 arithmetic") !=
+          std::string::npos);
+    CHECK(r.err.find("embeddings") == std::string::npos);
 }
