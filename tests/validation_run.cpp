@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "fuzz/harness.h"
@@ -122,6 +123,16 @@ void write_fixtures(const std::string& dir) {
     for (const auto& [name, bytes] : files) write(dir + "/" + name, bytes);
     REQUIRE(::mkdir((dir + "/folder").c_str(), 0755) == 0);
     attn::test::write_model_fixtures(dir);
+    {
+        auto huge = tiny_gpt2_tensors();
+        for (auto& t : huge)
+            if (t.name == "h.0.attn.c_attn.weight")
+                for (std::size_t i = 0; i + 4 <= t.bytes.size(); i += 4) {
+                    const float v = 1e30f;
+                    std::memcpy(&t.bytes[i], &v, 4);
+                }
+        attn::test::write_model_folder(dir, "model-huge", tiny_gpt2_config(), safetensors_file(huge));
+    }
     attn::test::write_model_folder(dir, "model-config-dir", "", safetensors_file(tiny_gpt2_tensors()));
     attn::test::write_model_folder(dir, "tok-merges-nul", tiny_gpt2_config(), safetensors_file(tiny_gpt2_tensors()), true,
                                    tiny_gpt2_vocab(), std::string("#version: 0.2\na\0b c\n", 20));

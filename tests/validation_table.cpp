@@ -383,6 +383,10 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.merges", "merges.txt", "one merge \"a b\" a line", R, model("tok-merges"),
                     e("tok-merges/merges.txt: line 2 is not two symbols separated by one space (hint: use GPT-2's own "
                       "vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
+    rows.push_back({"model.overflow", "model.safetensors", "weights whose scores fit float32", R, model("model-huge"),
+                    e("the scores of query row 0 overflow float32 (a q·k is infinite or NaN) in the model's forward pass (hint: "
+                      "the checkpoint's weights are too large for float32 arithmetic: check model.safetensors, or use the "
+                      "checkpoint as Hugging Face saved it)")});
     rows.push_back({"model.merges-nul", "merges.txt", "a byte such as NUL in a merge is quoted, not the end of the message", R,
                     model("tok-merges-nul"),
                     e("tok-merges-nul/merges.txt: merge 1 ('a\\x00b c') makes a token the vocabulary lacks (hint: use GPT-2's "
@@ -646,6 +650,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"trace-no-rollout.json", "trace-kl1.json without aggregates"},
         {"trace-model-heads.json", "trace-kl1.json with seeded \"heads\" too"},
         {"model-config-dir", "model-ok with config.json a folder"},
+        {"model-huge", "model-ok with every h.0.attn.c_attn.weight 1e30"},
         {"nomagic.npy", "an attn trace's JSON in a file named .npy"},
         {"small-em.ttf", "DejaVu Sans with head.unitsPerEm 16 (its outlines drawn 128 times too large)"},
         {"model-ok", "a GPT-2 folder: 1 layer, 2 heads, n_embd 4, n_positions 4, the 256 byte tokens and <|endoftext|>"},
