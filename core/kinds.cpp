@@ -249,7 +249,13 @@ const Kind* find_kind(const std::string& name) {
 
 const Kind& kind_named(const std::string& name) {
     const Kind* k = find_kind(name);
-    if (k == nullptr) usage_error("unknown kind '" + excerpt(name) + "'", "choose one of: " + kind_names() + " (see 'attn kinds')");
+    if (k == nullptr) {
+        std::vector<std::string> names;
+        for (const Kind& kind : kKinds) names.push_back(kind.name);
+        const std::string near = nearest_name(name, names);  // "did you mean", as for option names
+        usage_error("unknown kind '" + excerpt(name) + "'",
+                    (near.empty() ? "" : "did you mean '" + near + "'? ") + "choose one of: " + kind_names() + " (see 'attn kinds')");
+    }
     return *k;
 }
 

@@ -63,6 +63,12 @@ std::vector<ValidationRule> make_rules() {
                         kHelp});
     rows.push_back({"option.kind", "--kind", "a kind from the registry (attn kinds)", U, {"show", "--kind", "nope", "hi"},
                     e("unknown kind 'nope' (hint: choose one of: simple, self, causal, ...")});
+    rows.push_back({"option.kind-near", "--kind", "a kind near a real one is named with it", U, {"decode", "--kind", "mqq", "hi"},
+                    e("unknown kind 'mqq' (hint: did you mean 'mqa'? choose one of: simple, self, causal, ...")});
+    rows.push_back({"option.value-near", "--colormap, --show, --figures, ...", "a value near one of the choices is named with it", U,
+                    {"show", "--colormap", "magam", "hi"},
+                    e("--colormap: 'magam' is not one of viridis, magma, cividis, gray; did you mean 'magma'? (hint: see "
+                      "'attn show --help')")});
     // 3. options together
     rows.push_back({"options.kind-takes", "options", "only options the kind takes", U,
                     {"show", "--kind", "self", "--window", "3", "hi"},

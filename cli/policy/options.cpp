@@ -121,10 +121,12 @@ std::string check_option_text(const OptionRule& r, const std::string& text) {
             for (const auto& item : items) {
                 bool known = false;
                 for (const auto& c : r.choices) known = known || item == c;
-                if (!known)
-                    return items.size() == 1 ? why
-                                             : "'" + excerpt(item) + "' in '" + excerpt(text) + "' is not " +
-                                                   option_rule_text(r);
+                if (known) continue;
+                const std::string near = nearest_name(item, r.choices);  // "did you mean", as for option names
+                return (items.size() == 1 ? why
+                                          : "'" + excerpt(item) + "' in '" + excerpt(text) + "' is not " +
+                                                option_rule_text(r)) +
+                       (near.empty() ? "" : "; did you mean '" + near + "'?");
             }
             return "";
         }
