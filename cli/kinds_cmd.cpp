@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/policy/files.h"
 #include "core/decode.h"
 #include "core/kinds.h"
 #include "render/json.h"
@@ -9,11 +10,15 @@
 namespace attn::cli {
 
 void setup_kinds(CLI::App& app) {
-    auto as_json = std::make_shared<bool>(false);
+    auto json_path = std::make_shared<std::string>();
     CLI::App* cmd = app.add_subcommand("kinds", "List the attention kinds: description, formula, paper, options");
-    cmd->add_flag("--json", *as_json, "Print the list as JSON");
-    cmd->callback([as_json] {
-        if (*as_json) {
+    // --json PATH or '-' as every command takes it; `kinds --json` alone still prints (an optional value)
+    CLI::Option* json = cmd->add_option("--json", *json_path, "Write the list as JSON to PATH ('-' or nothing = standard output)")
+                            ->expected(0, 1);
+    cmd->callback([json_path, json] {
+        if (json->count() > 0) {
+            const std::string path = json_path->empty() ? "-" : *json_path;
+            policy::check_output_file(path, "--json");
             render::Json all = render::Json::array();
             for (const auto& k : kinds())
                 all.push_back({{"kind", k.name},
@@ -25,7 +30,8 @@ void setup_kinds(CLI::App& app) {
                                {"positions", (k.options & opt_pos) ? std::vector<std::string>{"none", "sinusoidal", "rope", "alibi"}
                                                                    : std::vector<std::string>{"none"}},
                                {"decode", kind_decodes(k)}});
-            std::cout << all.dump(2) << "\n";
+            policy::write_files_atomic({{path, all.dump(2) + "\n"}});
+            if (path != "-") std::cout << "wrote " << path << "\n";
             return;
         }
         for (const auto& k : kinds()) {
