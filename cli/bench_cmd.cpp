@@ -8,6 +8,7 @@
 #include "cli/common_options.h"
 #include "cli/policy/bench_png.h"
 #include "cli/policy/budget.h"
+#include "cli/policy/progress.h"
 #include "cli/policy/files.h"
 #include "cli/policy/options.h"
 #include "cli/show_model.h"
@@ -122,6 +123,8 @@ void setup_bench(CLI::App& app) {
         plan.max_memory = max_memory_bytes(o->common);
         plan.fewer = o->no_weights ? "use fewer --tokens or a smaller --d-in" : "add --no-weights, or use fewer --tokens";
         check_run_budget(r.settings, shape, plan);
+        policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);  // runs over a second, as show's
+        r.progress = progress.callback();
         BenchResult res = run_bench(r);
         if (o->png) policy::time_weights_png(res);
         // the file first: a failed write (/dev/full) fails before any report is printed
