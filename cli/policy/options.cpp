@@ -29,6 +29,7 @@ const std::vector<OptionRule>& option_rules() {
         {"--d-in", OptionType::whole, 1, kMaxWidth, {}, false, "0"},
         {"--d-out", OptionType::whole, 1, kMaxWidth, {}, false, "100000"},
         {"--seed", OptionType::whole, 0, kU64Max, {}, false, "-1"},
+        {"--dropout-seed", OptionType::whole, 0, kU64Max, {}, false, "-1"},
         {"--heads", OptionType::whole, 1, 1024, {}, false, "0"},
         {"--kv-heads", OptionType::whole, 1, 1024, {}, false, "2.5"},
         {"--window", OptionType::whole, 0, kMaxTokensLimit, {}, false, "-2"},
