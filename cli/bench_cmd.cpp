@@ -8,6 +8,7 @@
 #include "cli/common_options.h"
 #include "cli/policy/bench_png.h"
 #include "cli/policy/budget.h"
+#include "cli/policy/progress.h"
 #include "cli/policy/files.h"
 #include "cli/policy/options.h"
 #include "cli/show_model.h"
@@ -90,14 +91,14 @@ void setup_bench(CLI::App& app) {
     cmd->add_option("--tokens", o->tokens, "Synthetic tokens T")->check(whole(kTokensRule))->capture_default_str();
     cmd->add_option("--repeat", o->repeat, "Runs; the fastest is reported")->check(whole(kRepeatRule))->capture_default_str();
     cmd->add_flag("--no-weights", o->no_weights, "Keep only what the output needs (flash: no (T, S) matrix at all)");
-    cmd->add_flag("--png", o->png, "Also time the weights heatmap of head 0 as a PNG (rendered in memory)");
+    cmd->add_flag("--time-png", o->png, "Also time drawing and encoding the weights heatmap of head 0 as a PNG (in memory; nothing is written)");
     CLI::Option* cmd_json = cmd->add_option("--json", o->json, "Print the result as JSON ('-' = standard output)");
     cmd->add_option("--model", o->model, "Time a GPT-2 model folder's run instead (stages: load, tokenise, forward, predictions)");
     cmd->callback([o, cmd, cmd_json] {
         if (!o->model.empty()) {
             std::vector<CLI::Option*> seeded_only;
             for (const auto& k : o->common.kind_options) seeded_only.push_back(k.option);
-            for (const char* name : {"--kind", "--d-in", "--seed", "--no-weights", "--png", "--json", "--max-memory"})
+            for (const char* name : {"--kind", "--d-in", "--seed", "--no-weights", "--time-png", "--json", "--max-memory"})
                 seeded_only.push_back(cmd->get_option(name));
             for (const CLI::Option* opt : seeded_only)
                 if (opt->count() > 0)
@@ -122,6 +123,8 @@ void setup_bench(CLI::App& app) {
         plan.max_memory = max_memory_bytes(o->common);
         plan.fewer = o->no_weights ? "use fewer --tokens or a smaller --d-in" : "add --no-weights, or use fewer --tokens";
         check_run_budget(r.settings, shape, plan);
+        policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);  // runs over a second, as show's
+        r.progress = progress.callback();
         BenchResult res = run_bench(r);
         if (o->png) policy::time_weights_png(res);
         // the file first: a failed write (/dev/full) fails before any report is printed

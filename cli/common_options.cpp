@@ -61,6 +61,10 @@ void bind_common_options(CLI::App& cmd, CommonOptions& o, const std::string& kin
     add(cmd.add_flag("--qkv-bias", o.qkv_bias, "Give the Q/K/V projections a bias"), opt_qkv_bias);
     add(cmd.add_option("--dropout", o.dropout, "Dropout on the weights, 0 <= P < 1")->check(rule("--dropout")),
         opt_dropout);
+    add(cmd.add_option("--dropout-seed", o.dropout_seed,
+                       "Re-seed the generator with N before dropout (the chapter: torch.manual_seed(123))")
+            ->check(rule("--dropout-seed")),
+        opt_dropout);
     add(cmd.add_option("--heads", o.heads, "Query heads H (default: the kind's)")->check(rule("--heads")), opt_heads);
     add(cmd.add_option("--kv-heads", o.kv_heads, "Key/value heads G (gqa; H must divide by G)")
             ->check(rule("--kv-heads")),
@@ -110,7 +114,7 @@ const Kind& check_common_options(const CommonOptions& o) {
 SettingsRequest settings_request(const CommonOptions& o) {
     SettingsRequest r;
     r.kind = o.kind, r.seed = o.seed, r.init = o.init, r.score = o.score;
-    r.qkv_bias = o.qkv_bias, r.renorm = o.renorm, r.dropout = o.dropout;
+    r.qkv_bias = o.qkv_bias, r.renorm = o.renorm, r.dropout = o.dropout, r.dropout_seed = o.dropout_seed;
     const auto given = [](std::size_t v) { return v ? std::optional<std::size_t>(v) : std::nullopt; };
     r.d_out = given(o.d_out), r.heads = given(o.heads), r.kv_heads = given(o.kv_heads);
     r.block_q = given(o.block_q), r.block_k = given(o.block_k);

@@ -23,6 +23,7 @@ struct CommonOptions {
     std::string init = "torch", score = "dot";
     bool qkv_bias = false, renorm = false, causal = false, no_causal = false;
     float dropout = 0.0f;
+    std::optional<std::uint64_t> dropout_seed;  // --dropout-seed
     std::string pos = "none", rope_style = "half", align = "top-left";
     std::uint64_t rope_base = 10000;
     std::optional<std::string> max_memory;

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/policy/files.h"
 #include "core/decode.h"
 #include "core/kinds.h"
 #include "render/trace_io/json.h"
@@ -9,12 +10,18 @@
 namespace attn::cli {
 
 void setup_kinds(CLI::App& app) {
-    auto as_json = std::make_shared<bool>(false);
+    auto json_path = std::make_shared<std::string>();
     CLI::App* cmd = app.add_subcommand("kinds", "List the attention kinds: description, formula, paper, options");
-    cmd->add_flag("--json", *as_json, "Print the list as JSON");
-    cmd->callback([as_json] {
-        if (*as_json) {
-            std::cout << render::kinds_json().dump(2) << "\n";
+    // --json PATH or '-' as every command takes it; `kinds --json` alone still prints (an optional value)
+    CLI::Option* json = cmd->add_option("--json", *json_path, "Write the list as JSON to PATH ('-' or nothing = standard output)")
+                            ->expected(0, 1);
+    cmd->callback([json_path, json] {
+        if (json->count() > 0) {
+            const std::string path = json_path->empty() ? "-" : *json_path;
+            policy::check_output_file(path, "--json");
+            const render::Json all = render::kinds_json();
+            policy::write_files_atomic({{path, all.dump(2) + "\n"}});
+            if (path != "-") std::cout << "wrote " << path << "\n";
             return;
         }
         for (const auto& k : kinds()) {

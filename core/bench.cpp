@@ -59,6 +59,8 @@ BenchResult run_bench(const BenchRequest& r) {
         Profile p;
         RunHooks hooks;
         hooks.profile = &p;
+        hooks.progress = r.progress;
+        if (r.progress && r.repeat > 1) r.progress("runs", rep, r.repeat);
         const double t0 = now();
         Trace t = run_attention(in, c, hooks);  // one trace alive at a time
         const double total = now() - t0 - p.seconds[static_cast<std::size_t>(ProfileStage::init)];  // the forward pass
@@ -84,6 +86,7 @@ BenchResult run_bench(const BenchRequest& r) {
     }
     res.total = {"total", best_total, counted, counted / best_total / 1e9};
     res.kv_cache_bytes_per_token = 2 * d.kv_heads * d.d_k * sizeof(float);
+    if (r.progress) r.progress("sgemm", 0, 1);
     res.sgemm_gflops = sgemm_gflops(r.sgemm_size);
     res.ratio = res.total.gflops / res.sgemm_gflops;
     return res;

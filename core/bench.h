@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct BenchRequest {
     std::size_t repeat = 1;
     std::size_t sgemm_size = 2048;
     bool keep_trace = false;  // hand the fastest run's trace back (for timing its PNG)
+    // called as work proceeds (stage, done, total), as RunHooks::progress: each run's stages, then sgemm
+    std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
 };
 
 struct BenchStage {

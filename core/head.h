@@ -1,5 +1,5 @@
 // One head of scaled dot-product attention, the function every multi-head kind runs per head
-// (core/attention.cpp) and the GPT-2 forward pass (core/gpt2.cpp) runs per layer and head.
+// (core/attention.cpp) and every model family's forward pass (core/model.cpp) runs per layer and head.
 #pragma once
 
 #include "core/ops.h"

@@ -258,7 +258,13 @@ const Kind* find_kind(const std::string& name) {
 
 const Kind& kind_named(const std::string& name) {
     const Kind* k = find_kind(name);
-    if (k == nullptr) usage_error("unknown kind '" + excerpt(name) + "'", "choose one of: " + kind_names() + " (see 'attn kinds')");
+    if (k == nullptr) {
+        std::vector<std::string> names;
+        for (const Kind& kind : kKinds) names.push_back(kind.name);
+        const std::string near = nearest_name(name, names);  // "did you mean", as for option names
+        usage_error("unknown kind '" + excerpt(name) + "'",
+                    (near.empty() ? "" : "did you mean '" + near + "'? ") + "choose one of: " + kind_names() + " (see 'attn kinds')");
+    }
     return *k;
 }
 
@@ -294,6 +300,7 @@ Settings resolve_settings(const SettingsRequest& r, const RunShape& shape) {
     s.kind = k.name, s.seed = r.seed, s.init = r.init, s.d_in = shape.d_in;
     s.qkv_bias = r.qkv_bias, s.renorm = r.renorm, s.score = r.score, s.keep_weights = r.keep_weights;
     s.dropout = r.dropout == 0.0f ? 0.0f : r.dropout;
+    s.dropout_seed = r.dropout_seed;
     s.pos = r.pos, s.rope_base = r.rope_base, s.rope_style = r.rope_style, s.bottom_right = r.bottom_right;
     // 2. heads: H, then G = H, 1 or --kv-heads
     s.heads = takes(opt_heads) && r.heads ? *r.heads : d.heads;
@@ -360,7 +367,8 @@ Trace run_attention(const Inputs& in, const Settings& s, const RunHooks& hooks) 
     }
     t.config = s;
 
-    // 3. the kind itself; the generator continues for dropout
+    // 3. the kind itself; the generator continues for dropout, or starts again from --dropout-seed
+    if (s.dropout_seed) gen = TorchGenerator(*s.dropout_seed);
     k.run(s.pos == "sinusoidal" ? positioned : in, s, hooks, gen, t);
     // 4. no stage holds inf or NaN (a flash tile's running maximum may be -inf: documented)
     for (const HeadTrace& h : t.heads) {

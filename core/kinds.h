@@ -144,6 +144,7 @@ struct SettingsRequest {
     std::optional<bool> causal;
     bool qkv_bias = false, renorm = false, keep_weights = true;
     float dropout = 0.0f;
+    std::optional<std::uint64_t> dropout_seed;  // --dropout-seed
     std::string score = "dot";
     std::string pos = "none", rope_style = "half";  // --pos, --rope-style (kinds taking opt_pos)
     double rope_base = 10000.0;                     // --rope-base

@@ -11,6 +11,7 @@
 #include "core/head.h"
 #include "core/ops.h"
 #include "core/simd.h"
+#include "data/error.h"
 #include "core/positions.h"
 
 namespace attn {
@@ -385,10 +386,30 @@ Trace model_trace_header(const ModelCheckpoint& m, const Tokenizer& tok, const s
     return t;
 }
 
+Trace forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+              const ModelRunOptions& opt);
+
 }  // namespace
 
+// A value that overflows float32 in a model run comes from the checkpoint's weights (its embeddings
+// are the model's own too): the message says so, not "use embeddings with smaller values".
 Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
                 const ModelRunOptions& opt) {
+    try {
+        return forward(m, tok, ids, opt);
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        if (e.kind() != ErrorKind::runtime || what.find("overflow float32") == std::string::npos) throw;
+        throw Error(ErrorKind::runtime, what + " in the model's forward pass",
+                    "the checkpoint's weights are too large for float32 arithmetic: check model.safetensors, or use "
+                    "the checkpoint as Hugging Face saved it");
+    }
+}
+
+namespace {
+
+Trace forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+              const ModelRunOptions& opt) {
     const ModelConfig& cfg = m.config;
     const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, V = m[Role::lm_head].rows;
     Trace t = model_trace_header(m, tok, ids);
@@ -429,6 +450,8 @@ Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vecto
     std::copy(b.a.begin(), b.a.end(), t.output.begin());
     return t;
 }
+
+}  // namespace
 
 ModelDecode run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids) {
     const ModelConfig& cfg = m.config;

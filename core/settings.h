@@ -28,6 +28,9 @@ struct Settings {
     bool causal = false;
     bool qkv_bias = false;
     float dropout = 0.0f;         // 0 <= p < 1, inverted dropout on the weights
+    // --dropout-seed: the generator re-seeded with it once the parameters are drawn, before dropout's
+    // draws (the chapter's torch.manual_seed(123) before its dropout example); unset: it continues
+    std::optional<std::uint64_t> dropout_seed;
     std::optional<std::size_t> window;  // local: |i - j| <= window
     std::string score = "dot";    // luong: dot | general | concat
     std::size_t block_q = 2;      // flash tile sizes (the kernel clamps them to T and S)

@@ -442,7 +442,7 @@ void BpeTokenizer::finish(const std::string& vocab_name, const std::string& merg
         const auto sp = pair.find(' ');
         const std::string joined = pair.substr(0, sp) + pair.substr(sp + 1);
         if (!vocab_.count(joined))
-            bad_file(merges_name, "merge " + std::to_string(rank + 1) + " ('" + pair.substr(0, 60) + "') makes a token the vocabulary lacks");
+            bad_file(merges_name, "merge " + std::to_string(rank + 1) + " ('" + excerpt(pair, 60) + "') makes a token the vocabulary lacks");
     }
     // the most text bytes one token can stand for (byte-level: a byte is one character of a symbol;
     // sentencepiece: the token's own bytes)

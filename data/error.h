@@ -13,10 +13,17 @@ enum class ErrorKind {
     runtime = 1,  // the world is wrong: a missing or malformed file, a failed write
 };
 
+// what() is a C string: a NUL inside a message (a byte quoted from a file) would end it there, so it
+// is written \x00, as print_error writes the other control characters.
+inline std::string without_nul(std::string text) {
+    for (std::size_t i = text.find('\0'); i != std::string::npos; i = text.find('\0', i + 4)) text.replace(i, 1, "\\x00");
+    return text;
+}
+
 class Error : public std::runtime_error {
 public:
     Error(ErrorKind kind, const std::string& message, std::string hint = {})
-        : std::runtime_error(message), kind_(kind), hint_(std::move(hint)) {}
+        : std::runtime_error(without_nul(message)), kind_(kind), hint_(without_nul(std::move(hint))) {}
     ErrorKind kind() const { return kind_; }
     int exit_code() const { return static_cast<int>(kind_); }
     const std::string& hint() const { return hint_; }

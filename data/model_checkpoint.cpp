@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <map>
 #include <set>
 
@@ -12,6 +15,23 @@
 
 namespace attn {
 namespace {
+
+// A file of the model folder that is there but is not a regular file (a folder, a pipe, a device such
+// as /dev/zero, a link that loops or dangles): an error saying so. Nothing when it is a file or absent.
+void refuse_odd_file(const std::string& path, const std::string& hint) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        const int err = errno;
+        struct stat link {};
+        if (err == ENOENT && ::lstat(path.c_str(), &link) != 0) return;  // absent: the caller says so
+        input_error("cannot read '" + path + "': " + std::strerror(err), hint);
+    }
+    if (S_ISREG(st.st_mode)) return;
+    const char* what = S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a pipe (FIFO)"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket"
+                                                                                                    : "not a regular file";
+    input_error("'" + path + "' is " + what + ", not a file", hint);
+}
 
 bool is_file(const std::string& p) {
     struct stat st {};
@@ -98,6 +118,8 @@ ParsedConfig read_model_config(const std::string& dir) {
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         input_error("model folder '" + dir + "' does not exist", "give a folder holding config.json, model.safetensors, vocab.json and merges.txt");
+    refuse_odd_file(config, "put the model's config.json file there");
+    refuse_odd_file(dir + "/model.safetensors", "put the model's model.safetensors file there");
     if (!is_file(config))
         input_error("no config.json in '" + dir + "'", "download the model's config.json into the folder");
     if (!is_file(dir + "/model.safetensors") && !is_file(dir + "/model.safetensors.index.json")) {

@@ -174,7 +174,10 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
 }
 
 double npy_float_at(const NpyArray& a, std::size_t r, std::size_t c) {
-    const std::size_t idx = a.fortran_order ? c * a.shape[0] + r : r * a.shape[1] + c;
+    return npy_float_stored(a, a.fortran_order ? c * a.shape[0] + r : r * a.shape[1] + c);
+}
+
+double npy_float_stored(const NpyArray& a, std::size_t idx) {
     char b[8];
     std::memcpy(b, a.data.data() + idx * a.item_size, a.item_size);
     if (a.big_endian) std::reverse(b, b + a.item_size);

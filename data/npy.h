@@ -27,6 +27,10 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path);
 
 // Element (r, c) of a 2-D array as double, honouring fortran_order and byte order; a float descr.
 double npy_float_at(const NpyArray& a, std::size_t r, std::size_t c);
+// The idx-th value as stored (any rank; the caller applies the order), honouring byte order; a float descr.
+double npy_float_stored(const NpyArray& a, std::size_t idx);
+// A float descr: <f4, >f4, <f8 or >f8 (what every reader of values takes, embeddings and attention alike).
+inline bool npy_is_float(const NpyArray& a) { return a.item_size == 4 || a.item_size == 8; }
 
 // Reads a whole file, at most kMaxInputFileBytes (checked before reading when the size is known);
 // errors (runtime) name the path and the OS's reason, or say it is a folder or too large.

@@ -9,4 +9,12 @@ namespace attn {
 // The parts with `sep` between them: join({"a", "b"}) = "a, b".
 std::string join(const std::vector<std::string>& parts, const std::string& sep = ", ");
 
+// Edits (insert, delete, substitute, swap two neighbours) from a to b: optimal string alignment.
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+// The candidate a mistyped value most likely meant ("" when none is close): at most one edit in
+// three letters (one at least), or a prefix of three letters or more ("vir" -> "viridis"); ties go
+// to the first candidate. For the "did you mean" of option values, as unknown option names have.
+std::string nearest_name(const std::string& given, const std::vector<std::string>& candidates);
+
 }  // namespace attn

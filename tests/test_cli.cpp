@@ -132,6 +132,13 @@ TEST_CASE("cli: help and kinds") {
     const RunResult kj = run_attn({"kinds", "--json"});
     REQUIRE(kj.code == 0);
     CHECK(nlohmann::json::parse(kj.out).size() == 12);
+    // --json PATH|- as every command takes it; alone it still prints
+    CHECK(run_attn({"kinds", "--json", "-"}).out == kj.out);
+    const std::string dir = attn::test::temp_dir();
+    const RunResult kf = run_attn({"kinds", "--json", dir + "/k.json"});
+    CHECK(kf.code == 0);
+    CHECK(kf.out == "wrote " + dir + "/k.json\n");
+    CHECK(attn::test::slurp(dir + "/k.json") == kj.out);
 }
 
 TEST_CASE("cli: an unknown option is named, with the nearest real one, even before a quoted sentence") {

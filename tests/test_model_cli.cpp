@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -190,4 +193,60 @@ TEST_CASE("model: a Llama run's figures start with its family, so --json cannot 
     REQUIRE(ok.code == 0);
     CHECK(exists(out + "/llama-overview.png"));
     CHECK(exists(out + "/llama-l0-h0-weights.png"));
+}
+
+TEST_CASE("model: a config.json or model.safetensors that is a folder, a pipe, a device or a looping link is named as such") {
+    const std::string dir = attn::test::temp_dir();
+    attn::test::write_model_fixtures(dir);
+    const std::string ok = dir + "/model-ok";
+    int n = 0;
+    const auto swap_in = [&](const std::string& name, const std::function<void(const std::string&)>& make) {
+        const std::string m = dir + "/m" + std::to_string(n++);
+        std::filesystem::copy(ok, m, std::filesystem::copy_options::recursive);
+        std::filesystem::remove(m + "/" + name);
+        make(m + "/" + name);
+        return m;
+    };
+    struct Case {
+        std::string file, why;
+        std::function<void(const std::string&)> make;
+    };
+    const std::vector<Case> cases = {
+        {"config.json", "is a folder, not a file (hint: put the model's config.json file there)",
+         [](const std::string& p) { std::filesystem::create_directory(p); }},
+        {"config.json", "is a pipe (FIFO), not a file (hint: put the model's config.json file there)",
+         [](const std::string& p) { REQUIRE(::mkfifo(p.c_str(), 0600) == 0); }},
+        {"model.safetensors", "is a device, not a file (hint: put the model's model.safetensors file there)",
+         [](const std::string& p) { std::filesystem::create_symlink("/dev/zero", p); }},
+        {"config.json", "Too many levels of symbolic links (hint: put the model's config.json file there)",
+         [](const std::string& p) { std::filesystem::create_symlink(p, p); }},
+    };
+    for (const Case& c : cases) {
+        const std::string m = swap_in(c.file, c.make);
+        INFO(c.file << ": " << c.why << " in " << m);
+        const attn::test::RunResult r = attn::test::run_attn({"show", "--model", m, "a b"});
+        CHECK(r.code == 1);
+        CHECK(r.err.find("attn: error: ") == 0);
+        CHECK(r.err.find(c.file) != std::string::npos);
+        CHECK(r.err.find(c.why + "\n") != std::string::npos);
+        CHECK(r.err.find("no config.json") == std::string::npos);
+    }
+}
+
+TEST_CASE("model: scores that overflow float32 blame the checkpoint's weights, not the embeddings") {
+    const std::string dir = attn::test::temp_dir();
+    auto tensors = attn::test::tiny_gpt2_tensors();
+    for (auto& t : tensors)
+        if (t.name == "h.0.attn.c_attn.weight")
+            for (std::size_t i = 0; i + 4 <= t.bytes.size(); i += 4) {
+                const float huge = 1e30f;
+                std::memcpy(&t.bytes[i], &huge, 4);
+            }
+    attn::test::write_model_folder(dir, "huge", attn::test::tiny_gpt2_config(), attn::test::safetensors_file(tensors));
+    const attn::test::RunResult r = attn::test::run_attn({"show", "--model", dir + "/huge", "a b"});
+    CHECK(r.code == 1);
+    CHECK(r.err.find("overflow float32") != std::string::npos);
+    CHECK(r.err.find("in the model's forward pass (hint: the checkpoint's weights are too large for float32 arithmetic") !=
+          std::string::npos);
+    CHECK(r.err.find("embeddings") == std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -250,4 +251,25 @@ TEST_CASE("mask: the mask PNG draws the combined mask") {
     CHECK(slurp(dir + "/npy/self-mask.png") == want);
     CHECK(slurp(dir + "/json/self-weights.png") == slurp(dir + "/causal/self-weights.png"));
     CHECK(slurp(dir + "/none/self-mask.png") != want);
+}
+
+TEST_CASE("--dropout-seed re-seeds the generator before dropout: the chapter's pattern, whatever the weights' seed") {
+    // independently: torch.rand's draws from std::mt19937(123), (u32 & 0xFFFFFF) · 2^-24; a cell is dropped when
+    // its draw is below p, in row-major order (conventions: PyTorch compatibility facts)
+    std::mt19937 mt(123);
+    std::vector<bool> dropped;
+    for (int k = 0; k < 36; ++k) dropped.push_back(float(mt() & 0xFFFFFFu) * (1.0f / 16777216.0f) < 0.5f);
+    for (const char* seed : {"123", "7"}) {
+        INFO("--seed " << seed);
+        const nlohmann::json t = attn::test::run_json(
+            {"show", "--kind", "self", "--seed", seed, "--dropout", "0.5", "--dropout-seed", "123", "a b c d e f"});
+        CHECK(t["config"]["dropout_seed"] == 123);
+        const auto& w = t["heads"][0]["weights"];
+        const auto& d = t["heads"][0]["dropped_weights"];
+        for (int k = 0; k < 36; ++k) {
+            const float kept = w[k / 6][k % 6].get<float>() * 2.0f;
+            CHECK((d[k / 6][k % 6].get<float>() == 0.0f) == dropped[std::size_t(k)]);
+            if (!dropped[std::size_t(k)]) CHECK(d[k / 6][k % 6].get<float>() == doctest::Approx(kept));
+        }
+    }
 }

@@ -3,6 +3,7 @@
 // numbers decode to exactly the trace's values at 4 decimals.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
@@ -471,4 +472,35 @@ TEST_CASE("trace reader: refuses what the writer never writes: layers past the m
     j = kept_layer_trace();
     j["heads"] = j["layers"][0]["heads"];
     refused(j, "heads: a model's trace keeps its heads in \"layers\", not \"heads\"");
+}
+
+TEST_CASE("render: a big-endian .npy draws as its little-endian twin (one reader with --embeddings); a .npy without its magic is refused as one") {
+    const std::string dir = test::temp_dir();
+    const auto raw = [](std::initializer_list<float> v, bool big) {
+        std::string s;
+        for (float f : v) {
+            char b[4];
+            std::memcpy(b, &f, 4);
+            if (big) std::reverse(b, b + 4);
+            s.append(b, 4);
+        }
+        return s;
+    };
+    test::write(dir + "/le.npy", npy("<f4", "(2, 2)", raw({1.0f, 0.0f, 0.25f, 0.75f}, false)));
+    test::write(dir + "/be.npy", npy(">f4", "(2, 2)", raw({1.0f, 0.0f, 0.25f, 0.75f}, true)));
+    test::write(dir + "/trace.npy", R"({"format": "attn-trace", "version": 1})");
+    test::RunOptions o;
+    o.cwd = dir;
+    RunResult r = run_attn({"render", "le.npy", "--svg", "le"}, o);
+    REQUIRE(r.code == 0);
+    r = run_attn({"render", "be.npy", "--svg", "be"}, o);
+    REQUIRE(r.code == 0);
+    const std::vector<std::string> files = test::tree(dir + "/le");
+    REQUIRE(files == test::tree(dir + "/be"));
+    for (const std::string& f : files) CHECK(test::slurp(dir + "/le/" + f) == test::slurp(dir + "/be/" + f));
+    // the finding: a .npy holding a trace's text was read as a trace, and then --tokens "applies to a .npy input"
+    r = run_attn({"render", "trace.npy", "--tokens", "le.npy", "--html", "p.html"}, o);
+    CHECK(r.code == 1);
+    CHECK(r.err == "attn: error: trace.npy: not a valid .npy file: the magic string \\x93NUMPY is missing "
+                   "(hint: save it with numpy.save(path, array))\n");
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "fuzz/harness.h"
@@ -111,6 +112,7 @@ void write_fixtures(const std::string& dir) {
         {"rank5.npy", npy("<f4", "(1, 1, 1, 1, 1)", raw({1.0f}))},
         {"tokens3.txt", "a\nb\nc\n"},
         {"small-em.ttf", dejavu_with_units_per_em(16)},
+        {"nomagic.npy", R"({"format": "attn-trace", "version": 1, "kind": "causal", "tokens": ["a"]})"},
         {"trace-kl1.json", kept_layer_trace()},
         {"trace-layer-past.json", kept_layer_trace("2", false)},
         {"trace-layer-twice.json", kept_layer_trace("1", true)},
@@ -121,6 +123,20 @@ void write_fixtures(const std::string& dir) {
     for (const auto& [name, bytes] : files) write(dir + "/" + name, bytes);
     REQUIRE(::mkdir((dir + "/folder").c_str(), 0755) == 0);
     attn::test::write_model_fixtures(dir);
+    {
+        auto huge = tiny_gpt2_tensors();
+        for (auto& t : huge)
+            if (t.name == "h.0.attn.c_attn.weight")
+                for (std::size_t i = 0; i + 4 <= t.bytes.size(); i += 4) {
+                    const float v = 1e30f;
+                    std::memcpy(&t.bytes[i], &v, 4);
+                }
+        attn::test::write_model_folder(dir, "model-huge", tiny_gpt2_config(), safetensors_file(huge));
+    }
+    attn::test::write_model_folder(dir, "model-config-dir", "", safetensors_file(tiny_gpt2_tensors()));
+    attn::test::write_model_folder(dir, "tok-merges-nul", tiny_gpt2_config(), safetensors_file(tiny_gpt2_tensors()), true,
+                                   tiny_gpt2_vocab(), std::string("#version: 0.2\na\0b c\n", 20));
+    REQUIRE(::mkdir((dir + "/model-config-dir/config.json").c_str(), 0755) == 0);
     const int fd = ::open((dir + "/large.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // sparse: no disk used
     REQUIRE(fd >= 0);
     REQUIRE(::ftruncate(fd, 257LL << 20) == 0);

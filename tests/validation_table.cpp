@@ -63,6 +63,12 @@ std::vector<ValidationRule> make_rules() {
                         kHelp});
     rows.push_back({"option.kind", "--kind", "a kind from the registry (attn kinds)", U, {"show", "--kind", "nope", "hi"},
                     e("unknown kind 'nope' (hint: choose one of: simple, self, causal, ...")});
+    rows.push_back({"option.kind-near", "--kind", "a kind near a real one is named with it", U, {"decode", "--kind", "mqq", "hi"},
+                    e("unknown kind 'mqq' (hint: did you mean 'mqa'? choose one of: simple, self, causal, ...")});
+    rows.push_back({"option.value-near", "--colormap, --show, --figures, ...", "a value near one of the choices is named with it", U,
+                    {"show", "--colormap", "magam", "hi"},
+                    e("--colormap: 'magam' is not one of viridis, magma, cividis, gray; did you mean 'magma'? (hint: see "
+                      "'attn show --help')")});
     // 3. options together
     rows.push_back({"options.kind-takes", "options", "only options the kind takes", U,
                     {"show", "--kind", "self", "--window", "3", "hi"},
@@ -337,6 +343,9 @@ std::vector<ValidationRule> make_rules() {
     auto model = [](const std::string& dir) { return std::vector<std::string>{"show", "--model", dir, "--json", "t.json", "a b"}; };
     rows.push_back({"model.config", "--model DIR", "holds config.json", R, model("model-noconfig"),
                     e("no config.json in 'model-noconfig' (hint: download the model's config.json into the folder)")});
+    rows.push_back({"model.config-file", "--model DIR", "config.json and model.safetensors are files (not a folder, a pipe, "
+                    "a device or a looping link)", R, model("model-config-dir"),
+                    e("'model-config-dir/config.json' is a folder, not a file (hint: put the model's config.json file there)")});
     rows.push_back({"model.pickle", "--model DIR", "holds model.safetensors; pytorch_model.bin is never opened", R,
                     model("model-pickle"),
                     e("'model-pickle' has only pytorch_model.bin, which attn never opens (a pickle can run code) (hint: convert "
@@ -412,6 +421,14 @@ std::vector<ValidationRule> make_rules() {
                     e("llama-mixed/model-2.safetensors: tensor 'model.layers.0.input_layernorm.weight' is F16 but "
                       "'model.embed_tokens.weight' is F32 (hint: the checkpoint mixes dtypes: save every tensor in one dtype "
                       "(F32, F16 or BF16))")});
+    rows.push_back({"model.overflow", "model.safetensors", "weights whose scores fit float32", R, model("model-huge"),
+                    e("the scores of query row 0 overflow float32 (a q·k is infinite or NaN) in the model's forward pass (hint: "
+                      "the checkpoint's weights are too large for float32 arithmetic: check model.safetensors, or use the "
+                      "checkpoint as Hugging Face saved it)")});
+    rows.push_back({"model.merges-nul", "merges.txt", "a byte such as NUL in a merge is quoted, not the end of the message", R,
+                    model("tok-merges-nul"),
+                    e("tok-merges-nul/merges.txt: merge 1 ('a\\x00b c') makes a token the vocabulary lacks (hint: use GPT-2's "
+                      "own vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
     rows.push_back({"model.length", "TEXT with --model", "at most n_positions tokens", U,
                     {"show", "--model", "model-ok", "--json", "t.json", "a b c d e"},
                     e("the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the text to at most "
@@ -557,6 +574,10 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"render.layer-held", "--layer", "a layer the trace holds, by its number in the model", U,
                     {"render", "trace-kl1.json", "--html", "p.html", "--layer", "0"},
                     e("--layer 0 is not in trace-kl1.json (it holds layer 1) (hint: pick one of the layers it holds)")});
+    rows.push_back({"render.npy-magic", "INPUT (.npy)", "a file named .npy starts with the .npy magic (never read as a trace)", R,
+                    {"render", "nomagic.npy", "--html", "p.html"},
+                    e("nomagic.npy: not a valid .npy file: the magic string \\x93NUMPY is missing (hint: save it with "
+                      "numpy.save(path, array))")});
     rows.push_back({"render.npy-rank", "INPUT (.npy)", "2, 3 or 4 dimensions: (T, S), (H, T, S), (L, H, T, S)", R,
                     {"render", "shape.npy", "--html", "p.html"},
                     e("shape.npy: attention of shape (4,) has 1 dimensions, not 2, 3 or 4") + kShape});
@@ -666,6 +687,9 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"trace-layer-twice.json", "trace-kl1.json with layer 1 twice"},
         {"trace-no-rollout.json", "trace-kl1.json without aggregates"},
         {"trace-model-heads.json", "trace-kl1.json with seeded \"heads\" too"},
+        {"model-config-dir", "model-ok with config.json a folder"},
+        {"model-huge", "model-ok with every h.0.attn.c_attn.weight 1e30"},
+        {"nomagic.npy", "an attn trace's JSON in a file named .npy"},
         {"small-em.ttf", "DejaVu Sans with head.unitsPerEm 16 (its outlines drawn 128 times too large)"},
         {"model-ok", "a GPT-2 folder: 1 layer, 2 heads, n_embd 4, n_positions 4, the 256 byte tokens and <|endoftext|>"},
         {"model-noconfig", "model-ok without config.json"},
@@ -683,6 +707,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"model-shape", "model-ok with wpe (8, 4)"},
         {"tok-vocab", "model-ok with vocab.json {\"a\": \"zero\"}"},
         {"tok-merges", "model-ok with merges.txt line 2 no-space-here"},
+        {"tok-merges-nul", "model-ok with merges.txt merge 1 a\\x00b c"},
         {"tok-long", "model-ok with a vocab.json entry of 1025 x"},
         {"llama-ok", "a Llama folder: 1 layer, 2 query heads over 1 key/value head, hidden 4, tied, byte-level tokenizer.json"},
         {"llama-sharded", "llama-ok in two shards (tensor i in model-(i mod 2 + 1).safetensors) with an index"},

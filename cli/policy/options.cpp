@@ -29,6 +29,7 @@ const std::vector<OptionRule>& option_rules() {
         {"--d-in", OptionType::whole, 1, kMaxWidth, {}, false, "0"},
         {"--d-out", OptionType::whole, 1, kMaxWidth, {}, false, "100000"},
         {"--seed", OptionType::whole, 0, kU64Max, {}, false, "-1"},
+        {"--dropout-seed", OptionType::whole, 0, kU64Max, {}, false, "-1"},
         {"--heads", OptionType::whole, 1, 1024, {}, false, "0"},
         {"--kv-heads", OptionType::whole, 1, 1024, {}, false, "2.5"},
         {"--window", OptionType::whole, 0, kMaxTokensLimit, {}, false, "-2"},
@@ -121,10 +122,12 @@ std::string check_option_text(const OptionRule& r, const std::string& text) {
             for (const auto& item : items) {
                 bool known = false;
                 for (const auto& c : r.choices) known = known || item == c;
-                if (!known)
-                    return items.size() == 1 ? why
-                                             : "'" + excerpt(item) + "' in '" + excerpt(text) + "' is not " +
-                                                   option_rule_text(r);
+                if (known) continue;
+                const std::string near = nearest_name(item, r.choices);  // "did you mean", as for option names
+                return (items.size() == 1 ? why
+                                          : "'" + excerpt(item) + "' in '" + excerpt(text) + "' is not " +
+                                                option_rule_text(r)) +
+                       (near.empty() ? "" : "; did you mean '" + near + "'?");
             }
             return "";
         }

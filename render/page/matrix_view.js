@@ -131,7 +131,7 @@
     if (state.stage === 'mask') r.append(el('b', { text: value === '1.0000' ? 'visible (1)' : 'hidden by the mask (0)' }));
     else if (shown) r.append(STAGE_TEXT[state.stage] + ' = ', el('b', { class: 'v', text: value }));
     else r.append(el('b', { text: 'hidden by the mask' }));
-    r.append(el('span', { class: 'where', text: (D.layered ? '  ·  layer ' + state.layer : '') + '  ·  head ' +
+    r.append(el('span', { class: 'where', text: (D.layered ? '  ·  layer ' + (D.layers[state.layer].layer ?? state.layer) : '') + '  ·  head ' +
       state.head + (state.pin ? '  ·  pinned row ' + state.pin.i : '') }));
     Object.assign(r.dataset, { row: p.i, col: p.j, value: value, layer: state.layer, head: state.head, stage: state.stage });
   }

@@ -55,7 +55,7 @@
         const j = Math.min(S - 1, Math.floor((e.clientX - r.left) / r.width * S));
         const i = Math.min(T - 1, Math.floor((e.clientY - r.top) / r.height * T));
         const d = D.layers[state.layer].aggregates[name];
-        ui.aggReadout.textContent = title + ', layer ' + state.layer + ': query ' + i + ' “' + D.tokens[i] + '” → key ' +
+        ui.aggReadout.textContent = title + ', layer ' + (D.layers[state.layer].layer ?? state.layer) + ': query ' + i + ' “' + D.tokens[i] + '” → key ' +
           j + ' “' + D.source_tokens[j] + '” = ' + format(d, cell(d, i * S + j));
       });
       ui.aggregates[name] = canvas;

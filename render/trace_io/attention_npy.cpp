@@ -76,7 +76,7 @@ Trace read_attention_npy(const std::string& bytes, const std::string& name, cons
     const NpyArray a = parse_npy(bytes, name);
     const std::string shape_hint = "save attention of shape (L, H, T, S), (H, T, S) or (T, S), e.g. "
                                    "np.save(path, torch.stack(out.attentions)[:, 0].numpy())";
-    if (a.descr != "<f4" && a.descr != "<f8")
+    if (!npy_is_float(a))  // float32 or float64 in either byte order, as --embeddings takes
         input_error(name + ": attention must be float32 or float64, not " + a.descr, "use array.astype('float32')");
     std::string dims;
     for (std::size_t d : a.shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
@@ -122,16 +122,7 @@ Trace read_attention_npy(const std::string& bytes, const std::string& name, cons
         stride[d] = step;
         step *= a.shape[d];
     }
-    const auto value = [&](std::size_t idx) {
-        if (a.item_size == 4) {
-            float f;
-            std::memcpy(&f, a.data.data() + idx * 4, 4);
-            return static_cast<double>(f);
-        }
-        double d;
-        std::memcpy(&d, a.data.data() + idx * 8, 8);
-        return d;
-    };
+    const auto value = [&](std::size_t idx) { return npy_float_stored(a, idx); };  // data/npy.h: one reader
     for (std::size_t l = 0; l < L; ++l) {
         LayerTrace layer;
         layer.layer = l;

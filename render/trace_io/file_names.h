@@ -73,7 +73,7 @@ std::string model_head_prefix(const std::string& model_type, std::size_t layer, 
 std::string rendered_prefix(const std::string& kind, std::optional<std::size_t> layer, std::optional<std::size_t> head);
 
 // A model run's prefixes: its figures start with the model's type (ModelInfo::type: "gpt2", the one
-// type attn runs, core/gpt2.cpp), its arrays with "model".
+// type attn runs, core/model.cpp), its arrays with "model".
 inline constexpr const char* kModelFigurePrefix = "gpt2";
 inline constexpr const char* kModelArrayPrefix = "model";
 

@@ -37,6 +37,7 @@ Json config_json(const Settings& c) {
     j["causal"] = c.causal;
     j["qkv_bias"] = c.qkv_bias;
     j["dropout"] = c.dropout;
+    if (c.dropout_seed) j["dropout_seed"] = *c.dropout_seed;
     if (c.window) j["window"] = *c.window;
     // the settings only some kinds take, when the kind takes them (the registry says which)
     const Kind* k = find_kind(c.kind);

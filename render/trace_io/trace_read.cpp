@@ -9,6 +9,9 @@ namespace attn::render {
 
 Trace read_trace_file(const std::string& path, const std::optional<std::string>& tokens_path) {
     const std::string bytes = read_file(path, "input");
+    // a file named .npy is read as one: without the magic string it is a broken array, not a trace
+    const bool npy_name = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+    if (npy_name && !looks_like_npy(bytes)) parse_npy(bytes, path);  // throws: the magic string is missing
     if (!looks_like_npy(bytes)) {
         if (tokens_path)
             usage_error("--tokens applies to a .npy input; a trace carries its own tokens", "leave out --tokens");

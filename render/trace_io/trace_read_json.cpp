@@ -149,6 +149,7 @@ void read_config(const Reader& r, const Json& j, Settings& c) {
     if (auto* v = r.find(j, "causal")) c.causal = r.flag(*v, w + ".causal");
     if (auto* v = r.find(j, "qkv_bias")) c.qkv_bias = r.flag(*v, w + ".qkv_bias");
     if (auto* v = r.find(j, "dropout")) c.dropout = r.number(*v, w + ".dropout");
+    if (auto* v = r.find(j, "dropout_seed")) c.dropout_seed = r.whole(*v, w + ".dropout_seed");
     if (auto* v = r.find(j, "window")) c.window = r.size(*v, w + ".window");
     if (auto* v = r.find(j, "score")) c.score = r.text(*v, w + ".score");
     if (auto* v = r.find(j, "block_q")) c.block_q = r.size(*v, w + ".block_q");
