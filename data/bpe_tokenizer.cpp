@@ -263,7 +263,9 @@ BpeTokenizer BpeTokenizer::from_vocab_merges(const std::string& vocab_json, cons
 }
 
 void BpeTokenizer::add_tokens(const std::vector<std::pair<std::string, std::int64_t>>& tokens, const std::string& name) {
-    for (const auto& [content, id] : tokens) {
+    for (const auto& token : tokens) {
+        const std::string& content = token.first;  // a plain reference: C++17 lambdas cannot capture a binding
+        const std::int64_t id = token.second;
         if (content.empty() || id < 0 || id >= kMaxId) bad_file(name, "an added token without content or with an id out of range");
         if (const auto problem = token_length_problem(content)) bad_file(name, "an added token " + *problem);
         if (static_cast<std::size_t>(id) >= id_to_token_.size()) id_to_token_.resize(static_cast<std::size_t>(id) + 1);
