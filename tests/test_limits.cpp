@@ -20,6 +20,15 @@
 
 using namespace attn;
 
+
+// Peaks measured on the process: AddressSanitizer's shadow memory and quarantine about double them
+// (measured 627 MiB against 400 in the release build), so the sanitizer build allows 2.5 times as much.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kPeakSlack = 2.5;
+#else
+constexpr double kPeakSlack = 1.0;
+#endif
+
 namespace {
 
 // A sentence of n words from a small vocabulary (tokens of 1 to 9 bytes).
@@ -193,7 +202,7 @@ TEST_CASE("limits: a font whose metrics are absurd is refused by name before any
     CHECK(r.code == 1);
     CHECK(r.err.rfind("attn: error: small-em.ttf: the font's metrics are absurd", 0) == 0);
     CHECK(r.err.find("internal error") == std::string::npos);
-    CHECK(r.peak_bytes < 100.0 * (1 << 20));
+    CHECK(r.peak_bytes < kPeakSlack * 100.0 * (1 << 20));
     CHECK(test::tree(dir) == std::vector<std::string>{"small-em.ttf"});
     CHECK_THROWS_AS(render::check_font_file(dir + "/small-em.ttf"), attn::Error);
     // a font within the limit tells the estimate how much larger its text is than DejaVu Sans's:
@@ -225,14 +234,14 @@ TEST_CASE("limits: long labels, a grid of heads and a large font are estimated, 
     r = test::run_attn(args, o);
     CHECK(r.code == 0);
     INFO("peak " << r.peak_bytes / (1 << 20) << " MiB");
-    CHECK(r.peak_bytes <= 400.0 * (1 << 20));
+    CHECK(r.peak_bytes <= kPeakSlack * 400.0 * (1 << 20));
     // a font whose text is 5 times DejaVu's: 6 tokens at --scale 2 peaked at 131 MiB
     r = test::run_attn({"show", "The cat sat on the mat", "--png", "big", "--font", "em400.ttf", "--max-memory", "100M"}, o);
     CHECK(r.code == 2);
     CHECK(r.err.find("drop --png (") != std::string::npos);
     r = test::run_attn({"show", "The cat sat on the mat", "--png", "big", "--font", "em400.ttf", "--max-memory", "320M"}, o);
     CHECK(r.code == 0);
-    CHECK(r.peak_bytes <= 320.0 * (1 << 20));
+    CHECK(r.peak_bytes <= kPeakSlack * 320.0 * (1 << 20));
 }
 
 namespace {
