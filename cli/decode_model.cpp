@@ -16,15 +16,7 @@ void run_decode_model(const std::string& dir, const std::string& text, int preci
     // 1. the folder and the text, within the model's context
     const ModelConfig c = read_model_config(dir).config;
     const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
-    const std::vector<std::int64_t> ids = tok.encode(text, c.n_positions);
-    if (ids.empty()) usage_error("the text is empty", "give at least one word, e.g. \"Your journey starts\"");
-    if (ids.size() > c.n_positions)
-        usage_error("the text has more than " + std::to_string(c.n_positions) + " tokens, the model's context (n_positions)",
-                    "shorten the text to at most " + std::to_string(c.n_positions) + " tokens");
-    for (auto id : ids)
-        if (static_cast<std::size_t>(id) >= c.vocab_size)
-            input_error("token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(c.vocab_size),
-                        "the tokeniser files belong to another model: download them with the weights");
+    const std::vector<std::int64_t> ids = model_token_ids(tok, c, text);
     const auto model = load_model_checkpoint(dir);
     // 2. the full pass and the steps
     const ModelDecode d = run_model_decode(*model, tok, ids);

@@ -99,6 +99,19 @@ std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer)
     return keep;
 }
 
+std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text) {
+    const std::vector<std::int64_t> ids = tok.encode(text, c.n_positions);
+    if (ids.empty()) usage_error("the text is empty", "give at least one word, e.g. \"Your journey starts\"");
+    if (ids.size() > c.n_positions)
+        usage_error("the text has more than " + std::to_string(c.n_positions) + " tokens, the model's context (n_positions)",
+                    "shorten the text to at most " + std::to_string(c.n_positions) + " tokens");
+    for (auto id : ids)
+        if (static_cast<std::size_t>(id) >= c.vocab_size)
+            input_error("token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(c.vocab_size),
+                        "the tokeniser files belong to another model: download them with the weights");
+    return ids;
+}
+
 void run_show_model(const ModelShowOptions& o) {
     // 1. the outputs' paths, before any work
     if (o.json) policy::check_output_file(*o.json, "--json");
@@ -112,15 +125,7 @@ void run_show_model(const ModelShowOptions& o) {
     const ModelConfig c = read_model_config(dir).config;
     const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
     // 3. the text as token ids, within the model's context
-    const std::vector<std::int64_t> ids = tok.encode(model_text(o), c.n_positions);
-    if (ids.empty()) usage_error("the text is empty", "give at least one word, e.g. \"Your journey starts\"");
-    if (ids.size() > c.n_positions)
-        usage_error("the text has more than " + std::to_string(c.n_positions) + " tokens, the model's context (n_positions)",
-                    "shorten the text to at most " + std::to_string(c.n_positions) + " tokens");
-    for (auto id : ids)
-        if (static_cast<std::size_t>(id) >= c.vocab_size)
-            input_error("token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(c.vocab_size),
-                        "the tokeniser files belong to another model: download them with the weights");
+    const std::vector<std::int64_t> ids = model_token_ids(tok, c, model_text(o));
     // 4. which layers the trace keeps, the head shown, the memory it takes
     ModelRunOptions run;
     run.keep_layers = o.keep_layers ? parse_layer_list(*o.keep_layers, c.n_layer) : std::vector<bool>(c.n_layer, true);

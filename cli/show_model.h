@@ -1,6 +1,13 @@
 // attn show --model DIR: a GPT-2-family model from a Hugging Face folder (cli/show_model.cpp).
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/bpe_tokenizer.h"
+#include "data/model_family.h"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -26,6 +33,10 @@ struct ModelShowOptions {
 };
 
 void run_show_model(const ModelShowOptions& o);
+
+// The text as the model's token ids: usage errors for an empty text or one past the context, an input
+// error for an id outside the vocabulary (tokeniser files of another model). show and decode share it.
+std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text);
 
 // attn bench --model DIR: times each stage of a run on `tokens` tokens (cli/bench_model.cpp).
 void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t repeat);
