@@ -12,6 +12,7 @@
 #include "render/text/font.h"
 #include "render/outputs/figures.h"
 #include "render/trace_io/trace_read.h"
+#include "render/view/model_choice.h"
 
 namespace attn::cli {
 namespace {
@@ -28,22 +29,11 @@ std::string base_name(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The heads one set of PNGs draws: t.layers[layer]'s (titled with its own number) or the trace's own,
-// all or only --head; flash tiles follow.
+// The heads one set of PNGs draws: layer `layer` of a layered trace (titled with its own number) or the
+// trace's one layer, all or only --head; flash tiles follow.
 Trace png_view(const Trace& t, std::optional<std::size_t> layer, std::optional<std::size_t> head) {
-    Trace v;
-    v.kind = t.kind + (layer ? " · layer " + std::to_string(t.layers[*layer].layer) : ""), v.config = t.config;
-    v.tokens = t.tokens, v.source_tokens = t.source_tokens;
-    v.has_source = t.has_source, v.empty_rows = t.empty_rows;
-    v.heads = layer ? t.layers[*layer].heads : t.heads;
-    v.tiles = t.tiles;
-    if (head) {
-        v.heads = {v.heads[*head]};
-        v.tiles.clear();
-        for (Tile tile : t.tiles)
-            if (tile.head == *head) tile.head = 0, v.tiles.push_back(tile);
-    }
-    return v;
+    const std::string title = t.kind + (layer ? " · layer " + std::to_string(t.layers()[*layer].layer) : "");
+    return render::layer_view(t, layer.value_or(0), head, title);
 }
 
 void run_render(const RenderOptions& o) {
@@ -64,22 +54,22 @@ void run_render(const RenderOptions& o) {
     if (o.tokens) outputs.inputs.push_back({"--tokens", *o.tokens});
     policy::check_outputs(outputs);
     // 3. the selection
-    const std::size_t L = t.layers.size();
+    const std::size_t L = t.sets.at(0).model_layers ? t.layers().size() : 0;  // 0: one unnumbered layer
     if (o.layer && L == 0) usage_error("--layer applies to traces with layers; " + base_name(o.input) + " has none", "leave out --layer");
     // --layer names a layer by its number in the model (a --keep-layers trace keeps the model's numbers)
     std::optional<std::size_t> index;
     if (o.layer) {
         std::string held;
         for (std::size_t l = 0; l < L; ++l) {
-            if (t.layers[l].layer == *o.layer) index = l;
-            held += (l ? ", " : "") + std::to_string(t.layers[l].layer);
+            if (t.layers()[l].layer == *o.layer) index = l;
+            held += (l ? ", " : "") + std::to_string(t.layers()[l].layer);
         }
         if (!index)
             usage_error("--layer " + std::to_string(*o.layer) + " is not in " + base_name(o.input) + " (it holds layer" +
                             (L == 1 ? " " : "s ") + held + ")",
                         "pick one of the layers it holds");
     }
-    const std::size_t H = L ? t.layers[index.value_or(0)].heads.size() : t.heads.size();
+    const std::size_t H = t.layers()[index.value_or(0)].heads.size();
     if (o.head && *o.head >= H)
         usage_error("--head " + std::to_string(*o.head) + " is past the last head (" + std::to_string(H - 1) + ")",
                     "heads are numbered from 0");
@@ -91,13 +81,13 @@ void run_render(const RenderOptions& o) {
         h.source = base_name(o.input), h.layer = index, h.head = o.head;
         files.push_back({*o.html, render::render_html(t, h)});
     }
-    std::vector<std::optional<std::size_t>> layers;  // indexes into t.layers
+    std::vector<std::optional<std::size_t>> layers;  // indexes into t.layers()
     if (index) layers.push_back(index);
     else if (L == 0) layers.push_back(std::nullopt);
     else for (std::size_t l = 0; l < L; ++l) layers.push_back(l);
     const auto warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
     for (const auto& layer : layers) {
-        const std::optional<std::size_t> number = layer ? std::optional<std::size_t>(t.layers[*layer].layer) : std::nullopt;
+        const std::optional<std::size_t> number = layer ? std::optional<std::size_t>(t.layers()[*layer].layer) : std::nullopt;
         const std::string prefix = render::rendered_prefix(t.kind, number, o.head);
         const Trace view = png_view(t, layer, o.head);
         render::FigureOptions p;

@@ -139,18 +139,19 @@ Mat multi_head(const Settings& c, const RunHooks& hk, TorchGenerator& gen, Trace
     MaskSpec shared = mask;  // every head's trace holds the same (T, S) mask: build it once
     const Mask once = c.keep_weights ? mask.materialize(q.shape(0), k.shape(0)) : Mask();
     if (c.keep_weights) shared.cached = &once;
+    std::vector<HeadTrace>& traced = t.heads();
     for (std::size_t h = 0; h < heads; ++h) {
         const std::size_t g = kv_head_of(h, heads, kv_heads);
-        t.heads.push_back(attend_with_positions(columns(q, h * d_k, d_k), columns(k, g * d_k, d_k), columns(v, g * d_v, d_v),
+        traced.push_back(attend_with_positions(columns(q, h * d_k, d_k), columns(k, g * d_k, d_k), columns(v, g * d_v, d_v),
                                       inv_sqrt(d_k), shared, c, hk, gen, t, h, heads));  // (T, d_k), (S, d_k), (S, d_v)
-        t.heads.back().head = h, t.heads.back().kv_head = g;
+        traced.back().head = h, traced.back().kv_head = g;
         if (hk.progress) hk.progress("heads", h + 1, heads);
     }
     std::vector<const Mat*> contexts;
-    for (const auto& h : t.heads) contexts.push_back(&h.context);
+    for (const auto& h : traced) contexts.push_back(&h.context);
     Mat out = concat_columns(contexts);  // (T, H·d_v)
     if (!c.keep_weights)
-        for (auto& h : t.heads) h.context = Mat();  // held once, in the output
+        for (auto& h : traced) h.context = Mat();  // held once, in the output
     return out;
 }
 
@@ -218,8 +219,8 @@ std::vector<LayerSpec> layers_luong(const Settings& c, std::size_t d_src) {
 
 // simple: no weights. q = k = v = x (T, d_in); weights = softmax(x xᵀ); context = weights · x.
 void run_simple(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGenerator& gen, Trace& t) {
-    t.heads.push_back(attend(in.x, in.x, in.x, 1.0f, make_mask(in, c, c.causal), c, hk, gen, t));
-    t.output = t.heads[0].context;  // (T, d_in)
+    t.heads().push_back(attend(in.x, in.x, in.x, 1.0f, make_mask(in, c, c.causal), c, hk, gen, t));
+    t.output = t.heads()[0].context;  // (T, d_in)
 }
 
 namespace {
@@ -233,8 +234,8 @@ void projected_head(const Inputs& in, const Settings& c, const RunHooks& hk, Tor
     Mat k = project(t, hk, src, "key");
     Mat v = project(t, hk, src, "value");
     // 2. attention across key positions                                 (T, S)
-    t.heads.push_back(attend_with_positions(q, k, v, inv_sqrt(c.d_out), mask, c, hk, gen, t, 0, 1));
-    t.output = t.heads[0].context;  // (T, d_out)
+    t.heads().push_back(attend_with_positions(q, k, v, inv_sqrt(c.d_out), mask, c, hk, gen, t, 0, 1));
+    t.output = t.heads()[0].context;  // (T, d_out)
 }
 
 }  // namespace
@@ -253,7 +254,7 @@ void run_causal(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGe
     plain.dropout = 0.0f;         // dropout, if any, is drawn once, on the renormalised weights
     plain.keep_weights = true;    // the method needs the whole (T, S) matrices
     run_self(in, plain, hk, gen, t);
-    HeadTrace& h = t.heads[0];
+    HeadTrace& h = t.heads()[0];
     const std::size_t T = h.scores.shape(0), S = h.scores.shape(1);
     // 1. softmax over every key, ignoring the mask                     (T, S)
     Mat w = Mat::from_shape({T, S});
@@ -323,8 +324,8 @@ void run_additive(const Inputs& in, const Settings& c, const RunHooks& hk, Torch
     // 2. scores                                                         (T, S)
     Mat e = additive_scores(q, k, P(t, "v"));
     // 3. softmax across j, context = Σ_j α_ij h_j                       (T, d_src)
-    t.heads.push_back(attend_scores(q, k, in.source_x, e, 1.0f, make_mask(in, c, false), c, hk, gen, t));
-    t.output = t.heads[0].context;
+    t.heads().push_back(attend_scores(q, k, in.source_x, e, 1.0f, make_mask(in, c, false), c, hk, gen, t));
+    t.output = t.heads()[0].context;
 }
 
 // luong: dot e_ij = s_i · h_j; general e_ij = s_i · (h_j W_k); concat as additive. Scale 1;
@@ -334,8 +335,8 @@ void run_luong(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGen
     // 1. keys: the source itself (dot) or projected into the sentence's space (general)   (S, d_in)
     Mat k = c.score == "general" ? project(t, hk, in.source_x, "key") : in.source_x;
     // 2. scores s_i · k_j, softmax across j, context over source vectors        (T, S), (T, d_src)
-    t.heads.push_back(attend(in.x, k, in.source_x, 1.0f, make_mask(in, c, false), c, hk, gen, t));
-    t.output = t.heads[0].context;
+    t.heads().push_back(attend(in.x, k, in.source_x, 1.0f, make_mask(in, c, false), c, hk, gen, t));
+    t.output = t.heads()[0].context;
 }
 
 // local: self-attention where query i sees key j when |i - j| <= W (i - W <= j <= i when causal).
@@ -465,12 +466,12 @@ void run_flash(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGen
         }
         // 3. with a trace: the unblocked matrices, and how far the tiles are from them
         if (c.keep_weights) {
-            t.heads.push_back(attend(qh, kh, vh, inv_sqrt(d_k), mask, c, hk, gen, t, bias));
-            t.heads.back().queries_unrotated = std::move(pos.queries_unrotated);
-            t.heads.back().keys_unrotated = std::move(pos.keys_unrotated);
-            diff = std::max(diff, max_abs_diff(outs[h], t.heads.back().context));
-            t.heads.back().head = t.heads.back().kv_head = h;
-            t.heads.back().context = outs[h];
+            HeadTrace& traced = t.heads().emplace_back(attend(qh, kh, vh, inv_sqrt(d_k), mask, c, hk, gen, t, bias));
+            traced.queries_unrotated = std::move(pos.queries_unrotated);
+            traced.keys_unrotated = std::move(pos.keys_unrotated);
+            diff = std::max(diff, max_abs_diff(outs[h], traced.context));
+            traced.head = traced.kv_head = h;
+            traced.context = outs[h];
         } else {
             t.empty_rows.insert(t.empty_rows.end(), empty.begin(), empty.end());
         }

@@ -1,5 +1,5 @@
 // One function per attention kind (core/attention.cpp) and the layers each builds.
-// Each run_<kind> fills t.heads and t.output from the inputs and t.params.
+// Each run_<kind> fills t.heads() (its one set's one layer) and t.output from the inputs and t.params.
 #pragma once
 
 #include "core/kinds.h"

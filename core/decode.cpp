@@ -80,7 +80,7 @@ DecodeStep step(const Inputs& in, const Settings& c, const DecodeTrace& d, std::
         Mat w = matmul_nt(qh, keys[g]);                          // (1, t + 1)
         const LinearBias bias{static_cast<float>(slopes[h]), p, c.pos_offset};
         std::vector<std::size_t> empty;
-        softmax_rows(w.data(), w.data(), 0, 1, t + 1, full.heads[h].scale, mask, empty,
+        softmax_rows(w.data(), w.data(), 0, 1, t + 1, full.heads()[h].scale, mask, empty,
                      pos == PosKind::alibi ? &bias : nullptr);
         contexts.push_back(matmul(w, values[g]));               // (1, d_v)
         s.heads.push_back({h, g, row_of(w, 0)});
@@ -134,7 +134,7 @@ DecodeTrace run_decode(const Inputs& in, const Settings& settings, const RunHook
     for (const DecodeStep& s : d.steps) {
         for (const DecodeHeadStep& h : s.heads)
             for (std::size_t j = 0; j < T; ++j) {
-                const double want = d.full.heads[h.head].weights(s.step, j);
+                const double want = d.full.heads()[h.head].weights(s.step, j);
                 const double got = j <= s.step ? double(h.weights[j]) : 0.0;
                 d.max_abs_diff = std::max(d.max_abs_diff, std::fabs(got - want));
             }

@@ -366,13 +366,15 @@ Trace run_attention(const Inputs& in, const Settings& s, const RunHooks& hooks) 
         t.params = init_params(k.layers(s, shape.d_src), parse_init(s.init), gen);
     }
     t.config = s;
+    // one attention set with one layer, which the kind fills with its heads
+    t.sets = {AttentionSet{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {LayerTrace{}}}};
 
     // 3. the kind itself; the generator continues for dropout, or starts again from --dropout-seed
     if (s.dropout_seed) gen = TorchGenerator(*s.dropout_seed);
     k.run(s.pos == "sinusoidal" ? positioned : in, s, hooks, gen, t);
     // 4. no stage holds inf or NaN (a flash tile's running maximum may be -inf: documented)
-    for (const HeadTrace& h : t.heads) {
-        const std::string of = t.heads.size() > 1 ? " of head " + std::to_string(h.head) : "";
+    for (const HeadTrace& h : t.heads()) {
+        const std::string of = t.heads().size() > 1 ? " of head " + std::to_string(h.head) : "";
         for (const auto& [m, stage] : {std::pair<const Mat*, const char*>{&h.queries, "queries"}, {&h.keys, "keys"},
                                        {&h.values, "values"}, {&h.scores, "scores"}, {&h.weights, "weights"},
                                        {&h.dropped_weights, "dropped weights"}, {&h.context, "context"}})

@@ -383,6 +383,7 @@ Trace model_trace_header(const ModelCheckpoint& m, const Tokenizer& tok, const s
     t.token_ids = ids;
     for (auto id : ids) t.tokens.push_back(tok.label(id));
     t.source_tokens = t.tokens;
+    t.sets = {AttentionSet{"self", t.tokens, t.tokens, {}, true}};  // a decoder's one set: a layer per kept block
     return t;
 }
 
@@ -432,7 +433,7 @@ Trace forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<
             Timer timer(opt.timing, &ModelTiming::attention);
             t.layer_mean.push_back(head_mean(lt.heads));
         }
-        if (opt.keep_layers.empty() || opt.keep_layers.at(l)) t.layers.push_back(std::move(lt));
+        if (opt.keep_layers.empty() || opt.keep_layers.at(l)) t.layers().push_back(std::move(lt));
         if (opt.progress) opt.progress("layers", l + 1, L);
     }
     t.rollout = attention_rollout(t.layer_mean);
@@ -476,7 +477,7 @@ ModelDecode run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
             std::vector<HeadTrace> heads;
             layer_forward(m, l, x, 1, p, caches[l], inv_freq, ModelRunOptions{}, b, step, heads);
             for (const HeadTrace& h : heads) {  // (1, p + 1) against row p of the full pass's (T, T)
-                const Mat& full = out.full.layers[l].heads[h.head].weights;
+                const Mat& full = out.full.layers()[l].heads[h.head].weights;
                 for (std::size_t j = 0; j < T; ++j) {
                     const double got = j <= p ? static_cast<double>(h.weights(0, j)) : 0.0;
                     out.max_abs_diff = std::max(out.max_abs_diff, std::abs(got - static_cast<double>(full(p, j))));

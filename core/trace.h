@@ -64,10 +64,22 @@ struct Diagnostic {
     double value = 0.0;
 };
 
-// One transformer block's attention (model runs).
+// One layer's heads: a seeded kind's only layer (number 0) or one transformer block of a model.
 struct LayerTrace {
-    std::size_t layer = 0;
+    std::size_t layer = 0;         // the layer's own number (kept when --keep-layers drops others)
     std::vector<HeadTrace> heads;  // (H); model heads keep scores, scale, mask, weights (queries/keys/values/context may be empty)
+};
+
+// One attention set: the queries of one sequence over the keys of one sequence, layer by layer.
+// A seeded kind is one set with one layer; a decoder model one set ("self") with a layer per kept block;
+// an encoder-decoder model would be three (encoder self, decoder self, cross). Every renderer reads this.
+struct AttentionSet {
+    std::string name;                       // "self" (queries and keys from the sentence) | "cross" (keys from the source)
+    std::vector<std::string> query_tokens;  // (T)
+    std::vector<std::string> key_tokens;    // (S)
+    std::vector<LayerTrace> layers;         // (L) in order
+    bool model_layers = false;              // the layers are a model's blocks (views name them "layer N");
+                                            // false: a seeded kind's one layer
 };
 
 struct Prediction {
@@ -95,17 +107,23 @@ struct Trace {
     Mat positions;                           // (T, d_in) only with --pos sinusoidal: added to x
     Mat source_positions;                    // (S, d_src) only with --pos sinusoidal and a source
     std::vector<Param> params;               // in PyTorch construction order
-    std::vector<HeadTrace> heads;            // (H)
+    std::vector<AttentionSet> sets;          // every attention the run computed (one set for every kind and model today)
     Mat output;                              // (T, d_out)
     std::vector<Tile> tiles;                 // flash only
     std::vector<std::size_t> empty_rows;     // query rows with every key hidden (weights and context 0)
     std::vector<Diagnostic> diagnostics;
     std::optional<ModelInfo> model;  // model runs only
     std::vector<std::int64_t> token_ids;  // (T) model runs
-    std::vector<LayerTrace> layers;  // (L) model runs (seeded kinds use heads)
     std::vector<Mat> layer_mean;  // (L) (T, T) mean over a layer's heads
     std::vector<Mat> rollout;  // (L) (T, T) attention rollout through layer l
     std::vector<std::vector<Prediction>> predictions;  // (T) top 5 next tokens
+
+    // The first set's layers, and the heads of its first layer (all of a seeded run's heads).
+    // Precondition: the set and layer exist (every run makes them before filling them).
+    std::vector<LayerTrace>& layers() { return sets.at(0).layers; }
+    const std::vector<LayerTrace>& layers() const { return sets.at(0).layers; }
+    std::vector<HeadTrace>& heads() { return layers().at(0).heads; }
+    const std::vector<HeadTrace>& heads() const { return layers().at(0).heads; }
 
     const Param* param(const std::string& name) const {
         for (const auto& p : params)

@@ -100,5 +100,15 @@ std::string temp_dir();
 // outlines unchanged: em 16 draws every glyph 128 times too large (FreeType accepts it).
 std::string dejavu_with_units_per_em(unsigned em);  // a fresh folder under the build's temp area
 std::string slurp(const std::string& path);
+// "" when a == b, else where they first differ with 60 bytes of each around it: a CHECK that prints
+// the difference of two long texts (traces, pages) rather than both whole.
+inline std::string first_difference(const std::string& a, const std::string& b) {
+    if (a == b) return "";
+    std::size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+    const std::size_t from = i > 60 ? i - 60 : 0;
+    return "byte " + std::to_string(i) + " of " + std::to_string(a.size()) + " / " + std::to_string(b.size()) + ": ..." +
+           a.substr(from, 120) + "  VERSUS  ..." + b.substr(from, 120);
+}
 
 }  // namespace attn::test

@@ -73,6 +73,7 @@ inline Trace causal_trace(const std::vector<std::string>& tokens, std::size_t he
     t.kind = "causal";
     t.tokens = tokens;
     t.source_tokens = tokens;
+    t.sets = {AttentionSet{"self", t.tokens, t.source_tokens, {LayerTrace{}}}};
     const std::size_t T = tokens.size();
     for (std::size_t h = 0; h < heads; ++h) {
         HeadTrace ht;
@@ -88,7 +89,7 @@ inline Trace causal_trace(const std::vector<std::string>& tokens, std::size_t he
                 ht.mask(i, j) = j <= i ? 1 : 0;
                 ht.weights(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f;
             }
-        t.heads.push_back(std::move(ht));
+        t.heads().push_back(std::move(ht));
     }
     return t;
 }

@@ -99,7 +99,7 @@ ref::Settings settings_for(const Settings& c, const Inputs& in, const Trace& t) 
     s.window = c.window.value_or(2);  // local's documented default
     s.score = c.score, s.dropout = static_cast<double>(c.dropout);
     if (in.user_mask) s.user_mask = plain(*in.user_mask);
-    for (const HeadTrace& h : t.heads) {
+    for (const HeadTrace& h : t.heads()) {
         ref::Bits kept(h.dropped_weights.shape(0), std::vector<int>(h.dropped_weights.shape(1), 0));
         for (std::size_t i = 0; i < h.dropped_weights.shape(0); ++i)
             for (std::size_t j = 0; j < h.dropped_weights.shape(1); ++j) kept[i][j] = h.dropped_weights(i, j) != 0.0f;
@@ -195,10 +195,10 @@ void check_against_reference(const Inputs& in, const Settings& c, Worst& worst) 
     const ref::Result want =
         ref::run(c.kind, plain(in.x), plain(in.source_x), plain(t.params), settings_for(c, in, t));
     ++worst.cases;
-    REQUIRE(t.heads.size() == want.heads.size());
+    REQUIRE(t.heads().size() == want.heads.size());
     for (std::size_t h = 0; h < want.heads.size(); ++h) {
         CAPTURE(h);
-        const HeadTrace& g = t.heads[h];
+        const HeadTrace& g = t.heads()[h];
         const ref::Head& w = want.heads[h];
         CHECK(g.head == h);
         CHECK(g.kv_head == w.kv_head);

@@ -53,7 +53,7 @@ def check_figure(path, trace, matrix):
     check(texts.get("query-label") == TOKENS, f"{name}: query labels {texts.get('query-label')}")
     check(texts.get("key-label") == TOKENS, f"{name}: key labels {texts.get('key-label')}")
     check(len(texts.get("title", [])) == 1, f"{name}: one title")
-    head = trace["heads"][0]
+    head = trace["attention"][0]["layers"][0]["heads"][0]
     mask = head["mask"]
     # raw scores are drawn in every cell, future ones too (the mask applies after the scaling)
     visible = len(mask) * len(mask[0]) if matrix == "scores" else sum(1 for row in mask for v in row if v)

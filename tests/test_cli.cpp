@@ -47,14 +47,20 @@ TEST_CASE("cli: --json - prints only the trace, with the documented fields") {
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["format"] == "attn-trace");
-    CHECK(j["version"] == 1);
+    CHECK(j["version"] == 2);
     CHECK(j["kind"] == "self");
     CHECK(j["tokens"].size() == 6);
     CHECK(j["config"]["seed"] == 123);
     CHECK(j["config"]["init"] == "torch-rand");
     CHECK(j["params"]["W_query"].size() == 3);     // d_in x d_out, x @ W orientation
     CHECK(j["params"]["W_query"][0].size() == 2);
-    const auto& h = j["heads"][0];
+    REQUIRE(j["attention"].size() == 1);  // one attention set: the sentence over itself, one layer
+    CHECK(j["attention"][0]["name"] == "self");
+    CHECK(j["attention"][0]["query_tokens"] == j["tokens"]);
+    CHECK(j["attention"][0]["key_tokens"] == j["source_tokens"]);
+    REQUIRE(j["attention"][0]["layers"].size() == 1);
+    CHECK(j["attention"][0]["layers"][0]["layer"] == 0);
+    const auto& h = j["attention"][0]["layers"][0]["heads"][0];
     for (const char* key : {"queries", "keys", "values", "scores", "scale", "mask", "weights", "context"})
         CHECK(h.contains(key));
     CHECK(h["scale"].get<double>() == doctest::Approx(0.70710678).epsilon(1e-6));

@@ -35,13 +35,14 @@ Trace weights_trace(const std::vector<std::vector<float>>& w) {
     const std::size_t T = w.size(), S = w[0].size();
     for (std::size_t i = 0; i < T; ++i) t.tokens.push_back("q" + std::to_string(i));
     for (std::size_t j = 0; j < S; ++j) t.source_tokens.push_back("k" + std::to_string(j));
+    t.sets = {AttentionSet{"self", t.tokens, t.source_tokens, {LayerTrace{}}}};
     HeadTrace h;
     h.weights = Mat::from_shape({T, S});
     h.mask = Mask::from_shape({T, S});
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t j = 0; j < S; ++j) h.weights(i, j) = w[i][j], h.mask(i, j) = 1;
     h.context = Mat::from_shape({T, 1});
-    t.heads.push_back(std::move(h));
+    t.heads().push_back(std::move(h));
     return t;
 }
 

@@ -47,6 +47,7 @@ attn::Trace trace(std::size_t T, std::size_t heads) {
     t.kind = "causal";
     for (std::size_t i = 0; i < T; ++i) t.tokens.push_back("tok" + std::to_string(i));
     t.source_tokens = t.tokens;
+    t.sets = {attn::AttentionSet{"self", t.tokens, t.source_tokens, {attn::LayerTrace{}}}};
     for (std::size_t h = 0; h < heads; ++h) {
         attn::HeadTrace ht;
         ht.head = ht.kv_head = h;
@@ -57,7 +58,7 @@ attn::Trace trace(std::size_t T, std::size_t heads) {
                 ht.mask(i, j) = j <= i ? 1 : 0;
                 ht.weights(i, j) = j <= i ? static_cast<float>(j + 1 + h) / static_cast<float>((i + 1) * (i + 2 + 2 * h) / 2) : 0.0f;
             }
-        t.heads.push_back(std::move(ht));
+        t.heads().push_back(std::move(ht));
     }
     return t;
 }

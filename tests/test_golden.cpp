@@ -8,13 +8,13 @@ using namespace attn::test;
 
 TEST_CASE("golden: simple attention on the journey example (§3.3)") {
     const Trace t = run_attention(journey(), journey_config("simple", 3, "torch", 123));
-    check_row(t.heads[0].weights, 1, {0.1385f, 0.2379f, 0.2333f, 0.1240f, 0.1082f, 0.1581f});
-    check_row(t.heads[0].context, 1, {0.4419f, 0.6515f, 0.5683f});
+    check_row(t.heads()[0].weights, 1, {0.1385f, 0.2379f, 0.2333f, 0.1240f, 0.1082f, 0.1581f});
+    check_row(t.heads()[0].context, 1, {0.4419f, 0.6515f, 0.5683f});
 }
 
 TEST_CASE("golden: self-attention v1, torch.rand weights, seed 123") {
     const Trace t = run_attention(journey(), journey_config("self", 2, "torch-rand", 123));
-    const HeadTrace& h = t.heads[0];
+    const HeadTrace& h = t.heads()[0];
     check_row(h.queries, 1, {0.4306f, 1.4551f});
     check_row(h.scores, 1, {1.2705f, 1.8524f, 1.8111f, 1.0795f, 0.5577f, 1.5440f});
     check_row(h.weights, 1, {0.1500f, 0.2264f, 0.2199f, 0.1311f, 0.0906f, 0.1820f});
@@ -32,9 +32,9 @@ TEST_CASE("golden: causal attention, nn.Linear weights, seed 123") {
     const Trace t = run_attention(journey(), journey_config("causal", 2, "torch", 123));
     check_matrix(t.output, {{-0.4519f, 0.2216f}, {-0.5874f, 0.0058f}, {-0.6300f, -0.0632f},
                             {-0.5675f, -0.0843f}, {-0.5526f, -0.0981f}, {-0.5299f, -0.1081f}});
-    check_row(t.heads[0].weights, 2, {0.3190f, 0.3408f, 0.3402f, 0.0f, 0.0f, 0.0f});
+    check_row(t.heads()[0].weights, 2, {0.3190f, 0.3408f, 0.3402f, 0.0f, 0.0f, 0.0f});
     for (std::size_t i = 0; i < 6; ++i)
-        for (std::size_t j = i + 1; j < 6; ++j) CHECK(t.heads[0].weights(i, j) == 0.0f);  // exactly 0
+        for (std::size_t j = i + 1; j < 6; ++j) CHECK(t.heads()[0].weights(i, j) == 0.0f);  // exactly 0
 }
 
 TEST_CASE("golden: multi-head attention with an output projection, seed 123") {

@@ -299,7 +299,7 @@ TEST_CASE("hostile messages: standard input for --embeddings and --mask; --preci
     CHECK(Json::parse(e.out)["tokens"] == Json::array({"a", "b"}));
     const RunResult m = attn::test::run_attn({"show", "--kind", "self", "a b", "--mask", "-", "--json", "-"}, "[[1, 0], [0, 1]]");
     REQUIRE(m.code == 0);
-    CHECK(Json::parse(m.out)["heads"][0]["weights"] == Json::parse("[[1.0, 0.0], [0.0, 1.0]]"));
+    CHECK(Json::parse(m.out)["attention"][0]["layers"][0]["heads"][0]["weights"] == Json::parse("[[1.0, 0.0], [0.0, 1.0]]"));
     const RunResult p = attn::test::run_attn({"show", "--precision", "0", "--kind", "self", "a b c d e f"});
     REQUIRE(p.code == 0);
     CHECK(p.out.find("print as 0 at --precision 0") != std::string::npos);

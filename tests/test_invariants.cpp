@@ -44,7 +44,7 @@ bool finite(const Mat& m) {
 
 bool all_finite(const Trace& t) {
     bool ok = finite(t.output);
-    for (const auto& h : t.heads)
+    for (const auto& h : t.heads())
         ok = ok && finite(h.queries) && finite(h.keys) && finite(h.values) && finite(h.scores) && finite(h.weights) &&
              finite(h.dropped_weights) && finite(h.context);
     return ok;
@@ -62,13 +62,13 @@ TEST_CASE("invariant: rows of weights sum to 1, or 0 when every key is hidden") 
             const Trace t = run_attention(in, cfg);
             const ref::Result want = ref::run(c.kind, plain(in.x), plain(in.source_x), plain(t.params),
                                               settings_for(cfg, in, t));
-            REQUIRE(t.heads.size() == want.heads.size());
-            for (std::size_t h = 0; h < t.heads.size(); ++h)
-                for (std::size_t i = 0; i < t.heads[h].weights.shape(0); ++i) {
+            REQUIRE(t.heads().size() == want.heads.size());
+            for (std::size_t h = 0; h < t.heads().size(); ++h)
+                for (std::size_t i = 0; i < t.heads()[h].weights.shape(0); ++i) {
                     double sum = 0.0;
                     bool any = false;
-                    for (std::size_t j = 0; j < t.heads[h].weights.shape(1); ++j) {
-                        sum += static_cast<double>(t.heads[h].weights(i, j));
+                    for (std::size_t j = 0; j < t.heads()[h].weights.shape(1); ++j) {
+                        sum += static_cast<double>(t.heads()[h].weights(i, j));
                         any = any || want.heads[h].mask[i][j];
                     }
                     INFO("head " << h << ", row " << i << ": sum " << sum);
@@ -96,9 +96,9 @@ TEST_CASE("invariant: hidden cells have weight exactly 0, before and after dropo
                 const Trace t = run_attention(in, cfg);
                 const ref::Result want = ref::run(c.kind, plain(in.x), plain(in.source_x), plain(t.params),
                                                   settings_for(cfg, in, t));
-                REQUIRE(t.heads.size() == want.heads.size());
-                for (std::size_t h = 0; h < t.heads.size(); ++h) {
-                    const HeadTrace& g = t.heads[h];
+                REQUIRE(t.heads().size() == want.heads.size());
+                for (std::size_t h = 0; h < t.heads().size(); ++h) {
+                    const HeadTrace& g = t.heads()[h];
                     for (std::size_t i = 0; i < want.heads[h].mask.size(); ++i)
                         for (std::size_t j = 0; j < want.heads[h].mask[i].size(); ++j) {
                             if (want.heads[h].mask[i][j]) continue;
@@ -128,12 +128,12 @@ TEST_CASE("invariant: gqa with one kv head is mqa, number for number") {
                     CHECK(tg.params[n].name == tm.params[n].name);
                     CHECK(identical(tg.params[n].value, tm.params[n].value));
                 }
-                REQUIRE(tg.heads.size() == tm.heads.size());
-                for (std::size_t h = 0; h < tg.heads.size(); ++h) {
-                    CHECK(tg.heads[h].kv_head == 0);
-                    CHECK(tm.heads[h].kv_head == 0);
-                    CHECK(identical(tg.heads[h].weights, tm.heads[h].weights));
-                    CHECK(identical(tg.heads[h].context, tm.heads[h].context));
+                REQUIRE(tg.heads().size() == tm.heads().size());
+                for (std::size_t h = 0; h < tg.heads().size(); ++h) {
+                    CHECK(tg.heads()[h].kv_head == 0);
+                    CHECK(tm.heads()[h].kv_head == 0);
+                    CHECK(identical(tg.heads()[h].weights, tm.heads()[h].weights));
+                    CHECK(identical(tg.heads()[h].context, tm.heads()[h].context));
                 }
                 INFO("largest output difference " << largest_diff(tg.output, tm.output));
                 CHECK(identical(tg.output, tm.output));
@@ -155,12 +155,12 @@ TEST_CASE("invariant: gqa with kv_heads = H is mha, number for number") {
                     CHECK(tg.params[n].name == tm.params[n].name);
                     CHECK(identical(tg.params[n].value, tm.params[n].value));
                 }
-                REQUIRE(tg.heads.size() == tm.heads.size());
-                for (std::size_t h = 0; h < tg.heads.size(); ++h) {
-                    CHECK(tg.heads[h].kv_head == h);
-                    CHECK(tm.heads[h].kv_head == h);
-                    CHECK(identical(tg.heads[h].weights, tm.heads[h].weights));
-                    CHECK(identical(tg.heads[h].context, tm.heads[h].context));
+                REQUIRE(tg.heads().size() == tm.heads().size());
+                for (std::size_t h = 0; h < tg.heads().size(); ++h) {
+                    CHECK(tg.heads()[h].kv_head == h);
+                    CHECK(tm.heads()[h].kv_head == h);
+                    CHECK(identical(tg.heads()[h].weights, tm.heads()[h].weights));
+                    CHECK(identical(tg.heads()[h].context, tm.heads()[h].context));
                 }
                 INFO("largest output difference " << largest_diff(tg.output, tm.output));
                 CHECK(identical(tg.output, tm.output));
@@ -180,11 +180,11 @@ TEST_CASE("invariant: flash equals self and causal within 1e-6, whatever the blo
                     INFO(f.label());
                     const Trace tf = run_attention(make_inputs(f), make_config(f));
                     const Trace ts = run_attention(make_inputs(s), make_config(s));
-                    REQUIRE(tf.heads.size() == 1);
-                    REQUIRE(ts.heads.size() == 1);
+                    REQUIRE(tf.heads().size() == 1);
+                    REQUIRE(ts.heads().size() == 1);
                     const double d_out = largest_diff(tf.output, ts.output);
-                    const double d_ctx = largest_diff(tf.heads[0].context, ts.heads[0].context);
-                    const double d_w = largest_diff(tf.heads[0].weights, ts.heads[0].weights);
+                    const double d_ctx = largest_diff(tf.heads()[0].context, ts.heads()[0].context);
+                    const double d_w = largest_diff(tf.heads()[0].weights, ts.heads()[0].weights);
                     INFO("output " << d_out << ", context " << d_ctx << ", weights " << d_w);
                     CHECK((d_out >= 0.0 && d_out <= 1e-6));
                     CHECK((d_ctx >= 0.0 && d_ctx <= 1e-6));
@@ -211,9 +211,9 @@ TEST_CASE("invariant: causal --renorm equals causal with -inf masking within 1e-
         INFO(r.label());
         const Trace tc = run_attention(make_inputs(c), make_config(c));
         const Trace tr = run_attention(make_inputs(r), make_config(r));
-        const double d_w = largest_diff(tr.heads[0].weights, tc.heads[0].weights);
-        const double d_dropped = largest_diff(tr.heads[0].dropped_weights, tc.heads[0].dropped_weights);
-        const double d_ctx = largest_diff(tr.heads[0].context, tc.heads[0].context);
+        const double d_w = largest_diff(tr.heads()[0].weights, tc.heads()[0].weights);
+        const double d_dropped = largest_diff(tr.heads()[0].dropped_weights, tc.heads()[0].dropped_weights);
+        const double d_ctx = largest_diff(tr.heads()[0].context, tc.heads()[0].context);
         const double d_out = largest_diff(tr.output, tc.output);
         INFO("weights " << d_w << ", dropped weights " << d_dropped << ", context " << d_ctx << ", output " << d_out);
         CHECK((d_w >= 0.0 && d_w <= 1e-6));
@@ -230,7 +230,7 @@ TEST_CASE("invariant: --renorm's zeroed stage is the softmax over every key with
     for (const Case& c : {Case("causal").t(6).dims(8, 4).causal().renorm(), Case("causal").t(7).dims(8, 4).causal().renorm().user(UserMask::sparse)}) {
         INFO(c.label());
         const Trace t = run_attention(make_inputs(c), make_config(c));
-        const HeadTrace& h = t.heads[0];
+        const HeadTrace& h = t.heads()[0];
         REQUIRE(h.zeroed.size() == h.weights.size());
         const std::size_t T = h.scores.shape(0), S = h.scores.shape(1);
         double worst = 0.0;
@@ -263,9 +263,9 @@ TEST_CASE("invariant: gqa query head h reads kv head floor(h / (H/G)), by label 
         INFO(c.label());
         const Inputs in = make_inputs(c);
         const Trace t = run_attention(in, make_config(c));
-        REQUIRE(t.heads.size() == H);
+        REQUIRE(t.heads().size() == H);
         // 1. the label
-        for (std::size_t h = 0; h < H; ++h) CHECK(t.heads[h].kv_head == grouping.kv[h]);
+        for (std::size_t h = 0; h < H; ++h) CHECK(t.heads()[h].kv_head == grouping.kv[h]);
         // 2. the numbers: keys and values of head h are kv head g's columns of x W_key + b_key
         const ref::Params p = plain(t.params);
         const ref::M k = ref::linear(plain(in.x), ref::param(p, "W_key"), ref::param_or_null(p, "b_key"));
@@ -274,15 +274,15 @@ TEST_CASE("invariant: gqa query head h reads kv head floor(h / (H/G)), by label 
         Worst worst;
         for (std::size_t h = 0; h < H; ++h) {
             CAPTURE(h);
-            compare("keys", t.heads[h].keys, ref::columns(k, grouping.kv[h] * d_k, d_k), worst);
-            compare("values", t.heads[h].values, ref::columns(v, grouping.kv[h] * d_k, d_k), worst);
+            compare("keys", t.heads()[h].keys, ref::columns(k, grouping.kv[h] * d_k, d_k), worst);
+            compare("values", t.heads()[h].values, ref::columns(v, grouping.kv[h] * d_k, d_k), worst);
             // 3. heads sharing a kv head hold the same keys exactly; others differ
             for (std::size_t o = 0; o < H; ++o) {
                 CAPTURE(o);
                 const bool shared = grouping.kv[h] == grouping.kv[o];
-                CHECK(identical(t.heads[h].keys, t.heads[o].keys) == shared);
-                CHECK(identical(t.heads[h].values, t.heads[o].values) == shared);
-                CHECK(identical(t.heads[h].queries, t.heads[o].queries) == (h == o));
+                CHECK(identical(t.heads()[h].keys, t.heads()[o].keys) == shared);
+                CHECK(identical(t.heads()[h].values, t.heads()[o].values) == shared);
+                CHECK(identical(t.heads()[h].queries, t.heads()[o].queries) == (h == o));
             }
         }
     }
@@ -347,8 +347,8 @@ TEST_CASE("invariant: softmax stays finite and correct on rows with very differe
         check_against_reference(in, c, worst);
         const Trace t = run_attention(in, c);
         CHECK(all_finite(t));
-        CHECK(t.heads[0].weights(0, 0) == 1.0f);  // scores 1e30, -1e30, 0
-        CHECK(t.heads[0].weights(2, 2) > t.heads[0].weights(2, 0));  // scores 1, -1, 2
+        CHECK(t.heads()[0].weights(0, 0) == 1.0f);  // scores 1e30, -1e30, 0
+        CHECK(t.heads()[0].weights(2, 2) > t.heads()[0].weights(2, 0));  // scores 1, -1, 2
         MESSAGE(worst.summary("luong dot with scores of ±1e30"));
     }
 }
@@ -361,7 +361,7 @@ TEST_CASE("invariant: a user mask hiding a whole row gives weights 0, context 0 
             const Trace t = run_attention(make_inputs(c), make_config(c));
             CHECK(all_finite(t));
             CHECK(t.empty_rows == std::vector<std::size_t>{2});
-            for (const HeadTrace& h : t.heads) {
+            for (const HeadTrace& h : t.heads()) {
                 CAPTURE(h.head);
                 for (std::size_t j = 0; j < h.weights.shape(1); ++j) CHECK(h.weights(2, j) == 0.0f);
                 if (p > 0.0f)
@@ -397,7 +397,7 @@ TEST_CASE("invariant: dropout drops about p of the weights and scales the rest b
         for (std::uint64_t seed : {5u, 6u, 7u}) {
             const Case c = Case("self").t(32).dims(8, 4).dropout(p).seed(seed);
             const Trace t = run_attention(make_inputs(c), make_config(c));
-            const HeadTrace& h = t.heads[0];
+            const HeadTrace& h = t.heads()[0];
             REQUIRE(h.dropped_weights.shape(0) == 32);
             REQUIRE(h.dropped_weights.shape(1) == 32);
             // one torch.rand draw per cell, row-major, after the 3 · 8 · 4 weight draws: dropped iff < p
@@ -422,5 +422,5 @@ TEST_CASE("invariant: dropout drops about p of the weights and scales the rest b
     }
     // p = 0: no dropout at all, and no dropped weights in the trace
     const Case c = Case("self").t(6).dims(8, 4);
-    CHECK(run_attention(make_inputs(c), make_config(c)).heads[0].dropped_weights.size() == 0);
+    CHECK(run_attention(make_inputs(c), make_config(c)).heads()[0].dropped_weights.size() == 0);
 }

@@ -40,9 +40,9 @@ TEST_CASE("model: the trace holds every head's causal weights, the aggregates an
     CHECK(j["model"]["n_params"] == 257 * 4 + 4 * 4 + 4 * 2 * 2 + 4 * 12 + 12 + 16 + 4 + 4 * 16 + 16 + 16 * 4 + 4 + 4 * 2);
     CHECK(j["token_ids"] == Json::array({'a', ' ', 'b'}));  // no merges: one token per byte
     CHECK(j["tokens"] == Json::array({"a", "\xC2\xB7", "b"}));
-    REQUIRE(j["layers"].size() == 1);
-    REQUIRE(j["layers"][0]["heads"].size() == 2);
-    for (const auto& h : j["layers"][0]["heads"]) {
+    REQUIRE(j["attention"][0]["layers"].size() == 1);
+    REQUIRE(j["attention"][0]["layers"][0]["heads"].size() == 2);
+    for (const auto& h : j["attention"][0]["layers"][0]["heads"]) {
         CHECK(h["scale"].get<double>() == doctest::Approx(1.0 / std::sqrt(2.0)));
         for (std::size_t i = 0; i < 3; ++i) {
             double row = 0;
@@ -156,8 +156,8 @@ TEST_CASE("model: a Llama folder runs with its query heads on their key/value he
     CHECK(one.out == two.out);
     const Json j = Json::parse(one.out);
     CHECK(j["model"]["type"] == "llama");
-    REQUIRE(j["layers"][0]["heads"].size() == 2);
-    for (const auto& h : j["layers"][0]["heads"]) CHECK(h["kv_head"] == 0);  // 2 query heads share key/value head 0
+    REQUIRE(j["attention"][0]["layers"][0]["heads"].size() == 2);
+    for (const auto& h : j["attention"][0]["layers"][0]["heads"]) CHECK(h["kv_head"] == 0);  // 2 query heads share key/value head 0
     const auto term = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--head", "1", "a b"});
     REQUIRE(term.code == 0);
     CHECK(term.out.find("2 query heads share 1 key/value heads, 2 each") != std::string::npos);

@@ -120,7 +120,7 @@ TEST_CASE("numerics: embeddings of ±1e15 give scores of ±1e30 and exact one-ho
     write(dir + "/x.json", "[[1e15, 0], [0, 1e15], [-1e15, 0]]");
     RunResult r;
     const Json j = run_json({"show", "--kind", "simple", "--embeddings", dir + "/x.json", "a b c"}, &r);
-    const Json& h = j["heads"][0];
+    const Json& h = j["attention"][0]["layers"][0]["heads"][0];
     CHECK(h["scores"][0][0].get<double>() == doctest::Approx(1e30).epsilon(1e-6));
     CHECK(h["scores"][0][2].get<double>() == doctest::Approx(-1e30).epsilon(1e-6));
     CHECK(h["weights"] == Json::parse("[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]"));
@@ -182,10 +182,10 @@ TEST_CASE("mask: combined with every kind's own mask and shown in the trace") {
         // The note on stderr, once.
         CHECK(r.err == "attn: note: 1 query row(s) see no key; their weights and context are 0\n");
         CHECK(masked["empty_rows"] == Json::array({2}));
-        REQUIRE(masked["heads"].size() == plain["heads"].size());
-        for (std::size_t h = 0; h < masked["heads"].size(); ++h) {
-            const Json& mh = masked["heads"][h];
-            const Json& ph = plain["heads"][h];
+        REQUIRE(masked["attention"][0]["layers"][0]["heads"].size() == plain["attention"][0]["layers"][0]["heads"].size());
+        for (std::size_t h = 0; h < masked["attention"][0]["layers"][0]["heads"].size(); ++h) {
+            const Json& mh = masked["attention"][0]["layers"][0]["heads"][h];
+            const Json& ph = plain["attention"][0]["layers"][0]["heads"][h];
             REQUIRE(mh["mask"].size() == user.size());
             for (std::size_t i = 0; i < user.size(); ++i) {
                 REQUIRE(mh["mask"][i].size() == user[i].size());
@@ -214,7 +214,7 @@ TEST_CASE("mask: local with --window 0 and a mask hiding the diagonal leaves eve
     const Json j = run_json({"show", "--kind", "local", "--window", "0", "--mask", dir + "/offdiag.json", "a b c"}, &r);
     CHECK(j["empty_rows"] == Json::array({0, 1, 2}));
     CHECK(r.err == "attn: note: 3 query row(s) see no key; their weights and context are 0\n");
-    const Json& h = j["heads"][0];
+    const Json& h = j["attention"][0]["layers"][0]["heads"][0];
     CHECK(h["mask"] == Json::parse("[[false,false,false],[false,false,false],[false,false,false]]"));
     for (const auto& row : h["weights"])
         for (const auto& v : row) CHECK(v.get<double>() == 0.0);
@@ -232,8 +232,8 @@ TEST_CASE("mask: causal --renorm with a fully hidden row gives weights 0") {
     write(dir + "/m.json", mask_json({{1, 1, 1}, {0, 0, 1}, {1, 1, 1}}));
     const Json j = run_json({"show", "--kind", "causal", "--renorm", "--mask", dir + "/m.json", "a b c"});
     CHECK(j["empty_rows"] == Json::array({1}));
-    CHECK(j["heads"][0]["weights"][1] == Json::parse("[0.0, 0.0, 0.0]"));
-    for (const auto& v : j["heads"][0]["context"][1]) CHECK(v.get<double>() == 0.0);
+    CHECK(j["attention"][0]["layers"][0]["heads"][0]["weights"][1] == Json::parse("[0.0, 0.0, 0.0]"));
+    for (const auto& v : j["attention"][0]["layers"][0]["heads"][0]["context"][1]) CHECK(v.get<double>() == 0.0);
 }
 
 TEST_CASE("mask: the mask PNG draws the combined mask") {
@@ -264,8 +264,8 @@ TEST_CASE("--dropout-seed re-seeds the generator before dropout: the chapter's p
         const nlohmann::json t = attn::test::run_json(
             {"show", "--kind", "self", "--seed", seed, "--dropout", "0.5", "--dropout-seed", "123", "a b c d e f"});
         CHECK(t["config"]["dropout_seed"] == 123);
-        const auto& w = t["heads"][0]["weights"];
-        const auto& d = t["heads"][0]["dropped_weights"];
+        const auto& w = t["attention"][0]["layers"][0]["heads"][0]["weights"];
+        const auto& d = t["attention"][0]["layers"][0]["heads"][0]["dropped_weights"];
         for (int k = 0; k < 36; ++k) {
             const float kept = w[k / 6][k % 6].get<float>() * 2.0f;
             CHECK((d[k / 6][k % 6].get<float>() == 0.0f) == dropped[std::size_t(k)]);

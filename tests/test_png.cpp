@@ -33,7 +33,7 @@ Trace weights_only_trace(const std::vector<std::vector<float>>& w) {
     for (std::size_t i = 0; i < w[0].size(); ++i) tokens.push_back("t" + std::to_string(i));
     Trace t = causal_trace(tokens);
     t.tokens.resize(w.size());
-    HeadTrace& h = t.heads[0];
+    HeadTrace& h = t.heads()[0];
     h.scores = Mat();
     h.weights = Mat::from_shape({w.size(), w[0].size()});
     h.mask = Mask::from_shape({w.size(), w[0].size()});
@@ -223,7 +223,7 @@ TEST_CASE("700 tokens with a random mask: every cell's colour and the hatching o
     std::vector<std::string> tokens;
     for (std::size_t i = 0; i < T; ++i) tokens.push_back(std::to_string(i));
     Trace t = causal_trace(tokens);
-    HeadTrace& h = t.heads[0];
+    HeadTrace& h = t.heads()[0];
     h.scores = Mat();
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
@@ -282,11 +282,12 @@ TEST_CASE("a matrix wider than the image cap is max-pooled") {
     t.tokens = {"a", "b", "c"};
     const std::size_t S = 4500;
     for (std::size_t j = 0; j < S; ++j) t.source_tokens.push_back("s" + std::to_string(j));
+    t.sets = {attn::AttentionSet{"cross", t.tokens, t.source_tokens, {attn::LayerTrace{}}}};
     HeadTrace h;
     h.weights = Mat::from_shape({3, S});
     for (std::size_t i = 0; i < 3; ++i)
         for (std::size_t j = 0; j < S; ++j) h.weights(i, j) = (j == 4499 && i == 0) ? 1.0f : 0.0f;
-    t.heads.push_back(h);
+    t.heads().push_back(h);
     const auto files = render::render_figures(t, {"p"}, render::FileType::png);
     REQUIRE(files.size() == 1);  // no scores, no mask: weights only
     CHECK(files[0].name == "p-weights.png");
@@ -314,14 +315,14 @@ TEST_CASE("empty rows, dropped weights and a flash tile grid") {
     t.kind = "flash";
     // Row 0 hides every key (weights 0).
     for (std::size_t j = 0; j < 6; ++j) {
-        t.heads[0].mask(0, j) = 0;
-        t.heads[0].weights(0, j) = 0.0f;
+        t.heads()[0].mask(0, j) = 0;
+        t.heads()[0].weights(0, j) = 0.0f;
     }
     t.empty_rows = {0};
-    t.heads[0].weights(1, 0) = 1.0f;  // weight 1, the top of the fixed 0..1 scale: cell (1, 0) is yellow
-    t.heads[0].weights(1, 1) = 0.0f;
+    t.heads()[0].weights(1, 0) = 1.0f;  // weight 1, the top of the fixed 0..1 scale: cell (1, 0) is yellow
+    t.heads()[0].weights(1, 1) = 0.0f;
     t.config.dropout = 0.5f;
-    t.heads[0].dropped_weights = t.heads[0].weights * 2.0f;
+    t.heads()[0].dropped_weights = t.heads()[0].weights * 2.0f;
     t.config.block_q = 2;
     t.config.block_k = 2;
     for (std::size_t a = 0; a < 3; ++a)
@@ -370,8 +371,8 @@ TEST_CASE("odd shapes and values still render") {
     Trace one = causal_trace({"solo"});
     CHECK(render::render_figures(one, {}, render::FileType::png).size() == 3);
     Trace odd = causal_trace(kSix);
-    odd.heads[0].scores(3, 1) = std::nanf("");
-    odd.heads[0].scores(4, 1) = std::numeric_limits<float>::infinity();
+    odd.heads()[0].scores(3, 1) = std::nanf("");
+    odd.heads()[0].scores(4, 1) = std::numeric_limits<float>::infinity();
     const auto files = render::render_figures(odd, {}, render::FileType::png);
     REQUIRE(files.size() == 3);
     const Decoded d = decode(files[0].bytes);
@@ -386,7 +387,7 @@ TEST_CASE("odd shapes and values still render") {
 
 TEST_CASE("inconsistent traces are refused with a message") {
     Trace t = causal_trace(kSix, 2, 1);
-    t.heads[1].weights = Mat::from_shape({6, 5});
+    t.heads()[1].weights = Mat::from_shape({6, 5});
     CHECK_THROWS_WITH_AS(render::render_figures(t, {}, render::FileType::png), doctest::Contains("same shape"), std::invalid_argument);
     CHECK_THROWS_AS(render::render_figures(causal_trace(kSix), {"../x"}, render::FileType::png), std::invalid_argument);
     CHECK(render::render_figures(Trace{}, {}, render::FileType::png).empty());
@@ -411,8 +412,8 @@ TEST_CASE("figures: with a fixed range a weight of 0.25 has the same colour in t
 
 TEST_CASE("figures: masked scores, the renorm intermediate and vectors on request, named by the prefix") {
     Trace t = causal_trace(kSix);
-    t.heads[0].queries = Mat::from_shape({6, 2});
-    std::fill(t.heads[0].queries.begin(), t.heads[0].queries.end(), 0.5f);
+    t.heads()[0].queries = Mat::from_shape({6, 2});
+    std::fill(t.heads()[0].queries.begin(), t.heads()[0].queries.end(), 0.5f);
     render::FigureOptions opt;
     opt.prefix = "lecture", opt.figures = {"masked-scores", "zeroed", "queries", "keys"};
     const auto files = render::render_figures(t, opt, render::FileType::png);
@@ -431,15 +432,15 @@ TEST_CASE("figures: masked scores, the renorm intermediate and vectors on reques
 TEST_CASE("figures: cells the dropout removed are red cross-hatched, apart from small weights") {
     Trace t = causal_trace(kSix);
     t.config.dropout = 0.5f;
-    t.heads[0].dropped_weights = t.heads[0].weights * 2.0f;
+    t.heads()[0].dropped_weights = t.heads()[0].weights * 2.0f;
     render::FigureOptions opt;
     opt.figures = {"dropped-weights"};
     const Decoded kept = decode(render::render_figures(t, opt, render::FileType::png).at(0).bytes);
     const render::Rgb red{214, 39, 40};
     const int legend_only = count_colour(kept, red);
     CHECK(legend_only == 0);  // nothing dropped: no swatch, no cell
-    t.heads[0].dropped_weights(3, 1) = 0.0f;  // one visible weight (1/4) dropped
-    t.heads[0].dropped_weights(5, 2) = 0.0f;
+    t.heads()[0].dropped_weights(3, 1) = 0.0f;  // one visible weight (1/4) dropped
+    t.heads()[0].dropped_weights(5, 2) = 0.0f;
     const Decoded dropped = decode(render::render_figures(t, opt, render::FileType::png).at(0).bytes);
     CHECK(count_colour(dropped, red) > 2 * 100);
 }

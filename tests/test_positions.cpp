@@ -159,8 +159,8 @@ double check_rope(const Run& r) {
     const std::size_t d_k = split ? r.d_out / r.H : r.d_out;
     const long long shift = r.bottom_right ? static_cast<long long>(src.size()) - static_cast<long long>(x.size()) : 0;
     double worst = 0.0;
-    REQUIRE(t.heads.size() == r.H);
-    for (const HeadTrace& h : t.heads) {
+    REQUIRE(t.heads().size() == r.H);
+    for (const HeadTrace& h : t.heads()) {
         const Rows q0 = project(x, t, "query", h.head * d_k, d_k), k0 = project(src, t, "key", h.kv_head * d_k, d_k);
         const Rows q = r.style == "half" ? rope_rotate_half(q0, r.offset + shift, r.base) : rope_paper(q0, r.offset + shift, r.base);
         const Rows k = r.style == "half" ? rope_rotate_half(k0, r.offset, r.base) : rope_paper(k0, r.offset, r.base);
@@ -196,7 +196,7 @@ TEST_CASE("positions: the sinusoidal table is sin(p / 10000^(2i/D)), cos(...) in
         }();
         CHECK(max_diff(t.x, plain(embed_tokens(t.tokens, d, 7))) == 0.0);
         const Rows q = project(xpe, t, "query", 0, 4), k = project(xpe, t, "key", 0, 4);
-        const double dw = max_diff(t.heads[0].weights, weights(q, k, 0.5, true, 0, nullptr));
+        const double dw = max_diff(t.heads()[0].weights, weights(q, k, 0.5, true, 0, nullptr));
         MESSAGE("sinusoidal weights: largest difference " << dw);
         CHECK(dw <= 1e-6);
     }
@@ -227,7 +227,7 @@ TEST_CASE("positions: RoPE in both pairings and two bases equals the formulas, o
             // mha-wrapper: each head is d_out wide, its columns h·d_out of the projections
             const Trace t = run(wrapper);
             const Rows x = plain(t.x);
-            for (const HeadTrace& h : t.heads) {
+            for (const HeadTrace& h : t.heads()) {
                 const Rows q0 = project(x, t, "query", h.head * 6, 6);
                 const Rows q = std::string(style) == "half" ? rope_rotate_half(q0, 0, base) : rope_paper(q0, 0, base);
                 CHECK(max_diff(h.queries, q) <= 1e-6);
@@ -242,10 +242,10 @@ TEST_CASE("positions: the two RoPE pairings differ, and rotate_half is the inter
     Run b = a;
     b.style = "interleaved";
     const Trace ta = run(a), tb = run(b);
-    CHECK(max_diff(ta.heads[0].queries, plain(tb.heads[0].queries)) > 1e-3);
+    CHECK(max_diff(ta.heads()[0].queries, plain(tb.heads()[0].queries)) > 1e-3);
     // The same rotation angles pair column i with i + d/2 instead of 2i with 2i+1: permuting the
     // unrotated columns into interleaved order and back gives rotate_half's result.
-    const Rows q0 = plain(ta.heads[0].queries_unrotated);
+    const Rows q0 = plain(ta.heads()[0].queries_unrotated);
     Rows perm = q0;
     const std::size_t d = q0[0].size();
     for (auto& row : perm)
@@ -254,7 +254,7 @@ TEST_CASE("positions: the two RoPE pairings differ, and rotate_half is the inter
     Rows back = rot;
     for (std::size_t r = 0; r < rot.size(); ++r)
         for (std::size_t i = 0; i < d / 2; ++i) back[r][i] = rot[r][2 * i], back[r][i + d / 2] = rot[r][2 * i + 1];
-    CHECK(max_diff(ta.heads[0].queries, back) <= 1e-6);
+    CHECK(max_diff(ta.heads()[0].queries, back) <= 1e-6);
 }
 
 TEST_CASE("positions: shifting every position by a constant leaves RoPE's scores unchanged (relative positions)") {
@@ -266,10 +266,10 @@ TEST_CASE("positions: shifting every position by a constant leaves RoPE's scores
             Run moved = r;
             moved.offset = offset;
             const Trace a = run(r), b = run(moved);
-            for (std::size_t h = 0; h < a.heads.size(); ++h) {
-                CHECK(max_diff(a.heads[h].queries, plain(b.heads[h].queries)) > 1e-3);  // the vectors did move
-                const double ds = max_diff(b.heads[h].scores, plain(a.heads[h].scores));
-                const double dw = max_diff(b.heads[h].weights, plain(a.heads[h].weights));
+            for (std::size_t h = 0; h < a.heads().size(); ++h) {
+                CHECK(max_diff(a.heads()[h].queries, plain(b.heads()[h].queries)) > 1e-3);  // the vectors did move
+                const double ds = max_diff(b.heads()[h].scores, plain(a.heads()[h].scores));
+                const double dw = max_diff(b.heads()[h].weights, plain(a.heads()[h].weights));
                 worst = std::max({worst, ds, dw});
                 CHECK(ds <= 2e-6);
                 CHECK(dw <= 1e-6);
@@ -288,7 +288,7 @@ TEST_CASE("positions: ALiBi slopes are 2^(-8(h+1)/H), and the paper's rule for H
         for (std::size_t h = 0; h < H; ++h) {
             INFO("H = " << H << ", head " << h);
             // the bias matrix of the trace holds m_h (j − i); read m_h from a distance of −1
-            CHECK(std::fabs(double(t.heads[h].bias(1, 0)) + want[h]) <= 1e-7 * want[h]);
+            CHECK(std::fabs(double(t.heads()[h].bias(1, 0)) + want[h]) <= 1e-7 * want[h]);
         }
     }
     // Written out: H = 8 halves the slope per head; H = 12 takes 8's, then every other of 16's.
@@ -310,7 +310,7 @@ TEST_CASE("positions: ALiBi weights are softmax(scale·q·k + m_h (j − i)) at 
                 const Trace t = run(r);
                 const std::vector<double> m = get_slopes(H);
                 const Rows x = plain(t.x);
-                for (const HeadTrace& h : t.heads) {
+                for (const HeadTrace& h : t.heads()) {
                     Rows bias(r.T, std::vector<double>(r.T));
                     for (std::size_t i = 0; i < r.T; ++i)
                         for (std::size_t j = 0; j < r.T; ++j) bias[i][j] = m[h.head] * (double(j) - double(i));
@@ -338,7 +338,7 @@ TEST_CASE("positions: ALiBi's bias depends only on j − i") {
     Run r;
     r.kind = "mha", r.pos = "alibi", r.H = r.G = 4, r.T = 8;
     const Trace t = run(r);
-    for (const HeadTrace& h : t.heads)
+    for (const HeadTrace& h : t.heads())
         for (std::size_t i = 0; i + 1 < r.T; ++i)
             for (std::size_t j = 0; j + 1 < r.T; ++j) CHECK(h.bias(i, j) == h.bias(i + 1, j + 1));
 }
@@ -361,11 +361,11 @@ TEST_CASE("positions: bottom-right alignment puts the last query on the last key
     r.kind = "cross", r.S = 5, r.T = 2, r.causal = true, r.pos = "none", r.bottom_right = true;
     const Trace t = run(r);
     for (std::size_t i = 0; i < 2; ++i)
-        for (std::size_t j = 0; j < 5; ++j) CHECK((t.heads[0].mask(i, j) != 0) == (j <= i + 3));
+        for (std::size_t j = 0; j < 5; ++j) CHECK((t.heads()[0].mask(i, j) != 0) == (j <= i + 3));
     r.bottom_right = false;
     const Trace top = run(r);
     for (std::size_t i = 0; i < 2; ++i)
-        for (std::size_t j = 0; j < 5; ++j) CHECK((top.heads[0].mask(i, j) != 0) == (j <= i));
+        for (std::size_t j = 0; j < 5; ++j) CHECK((top.heads()[0].mask(i, j) != 0) == (j <= i));
 }
 
 #include "render/outputs/figures.h"

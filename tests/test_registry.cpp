@@ -37,7 +37,7 @@ StageFlops counted_flops(const Trace& t) {
         f[std::size_t(ProfileStage::projections)] += 2.0 * rows * double(p.value.shape(0)) * double(p.value.shape(1));
         if (p.name == "W_out") f[std::size_t(ProfileStage::output)] += 2.0 * T * double(p.value.shape(0)) * double(p.value.shape(1));
     }
-    for (const auto& h : t.heads) {
+    for (const auto& h : t.heads()) {
         f[std::size_t(ProfileStage::scores)] += 2.0 * T * S * double(h.queries.shape(1));
         f[std::size_t(ProfileStage::context)] += 2.0 * T * S * double(h.values.shape(1));
     }
@@ -130,9 +130,9 @@ TEST_CASE("registry: each kind's FLOPs equal a count from the parameters and hea
             CHECK(got[std::size_t(ProfileStage::tiles)] == (tiled ? want[std::size_t(ProfileStage::scores)] + want[std::size_t(ProfileStage::context)] : 0.0));
             // the geometry agrees with the heads the run kept
             const HeadGeometry g = k.geometry(s, shape.d_src);
-            CHECK(g.heads == t.heads.size());
-            CHECK(g.d_k == t.heads[0].queries.shape(1));
-            CHECK(g.d_v == t.heads[0].values.shape(1));
+            CHECK(g.heads == t.heads().size());
+            CHECK(g.d_k == t.heads()[0].queries.shape(1));
+            CHECK(g.d_v == t.heads()[0].values.shape(1));
         }
     }
 }

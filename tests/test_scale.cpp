@@ -55,7 +55,7 @@ TEST_CASE("scale: --npy files read back equal to the JSON numbers") {
     for (const char* m : {"weights", "scores", "dropped_weights", "context", "queries"}) {
         INFO(m);
         const auto a = attn::parse_npy(slurp(d + "/npy/gqa-h3-" + m + ".npy"), m);
-        const auto& want = j["heads"][3][m];
+        const auto& want = j["attention"][0]["layers"][0]["heads"][3][m];
         REQUIRE(a.shape.size() == 2);
         REQUIRE(a.shape[0] == want.size());
         REQUIRE(a.shape[1] == want[0].size());

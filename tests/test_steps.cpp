@@ -46,7 +46,7 @@ TEST_CASE("steps: causal raw scores show the future cells, masked scores show th
 
 TEST_CASE("steps: masked scores are scale·scores where visible and −∞ where hidden") {
     const Trace t = run_attention(journey(), journey_config("causal", 2, "torch", 123));
-    const HeadTrace& h = t.heads[0];
+    const HeadTrace& h = t.heads()[0];
     const Mat m = render::masked_scores(h);
     for (std::size_t i = 0; i < 6; ++i)
         for (std::size_t j = 0; j < 6; ++j) {
@@ -59,7 +59,7 @@ TEST_CASE("steps: the --renorm intermediate is the full softmax with the future 
     Settings c = journey_config("causal", 2, "torch", 123);
     c.renorm = true;
     const Trace t = run_attention(journey(), c);
-    const HeadTrace& h = t.heads[0];
+    const HeadTrace& h = t.heads()[0];
     const Mat z = render::zeroed_weights(h);
     for (std::size_t i = 0; i < 6; ++i) {
         // independent: softmax in double over all 6 keys of scores / sqrt(2)
@@ -120,7 +120,7 @@ TEST_CASE("steps: cells the dropout removed print as × apart from small weights
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(slurp(dir + "/t.json"));
     std::size_t zeros = 0;
-    for (const auto& row : j["heads"][0]["dropped_weights"])
+    for (const auto& row : j["attention"][0]["layers"][0]["heads"][0]["dropped_weights"])
         for (const auto& v : row) zeros += v.get<double>() == 0.0;
     REQUIRE(zeros > 0);
     const std::string cells = section(r.out, "dropped:").substr(section(r.out, "dropped:").find("dropped (6×6)") + 14);

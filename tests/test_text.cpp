@@ -60,6 +60,7 @@ attn::Trace labelled_trace(const std::vector<std::string>& tokens) {
     attn::Trace t;
     t.kind = "causal";
     t.tokens = t.source_tokens = tokens;
+    t.sets = {attn::AttentionSet{"self", t.tokens, t.source_tokens, {attn::LayerTrace{}}}};
     const std::size_t T = tokens.size();
     attn::HeadTrace h;
     h.weights = attn::Mat::from_shape({T, T});
@@ -69,7 +70,7 @@ attn::Trace labelled_trace(const std::vector<std::string>& tokens) {
             h.mask(i, j) = j <= i ? 1 : 0;
             h.weights(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f;
         }
-    t.heads.push_back(std::move(h));
+    t.heads().push_back(std::move(h));
     return t;
 }
 

@@ -106,7 +106,7 @@ void write_fixtures(const std::string& dir) {
         {"big.json", big_rows()},
         {"npy-out/causal-x.npy", "[[1, 2], [3, 4]]"},
         {"trace-cut.json", std::string(R"({"format": "attn-trace", "version": 1, "tokens": ["a", "b"], "heads": [[)").substr(0, 60)},
-        {"trace-v2.json", R"({"format": "attn-trace", "version": 2})"},
+        {"trace-v3.json", R"({"format": "attn-trace", "version": 3})"},
         {"trace-kind.json", R"({"format": "attn-trace", "version": 1, "kind": ")" + std::string(200001, 'x') + R"(", "tokens": ["a"]})"},
         {"trace-long-token.json", R"({"format": "attn-trace", "version": 1, "kind": "causal", "tokens": [")" + std::string(1025, 'b') + R"("]})"},
         {"rank5.npy", npy("<f4", "(1, 1, 1, 1, 1)", raw({1.0f}))},

@@ -547,8 +547,8 @@ std::vector<ValidationRule> make_rules() {
                     e("trace-cut.json: invalid JSON at byte offset 60: unexpected end of input; expected string literal") + kTrace});
     rows.push_back({"render.format", "INPUT (trace)", "\"format\": \"attn-trace\"", R, {"render", "rows.json", "--html", "p.html"},
                     e("rows.json: not an attn trace (no \"format\": \"attn-trace\")") + kTrace});
-    rows.push_back({"render.version", "INPUT (trace)", "version 1", R, {"render", "trace-v2.json", "--html", "p.html"},
-                    e("trace-v2.json: trace version 2 is not supported (this attn reads version 1) (hint: write the trace "
+    rows.push_back({"render.version", "INPUT (trace)", "version 1 or 2", R, {"render", "trace-v3.json", "--html", "p.html"},
+                    e("trace-v3.json: trace version 3 is not supported (this attn reads versions 1 and 2) (hint: write the trace "
                       "again with this attn, or use the attn that wrote it)")});
     rows.push_back({"render.kind", "INPUT (trace)", "\"kind\": a kind attn writes, or \"model\" (it names the figures' files)", R,
                     {"render", "trace-kind.json", "--html", "p.html"},
@@ -597,7 +597,7 @@ std::vector<ValidationRule> make_rules() {
                       "(\"xxxxxxxxxxxxxxxxxxxxxxxx...\") (hint: give one token per position, e.g. "
                       "tokenizer.convert_ids_to_tokens(ids))")});
     rows.push_back({"render.tokens-trace", "--tokens", "only for a .npy (a trace carries its tokens)", U,
-                    {"render", "trace-v2.json", "--tokens", "tokens3.txt", "--html", "p.html"},
+                    {"render", "trace-v3.json", "--tokens", "tokens3.txt", "--html", "p.html"},
                     e("--tokens applies to a .npy input; a trace carries its own tokens (hint: leave out --tokens)")});
     rows.push_back({"render.layer", "--layer", "only for traces with layers, and one of them", U,
                     {"render", "mask-float.npy", "--layer", "0", "--html", "p.html"},
@@ -733,7 +733,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"npy-out", "a folder"},
         {"npy-out/causal-x.npy", "[[1, 2], [3, 4]] (JSON, whatever the name)"},
         {"trace-cut.json", "the first 60 bytes of a trace: {\"format\": \"attn-trace\", \"version\": 1, \"tokens\": [\"a\", ..."},
-        {"trace-v2.json", "{\"format\": \"attn-trace\", \"version\": 2}"},
+        {"trace-v3.json", "{\"format\": \"attn-trace\", \"version\": 3}"},
         {"trace-kind.json", "a trace whose \"kind\" is \"x\" then 200,000 more letters"},
         {"trace-long-token.json", "a causal trace whose one token is 1025 letters b"},
         {"rank5.npy", "<f4, shape (1, 1, 1, 1, 1)"},

@@ -10,10 +10,11 @@ namespace attn::policy {
 // The weights heatmap of head 0 as one PNG, rendered and encoded in memory: a stage of its own.
 void time_weights_png(BenchResult& r) {
     Trace one = std::move(r.trace);
-    if (one.heads.empty() || one.heads[0].weights.size() == 0)
+    std::vector<HeadTrace>& heads = one.heads();
+    if (heads.empty() || heads[0].weights.size() == 0)
         usage_error("--png needs the weights", "drop --no-weights");
-    one.heads.resize(1);
-    one.heads[0].scores = Mat(), one.heads[0].dropped_weights = Mat();
+    heads.resize(1);
+    heads[0].scores = Mat(), heads[0].dropped_weights = Mat();
     one.tiles.clear();
     const auto t0 = std::chrono::steady_clock::now();
     std::size_t bytes = 0;

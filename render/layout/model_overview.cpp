@@ -63,7 +63,7 @@ void draw_map(Surface& s, const OverviewMap& m, int x, int y, int cell) {
 
 Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     // 1. the maps: every kept layer's heads, its mean and the rollout through it
-    const std::size_t T = t.tokens.size(), H = t.model->n_head, L = t.layers.size();
+    const std::size_t T = t.tokens.size(), H = t.model->n_head, L = t.layers().size();
     const int want = static_cast<int>(std::clamp<std::size_t>(T * 8, 48, 72));  // a map's side, layout pixels
     const auto n = static_cast<std::size_t>(std::max(1, std::min({static_cast<int>(T), want, max_cells})));
     const int cell = std::max(1, want / static_cast<int>(n)), side = cell * static_cast<int>(n);
@@ -73,7 +73,7 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     };
     auto maps = std::make_shared<std::vector<Placed>>();
     for (std::size_t r = 0; r < L; ++r) {
-        const LayerTrace& l = t.layers[r];
+        const LayerTrace& l = t.layers()[r];
         for (const auto& h : l.heads)
             if (h.weights.size()) maps->push_back({make_map(h.weights, n), int(r), int(h.head)});
         if (l.layer < t.layer_mean.size()) maps->push_back({make_map(t.layer_mean[l.layer], n), int(r), int(H)});
@@ -95,7 +95,7 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     d.width = std::max(agg_x + 2 * (side + kGap) + kMargin, 2 * kMargin + text_w);
     d.height = grid_y + rows * (side + kGap) + kMargin;
     std::vector<int> layer_numbers;
-    for (const auto& l : t.layers) layer_numbers.push_back(static_cast<int>(l.layer));
+    for (const auto& l : t.layers()) layer_numbers.push_back(static_cast<int>(l.layer));
     d.draw = [=, &font](Surface& s) {
         // 3. title and subtitle, column headers, row labels, then the maps
         s.text(font, title, kTitlePx, kMargin, kMargin, Align::Start, Align::Start, kInk, TextRole::Title);

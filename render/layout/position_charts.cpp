@@ -59,7 +59,7 @@ Drawing sinusoidal_figure(const Trace& t, Font& font) {
 // q · R(Δ) k for Δ = 0..63: RoPE makes it a function of the distance only. Two curves: q = k = 1
 // (the RoFormer paper's decay), and head 0's query and key of the first token in this run.
 Drawing rope_figure(const Trace& t, Font& font) {
-    const HeadTrace& h0 = t.heads[0];
+    const HeadTrace& h0 = t.heads()[0];
     const std::size_t d_k = h0.queries_unrotated.shape(1), N = 64;
     const RopeStyle style = parse_rope_style(t.config.rope_style);
     auto curve = [&](const Mat& q, const Mat& k) {  // (1, d_k) each
@@ -102,17 +102,17 @@ Drawing rope_figure(const Trace& t, Font& font) {
 // Every head's bias matrix, in a grid of up to 4 columns, one colour scale.
 Drawing alibi_figure(const Trace& t, Font& font) {
     double lo = 0, hi = 0;
-    for (const auto& h : t.heads)  // over visible cells: the hidden ones never reach the softmax
+    for (const auto& h : t.heads())  // over visible cells: the hidden ones never reach the softmax
         for (std::size_t x = 0; x < h.bias.size(); ++x)
             if (h.mask.data()[x]) lo = std::min(lo, double(h.bias.data()[x])), hi = std::max(hi, double(h.bias.data()[x]));
     if (!(hi > lo)) hi = lo + 1;
-    const std::size_t H = t.heads.size(), cols = std::min<std::size_t>(4, H), rows = (H + cols - 1) / cols;
-    const std::size_t S = t.heads[0].bias.shape(1), T = t.heads[0].bias.shape(0);
+    const std::size_t H = t.heads().size(), cols = std::min<std::size_t>(4, H), rows = (H + cols - 1) / cols;
+    const std::size_t S = t.heads()[0].bias.shape(1), T = t.heads()[0].bias.shape(0);
     const int cell = std::max(6, std::min(36, 288 / int(std::max(S, T))));
     std::vector<Heatmap> maps(H);
     for (std::size_t h = 0; h < H; ++h) {
-        const double m = -double(t.heads[h].bias.shape(0) > 1 ? t.heads[h].bias(1, 0) : t.heads[h].bias(0, 0));
-        maps[h].values = &t.heads[h].bias, maps[h].visible = &t.heads[h].mask;
+        const double m = -double(t.heads()[h].bias.shape(0) > 1 ? t.heads()[h].bias(1, 0) : t.heads()[h].bias(0, 0));
+        maps[h].values = &t.heads()[h].bias, maps[h].visible = &t.heads()[h].mask;
         maps[h].row_labels = t.tokens, maps[h].col_labels = t.source_tokens;
         maps[h].lo = lo, maps[h].hi = hi, maps[h].cell = cell, maps[h].print_values = cell >= 30;
         maps[h].title = "head " + std::to_string(h) + ": m = 2^" + trimmed(std::log2(m), 3) + " = " + trimmed(m, 3);
@@ -142,8 +142,8 @@ Drawing alibi_figure(const Trace& t, Font& font) {
 std::vector<Drawing> position_drawings(const Trace& t, Font& font) {
     std::vector<Drawing> out;
     if (t.positions.size()) out.push_back(sinusoidal_figure(t, font));
-    if (!t.heads.empty() && t.heads[0].queries_unrotated.size()) out.push_back(rope_figure(t, font));
-    if (!t.heads.empty() && t.heads[0].bias.size()) out.push_back(alibi_figure(t, font));
+    if (!t.heads().empty() && t.heads()[0].queries_unrotated.size()) out.push_back(rope_figure(t, font));
+    if (!t.heads().empty() && t.heads()[0].bias.size()) out.push_back(alibi_figure(t, font));
     return out;
 }
 

@@ -40,7 +40,7 @@ std::vector<OutputFile> drawing_files(const std::vector<Drawing>& drawings, cons
 std::vector<OutputFile> render_figures(const Trace& t, const FigureOptions& opt, FileType type) {
     const std::string prefix = checked_prefix(opt.prefix, t.kind);
     check_scale(opt.scale);
-    if (t.heads.empty()) return {};
+    if (t.sets.empty() || t.heads().empty()) return {};
     Font font(opt.font_file);
     // PNG: image pixels per axis stay within kMaxHeatmapSide; SVG: at most kMaxSvgHeatmapSide cells.
     const int max_side = type == FileType::svg ? kMaxSvgHeatmapSide : kMaxHeatmapSide / opt.scale;

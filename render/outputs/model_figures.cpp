@@ -7,7 +7,7 @@
 namespace attn::render {
 
 std::vector<OutputFile> model_figures(const Trace& t, const HeadChoice& c, FigureOptions o, FileType type) {
-    o.prefix = model_head_prefix(t.model->type, t.layers.at(c.layer).layer, c.head);
+    o.prefix = model_head_prefix(t.model->type, t.layers().at(c.layer).layer, c.head);
     std::vector<OutputFile> files = render_figures(chosen_head_trace(t, c), o, type);
     // The overview's maps are pixel summaries in a PNG (a 1024-token head in 72 × 72 pixels); in SVG each
     // cell is an element, so at most 24 a side.

@@ -202,10 +202,9 @@ Json model_json(const Trace& t) {
 
 Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     // 1. the layers: a seeded trace is one layer without a number
+    const bool layered = t.sets.at(0).model_layers;
     std::vector<std::pair<std::optional<std::size_t>, const std::vector<HeadTrace>*>> layers;
-    if (!t.layers.empty())
-        for (const auto& l : t.layers) layers.push_back({l.layer, &l.heads});
-    else layers.push_back({std::nullopt, &t.heads});
+    for (const auto& l : t.layers()) layers.push_back({layered ? std::optional<std::size_t>(l.layer) : std::nullopt, &l.heads});
     const std::vector<HeadTrace>& first = *layers[0].second;
     if (first.empty()) throw std::invalid_argument("render_html: the trace has no heads");
     const std::size_t T = t.tokens.size(), S = t.source_tokens.size() ? t.source_tokens.size() : T;
@@ -278,7 +277,7 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
         preds.push_back(r);
     }
     j["predictions"] = preds;
-    j["layered"] = !t.layers.empty();
+    j["layered"] = t.sets.at(0).model_layers;
     j["stages"] = Json::array();
     for (PageMatrix s : stages) j["stages"].push_back(stage_name(s));
     j["layers"] = jlayers;
@@ -335,13 +334,13 @@ std::string format_ten_thousandths(std::int64_t k) {
 
 std::string render_html(const Trace& t, const HtmlOptions& opt) {
     // 1. the selection it opens with must exist
-    const std::size_t L = t.layers.size();
-    if (opt.layer && (L == 0 || *opt.layer >= L)) throw std::invalid_argument("render_html: no such layer");
-    const std::size_t H = L ? t.layers[opt.layer.value_or(0)].heads.size() : t.heads.size();
+    const std::size_t L = t.layers().size();
+    if (opt.layer && (!t.sets.at(0).model_layers || *opt.layer >= L)) throw std::invalid_argument("render_html: no such layer");
+    const std::size_t H = t.layers()[opt.layer.value_or(0)].heads.size();
     if (opt.head && *opt.head >= H) throw std::invalid_argument("render_html: no such head");
     // 2. the data; the live panel only with the core, and only for a seeded kind's trace
     HtmlOptions o = opt;
-    const std::string core = o.live && find_kind(t.kind) && t.layers.empty() ? live_core_js() : std::string();
+    const std::string core = o.live && find_kind(t.kind) && !t.sets.at(0).model_layers ? live_core_js() : std::string();
     if (core.empty()) o.live.reset();
     std::string blob;
     Json data = payload(t, o, blob);

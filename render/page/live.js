@@ -123,16 +123,17 @@
   function livePayload(tr) {
     const src = tr.source_tokens.length ? tr.source_tokens : tr.tokens;
     const nT = tr.tokens.length, nS = src.length, n = nT * nS;
-    const h0 = tr.heads[0];
+    const trHeads = tr.attention[0].layers[0].heads;  // a seeded run: one set, one layer
+    const h0 = trHeads[0];
     const stages = [];
     if (h0.weights) stages.push('weights');
     if (h0.scores) stages.push('scores');
     if (h0.scores && h0.mask) stages.push('masked-scores');
     if (h0.mask) stages.push('mask');
     if (h0.dropped_weights) stages.push('dropped');
-    const cells = new Float32Array(n * stages.length * tr.heads.length);
+    const cells = new Float32Array(n * stages.length * trHeads.length);
     let at = 0;
-    const heads = tr.heads.map((h) => {
+    const heads = trHeads.map((h) => {
       // masked scores as the kinds compute them: scale · score in float32 (as render/page/html.cpp stores them)
       const value = {
         'weights': (i, j) => h.weights[i][j],

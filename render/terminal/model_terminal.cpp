@@ -45,10 +45,10 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
     one.head.reset();
     const Trace head = chosen_head_trace(t, c);
     out << terminal_view(head, one);
-    out << "(head " << c.head << " of layer " << t.layers[c.layer].layer << "; pick another with --layer L --head H; "
+    out << "(head " << c.head << " of layer " << t.layers()[c.layer].layer << "; pick another with --layer L --head H; "
         << "\xC2\xB7 marks a leading space)\n";
     if (G_ > 0 && G_ < H_) {
-        const std::size_t g = t.layers[c.layer].heads.at(c.head).kv_head, first = g * (H_ / G_);
+        const std::size_t g = t.layers()[c.layer].heads.at(c.head).kv_head, first = g * (H_ / G_);
         out << "(query head " << c.head << " reads key/value head " << g << ", shared by query heads " << first << "\xE2\x80\x93"
             << first + H_ / G_ - 1 << ")\n";
     }
@@ -62,7 +62,7 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
         out << std::string(name.size() < 7 ? 7 - name.size() : 1, ' ') << name;
     }
     out << "\n";
-    for (const auto& l : t.layers) {
+    for (const auto& l : t.layers()) {
         out << fmt(static_cast<double>(l.layer), "layer %-2.0f");
         for (const auto& hd : l.heads) out << "  " << fmt(mean_attention_distance(hd.weights), "%5.1f");
         out << "\n";

@@ -45,19 +45,19 @@ const Mat* stage_matrix(const Trace& t, const HeadTrace& h, Stage s, Mat& store)
 
 // Stage s of every head, on one colour scale (as the images draw them), placed side by side.
 void print_stage(std::ostream& out, const Trace& t, Stage s, const TerminalOptions& opt) {
-    const bool many = t.heads.size() > 1 && s != Stage::output;
-    const std::size_t n = s == Stage::output ? 1 : t.heads.size();
+    const bool many = t.heads().size() > 1 && s != Stage::output;
+    const std::size_t n = s == Stage::output ? 1 : t.heads().size();
     std::vector<Mat> store(n);
     std::vector<const Mat*> mats(n, nullptr);
-    for (std::size_t k = 0; k < n; ++k) mats[k] = stage_matrix(t, t.heads[k], s, store[k]);
+    for (std::size_t k = 0; k < n; ++k) mats[k] = stage_matrix(t, t.heads()[k], s, store[k]);
     const bool shaded = s == Stage::scores || s == Stage::masked_scores || s == Stage::weights ||
                         s == Stage::zeroed || s == Stage::dropped;
     // 1. the colour scale over every head's visible values
     ValueRange r;
-    const auto skipped = [&](std::size_t k) { return opt.head && s != Stage::output && t.heads[k].head != *opt.head; };
+    const auto skipped = [&](std::size_t k) { return opt.head && s != Stage::output && t.heads()[k].head != *opt.head; };
     for (std::size_t k = 0; k < n; ++k)
         if (mats[k] && shaded && !skipped(k)) {
-            const HeadTrace& h = t.heads[k];
+            const HeadTrace& h = t.heads()[k];
             const bool masked = s != Stage::scores && h.mask.size() == mats[k]->size();
             for (std::size_t c = 0; c < mats[k]->size(); ++c)
                 if (!masked || h.mask.data()[c]) r.add(mats[k]->data()[c]);
@@ -68,7 +68,7 @@ void print_stage(std::ostream& out, const Trace& t, Stage s, const TerminalOptio
     std::vector<Block> blocks;
     for (std::size_t k = 0; k < n; ++k) {
         if (skipped(k)) continue;
-        const HeadTrace& h = t.heads[k];
+        const HeadTrace& h = t.heads()[k];
         MatrixView m;
         m.rows = t.tokens, m.cols = t.source_tokens;
         m.title = many ? "head " + std::to_string(h.head) + " · kv " + std::to_string(h.kv_head) : stage_name(s);
@@ -89,7 +89,7 @@ void print_stage(std::ostream& out, const Trace& t, Stage s, const TerminalOptio
     if (blocks.empty()) return;
     // 3. what the matrices hold, once above them
     out << stage_name(s) << ": " << stage_subtitle(t, s);
-    if ((s == Stage::queries || s == Stage::keys) && !t.heads.empty() && t.heads[0].queries_unrotated.size())
+    if ((s == Stage::queries || s == Stage::keys) && !t.heads().empty() && t.heads()[0].queries_unrotated.size())
         out << " (rotated by position)";
     out << "\n";
     if (s != Stage::context && s != Stage::queries && s != Stage::keys && s != Stage::values && s != Stage::output)
@@ -107,9 +107,9 @@ void print_stage(std::ostream& out, const Trace& t, Stage s, const TerminalOptio
 // RoPE), head by head (--head: that head only).
 void print_position_stage(std::ostream& out, const Trace& t, const std::string& name, const TerminalOptions& opt) {
     std::vector<Block> blocks;
-    for (const HeadTrace& h : t.heads) {
+    for (const HeadTrace& h : t.heads()) {
         if (opt.head && h.head != *opt.head) continue;
-        const std::string head = t.heads.size() > 1 ? "head " + std::to_string(h.head) + " · kv " + std::to_string(h.kv_head) + " · " : "";
+        const std::string head = t.heads().size() > 1 ? "head " + std::to_string(h.head) + " · kv " + std::to_string(h.kv_head) + " · " : "";
         MatrixView m;
         m.rows = t.tokens, m.cols = t.source_tokens;
         if (name == "bias" && h.bias.size()) {
@@ -131,7 +131,7 @@ void print_position_stage(std::ostream& out, const Trace& t, const std::string& 
 
 // --query I: one query's row through every stage, and the weighted sum of the values it gives.
 void print_query_strip(std::ostream& out, const Trace& t, std::size_t i, const TerminalOptions& opt) {
-    for (const HeadTrace& h : t.heads) {
+    for (const HeadTrace& h : t.heads()) {
         if (h.scores.size() == 0 || i >= h.scores.shape(0)) continue;
         const std::size_t S = h.scores.shape(1);
         const Mat masked = masked_scores(h);
@@ -144,7 +144,7 @@ void print_query_strip(std::ostream& out, const Trace& t, std::size_t i, const T
             strip(3, j) = h.weights(i, j);
         }
         MatrixView m;
-        const std::string head = t.heads.size() > 1 ? " · head " + std::to_string(h.head) : "";
+        const std::string head = t.heads().size() > 1 ? " · head " + std::to_string(h.head) : "";
         m.title = "query " + std::to_string(i) + " '" + (i < t.tokens.size() ? t.tokens[i] : "") + "'" + head;
         m.values = &strip, m.cols = t.source_tokens;
         m.rows = {"1 " + score_formula(t), "2 ×" + short_number(h.scale), "3 masked", "4 softmax"};

@@ -82,9 +82,12 @@ std::size_t reserve_bytes(const Trace& t) {
             count(*m);
         bools += double(h.mask.size());
     };
-    for (const auto& h : t.heads) head(h);
-    for (const auto& l : t.layers)
-        for (const auto& h : l.heads) head(h);
+    for (const auto& set : t.sets) {
+        for (const auto* list : {&set.query_tokens, &set.key_tokens})
+            for (const auto& s : *list) text += 2.0 * double(s.size()) + 3.0;
+        for (const auto& l : set.layers)
+            for (const auto& h : l.heads) head(h);
+    }
     for (const auto& m : t.layer_mean) count(m);
     for (const auto& m : t.rollout) count(m);
     numbers += 8.0 * double(t.tiles.size()) + 8.0 * double(t.token_ids.size());
@@ -117,6 +120,7 @@ void write_params(JsonOut& j, const Trace& t) {
     j.end_object();
 }
 
+// One head: every stage it holds, in the format's order (a model's heads hold scores, mask and weights).
 void write_head(JsonOut& j, const HeadTrace& h) {
     const auto optional = [&](const char* name, const Mat& m) {
         if (m.size()) j.key(name), j.matrix(m);
@@ -124,9 +128,9 @@ void write_head(JsonOut& j, const HeadTrace& h) {
     j.begin_object();
     j.key("head"), j.value(h.head);
     j.key("kv_head"), j.value(h.kv_head);
-    j.key("queries"), j.matrix(h.queries);
-    j.key("keys"), j.matrix(h.keys);
-    j.key("values"), j.matrix(h.values);
+    optional("queries", h.queries);
+    optional("keys", h.keys);
+    optional("values", h.values);
     optional("queries_unrotated", h.queries_unrotated);
     optional("keys_unrotated", h.keys_unrotated);
     optional("bias", h.bias);
@@ -136,7 +140,7 @@ void write_head(JsonOut& j, const HeadTrace& h) {
     optional("weights", h.weights);
     optional("zeroed", h.zeroed);
     optional("dropped_weights", h.dropped_weights);
-    j.key("context"), j.matrix(h.context);
+    optional("context", h.context);
     j.end_object();
 }
 
@@ -154,7 +158,7 @@ void write_tiles(JsonOut& j, const Trace& t) {
 void write_trace(JsonOut& j, const Trace& t) {
     j.begin_object();
     j.key("format"), j.value("attn-trace");
-    j.key("version"), j.value(1);
+    j.key("version"), j.value(kTraceVersion);
     j.key("kind"), j.value(t.kind);
     j.key("tokens"), j.value(t.tokens);
     j.key("source_tokens"), j.value(t.source_tokens);
@@ -167,10 +171,7 @@ void write_trace(JsonOut& j, const Trace& t) {
     if (t.source_positions.size()) j.key("source_positions"), j.matrix(t.source_positions);
     j.end_object();
     write_params(j, t);
-    j.key("heads");
-    j.begin_array();
-    for (const auto& h : t.heads) write_head(j, h);
-    j.end_array();
+    write_attention(j, t);
     j.key("output"), j.matrix(t.output);
     if (!t.tiles.empty()) write_tiles(j, t);
     j.key("empty_rows"), j.value(t.empty_rows);
@@ -183,6 +184,31 @@ void write_trace(JsonOut& j, const Trace& t) {
 }
 
 }  // namespace
+
+void write_attention(JsonOut& j, const Trace& t) {
+    j.key("attention");
+    j.begin_array();
+    for (const AttentionSet& set : t.sets) {
+        j.begin_object();
+        j.key("name"), j.value(set.name);
+        j.key("query_tokens"), j.value(set.query_tokens);
+        j.key("key_tokens"), j.value(set.key_tokens);
+        j.key("layers");
+        j.begin_array();
+        for (const LayerTrace& l : set.layers) {
+            j.begin_object();
+            j.key("layer"), j.value(l.layer);
+            j.key("heads");
+            j.begin_array();
+            for (const HeadTrace& h : l.heads) write_head(j, h);
+            j.end_array();
+            j.end_object();
+        }
+        j.end_array();
+        j.end_object();
+    }
+    j.end_array();
+}
 
 std::string trace_json_text(const Trace& t) {
     std::string text;

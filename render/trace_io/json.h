@@ -1,4 +1,4 @@
-// The JSON trace (format "attn-trace", version 1; docs/trace-format.md).
+// The JSON trace (format "attn-trace", version 2; docs/trace-format.md).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,10 @@
 #include "core/trace.h"
 
 namespace attn::render {
+
+// Version 2 keeps every head in "attention": a list of sets, each with its layers of heads (version 1 had
+// "heads" for seeded kinds and "layers" for models; `attn render` still reads it).
+inline constexpr int kTraceVersion = 2;
 
 // Numbers are float32 and print as the shortest decimal that reads back to the same float.
 using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t,

@@ -1,5 +1,5 @@
-// A model trace's own fields in the JSON trace (docs/trace-format.md): model, token_ids, layers,
-// aggregates, predictions.
+// A model trace's own fields in the JSON trace (docs/trace-format.md): model, token_ids, its attention
+// set, aggregates, predictions.
 #include "render/trace_io/json_out.h"
 
 namespace attn::render {
@@ -8,34 +8,14 @@ void write_model_trace(JsonOut& j, const Trace& t) {
     const ModelInfo& m = *t.model;
     j.begin_object();
     j.key("format"), j.value("attn-trace");
-    j.key("version"), j.value(1);
+    j.key("version"), j.value(kTraceVersion);
     j.key("kind"), j.value("model");
     j.key("model"), j.value({{"type", m.type},       {"dtype", m.dtype},           {"n_layer", m.n_layer},
                              {"n_head", m.n_head},   {"n_embd", m.n_embd},         {"n_positions", m.n_positions},
                              {"vocab_size", m.vocab_size}, {"n_params", m.n_params}, {"layer_norm_epsilon", m.layer_norm_epsilon}});
     j.key("tokens"), j.value(t.tokens);
     j.key("token_ids"), j.value(t.token_ids);
-    j.key("layers");
-    j.begin_array();
-    for (const auto& l : t.layers) {
-        j.begin_object();
-        j.key("layer"), j.value(l.layer);
-        j.key("heads");
-        j.begin_array();
-        for (const auto& h : l.heads) {
-            j.begin_object();
-            j.key("head"), j.value(h.head);
-            j.key("kv_head"), j.value(h.kv_head);
-            if (h.scores.size()) j.key("scores"), j.matrix(h.scores);
-            j.key("scale"), j.value(h.scale);
-            if (h.mask.size()) j.key("mask"), j.bool_matrix(h.mask);
-            if (h.weights.size()) j.key("weights"), j.matrix(h.weights);
-            j.end_object();
-        }
-        j.end_array();
-        j.end_object();
-    }
-    j.end_array();
+    write_attention(j, t);
     j.key("aggregates");
     j.begin_object();
     for (const auto& [name, list] : {std::pair{"layer_mean", &t.layer_mean}, std::pair{"rollout", &t.rollout}}) {

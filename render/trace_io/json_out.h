@@ -41,7 +41,10 @@ private:
     bool after_key_ = false;
 };
 
-// A model trace's own fields (model, token_ids, layers, aggregates, predictions), field by field
+// The trace's attention sets, each with its layers of heads ("attention": [...], render/trace_io/json.cpp).
+void write_attention(JsonOut& j, const Trace& t);
+
+// A model trace's own fields (model, token_ids, attention, aggregates, predictions), field by field
 // (render/trace_io/json_model.cpp).
 void write_model_trace(JsonOut& j, const Trace& t);
 

@@ -16,7 +16,7 @@ std::vector<NpyFile> npy_files(const Trace& t, const std::string& prefix_in) {
     add("x", t.x);
     if (t.has_source) add("source_x", t.source_x);
     for (const auto& p : t.params) add(p.name, p.value);
-    for (const auto& h : t.heads) {
+    for (const auto& h : t.heads()) {
         const std::string hp = "h" + std::to_string(h.head) + "-";
         add(hp + "queries", h.queries);
         add(hp + "keys", h.keys);
@@ -40,7 +40,7 @@ std::vector<NpyFile> model_npy_files(const Trace& t) {
     const xt::xtensor<std::int64_t, 1> ids = xt::adapt(t.token_ids, {t.token_ids.size()});
     const std::string model = kModelArrayPrefix;
     files.push_back({model + "-token_ids.npy", xt::dump_npy(ids)});
-    for (const auto& l : t.layers)
+    for (const auto& l : t.layers())
         for (const auto& h : l.heads) {
             const std::string p = model + "-l" + std::to_string(l.layer) + "-h" + std::to_string(h.head) + "-";
             if (h.scores.size()) files.push_back({p + "scores.npy", xt::dump_npy(h.scores)});

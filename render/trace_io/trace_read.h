@@ -1,4 +1,4 @@
-// Reading a run back: a saved JSON trace (format "attn-trace", version 1; docs/trace-format.md), or
+// Reading a run back: a saved JSON trace (format "attn-trace", version 2, or 1; docs/trace-format.md), or
 // attention weights saved from another model as a NumPy .npy file, into the Trace every renderer reads
 // (render/trace_io/trace_read_json.cpp and render/trace_io/attention_npy.cpp; render/trace_io/trace_read.cpp tells the two apart).
 //

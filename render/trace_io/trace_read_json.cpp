@@ -13,7 +13,7 @@ namespace attn::render {
 namespace {
 
 constexpr const char* kTraceHint = "give a trace written by 'attn show --json', or a .npy of attention weights";
-constexpr int kMaxTraceDepth = 8;  // {"layers": [{"heads": [{"weights": [[...]]}]}]} is 6 deep
+constexpr int kMaxTraceDepth = 9;  // {"attention": [{"layers": [{"heads": [{"weights": [[...]]}]}]}]} is 9 deep
 
 // Errors name the file and the field: "t.json: heads[0].weights: row 2 has 3 values but row 0 has 4".
 struct Reader {
@@ -155,6 +155,20 @@ void read_config(const Reader& r, const Json& j, Settings& c) {
     if (auto* v = r.find(j, "block_q")) c.block_q = r.size(*v, w + ".block_q");
     if (auto* v = r.find(j, "block_k")) c.block_k = r.size(*v, w + ".block_k");
     if (auto* v = r.find(j, "renorm")) c.renorm = r.flag(*v, w + ".renorm");
+    // positions and alignment: the page and the figures' titles say them, and the trace writes them back
+    if (auto* v = r.find(j, "pos")) c.pos = r.text(*v, w + ".pos");
+    if (c.pos != "none" && c.pos != "sinusoidal" && c.pos != "rope" && c.pos != "alibi")
+        r.fail(w + ".pos", "is \"" + excerpt(c.pos) + "\", not none, sinusoidal, rope or alibi");
+    if (auto* v = r.find(j, "rope_base")) c.rope_base = r.number(*v, w + ".rope_base");
+    if (auto* v = r.find(j, "rope_style")) c.rope_style = r.text(*v, w + ".rope_style");
+    if (c.rope_style != "half" && c.rope_style != "interleaved")
+        r.fail(w + ".rope_style", "is \"" + excerpt(c.rope_style) + "\", not half or interleaved");
+    if (auto* v = r.find(j, "pos_offset")) c.pos_offset = r.integer(*v, w + ".pos_offset");
+    if (auto* v = r.find(j, "align")) {
+        const std::string align = r.text(*v, w + ".align");
+        if (align != "top-left" && align != "bottom-right") r.fail(w + ".align", "is not top-left or bottom-right");
+        c.bottom_right = align == "bottom-right";
+    }
 }
 
 // One head: the stages present, each (T, S).
@@ -166,6 +180,9 @@ HeadTrace read_head(const Reader& r, const Json& j, const std::string& w, std::s
     h.queries = r.optional_mat(j, "queries", w);
     h.keys = r.optional_mat(j, "keys", w);
     h.values = r.optional_mat(j, "values", w);
+    h.queries_unrotated = r.optional_mat(j, "queries_unrotated", w);
+    h.keys_unrotated = r.optional_mat(j, "keys_unrotated", w);
+    h.bias = r.optional_mat(j, "bias", w);
     h.scores = r.optional_mat(j, "scores", w);
     if (auto* v = r.find(j, "scale")) h.scale = r.number(*v, w + ".scale");
     if (auto* v = r.find(j, "mask")) h.mask = r.mask(*v, w + ".mask");
@@ -175,6 +192,10 @@ HeadTrace read_head(const Reader& r, const Json& j, const std::string& w, std::s
     h.context = r.optional_mat(j, "context", w);
     r.shape(h.scores, T, S, w + ".scores");
     r.shape(h.weights, T, S, w + ".weights");
+    r.shape(h.bias, T, S, w + ".bias");
+    for (const auto& [m, like, name] : {std::tuple{&h.queries_unrotated, &h.queries, "queries"}, std::tuple{&h.keys_unrotated, &h.keys, "keys"}})
+        if (m->size() && (m->shape(0) != like->shape(0) || m->shape(1) != like->shape(1)))
+            r.fail(w + "." + name + "_unrotated", std::string("is not the shape of \"") + name + "\"");
     r.shape(h.zeroed, T, S, w + ".zeroed");
     r.shape(h.dropped_weights, T, S, w + ".dropped_weights");
     if (h.mask.size() && (h.mask.shape(0) != T || h.mask.shape(1) != S))
@@ -241,6 +262,57 @@ void read_tiles(const Reader& r, const Json& j, Trace& t) {
     }
 }
 
+// Layers of heads (a version 2 set's, or a version 1 model's "layers"): each numbered once, within the
+// model's layers when there is a model, every one with the stages of the first.
+std::vector<LayerTrace> read_layers(const Reader& r, const Json& v, const std::string& where, const Trace& t) {
+    const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
+    r.expect(v.is_array(), where, "an array of layers");
+    std::vector<LayerTrace> layers;
+    for (std::size_t l = 0; l < v.size(); ++l) {
+        const std::string w = where + "[" + std::to_string(l) + "]";
+        const Json& jl = v[l];
+        r.expect(jl.is_object(), w, "an object");
+        LayerTrace layer;
+        layer.layer = r.size(r.need(jl, "layer", w), w + ".layer");
+        // the writer numbers kept layers as the model does (--keep-layers): each once, within n_layer
+        if (t.model && layer.layer >= t.model->n_layer)
+            r.fail(w + ".layer", std::to_string(layer.layer) + " is past the model's last layer (" +
+                                     (t.model->n_layer ? std::to_string(t.model->n_layer - 1) : std::string("it has none")) + ")");
+        for (const LayerTrace& seen : layers)
+            if (seen.layer == layer.layer) r.fail(w + ".layer", "layer " + std::to_string(layer.layer) + " appears twice");
+        layer.heads = read_heads(r, r.need(jl, "heads", w), w + ".heads", T, S);
+        if (layer.heads.empty()) r.fail(w + ".heads", "there are no heads");
+        // the same stages as the first layer's (the page and the PNGs draw layers alike)
+        const HeadTrace& a = layer.heads[0];
+        const HeadTrace& b = layers.empty() ? a : layers[0].heads[0];
+        if ((a.scores.size() == 0) != (b.scores.size() == 0) || (a.mask.size() == 0) != (b.mask.size() == 0) ||
+            (a.weights.size() == 0) != (b.weights.size() == 0) ||
+            (a.dropped_weights.size() == 0) != (b.dropped_weights.size() == 0))
+            r.fail(w, "has other stages than " + where + "[0]");
+        layers.push_back(std::move(layer));
+    }
+    return layers;
+}
+
+// Version 2's "attention": one set (what attn writes today), its tokens the trace's own.
+AttentionSet read_set(const Reader& r, const Json& v, const Trace& t) {
+    r.expect(v.is_array(), "attention", "an array of attention sets");
+    if (v.size() != 1)
+        r.fail("attention", "holds " + std::to_string(v.size()) + " attention sets; attn draws traces of one set");
+    const std::string w = "attention[0]";
+    const Json& js = v[0];
+    r.expect(js.is_object(), w, "an object");
+    AttentionSet set;
+    set.name = r.text(r.need(js, "name", w), w + ".name");
+    if (set.name != "self" && set.name != "cross") r.fail(w + ".name", "is \"" + excerpt(set.name) + "\", not \"self\" or \"cross\"");
+    set.query_tokens = r.texts(r.need(js, "query_tokens", w), w + ".query_tokens");
+    set.key_tokens = r.texts(r.need(js, "key_tokens", w), w + ".key_tokens");
+    if (set.query_tokens != t.tokens) r.fail(w + ".query_tokens", "are not the trace's \"tokens\"");
+    if (set.key_tokens != t.source_tokens) r.fail(w + ".key_tokens", "are not the trace's keys (\"source_tokens\", or \"tokens\")");
+    set.layers = read_layers(r, r.need(js, "layers", w), w + ".layers", t);
+    return set;
+}
+
 void read_model(const Reader& r, const Json& j, Trace& t) {
     const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
     if (auto* v = r.find(j, "model")) {
@@ -260,32 +332,6 @@ void read_model(const Reader& r, const Json& j, Trace& t) {
     if (auto* v = r.find(j, "token_ids")) {
         r.expect(v->is_array() && v->size() == T, "token_ids", "one id per token");
         for (std::size_t i = 0; i < T; ++i) t.token_ids.push_back(r.integer((*v)[i], "token_ids"));
-    }
-    if (auto* v = r.find(j, "layers")) {
-        r.expect(v->is_array(), "layers", "an array of layers");
-        for (std::size_t l = 0; l < v->size(); ++l) {
-            const std::string w = "layers[" + std::to_string(l) + "]";
-            const Json& jl = (*v)[l];
-            r.expect(jl.is_object(), w, "an object");
-            LayerTrace layer;
-            layer.layer = r.size(r.need(jl, "layer", w), w + ".layer");
-            // the writer numbers kept layers as the model does (--keep-layers): each once, within n_layer
-            if (t.model && layer.layer >= t.model->n_layer)
-                r.fail(w + ".layer", std::to_string(layer.layer) + " is past the model's last layer (" +
-                                         (t.model->n_layer ? std::to_string(t.model->n_layer - 1) : std::string("it has none")) + ")");
-            for (const LayerTrace& seen : t.layers)
-                if (seen.layer == layer.layer) r.fail(w + ".layer", "layer " + std::to_string(layer.layer) + " appears twice");
-            layer.heads = read_heads(r, r.need(jl, "heads", w), w + ".heads", T, S);
-            if (layer.heads.empty()) r.fail(w + ".heads", "there are no heads");
-            // the same stages as the first layer's (the page and the PNGs draw layers alike)
-            const HeadTrace& a = layer.heads[0];
-            const HeadTrace& b = t.layers.empty() ? a : t.layers[0].heads[0];
-            if ((a.scores.size() == 0) != (b.scores.size() == 0) || (a.mask.size() == 0) != (b.mask.size() == 0) ||
-                (a.weights.size() == 0) != (b.weights.size() == 0) ||
-                (a.dropped_weights.size() == 0) != (b.dropped_weights.size() == 0))
-                r.fail(w, "has other stages than layers[0]");
-            t.layers.push_back(std::move(layer));
-        }
     }
     if (auto* v = r.find(j, "aggregates")) {
         r.expect(v->is_object(), "aggregates", "an object");
@@ -326,9 +372,10 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     if (!j.is_object() || !j.contains("format") || j["format"] != "attn-trace")
         r.fail("", "not an attn trace (no \"format\": \"attn-trace\")");
     const Json& version = r.need(j, "version", "");
-    if (!version.is_number_integer() || version.get<std::int64_t>() != 1) {
+    const bool v1 = version.is_number_integer() && version.get<std::int64_t>() == 1;
+    if (!v1 && !(version.is_number_integer() && version.get<std::int64_t>() == kTraceVersion)) {
         const std::string v = version.is_number() || version.is_string() ? version.dump() : "of another kind";
-        input_error(name + ": trace version " + v + " is not supported (this attn reads version 1)",
+        input_error(name + ": trace version " + v + " is not supported (this attn reads versions 1 and 2)",
                     "write the trace again with this attn, or use the attn that wrote it");
     }
     // 2. the tokens and the settings
@@ -353,8 +400,25 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         if (auto* sx = r.find(*v, "source_x")) t.source_x = r.mat(*sx, "inputs.source_x"), t.has_source = true;
     }
     if (auto* v = r.find(j, "params")) read_params(r, *v, t);
-    // 4. the heads (seeded kinds) and what follows them
-    if (auto* v = r.find(j, "heads")) t.heads = read_heads(r, *v, "heads", T, S);
+    // 4. the model's fields, then the attention: version 2's one set, or version 1's seeded "heads" or
+    //    model "layers" (numbered as the model's)
+    read_model(r, j, t);
+    const bool model = t.kind == "model";
+    AttentionSet set{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {}, model};
+    if (!v1) {
+        set = read_set(r, r.need(j, "attention", ""), t);
+        set.model_layers = model;
+        if (!model && !set.layers.empty() && !(set.layers.size() == 1 && set.layers[0].layer == 0))
+            r.fail("attention[0].layers", "a seeded kind's trace has one layer, numbered 0");
+    } else if (model) {
+        if (r.find(j, "heads")) r.fail("heads", "a model's trace keeps its heads in \"layers\", not \"heads\"");
+        if (auto* v = r.find(j, "layers")) set.layers = read_layers(r, *v, "layers", t);
+    } else if (auto* v = r.find(j, "heads")) {
+        std::vector<HeadTrace> heads = read_heads(r, *v, "heads", T, S);
+        if (!heads.empty()) set.layers.push_back({0, std::move(heads)});
+    }
+    if (set.layers.empty()) r.fail("", "there are no heads and no layers to show");
+    t.sets = {std::move(set)};
     if (auto* v = r.find(j, "output")) t.output = r.mat(*v, "output");
     if (auto* v = r.find(j, "tiles")) read_tiles(r, *v, t);
     if (auto* v = r.find(j, "empty_rows")) {
@@ -368,19 +432,16 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         r.expect(v->is_object(), "diagnostics", "an object");
         for (const auto& [key, value] : v->items()) t.diagnostics.push_back({key, r.number(value, "diagnostics." + key)});
     }
-    // 5. model runs: layers (numbered as the model's), with their mean and rollout; no seeded heads
-    read_model(r, j, t);
-    if (t.kind == "model") {
-        if (!t.heads.empty()) r.fail("heads", "a model's trace keeps its heads in \"layers\", not \"heads\"");
-        if (!t.layers.empty() && (t.rollout.empty() || t.layer_mean.size() != t.rollout.size()))
+    // 5. model runs: every layer's mean and rollout
+    if (model) {
+        if (t.rollout.empty() || t.layer_mean.size() != t.rollout.size())
             r.fail("aggregates", "a model's trace needs \"layer_mean\" and \"rollout\", one matrix per layer");
-        for (const LayerTrace& l : t.layers)
+        for (const LayerTrace& l : t.layers())
             if (l.layer >= t.rollout.size())
                 r.fail("aggregates.rollout", "has no matrix for layer " + std::to_string(l.layer));
     }
-    if (t.heads.empty() && t.layers.empty()) r.fail("", "there are no heads and no layers to show");
     for (const Tile& tile : t.tiles)
-        if (tile.head >= t.heads.size()) r.fail("tiles", "a tile names head " + std::to_string(tile.head) + ", which is not there");
+        if (tile.head >= t.heads().size()) r.fail("tiles", "a tile names head " + std::to_string(tile.head) + ", which is not there");
     return t;
 }
 

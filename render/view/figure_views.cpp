@@ -94,7 +94,7 @@ std::vector<std::string> default_figures(const Trace& t) {
 std::optional<FigureView> figure_view(const Trace& t, const std::string& name, const ColourSpec& spec) {
     const FigureEntry* e = find_figure(name);
     if (e == nullptr) throw std::invalid_argument("figure_view: no figure called '" + name + "'");
-    if (t.heads.empty()) return std::nullopt;
+    if (t.heads().empty()) return std::nullopt;
     if (name == "tiles" && t.tiles.empty()) return std::nullopt;
     FigureView v;
     v.name = name, v.stage = e->stage, v.title_word = e->title_word, v.bar_caption = e->bar_caption;
@@ -105,9 +105,9 @@ std::optional<FigureView> figure_view(const Trace& t, const std::string& name, c
                          e->stage == Stage::context || e->stage == Stage::output;
     const bool key_rows = e->stage == Stage::keys || e->stage == Stage::values;
     // 1. every head's matrix, the same shape
-    const std::size_t n = e->stage == Stage::output ? 1 : t.heads.size();
+    const std::size_t n = e->stage == Stage::output ? 1 : t.heads().size();
     for (std::size_t k = 0; k < n; ++k) {
-        const HeadTrace& h = t.heads[k];
+        const HeadTrace& h = t.heads()[k];
         FigurePanel p;
         p.head = h.head, p.kv_head = h.kv_head;
         if (e->stage == Stage::mask) {
@@ -182,23 +182,23 @@ std::optional<FigureView> figure_view(const Trace& t, const std::string& name, c
 }
 
 std::optional<FigureView> query_view(const Trace& t, std::size_t i, const ColourSpec& spec) {
-    if (t.heads.empty() || t.heads[0].scores.size() == 0) return std::nullopt;
-    if (i >= t.heads[0].scores.shape(0))
+    if (t.heads().empty() || t.heads()[0].scores.size() == 0) return std::nullopt;
+    if (i >= t.heads()[0].scores.shape(0))
         throw std::invalid_argument("render: query " + std::to_string(i) + " is past the last query");
     FigureView v;
     v.name = "query", v.stage = Stage::masked_scores;  // hidden cells of the masked row read −∞
     const std::string token = i < t.tokens.size() ? t.tokens[i] : std::to_string(i);
     v.title_word = "query " + std::to_string(i) + " \xE2\x80\x9C" + token + "\xE2\x80\x9D, stage by stage";
-    const float scale = t.heads[0].scale;
+    const float scale = t.heads()[0].scale;
     v.subtitle = score_formula(t) + " \xE2\x86\x92 \xC3\x97" + short_number(scale) +
                  " \xE2\x86\x92 mask (\xE2\x88\x92\xE2\x88\x9E) \xE2\x86\x92 softmax \xE2\x86\x92 context = \xCE\xA3_j w_ij v_j";
     v.row_labels = {"1 " + score_formula(t), "2 \xC3\x97" + short_number(scale), "3 masked", "4 softmax"};
     v.row_axis = "stage", v.col_axis = col_axis(t), v.bar_caption = "score";
-    const std::size_t S = t.heads[0].scores.shape(1);
+    const std::size_t S = t.heads()[0].scores.shape(1);
     v.rows = 4, v.cols = S;
     v.col_labels = t.source_tokens.size() == S ? t.source_tokens : t.tokens;
     ValueRange scores, weights;
-    for (const HeadTrace& h : t.heads) {
+    for (const HeadTrace& h : t.heads()) {
         // 1. the strip: raw, scaled, masked, softmax                      (4, S)
         Mat m = Mat::from_shape({4, S});
         Mask vis = Mask::from_shape({4, S});
@@ -216,7 +216,7 @@ std::optional<FigureView> query_view(const Trace& t, std::size_t i, const Colour
         p.head = h.head, p.kv_head = h.kv_head, p.values = &v.owned.back(), p.visible = &v.owned_masks.back();
         v.panels.push_back(p);
         // 2. its context row
-        std::string ctx = (t.heads.size() > 1 ? "head " + std::to_string(h.head) + ": " : std::string()) +
+        std::string ctx = (t.heads().size() > 1 ? "head " + std::to_string(h.head) + ": " : std::string()) +
                           "context = \xCE\xA3_j w_ij v_j = (";
         const std::size_t D = h.context.shape(1);
         for (std::size_t d = 0; d < D && d < 8; ++d) ctx += (d ? ", " : "") + short_number(h.context(i, d));

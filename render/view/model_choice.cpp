@@ -2,13 +2,24 @@
 
 namespace attn::render {
 
+Trace layer_view(const Trace& t, std::size_t layer, std::optional<std::size_t> head, const std::string& kind) {
+    const AttentionSet& set = t.sets.at(0);
+    const LayerTrace& chosen = set.layers.at(layer);
+    Trace v;
+    v.kind = kind, v.config = t.config, v.model = t.model;
+    v.tokens = t.tokens, v.source_tokens = t.source_tokens;
+    v.has_source = t.has_source, v.empty_rows = t.empty_rows;
+    LayerTrace one{chosen.layer, head ? std::vector<HeadTrace>{chosen.heads.at(*head)} : chosen.heads};
+    v.sets = {AttentionSet{set.name, set.query_tokens, set.key_tokens, {std::move(one)}, false}};
+    for (Tile tile : t.tiles)
+        if (!head || tile.head == *head) tile.head = head ? 0 : tile.head, v.tiles.push_back(tile);
+    return v;
+}
+
 Trace chosen_head_trace(const Trace& t, const HeadChoice& c) {
-    Trace one;
-    one.kind = t.model->type + " \xC2\xB7 layer " + std::to_string(t.layers.at(c.layer).layer);
-    one.model = t.model;
-    one.config = t.config;
-    one.tokens = one.source_tokens = t.tokens;
-    one.heads = {t.layers.at(c.layer).heads.at(c.head)};
+    Trace one = layer_view(t, c.layer, c.head, t.model->type + " \xC2\xB7 layer " + std::to_string(t.layers().at(c.layer).layer));
+    one.source_tokens = t.tokens;
+    one.has_source = false, one.empty_rows.clear();
     return one;
 }
 

@@ -1,8 +1,11 @@
-// Which head of a model run a view shows, and that head as a trace of its own: every figure and the
-// terminal draw a model's head exactly as they draw a seeded kind's.
+// Which layer and head a view shows, and that selection as a trace of its own: every figure and the
+// terminal draw one layer of one set, so a model's head, a saved trace's layer and a seeded kind
+// all go through the same views.
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 
 #include "core/trace.h"
 
@@ -12,6 +15,10 @@ namespace attn::render {
 struct HeadChoice {
     std::size_t layer = 0, head = 0;
 };
+
+// t's first set narrowed to one layer (an index into t.layers()) and, with `head`, to that head alone,
+// titled `kind`: one set with one layer. Flash tiles follow the head (renumbered 0 when one is chosen).
+Trace layer_view(const Trace& t, std::size_t layer, std::optional<std::size_t> head, const std::string& kind);
 
 // A trace holding just the chosen head, titled "gpt2 · layer L" (for the terminal view and the figures).
 Trace chosen_head_trace(const Trace& t, const HeadChoice& c);

@@ -25,13 +25,13 @@ static_assert(sizeof kStages / sizeof kStages[0] == static_cast<std::size_t>(Sta
               "one name per stage");
 
 bool any_hidden(const Trace& t) {
-    for (const HeadTrace& h : t.heads)
+    for (const HeadTrace& h : t.heads())
         if (h.mask.size() != 0 && std::find(h.mask.begin(), h.mask.end(), 0) != h.mask.end()) return true;
     return false;
 }
 
 std::string scale_text(const Trace& t) {
-    const float s = t.heads.empty() ? 1.0f : t.heads[0].scale;
+    const float s = t.heads().empty() ? 1.0f : t.heads()[0].scale;
     if (s == 1.0f) return "";
     return std::string(kTimes) + short_number(s);
 }

@@ -227,8 +227,8 @@ def test_panel(page, attn, out):
         page.select("head", h)
         for i, j in ((1, 0), (T - 1, 1), (T - 1, T - 1), (2, 2)):
             value, readout = page.hover(i, j, T, S)
-            native_value = want["heads"][h]["weights"][i][j]
-            if want["heads"][h]["mask"][i][j]:
+            native_value = want["attention"][0]["layers"][0]["heads"][h]["weights"][i][j]
+            if want["attention"][0]["layers"][0]["heads"][h]["mask"][i][j]:
                 check(value is not None and abs(float(value) - native_value) <= 1e-4 and value[:5] == four(native_value)[:5],
                       "head %d (%d, %d): readout %s, native %s" % (h, i, j, value, four(native_value)))
                 check(want["tokens"][i] in readout and want["tokens"][j] in readout,

@@ -184,7 +184,7 @@ def test_show_page(page, trace, out, times):
             page.select("stage", stage)
             for i, j in cells:
                 got, text = page.hover(i, j, T, S)
-                want = expected(trace["heads"][h], stage, i, j)
+                want = expected(trace["attention"][0]["layers"][0]["heads"][h], stage, i, j)
                 check(got == want, "show head %d %s (%d, %d): page %s, trace %s" % (h, stage, i, j, got, want))
                 if want != "hidden" and stage != "mask":
                     check(want in text, "the readout shows %s: %r" % (want, text))
@@ -206,7 +206,7 @@ def test_show_page(page, trace, out, times):
     r = page.d.find_element(By.ID, "readout")
     check((r.get_attribute("data-row"), r.get_attribute("data-col")) == ("3", "1"),
           "arrows move the pin to (3, 1): %s" % ((r.get_attribute("data-row"), r.get_attribute("data-col")),))
-    check(r.get_attribute("data-value") == expected(trace["heads"][1], "weights", 3, 1), "pinned readout value")
+    check(r.get_attribute("data-value") == expected(trace["attention"][0]["layers"][0]["heads"][1], "weights", 3, 1), "pinned readout value")
     # the fragment keeps the selection
     page.select("head", 1, real=True)
     page.select("stage", "masked-scores", real=True)
@@ -215,7 +215,7 @@ def test_show_page(page, trace, out, times):
     page.load("#head=1&stage=masked-scores")
     check((page.selected("head"), page.selected("stage")) == ("1", "masked-scores"), "a link reopens head 1, masked scores")
     got, _ = page.hover(T - 1, 0, T, S)
-    check(got == expected(trace["heads"][1], "masked-scores", T - 1, 0), "reopened page reads head 1's masked scores")
+    check(got == expected(trace["attention"][0]["layers"][0]["heads"][1], "masked-scores", T - 1, 0), "reopened page reads head 1's masked scores")
     # the head view: lines appear for a hovered query, and vanish with every head toggled off
     page.d.execute_script("document.getElementById('headview-section').scrollIntoView()")
     q = page.d.find_elements(By.CSS_SELECTOR, "#headview .hv-q div")[T - 1]
@@ -247,7 +247,7 @@ def test_flash_page(page, trace, out, times):
             page.select("stage", stage)
             for i, j in [(0, 0), (T - 1, 2), (4, 4), (3, 5)]:
                 got, _ = page.hover(i, j, T, S)
-                want = expected(trace["heads"][h], stage, i, j)
+                want = expected(trace["attention"][0]["layers"][0]["heads"][h], stage, i, j)
                 check(got == want, "flash head %d %s (%d, %d): page %s, trace %s" % (h, stage, i, j, got, want))
                 hovered += 1
     # step to the last tile of head 1: its rows' running values reach the full softmax

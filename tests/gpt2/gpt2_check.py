@@ -69,12 +69,12 @@ with tempfile.TemporaryDirectory() as tmp:
         ids = trace["token_ids"]
         ref_w, logits = forward(w, cfg, ids)
         worst = 0.0
-        for layer in trace["layers"]:
+        for layer in trace["attention"][0]["layers"]:
             check(len(layer["heads"]) == hf_config(cfg)["n_head"], f"{case}: {len(layer['heads'])} heads")
             for h in layer["heads"]:
                 got = np.array(h["weights"], dtype=np.float64)
                 worst = max(worst, float(np.abs(got - ref_w[layer["layer"]][h["head"]]).max()))
-        check(len(trace["layers"]) == cfg.get("num_hidden_layers", cfg["n_layer"]), f"{case}: {len(trace['layers'])} layers")
+        check(len(trace["attention"][0]["layers"]) == cfg.get("num_hidden_layers", cfg["n_layer"]), f"{case}: {len(trace['attention'][0]['layers'])} layers")
         check(worst <= TOL, f"{case}: weights differ by {worst:.3g}")
         probs = torch.softmax(torch.from_numpy(logits).double(), -1).numpy()
         pworst = 0.0
@@ -92,7 +92,7 @@ with tempfile.TemporaryDirectory() as tmp:
     trace = json.load(open(os.path.join(tmp, "m1.json")))
     T = len(trace["tokens"])
     R = np.eye(T)
-    for l, layer in enumerate(trace["layers"]):
+    for l, layer in enumerate(trace["attention"][0]["layers"]):
         mean = np.mean([np.array(h["weights"]) for h in layer["heads"]], axis=0)
         check(np.abs(mean - np.array(trace["aggregates"]["layer_mean"][l])).max() <= 1e-6, f"layer_mean {l}")
         A = 0.5 * mean + 0.5 * np.eye(T)
@@ -121,7 +121,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0, f"--keep-layers: {r.stderr}")
     if r.returncode == 0:
         k = json.load(open(out))
-        check([l["layer"] for l in k["layers"]] == [0, 2], "--keep-layers 0,2")
+        check([l["layer"] for l in k["attention"][0]["layers"]] == [0, 2], "--keep-layers 0,2")
         check(len(k["aggregates"]["rollout"]) == 3, "rollout covers every layer")
     # fields that disagree with the weights, or would make Hugging Face run a random head: refused by name
     for name, kw, want in [

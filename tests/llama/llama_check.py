@@ -88,13 +88,13 @@ with tempfile.TemporaryDirectory() as tmp:
         ref_w, logits = forward(w, cfg, ids)
         H, G = cfg["num_attention_heads"], cfg["num_key_value_heads"]
         worst = 0.0
-        for layer in trace["layers"]:
+        for layer in trace["attention"][0]["layers"]:
             check(len(layer["heads"]) == H, f"{case}: {len(layer['heads'])} heads")
             for h in layer["heads"]:
                 check(h["kv_head"] == h["head"] // (H // G), f"{case}: head {h['head']} reads kv head {h['kv_head']}")
                 got = np.array(h["weights"], dtype=np.float64)
                 worst = max(worst, float(np.abs(got - ref_w[layer["layer"]][h["head"]]).max()))
-        check(len(trace["layers"]) == cfg["num_hidden_layers"], f"{case}: {len(trace['layers'])} layers")
+        check(len(trace["attention"][0]["layers"]) == cfg["num_hidden_layers"], f"{case}: {len(trace['attention'][0]['layers'])} layers")
         check(worst <= TOL, f"{case}: weights differ by {worst:.3g}")
         probs = torch.softmax(torch.from_numpy(logits).double(), -1).numpy()
         pworst = 0.0

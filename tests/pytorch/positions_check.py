@@ -52,7 +52,7 @@ def get_slopes(n):
 
 
 def check(name, tr, pos, base=10000.0):
-    heads = tr["heads"]
+    heads = tr["attention"][0]["layers"][0]["heads"]
     T = len(tr["tokens"])
     mask = torch.ones(T, T, dtype=torch.bool).tril()
     worst = 0.0

@@ -156,7 +156,7 @@ for name, args, build in CASES:
     try:
         tr = trace(args)
         w, out = build(tr)
-        ours_w = torch.stack([t(h["weights"]) for h in tr["heads"]]).squeeze(0)
+        ours_w = torch.stack([t(h["weights"]) for h in tr["attention"][0]["layers"][0]["heads"]]).squeeze(0)
         dw = (ours_w - w.detach()).abs().max().item()
         do = (t(tr["output"]) - out.detach()).abs().max().item()
         if dw > 1e-5 or do > 1e-5:
