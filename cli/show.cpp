@@ -31,8 +31,6 @@
 #include "render/terminal/terminal.h"
 
 namespace attn::cli {
-namespace {
-
 
 // Shading: none, or 24-bit colour when the terminal announces it (COLORTERM=truecolor or 24bit),
 // else the xterm 256-colour palette, which every colour terminal of the last twenty years has.
@@ -47,6 +45,9 @@ render::ColourDepth colour_depth(const std::string& mode) {
     return colorterm == "truecolor" || colorterm == "24bit" ? render::ColourDepth::truecolour
                                                             : render::ColourDepth::ansi256;
 }
+
+namespace {
+
 
 // The terminal's width: COLUMNS when set (as shells export it), else the terminal's own size, else 80.
 std::size_t terminal_width() {

@@ -34,6 +34,9 @@ struct ModelShowOptions {
 
 void run_show_model(const ModelShowOptions& o);
 
+// --color's mode (auto, always, never) as the terminal supports it (cli/show.cpp).
+render::ColourDepth colour_depth(const std::string& mode);
+
 // The text as the model's token ids: usage errors for an empty text or one past the context, an input
 // error for an id outside the vocabulary (tokeniser files of another model). show and decode share it.
 std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text);
