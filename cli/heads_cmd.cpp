@@ -153,7 +153,8 @@ void setup_heads(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand("heads", "What each head of a model does: every layer × head scored on seven patterns");
     cmd->footer(
         "Patterns, per head, from its weights on each text, averaged over the texts that define them:\n"
-        "  previous     mean weight on the previous token          first  mean weight on the first token\n"
+        "  previous     mean weight on the previous token\n"
+        "  first        mean weight on the first token\n"
         "  self         mean weight on the query's own token\n"
         "  punctuation  mean total weight on tokens made of punctuation and symbols (Unicode P, S)\n"
         "  duplicate    mean total weight on earlier copies of the query's token\n"
