@@ -251,7 +251,7 @@ TEST_CASE("model: scores that overflow float32 blame the checkpoint's weights, n
     CHECK(r.err.find("embeddings") == std::string::npos);
 }
 
-TEST_CASE("model: --show takes the stages a model run keeps and refuses the others by name; nothing prints as 0x0") {
+TEST_CASE("model: --show takes the stages a model run keeps and refuses the others by name, nothing prints as 0x0") {
     const auto ok = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", "scores,mask,weights", "a b"});
     REQUIRE(ok.code == 0);
     CHECK(ok.out.find("scores (") != std::string::npos);
@@ -265,7 +265,7 @@ TEST_CASE("model: --show takes the stages a model run keeps and refuses the othe
     }
 }
 
-TEST_CASE("model: --prefix, --figures, --range, --colormap and --query shape the chosen head's figures; another head's stay in the folder") {
+TEST_CASE("model: --prefix, --figures, --range, --colormap and --query shape the chosen head's figures, and another head's stay in the folder") {
     const std::string out = attn::test::temp_dir();
     const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--figures",
                                          "weights,query", "--query", "2", "--colormap", "magma", "--range", "0,0.5", "a b"});
