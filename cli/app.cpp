@@ -34,6 +34,7 @@ int run_cli(int argc, const char* const* argv) {
         "  attn decode --kind gqa --heads 4 --kv-heads 2 \"Your journey starts with one step\"\n"
         "  attn render trace.json --html trace.html\n"
         "  attn page lab.html\n"
+        "  attn heads --model gpt2/ --rank previous \"The cat sat on the mat.\"\n"
         "  attn kinds\n"
         "  attn models\n"
         "Run 'attn COMMAND --help' for a command's options.");
@@ -46,6 +47,7 @@ int run_cli(int argc, const char* const* argv) {
     setup_decode(app);
     setup_render(app);
     setup_page(app);
+    setup_heads(app);
     policy::CheckedStdout out;
     const int code = run_command_line(app, argc, argv, [](const std::string& line) {
         std::fprintf(stderr, "%s\n", line.c_str());

@@ -16,5 +16,6 @@ void setup_bench(CLI::App& app);
 void setup_decode(CLI::App& app);
 void setup_render(CLI::App& app);
 void setup_page(CLI::App& app);
+void setup_heads(CLI::App& app);
 
 }  // namespace attn::cli

@@ -31,8 +31,6 @@
 #include "render/terminal/terminal.h"
 
 namespace attn::cli {
-namespace {
-
 
 // Shading: none, or 24-bit colour when the terminal announces it (COLORTERM=truecolor or 24bit),
 // else the xterm 256-colour palette, which every colour terminal of the last twenty years has.
@@ -47,6 +45,9 @@ render::ColourDepth colour_depth(const std::string& mode) {
     return colorterm == "truecolor" || colorterm == "24bit" ? render::ColourDepth::truecolour
                                                             : render::ColourDepth::ansi256;
 }
+
+namespace {
+
 
 // The terminal's width: COLUMNS when set (as shells export it), else the terminal's own size, else 80.
 std::size_t terminal_width() {
@@ -91,8 +92,15 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     // outputs checked as for the seeded kinds: no clash, nothing over the text or the model's own files
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.html = o.html, outputs.svg = o.svg;
-    // the figures start with the model's family (gpt2, llama, ...): its config names it
-    outputs.prefix = read_model_config(*o.model).family->name, outputs.npy_prefix = render::kModelArrayPrefix;
+    if ((o.figures || o.prefix) && !o.png && !o.svg)
+        usage_error(std::string(o.prefix ? "--prefix" : "--figures") + " names images, but no --png or --svg folder is given",
+                    "add --png DIR");
+    if (o.prefix)
+        if (const auto name = render::prefix_clash(*o.prefix))
+            usage_error("--prefix '" + *o.prefix + "' gives names like " + *name + ", which attn also writes for a shorter prefix",
+                        "choose a prefix that does not end in -l<N>-h<N>, -layer<N>, -head<N> or a figure's first word");
+    // the figures start with --prefix or the model's family (gpt2, llama, ...): its config names it
+    outputs.prefix = o.prefix.value_or(read_model_config(*o.model).family->name), outputs.npy_prefix = render::kModelArrayPrefix;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     for (const char* name : {"config.json", "model.safetensors", "model.safetensors.index.json", "vocab.json", "merges.txt",
                              "tokenizer.json", "tokenizer_config.json", "added_tokens.json"})
@@ -104,6 +112,10 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     m.show = split_list(o.show), m.precision = o.precision, m.colour = colour, m.width = terminal_width(), m.full = o.full, m.force = o.force;
     m.json = o.json, m.png = o.png, m.npy = o.npy, m.html = o.html, m.svg = o.svg, m.max_memory = o.common.max_memory;
     m.font = o.font, m.scale = static_cast<int>(o.scale);
+    m.figure_colour.range = render::parse_range(o.range, m.figure_colour.min, m.figure_colour.max);
+    m.figure_colour.log = o.log, m.figure_colour.colormap = o.colormap;
+    m.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
+    m.query = o.query, m.prefix = o.prefix;
     run_show_model(m);
 }
 

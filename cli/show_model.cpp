@@ -112,7 +112,25 @@ std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelCo
     return ids;
 }
 
+// --show: the stages a model run keeps per head (core/model.cpp keeps scores, mask and weights; its
+// queries, keys, values and contexts are not stored). Any other stage is refused by name, never
+// printed empty.
+void check_model_stages(const std::vector<std::string>& show, const std::vector<std::string>& figures, bool query) {
+    static const std::vector<std::string> kept = {"scores", "masked-scores", "mask", "weights"};
+    for (const std::string& stage : show)
+        if (std::find(kept.begin(), kept.end(), stage) == kept.end())
+            usage_error("--show " + stage + ": a model run keeps each head's scores, mask and weights, not its " + stage,
+                        "choose from scores, masked-scores, mask, weights; the numbers behind them: --npy DIR");
+    for (const std::string& figure : figures) {
+        if (figure == "query" && !query) usage_error("--figures query draws one query's strip, but no --query is given", "add --query I, e.g. --query 0");
+        if (figure != "query" && std::find(kept.begin(), kept.end(), figure) == kept.end())
+            usage_error("--figures " + figure + ": a model run keeps each head's scores, mask and weights, not its " + figure,
+                        "choose from scores, masked-scores, mask, weights, query");
+    }
+}
+
 void run_show_model(const ModelShowOptions& o) {
+    check_model_stages(o.show, o.figures, o.query.has_value());
     // 1. the outputs' paths, before any work
     if (o.json) policy::check_output_file(*o.json, "--json");
     if (o.html) policy::check_output_file(*o.html, "--html");
@@ -126,6 +144,9 @@ void run_show_model(const ModelShowOptions& o) {
     const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
     // 3. the text as token ids, within the model's context
     const std::vector<std::int64_t> ids = model_token_ids(tok, c, model_text(o));
+    if (o.query && *o.query >= ids.size())
+        usage_error("--query " + std::to_string(*o.query) + " is past the last query (" + std::to_string(ids.size()) + " tokens)",
+                    "pick a query from 0 to " + std::to_string(ids.size() - 1));
     // 4. which layers the trace keeps, the head shown, the memory it takes
     ModelRunOptions run;
     run.keep_layers = o.keep_layers ? parse_layer_list(*o.keep_layers, c.n_layer) : std::vector<bool>(c.n_layer, true);
@@ -152,6 +173,7 @@ void run_show_model(const ModelShowOptions& o) {
     if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
     render::FigureOptions fopt;
     fopt.scale = o.scale, fopt.font_file = o.font.value_or("");
+    fopt.colour = o.figure_colour, fopt.figures = o.figures, fopt.query = o.query, fopt.prefix = o.prefix.value_or("");
     fopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
     for (auto [folder, type] : {std::pair{&png, render::FileType::png}, std::pair{&svg, render::FileType::svg}}) {
         if (folder->dir.empty()) continue;
@@ -166,14 +188,17 @@ void run_show_model(const ModelShowOptions& o) {
     }
     progress("writing files", files.size(), files.size());
     policy::write_files_atomic(files);
-    // each folder holds one consistent set: another layer's or head's figures, layers no longer kept, go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, t.model->type, png.names, render::FileSet::show);
+    // a figure folder collects heads for slides: only this head's earlier figures that this run did not
+    // write go, never another head's; the arrays hold every kept head, so that folder is one consistent
+    // set (layers no longer kept go)
+    const std::string head_prefix = render::model_head_prefix(o.prefix.value_or(t.model->type), t.layers()[choice.layer].layer, choice.head);
+    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, head_prefix, png.names, render::FileSet::show);
     if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, render::kModelArrayPrefix, npy.names, render::FileSet::show);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, t.model->type, svg.names, render::FileSet::show);
+    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, head_prefix, svg.names, render::FileSet::show);
     if (!json_to_stdout) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;
-        topt.colour = o.colour, topt.width = o.width;
+        topt.colour = o.colour, topt.width = o.width, topt.scale = o.figure_colour, topt.query = o.query;
         std::cout << render::model_terminal_view(t, choice, topt);
         if (o.json) std::cout << "wrote " << *o.json << "\n";
         if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";

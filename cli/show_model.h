@@ -30,9 +30,16 @@ struct ModelShowOptions {
     std::optional<std::string> json, png, npy, html, svg, max_memory;
     std::optional<std::string> font;  // --font FILE for the figures' text
     int scale = 2;                    // --scale: image pixels per layout pixel
+    render::ColourSpec figure_colour;       // --range, --log, --colormap (figures and terminal shading)
+    std::vector<std::string> figures;       // --figures: a head's figures (empty: the default set)
+    std::optional<std::size_t> query;       // --query I: that query's strip (figure "query", terminal)
+    std::optional<std::string> prefix;      // --prefix: the figures' names start with it instead of the family
 };
 
 void run_show_model(const ModelShowOptions& o);
+
+// --color's mode (auto, always, never) as the terminal supports it (cli/show.cpp).
+render::ColourDepth colour_depth(const std::string& mode);
 
 // The text as the model's token ids: usage errors for an empty text or one past the context, an input
 // error for an id outside the vocabulary (tokeniser files of another model). show and decode share it.

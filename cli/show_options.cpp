@@ -80,8 +80,7 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
     cmd->add_option("--keep-layers", o.keep_layers,
                     "--model: layers whose heads the trace keeps, e.g. 0,5-7 (default: all)");
     for (const auto& k : o.common.kind_options) seeded_only.push_back(k.option);
-    for (const char* name : {"--kind", "--example", "--embeddings", "--mask", "--d-in", "--seed", "--max-tokens", "--split",
-                             "--range", "--log", "--colormap", "--query", "--figures", "--prefix"})
+    for (const char* name : {"--kind", "--example", "--embeddings", "--mask", "--d-in", "--seed", "--max-tokens", "--split"})
         seeded_only.push_back(cmd->get_option(name));
     o.cmd = cmd;
     return cmd;

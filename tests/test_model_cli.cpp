@@ -250,3 +250,45 @@ TEST_CASE("model: scores that overflow float32 blame the checkpoint's weights, n
           std::string::npos);
     CHECK(r.err.find("embeddings") == std::string::npos);
 }
+
+TEST_CASE("model: --show takes the stages a model run keeps and refuses the others by name, nothing prints as 0x0") {
+    const auto ok = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", "scores,mask,weights", "a b"});
+    REQUIRE(ok.code == 0);
+    CHECK(ok.out.find("scores (") != std::string::npos);
+    CHECK(ok.out.find("0\xC3\x97" "0") == std::string::npos);
+    for (const char* stage : {"context", "queries", "keys", "values", "output"}) {
+        const auto bad = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", std::string("weights,") + stage, "a b"});
+        CHECK(bad.code == 2);
+        CHECK(attn::test::one_line(bad).find(std::string("--show ") + stage + ": a model run keeps each head's scores, mask and weights") !=
+              std::string::npos);
+        CHECK(bad.out.empty());
+    }
+}
+
+TEST_CASE("model: --prefix, --figures, --range, --colormap and --query shape the chosen head's figures, and another head's stay in the folder") {
+    const std::string out = attn::test::temp_dir();
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--figures",
+                                         "weights,query", "--query", "2", "--colormap", "magma", "--range", "0,0.5", "a b"});
+    REQUIRE(r.code == 0);
+    CHECK(exists(out + "/slide-l0-h0-weights.png"));
+    CHECK(exists(out + "/slide-l0-h0-query.png"));
+    CHECK(exists(out + "/slide-overview.png"));
+    CHECK_FALSE(exists(out + "/slide-l0-h0-scores.png"));  // --figures chose
+    CHECK_FALSE(exists(out + "/gpt2-overview.png"));
+    // the colour scale reaches the figure: another --colormap gives other bytes
+    const std::string magma = attn::test::slurp(out + "/slide-l0-h0-weights.png");
+    REQUIRE(attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--figures", "weights",
+                                  "--range", "0,0.5", "a b"}).code == 0);
+    CHECK(attn::test::slurp(out + "/slide-l0-h0-weights.png") != magma);
+    // head 1 into the same folder: head 0's figures stay
+    REQUIRE(attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--head", "1", "a b"}).code == 0);
+    CHECK(exists(out + "/slide-l0-h1-weights.png"));
+    CHECK(exists(out + "/slide-l0-h0-weights.png"));
+    CHECK_FALSE(exists(out + "/slide-l0-h0-query.png"));  // head 0's own earlier figure, gone with its second run
+    const auto past = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--png", out, "--query", "3", "a b"});
+    CHECK(past.code == 2);
+    CHECK(attn::test::one_line(past).find("--query 3 is past the last query (3 tokens)") != std::string::npos);
+    const auto no_png = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--prefix", "slide", "a b"});
+    CHECK(no_png.code == 2);
+    CHECK(attn::test::one_line(no_png).find("--prefix names images, but no --png or --svg folder is given") != std::string::npos);
+}

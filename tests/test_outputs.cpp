@@ -160,7 +160,7 @@ TEST_CASE("output folders: attn decode refuses clashes and leaves its folder hol
     CHECK(files_in(dir) == want);
 }
 
-TEST_CASE("output folders: show --model removes another head's figures and layers the model does not have") {
+TEST_CASE("output folders: show --model keeps another head's figures for slides, and removes arrays of layers the model does not have") {
     const std::string dir = temp_dir(), model = model_dir() + "/model-ok";
     // the model's figures start with its type (gpt2), its arrays with "model": clashes are found under those names
     for (const char* json : {"o/gpt2-overview.png", "o/gpt2-l0-h1-scores.png"}) {  // one it writes, one it would remove
@@ -181,6 +181,11 @@ TEST_CASE("output folders: show --model removes another head's figures and layer
     write(dir + "/n/model-notes.npy", "mine");
     std::set<std::string> own = own_files("o", "gpt2", ".png");
     own.insert("n/model-notes.npy");
+    // the figures of head 1 and of the larger model's layer 3 head 7 stay beside head 0's
+    for (const std::string& f : files_in(dir))
+        if (f.rfind("o/gpt2-l", 0) == 0) own.insert(f);
+    REQUIRE(own.count("o/gpt2-l3-h7-scores.png") == 1);
+    REQUIRE(own.count("o/gpt2-l0-h1-weights.png") == 1);
     const std::vector<std::string> again = {"show", "--model", model, "a b", "--head", "0", "--png", "o", "--npy", "n"};
     REQUIRE(run_in(dir, again).code == 0);
     CHECK(files_in(dir) == fresh_run(again, own));

@@ -10,7 +10,8 @@
 
 namespace attn::render {
 
-// `o` as for every kind (scale, font, figures, colours, warn); its prefix is set here.
+// `o` as for every kind (scale, font, figures, colours, --query, warn); its prefix (--prefix, "" = the
+// model's type) starts every name: <prefix>-l<L>-h<H>-<figure>, <prefix>-overview.
 std::vector<OutputFile> model_figures(const Trace& t, const HeadChoice& c, FigureOptions o, FileType type);
 
 }  // namespace attn::render

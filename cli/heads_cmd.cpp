@@ -1,0 +1,189 @@
+// attn heads --model DIR TEXT...: every head of a model scored on seven patterns (core/head_report.h),
+// printed as tables, written as JSON and as one layers × heads figure per pattern.
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "cli/cli.h"
+#include "cli/common_options.h"
+#include "cli/policy/budget.h"
+#include "cli/policy/files.h"
+#include "cli/policy/progress.h"
+#include "cli/show_model.h"
+#include "core/head_report.h"
+#include "core/model.h"
+#include "data/error.h"
+#include "data/model_checkpoint.h"
+#include "data/npy.h"
+#include "data/strings.h"
+#include "render/outputs/heads_files.h"
+#include "render/terminal/heads_terminal.h"
+#include "render/text/font.h"
+#include "render/trace_io/heads_json.h"
+
+namespace attn::cli {
+namespace {
+
+// The induction run's default length R: long enough that a copying head stands out, short enough for
+// any context (TransformerLens's detector examples use sequences of this order).
+constexpr std::size_t kDefaultInductionLength = 25;
+
+struct HeadsOptions {
+    std::string model;                 // --model DIR
+    std::vector<std::string> texts;    // TEXT...
+    std::optional<std::string> text_file;  // --file F: one text per line
+    std::optional<std::string> rank;   // --rank PATTERN
+    std::optional<std::size_t> top;    // --top N
+    std::optional<std::size_t> induction_length;  // --induction-length R
+    std::uint64_t seed = 0;            // --seed: the induction run's ids
+    int precision = 2;
+    std::string color = "auto";
+    std::optional<std::string> json, png, svg, font;
+    std::size_t scale = 2;
+};
+
+// The texts: the arguments, or --file's non-empty lines (standard input for '-').
+std::vector<std::string> heads_texts(const HeadsOptions& o) {
+    if (!o.texts.empty() && o.text_file) usage_error("give the texts once: as arguments or with --file");
+    if (!o.text_file) {
+        if (o.texts.empty()) usage_error("no text given", "attn heads --model DIR \"The cat sat on the mat.\" \"She said: no.\"");
+        return o.texts;
+    }
+    std::string all = *o.text_file == "-" ? read_stdin("text") : read_file(*o.text_file, "text file");
+    if (all.compare(0, 3, "\xEF\xBB\xBF") == 0) all.erase(0, 3);  // a byte order mark is not text
+    std::vector<std::string> out;
+    std::istringstream lines(all);
+    for (std::string line; std::getline(lines, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.find_first_not_of(" \t") != std::string::npos) out.push_back(line);
+    }
+    if (out.empty()) usage_error("the file '" + *o.text_file + "' holds no text", "write one text per line");
+    return out;
+}
+
+const HeadPatternInfo& pattern_named(const std::string& name) {
+    if (const HeadPatternInfo* p = find_head_pattern(name)) return *p;
+    std::vector<std::string> names;
+    for (const auto& p : head_patterns()) names.emplace_back(p.name);
+    const std::string near = nearest_name(name, names);
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    usage_error("--rank: '" + name + "' is not a pattern", (near.empty() ? "" : "did you mean '" + near + "'? ") + "choose one of: " + all);
+}
+
+// The folder's own name: "gpt2-small" for "models/gpt2-small/".
+std::string model_folder_name(std::string dir) {
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    const std::size_t slash = dir.find_last_of('/');
+    return slash == std::string::npos || dir.size() == 1 ? dir : dir.substr(slash + 1);
+}
+
+// R: as given (2R within the context, R distinct ids within the vocabulary), else the default cut to fit.
+std::size_t induction_length(const HeadsOptions& o, const ModelConfig& c) {
+    const std::size_t most = std::min(c.n_positions / 2, c.vocab_size);
+    if (!o.induction_length) return std::min(kDefaultInductionLength, most);
+    const std::size_t R = *o.induction_length;
+    if (2 * R > c.n_positions)
+        usage_error("--induction-length " + std::to_string(R) + " needs " + std::to_string(2 * R) + " tokens, more than the model's context of " +
+                        std::to_string(c.n_positions),
+                    "use at most " + std::to_string(c.n_positions / 2));
+    if (R > c.vocab_size)
+        usage_error("--induction-length " + std::to_string(R) + " is more distinct ids than the vocabulary's " + std::to_string(c.vocab_size),
+                    "use at most " + std::to_string(c.vocab_size));
+    return R;
+}
+
+void run_heads(const HeadsOptions& o) {
+    // 1. the options and the outputs' paths, before any work
+    const std::optional<HeadPattern> rank = o.rank ? std::optional(pattern_named(*o.rank).pattern) : std::nullopt;
+    if (o.top && !rank) usage_error("--top needs --rank PATTERN: the top heads of which pattern?", "e.g. --rank previous --top 3");
+    if (o.json) policy::check_output_file(*o.json, "--json");
+    if (o.png) policy::check_output_dir(*o.png, "--png");
+    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
+    if (o.font) render::check_font_file(*o.font);
+    // 2. the folder and the texts as token ids, each within the model's context
+    const ModelConfig c = read_model_config(o.model).config;
+    const BpeTokenizer tok = BpeTokenizer::load_dir(o.model);
+    const std::vector<std::string> texts = heads_texts(o);
+    std::vector<std::vector<std::int64_t>> ids;
+    for (const auto& text : texts) ids.push_back(model_token_ids(tok, c, text));
+    HeadRunOptions run;
+    run.induction_length = induction_length(o, c), run.induction_seed = o.seed;
+    const auto model = load_model_checkpoint(o.model);
+    // 3. the runs
+    const bool json_to_stdout = o.json && *o.json == "-";
+    policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
+    run.progress = progress.callback();
+    const HeadReport r = score_heads(*model, tok, texts, ids, run);
+    // 4. the outputs
+    const std::string name = model_folder_name(o.model);
+    std::vector<RankedHead> top;
+    if (rank && o.top) {
+        top = rank_heads(r, *rank);
+        top.resize(std::min(top.size(), *o.top));
+    }
+    std::vector<policy::OutputFile> files;
+    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")};
+    if (o.json) files.push_back({*o.json, render::heads_json_text(r, name)});
+    render::FigureOptions fopt;
+    fopt.scale = static_cast<int>(o.scale), fopt.font_file = o.font.value_or("");
+    if (o.png) png.add(files, render::heads_files(r, name, top, fopt, render::FileType::png));
+    if (o.svg) svg.add(files, render::heads_files(r, name, top, fopt, render::FileType::svg));
+    progress("writing files", files.size(), files.size());
+    policy::write_files_atomic(files);
+    if (!json_to_stdout) {
+        render::HeadsViewOptions v;
+        v.model_name = name, v.colour = colour_depth(o.color), v.precision = o.precision, v.rank = rank;
+        if (o.top) v.top = *o.top;
+        std::cout << render::heads_terminal_view(r, v);
+        if (o.json) std::cout << "wrote " << *o.json << "\n";
+        if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
+        if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
+        std::cout.flush();
+    }
+}
+
+}  // namespace
+
+void setup_heads(CLI::App& app) {
+    auto o = std::make_shared<HeadsOptions>();
+    CLI::App* cmd = app.add_subcommand("heads", "What each head of a model does: every layer × head scored on seven patterns");
+    cmd->footer(
+        "Patterns, per head, from its weights on each text, averaged over the texts that define them:\n"
+        "  previous     mean weight on the previous token\n"
+        "  first        mean weight on the first token\n"
+        "  self         mean weight on the query's own token\n"
+        "  punctuation  mean total weight on tokens made of punctuation and symbols (Unicode P, S)\n"
+        "  duplicate    mean total weight on earlier copies of the query's token\n"
+        "  induction    on R random ids repeated twice: weight on the token after the earlier copy\n"
+        "  sink         the largest mean weight one key gets from the queries after it\n"
+        "(docs/trace-format.md, \"attn heads\", gives the exact definitions and the JSON.)\n\n"
+        "Examples:\n"
+        "  attn heads --model gpt2/ \"The cat sat on the mat.\" \"She said: no, not today.\"\n"
+        "  attn heads --model gpt2/ --file sentences.txt --rank punctuation\n"
+        "  attn heads --model gpt2/ --file sentences.txt --rank previous --top 3 --png slides/\n"
+        "  attn heads --model gpt2/ --induction-length 40 --seed 7 --json heads.json \"a b c\"");
+    cmd->add_option("texts", o->texts, "The texts, one per argument (quote each)");
+    cmd->add_option("--model", o->model, "A model folder (attn models lists the families)")->required();
+    cmd->add_option("--file", o->text_file, "Read the texts from a file, one per line ('-' = standard input)");
+    cmd->add_option("--rank", o->rank, "Name the top heads of one pattern: previous, first, self, punctuation, duplicate, induction, sink");
+    cmd->add_option("--top", o->top, "How many heads --rank names (default 3); with --png/--svg, their weights figures too")
+        ->check(CLI::Range(std::size_t(1), std::size_t(1024)));
+    cmd->add_option("--induction-length", o->induction_length,
+                    "R, the random ids the induction run repeats (default 25, or half the context when shorter)")
+        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 20));
+    cmd->add_option("--seed", o->seed, "Seed of the induction run's random ids")->check(rule("--seed"))->capture_default_str();
+    cmd->add_option("--precision", o->precision, "Decimals in the tables")->check(rule("--precision"))->capture_default_str();
+    cmd->add_option("--color", o->color, "Shade cells: auto (terminal, no NO_COLOR), always, never")
+        ->check(rule("--color"))
+        ->capture_default_str();
+    cmd->add_option("--json", o->json, "Write the scores as JSON to PATH ('-' = standard output only)");
+    cmd->add_option("--png", o->png, "Write one layers × heads map per pattern (and --top heads' weights) into folder DIR");
+    bind_figure_options(*cmd, o->svg, o->scale, o->font);
+    cmd->callback([o] { run_heads(*o); });
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,61 @@
+#include "render/layout/heads_figures.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "render/layout/chart.h"
+#include "render/view/style.h"
+
+namespace attn::render {
+namespace {
+
+using namespace chart;
+
+// 1. the (L, H) scores and which are defined, 2. the heatmap with labels, 3. heading and colour bar.
+Drawing pattern_drawing(const HeadReport& r, HeadPattern p, const std::string& model_name, Font& font) {
+    const std::size_t L = r.n_layer, H = r.n_head;
+    const auto values = std::make_shared<Mat>(Mat::from_shape({L, H}));
+    const auto defined = std::make_shared<Mask>(Mask::from_shape({L, H}));
+    for (std::size_t l = 0; l < L; ++l)
+        for (std::size_t h = 0; h < H; ++h) {
+            const auto& s = r.score(p, l, h);
+            (*values)(l, h) = s ? static_cast<float>(*s) : 0.0f;
+            (*defined)(l, h) = s.has_value();
+        }
+    Heatmap map;
+    map.values = values.get(), map.visible = defined.get(), map.lo = 0.0, map.hi = 1.0;
+    for (std::size_t l = 0; l < L; ++l) map.row_labels.push_back("layer " + std::to_string(l));
+    for (std::size_t h = 0; h < H; ++h) map.col_labels.push_back("head " + std::to_string(h));
+    // cells of 48 px for a small model, down to 14 px for 48 heads; values printed from 30 px up
+    map.cell = std::clamp(720 / static_cast<int>(std::max<std::size_t>({L, H, 1})), 14, 48);
+    map.print_values = map.cell >= 30;
+    const HeadPatternInfo& info = head_patterns()[static_cast<std::size_t>(p)];
+    const std::size_t n = r.defined[static_cast<std::size_t>(p)];
+    const std::string title = model_name + " (" + r.model.type + ") \xC2\xB7 " + info.name + " heads";
+    const std::string count = p == HeadPattern::induction
+                                  ? std::to_string(r.induction_length) + " random ids (seed " + std::to_string(r.induction_seed) + ") repeated twice"
+                                  : "mean over " + std::to_string(n) + (n == 1 ? " text" : " texts");
+    const std::string sub = std::string(info.definition) + " \xC2\xB7 " + count + " \xC2\xB7 hatched: undefined";
+    const int head = heading_height(font), mw = heatmap_width(font, map), mh = heatmap_height(font, map);
+    const int w = std::max({2 * kMargin + mw + 30 + kColourBarWidth, font.text_width(title, kTitlePx) + 2 * kMargin,
+                            font.text_width(sub, kSubtitlePx) + 2 * kMargin});
+    return {heads_figure_word(p), w, head + mh + kMargin, [&font, values, defined, map, title, sub, head, mw, mh](Surface& cv) {
+                draw_heading(cv, font, title, sub);
+                draw_heatmap(cv, font, map, kMargin, head);
+                const int bar = std::clamp(mh - 40, 60, 300);
+                draw_colour_bar(cv, font, kViridis, 0, 1, kMargin + mw + 30, head + mh - bar, bar);
+            }};
+}
+
+}  // namespace
+
+std::string heads_figure_word(HeadPattern p) { return std::string("heads-") + head_patterns()[static_cast<std::size_t>(p)].name; }
+
+std::vector<Drawing> heads_drawings(const HeadReport& r, const std::string& model_name, Font& font) {
+    std::vector<Drawing> out;
+    for (const auto& info : head_patterns())
+        if (r.defined[static_cast<std::size_t>(info.pattern)] > 0) out.push_back(pattern_drawing(r, info.pattern, model_name, font));
+    return out;
+}
+
+}  // namespace attn::render

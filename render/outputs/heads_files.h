@@ -1,0 +1,17 @@
+// attn heads' figure files: <type>-heads-<pattern> per pattern (render/layout/heads_figures.h) and, for
+// each of `top` heads, that head's weights on the first text as attn show --model draws them
+// (<type>-l<L>-h<H>-weights), as PNG or SVG.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/head_report.h"
+#include "render/outputs/figures.h"
+
+namespace attn::render {
+
+std::vector<OutputFile> heads_files(const HeadReport& r, const std::string& model_name, const std::vector<RankedHead>& top,
+                                    const FigureOptions& o, FileType type);
+
+}  // namespace attn::render

@@ -1,0 +1,120 @@
+#include "render/terminal/heads_terminal.h"
+
+#include <sstream>
+
+#include "render/view/colour_scale.h"
+#include "render/view/numbers.h"
+
+namespace attn::render {
+namespace {
+
+constexpr const char* kDot = " \xC2\xB7 ";
+constexpr int kCellWidth = 7;
+
+std::string right(const std::string& s, std::size_t w) {
+    const std::size_t n = display_width(s);
+    return std::string(n < w ? w - n : 1, ' ') + s;
+}
+
+std::string left(const std::string& s, std::size_t w) {
+    const std::size_t n = display_width(s);
+    return s + std::string(n < w ? w - n : 1, ' ');
+}
+
+void table(std::ostringstream& out, const HeadReport& r, HeadPattern p, const HeadsViewOptions& opt) {
+    const auto i = static_cast<std::size_t>(p);
+    out << head_patterns()[i].name << ": " << head_patterns()[i].definition;
+    if (p == HeadPattern::induction) out << "\n";
+    else out << " \xC2\xB7 " << r.defined[i] << " of " << r.texts.size() << (r.texts.size() == 1 ? " text\n" : " texts\n");
+    if (r.defined[i] == 0) {
+        out << "  undefined in every text" << (p == HeadPattern::duplicate ? " (no token repeats)" : "") << "\n\n";
+        return;
+    }
+    ColourScale scale;  // 0..1 viridis: every score is a share of a query's attention
+    out << std::string(8, ' ');
+    for (std::size_t h = 0; h < r.n_head; ++h) out << right("h" + std::to_string(h), kCellWidth);
+    out << "\n";
+    for (std::size_t l = 0; l < r.n_layer; ++l) {
+        out << left("layer " + std::to_string(l), 8);
+        for (std::size_t h = 0; h < r.n_head; ++h) {
+            const auto& s = r.score(p, l, h);
+            const std::string cell = right(s ? fixed(*s, opt.precision) : "\xE2\x80\x93", kCellWidth);  // –
+            if (s && opt.colour != ColourDepth::none)
+                out << cell_escape(scale.colour(static_cast<float>(*s)), opt.colour) << cell << "\x1b[0m";
+            else
+                out << cell;
+        }
+        out << "\n";
+    }
+    out << "\n";
+}
+
+void reading_lines(std::ostringstream& out, const HeadReport& r, HeadPattern p, std::size_t n, const HeadsViewOptions& opt,
+                   bool name_pattern) {
+    const std::vector<RankedHead> ranked = rank_heads(r, p);
+    if (ranked.empty()) {
+        if (name_pattern) out << "  " << left(head_patterns()[static_cast<std::size_t>(p)].name, 13) << "undefined in every text\n";
+        return;
+    }
+    for (std::size_t k = 0; k < n && k < ranked.size(); ++k) {
+        out << "  " << (name_pattern ? left(head_patterns()[static_cast<std::size_t>(p)].name, 13) : "")
+            << head_reading(r, p, ranked[k].layer, ranked[k].head, opt.precision) << "\n";
+        if (p == HeadPattern::sink) continue;
+        const std::string caution = sink_caution(r, ranked[k].layer, ranked[k].head, opt.precision);
+        if (!caution.empty()) out << "  " << (name_pattern ? std::string(13, ' ') : "") << "  " << caution << "\n";
+    }
+}
+
+}  // namespace
+
+std::string head_reading(const HeadReport& r, HeadPattern p, std::size_t layer, std::size_t head, int precision) {
+    const auto& s = r.score(p, layer, head);
+    std::string line = "layer " + std::to_string(layer) + " head " + std::to_string(head) + ": ";
+    if (!s) return line + "undefined";
+    line += fixed(*s, precision) + " of its attention " + head_patterns()[static_cast<std::size_t>(p)].reading;
+    std::size_t text = 0;
+    if (p == HeadPattern::sink)
+        if (const auto sink = first_sink(r, layer, head, &text))
+            line += ": \"" + r.texts[text].tokens.at(sink->key) + "\" (position " + std::to_string(sink->key) +
+                    (r.texts.size() > 1 ? " of text " + std::to_string(text + 1) : "") + ")";
+    return line;
+}
+
+std::string sink_caution(const HeadReport& r, std::size_t layer, std::size_t head, int precision) {
+    const auto& s = r.score(HeadPattern::sink, layer, head);
+    std::size_t text = 0;
+    const auto sink = first_sink(r, layer, head, &text);
+    if (!s || !sink || *s < kSinkCaution) return "";
+    const std::size_t T = r.texts[text].tokens.size(), after = T - 1 - sink->key;
+    if (2 * after < T - 1) return "";
+    return "caution: this head parks " + fixed(*s, precision) + " of its attention on one token (\"" +
+           r.texts[text].tokens.at(sink->key) + "\" at position " + std::to_string(sink->key) +
+           (r.texts.size() > 1 ? " of text " + std::to_string(text + 1) : "") +
+           "): a column every query shares, which may explain this score better than a job";
+}
+
+std::string heads_terminal_view(const HeadReport& r, const HeadsViewOptions& opt) {
+    std::ostringstream out;
+    // 1. the model, the texts, the induction run
+    out << "model:     " << opt.model_name << kDot << r.model.type << kDot << r.n_layer << " layers \xC3\x97 " << r.n_head
+        << " heads\n";
+    out << "texts:     " << r.texts.size();
+    if (!r.texts.empty()) out << " (the first: " << r.texts[0].tokens.size() << " tokens)";
+    out << "\n";
+    if (r.induction_length)
+        out << "induction: " << r.induction_length << " random token ids (seed " << r.induction_seed << ") repeated twice\n";
+    out << "\n";
+    // 2. a table per pattern
+    for (const auto& info : head_patterns()) table(out, r, info.pattern, opt);
+    // 3. the readings: --rank's top heads, or every pattern's best
+    if (opt.rank) {
+        out << "top heads by " << head_patterns()[static_cast<std::size_t>(*opt.rank)].name << ":\n";
+        reading_lines(out, r, *opt.rank, opt.top, opt, false);
+    } else {
+        out << "the best head of each pattern (--rank PATTERN names more):\n";
+        for (const auto& info : head_patterns()) reading_lines(out, r, info.pattern, 1, opt, true);
+    }
+    return out.str();
+}
+
+}  // namespace attn::render

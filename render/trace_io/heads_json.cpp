@@ -1,0 +1,56 @@
+#include "render/trace_io/heads_json.h"
+
+namespace attn::render {
+namespace {
+
+// (L, H) scores, null where undefined.
+Json score_grid(const HeadReport& r, HeadPattern p) {
+    Json grid = Json::array();
+    for (std::size_t l = 0; l < r.n_layer; ++l) {
+        Json row = Json::array();
+        for (std::size_t h = 0; h < r.n_head; ++h) {
+            const auto& s = r.score(p, l, h);
+            row.push_back(s ? Json(*s) : Json(nullptr));
+        }
+        grid.push_back(std::move(row));
+    }
+    return grid;
+}
+
+}  // namespace
+
+Json heads_json(const HeadReport& r, const std::string& model_name) {
+    Json j;
+    j["format"] = "attn-heads";
+    j["version"] = 1;
+    j["model"] = {{"name", model_name}, {"type", r.model.type}, {"n_layer", r.n_layer}, {"n_head", r.n_head}};
+    j["patterns"] = Json::object();
+    j["defined_texts"] = Json::object();
+    for (const auto& info : head_patterns()) {
+        j["patterns"][info.name] = score_grid(r, info.pattern);
+        j["defined_texts"][info.name] = r.defined[static_cast<std::size_t>(info.pattern)];
+    }
+    j["texts"] = Json::array();
+    j["sinks"] = Json::array();
+    for (const HeadText& t : r.texts) {
+        j["texts"].push_back({{"text", t.text}, {"tokens", t.tokens}, {"token_ids", t.ids}, {"punctuation", t.punctuation}});
+        Json layers = Json::array();
+        for (const auto& heads : t.sinks) {
+            Json row = Json::array();
+            for (const auto& s : heads)
+                row.push_back(s ? Json{{"position", s->key}, {"token", t.tokens.at(s->key)}, {"weight", s->weight}} : Json(nullptr));
+            layers.push_back(std::move(row));
+        }
+        j["sinks"].push_back(std::move(layers));
+    }
+    if (r.induction_length)
+        j["induction"] = {{"R", r.induction_length}, {"seed", r.induction_seed}, {"token_ids", r.induction_ids},
+                          {"rule", "R distinct ids: std::mt19937(seed)() mod vocab_size, a repeat drawn again; fed twice"}};
+    else
+        j["induction"] = nullptr;
+    return j;
+}
+
+std::string heads_json_text(const HeadReport& r, const std::string& model_name) { return heads_json(r, model_name).dump(-1, ' ', false, Json::error_handler_t::replace) + "\n"; }
+
+}  // namespace attn::render
