@@ -10,6 +10,7 @@
 #include "cli/policy/budget.h"
 #include "cli/policy/progress.h"
 #include "cli/policy/files.h"
+#include "cli/policy/outputs.h"
 #include "cli/policy/options.h"
 #include "cli/show_model.h"
 #include "core/bench.h"
@@ -107,10 +108,10 @@ void setup_bench(CLI::App& app) {
         }
         // 1. the options, checked as `show` checks them; the settings the kind resolves
         check_common_options(o->common);
-        const bool json_given = cmd_json->count() > 0;
-        if (json_given) policy::check_output_file(o->json, "--json");  // as show's: '' refused, folders too
-        const bool json_to_stdout =
-            json_given && (o->json == "-" || policy::same_file_as_fd(o->json, STDOUT_FILENO));
+        policy::OutputRequest outputs;  // checked as show's: '' refused, folders too
+        if (cmd_json->count() > 0) outputs.json = o->json;
+        policy::check_outputs(outputs);
+        const bool json_to_stdout = policy::json_to_stdout(outputs);
         BenchRequest r;
         r.tokens = o->tokens, r.repeat = o->repeat, r.keep_trace = o->png;
         SettingsRequest want = settings_request(o->common);
@@ -128,7 +129,9 @@ void setup_bench(CLI::App& app) {
         BenchResult res = run_bench(r);
         if (o->png) policy::time_weights_png(res);
         // the file first: a failed write (/dev/full) fails before any report is printed
-        if (json_given) policy::write_file_atomic(o->json, to_json(res).dump(2) + "\n");
+        policy::RunOutputs out(outputs);
+        if (outputs.json) out.files.push_back({o->json, to_json(res).dump(2) + "\n"});
+        policy::write_outputs(outputs, out, render::FileSet::show);
         if (!json_to_stdout) print_table(res);
     });
 }

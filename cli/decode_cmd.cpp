@@ -16,7 +16,7 @@
 #include "cli/policy/outputs.h"
 #include "cli/policy/progress.h"
 #include "cli/show_model.h"
-#include "data/npy.h"
+#include "data/files.h"
 #include "data/defaults.h"
 #include "data/limits.h"
 #include "render/outputs/figures.h"
@@ -62,9 +62,6 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
     policy::check_outputs(outputs);
-    if (o.json) policy::check_output_file(*o.json, "--json");
-    if (o.png) policy::check_output_dir(*o.png, "--png");
-    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     OutputPlan plan;
     plan.text_scale = text_scale;
@@ -90,29 +87,24 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     check_settings(c, shape);
     // 4. the run (the full pass and the steps), within --max-memory
     check_run_budget(c, shape, plan);
-    const bool json_to_stdout = o.json && *o.json == "-";
-    policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
+    const bool quiet = policy::json_to_stdout(outputs);
+    policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);
     RunHooks hooks;
     hooks.progress = progress.callback();
     const DecodeTrace d = run_decode(in, c, hooks);
     // 5. outputs
-    std::vector<policy::OutputFile> files;
-    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")};
+    policy::RunOutputs out(outputs);
     const render::FigureFiles figures{"", static_cast<int>(o.scale), o.font.value_or("")};
-    if (o.json) files.push_back({*o.json, render::decode_json_text(d)});
-    if (o.png) png.add(files, render::decode_figures(d, figures, render::FileType::png));
-    if (o.svg) svg.add(files, render::decode_figures(d, figures, render::FileType::svg));
-    policy::write_files_atomic(files);
+    if (o.json) out.files.push_back({*o.json, render::decode_json_text(d)});
+    if (o.png) out.png.add(out.files, render::decode_figures(d, figures, render::FileType::png));
+    if (o.svg) out.svg.add(out.files, render::decode_figures(d, figures, render::FileType::svg));
     // the folder holds one consistent set: the kind's figures this run did not write go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.kind, png.names, render::FileSet::decode);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, o.kind, svg.names, render::FileSet::decode);
-    if (!json_to_stdout) {
+    policy::write_outputs(outputs, out, render::FileSet::decode);
+    if (!quiet) {
         render::DecodeViewOptions v;
         v.precision = o.precision;
         std::cout << render::decode_terminal_view(d, v);
-        if (o.json) std::cout << "wrote " << *o.json << "\n";
-        if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
-        if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
+        policy::say_written(outputs, std::cout);
         std::cout.flush();
     }
 }

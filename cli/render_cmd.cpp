@@ -50,16 +50,15 @@ void run_render(const RenderOptions& o) {
     // 1. the outputs, checked before anything is read
     if (!o.html && !o.png && !o.svg)
         usage_error("nothing to write", "give --html FILE, --png DIR or --svg DIR; see 'attn render --help'");
-    if (o.html) policy::check_output_file(*o.html, "--html");
-    if (o.png) policy::check_output_dir(*o.png, "--png");
-    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
+    policy::OutputRequest outputs;
+    outputs.html = o.html, outputs.png = o.png, outputs.svg = o.svg;
+    policy::check_output_paths(outputs);
     if (o.font) render::check_font_file(*o.font);
     // 2. the input; then the outputs as a set (the PNGs' names start with the trace's kind): no two on
     // one path, none over the input or --tokens
     const Trace t = render::read_trace_file(o.input, o.tokens);
     const std::string kind = render::rendered_prefix(t.kind, std::nullopt, std::nullopt);
-    policy::OutputRequest outputs;
-    outputs.html = o.html, outputs.png = o.png, outputs.svg = o.svg, outputs.prefix = kind;
+    outputs.prefix = kind;
     outputs.inputs.push_back({"input", o.input});
     if (o.tokens) outputs.inputs.push_back({"--tokens", *o.tokens});
     policy::check_outputs(outputs);
@@ -84,12 +83,11 @@ void run_render(const RenderOptions& o) {
         usage_error("--head " + std::to_string(*o.head) + " is past the last head (" + std::to_string(H - 1) + ")",
                     "heads are numbered from 0");
     // 4. the files: the page, and PNGs and SVGs per layer (all layers, or --layer)
-    std::vector<policy::OutputFile> files;
-    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")};
+    policy::RunOutputs out(outputs);
     if (o.html) {
         render::HtmlOptions h;
         h.source = base_name(o.input), h.layer = index, h.head = o.head;
-        files.push_back({*o.html, render::render_html(t, h)});
+        out.files.push_back({*o.html, render::render_html(t, h)});
     }
     std::vector<std::optional<std::size_t>> layers;  // indexes into t.layers
     if (index) layers.push_back(index);
@@ -102,20 +100,16 @@ void run_render(const RenderOptions& o) {
         const Trace view = png_view(t, layer, o.head);
         render::FigureOptions p;
         p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
-        for (auto [folder, type] : {std::pair{&png, render::FileType::png}, std::pair{&svg, render::FileType::svg}}) {
+        for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
             if (folder->dir.empty()) continue;
-            folder->add(files, render::render_figures(view, p, type));
+            folder->add(out.files, render::render_figures(view, p, type));
             p.warn = nullptr;  // a missing glyph is said once
         }
     }
-    policy::write_files_atomic(files);
     // each folder holds one consistent set: render's own figures of the kind this run did not write
     // (other layers or heads) go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, kind, png.names, render::FileSet::render);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, kind, svg.names, render::FileSet::render);
-    if (o.html) std::cout << "wrote " << *o.html << "\n";
-    if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
-    if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
+    policy::write_outputs(outputs, out, render::FileSet::render);
+    policy::say_written(outputs, std::cout);
 }
 
 }  // namespace

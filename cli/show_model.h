@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/policy/outputs.h"
 #include "render/terminal/terminal.h"
 
 namespace attn::cli {
@@ -27,7 +28,8 @@ struct ModelShowOptions {
     render::ColourDepth colour = render::ColourDepth::none;  // --color, as the terminal supports it
     std::size_t width = 80;                                   // the terminal's columns
     bool full = false, force = false;
-    std::optional<std::string> json, png, npy, html, svg, max_memory;
+    policy::OutputRequest outputs;          // --json, --png, --npy, --html, --svg; the text file and model's files as inputs
+    std::optional<std::string> max_memory;
     std::optional<std::string> font;  // --font FILE for the figures' text
     int scale = 2;                    // --scale: image pixels per layout pixel
 };
