@@ -24,7 +24,7 @@ namespace {
 struct BenchOptions {
     CommonOptions common;
     std::size_t tokens = 1024, repeat = 1;
-    std::string json;
+    std::string json, color = "auto";
     bool no_weights = false, png = false;
     std::string model;  // --model DIR
 };
@@ -93,7 +93,8 @@ void setup_bench(CLI::App& app) {
     cmd->add_option("--repeat", o->repeat, "Runs; the fastest is reported")->check(whole(kRepeatRule))->capture_default_str();
     cmd->add_flag("--no-weights", o->no_weights, "Keep only what the output needs (flash: no (T, S) matrix at all)");
     cmd->add_flag("--time-png", o->png, "Also time drawing and encoding the weights heatmap of head 0 as a PNG (in memory; nothing is written)");
-    CLI::Option* cmd_json = cmd->add_option("--json", o->json, "Print the result as JSON ('-' = standard output)");
+    CLI::Option* cmd_json = cmd->add_option("--json", o->json, "Write the result as JSON to PATH ('-' = standard output only)");
+    bind_color_option(*cmd, o->color);  // the table has no shaded cells; taken as every command takes it
     cmd->add_option("--model", o->model, "Time a GPT-2 model folder's run instead (stages: load, tokenise, forward, predictions)");
     cmd->callback([o, cmd, cmd_json] {
         if (!o->model.empty()) {
@@ -132,7 +133,11 @@ void setup_bench(CLI::App& app) {
         policy::RunOutputs out(outputs);
         if (outputs.json) out.files.push_back({o->json, to_json(res).dump(2) + "\n"});
         policy::write_outputs(outputs, out, render::FileSet::show);
-        if (!json_to_stdout) print_table(res);
+        if (!json_to_stdout) {
+            print_table(res);
+            std::fflush(stdout);  // the table went through stdio
+            policy::say_written(outputs, std::cout);
+        }
     });
 }
 

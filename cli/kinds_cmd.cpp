@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/common_options.h"
 #include "cli/policy/outputs.h"
 #include "core/decode.h"
 #include "core/kinds.h"
@@ -15,7 +16,9 @@ void setup_kinds(CLI::App& app) {
     // --json PATH or '-' as every command takes it; `kinds --json` alone still prints (an optional value)
     CLI::Option* json = cmd->add_option("--json", *json_path, "Write the list as JSON to PATH ('-' or nothing = standard output)")
                             ->expected(0, 1);
-    cmd->callback([json_path, json] {
+    auto color = std::make_shared<std::string>("auto");
+    bind_color_option(*cmd, *color);  // the list has no shaded cells; taken as every command takes it
+    cmd->callback([json_path, json, color] {
         if (json->count() > 0) {
             policy::OutputRequest outputs;
             outputs.json = json_path->empty() ? "-" : *json_path;

@@ -18,7 +18,9 @@ namespace {
 
 struct RenderOptions {
     std::string input;
-    std::optional<std::string> html, png, svg, tokens, font;
+    std::optional<std::string> html, png, svg, tokens, font, prefix;
+    ColourScaleOptions colours;  // --range, --log, --colormap
+    std::string color = "auto";  // --color: render prints no cells; taken as every command takes it
     std::optional<std::size_t> layer, head;
     std::size_t scale = 2;  // --scale, as attn show's
 };
@@ -48,8 +50,11 @@ Trace png_view(const Trace& t, std::optional<std::size_t> layer, std::optional<s
 
 void run_render(const RenderOptions& o) {
     // 1. the outputs, checked before anything is read
+    if (o.prefix && !o.png && !o.svg) usage_error("--prefix names images, but no --png folder is given", "add --png DIR");
     if (!o.html && !o.png && !o.svg)
         usage_error("nothing to write", "give --html FILE, --png DIR or --svg DIR; see 'attn render --help'");
+    check_prefix(o.prefix);
+    const render::ColourSpec colours = colour_spec(o.colours);
     policy::OutputRequest outputs;
     outputs.html = o.html, outputs.png = o.png, outputs.svg = o.svg;
     policy::check_output_paths(outputs);
@@ -57,7 +62,9 @@ void run_render(const RenderOptions& o) {
     // 2. the input; then the outputs as a set (the PNGs' names start with the trace's kind): no two on
     // one path, none over the input or --tokens
     const Trace t = render::read_trace_file(o.input, o.tokens);
-    const std::string kind = render::rendered_prefix(t.kind, std::nullopt, std::nullopt);
+    // the figures' names start with --prefix, else the trace's kind
+    const std::string base = o.prefix.value_or(t.kind);
+    const std::string kind = render::rendered_prefix(base, std::nullopt, std::nullopt);
     outputs.prefix = kind;
     outputs.inputs.push_back({"input", o.input});
     if (o.tokens) outputs.inputs.push_back({"--tokens", *o.tokens});
@@ -96,10 +103,11 @@ void run_render(const RenderOptions& o) {
     const auto warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
     for (const auto& layer : layers) {
         const std::optional<std::size_t> number = layer ? std::optional<std::size_t>(t.layers[*layer].layer) : std::nullopt;
-        const std::string prefix = render::rendered_prefix(t.kind, number, o.head);
+        const std::string prefix = render::rendered_prefix(base, number, o.head);
         const Trace view = png_view(t, layer, o.head);
         render::FigureOptions p;
         p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
+        p.colour = colours;
         for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
             if (folder->dir.empty()) continue;
             folder->add(out.files, render::render_figures(view, p, type));
@@ -128,13 +136,18 @@ void setup_render(CLI::App& app) {
         "  attn render trace.json --png out/ --head 1\n"
         "  attn render trace.json --svg slides/ --scale 3\n"
         "  attn render attn.npy --tokens tokens.json --html attn.html --layer 5 --head 3\n"
-        "  attn render attn.npy --tokens tokens.txt --png out/ --layer 0");
+        "  attn render attn.npy --tokens tokens.txt --png out/ --layer 0\n"
+        "  attn render trace.json --png out/ --prefix lecture3 --colormap magma --log\n"
+        "  attn render trace.json --svg slides/ --range 0,0.5");
     cmd->add_option("input", o->input, "A JSON trace (attn show --json) or a .npy of attention weights")->required();
     cmd->add_option("--html", o->html, "Write the interactive page to FILE (one self-contained HTML file)");
     cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed); one set per layer");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
     cmd->add_option("--layer", o->layer, "The layer to open (--html) or draw (--png), from 0");
     cmd->add_option("--head", o->head, "The head to open (--html) or draw alone (--png), from 0");
+    bind_prefix_option(*cmd, o->prefix, "the trace's kind; -layer<N>, -head<N> follow");
+    bind_colour_scale_options(*cmd, o->colours);
+    bind_color_option(*cmd, o->color);
     cmd->add_option("--tokens", o->tokens,
                     "Token labels for a .npy: a JSON list of strings, {\"tokens\", \"source_tokens\"}, or one per line");
     cmd->callback([o] { run_render(*o); });

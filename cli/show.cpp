@@ -34,20 +34,6 @@ namespace attn::cli {
 namespace {
 
 
-// Shading: none, or 24-bit colour when the terminal announces it (COLORTERM=truecolor or 24bit),
-// else the xterm 256-colour palette, which every colour terminal of the last twenty years has.
-render::ColourDepth colour_depth(const std::string& mode) {
-    const char* no_color = std::getenv("NO_COLOR");
-    const char* term = std::getenv("TERM");
-    const bool on = mode == "always" || (mode == "auto" && ::isatty(STDOUT_FILENO) && !(no_color && *no_color) &&
-                                         !(term && std::string(term) == "dumb"));
-    if (!on) return render::ColourDepth::none;
-    const char* ct = std::getenv("COLORTERM");
-    const std::string colorterm = ct ? ct : "";
-    return colorterm == "truecolor" || colorterm == "24bit" ? render::ColourDepth::truecolour
-                                                            : render::ColourDepth::ansi256;
-}
-
 // The terminal's width: COLUMNS when set (as shells export it), else the terminal's own size, else 80.
 std::size_t terminal_width() {
     if (const char* c = std::getenv("COLUMNS")) {
@@ -122,10 +108,7 @@ void run_show(const ShowOptions& o) {
     check_not_sentence(o.json, "--json", "trace.json");
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.svg = o.svg, outputs.html = o.html;
-    if (o.prefix)
-        if (const auto name = render::prefix_clash(*o.prefix))
-            usage_error("--prefix '" + *o.prefix + "' gives names like " + *name + ", which attn also writes for a shorter prefix",
-                        "choose a prefix that does not end in -l<N>-h<N>, -layer<N>, -head<N> or a figure's first word");
+    check_prefix(o.prefix);
     outputs.prefix = o.prefix.value_or(o.common.kind), outputs.npy_prefix = o.common.kind;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
@@ -140,9 +123,7 @@ void run_show(const ShowOptions& o) {
     // 2.-4. the inputs, the settings, the run's budget (cli/show_options.cpp)
     const SeededRun run = prepare_seeded_run(o, plan);
     const Settings& c = run.settings;
-    render::ColourSpec scale;
-    scale.range = render::parse_range(o.range, scale.min, scale.max);
-    scale.log = o.log, scale.colormap = o.colormap;
+    const render::ColourSpec scale = colour_spec(o.scale_colours);
     const bool quiet = policy::json_to_stdout(outputs);
     policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);
     RunHooks hooks;
