@@ -10,6 +10,7 @@
 #include "cli/policy/budget.h"
 #include "cli/policy/progress.h"
 #include "cli/policy/files.h"
+#include "cli/policy/outputs.h"
 #include "cli/policy/options.h"
 #include "cli/show_model.h"
 #include "core/bench.h"
@@ -23,7 +24,7 @@ namespace {
 struct BenchOptions {
     CommonOptions common;
     std::size_t tokens = 1024, repeat = 1;
-    std::string json;
+    std::string json, color = "auto";
     bool no_weights = false, png = false;
     std::string model;  // --model DIR
 };
@@ -92,7 +93,8 @@ void setup_bench(CLI::App& app) {
     cmd->add_option("--repeat", o->repeat, "Runs; the fastest is reported")->check(whole(kRepeatRule))->capture_default_str();
     cmd->add_flag("--no-weights", o->no_weights, "Keep only what the output needs (flash: no (T, S) matrix at all)");
     cmd->add_flag("--time-png", o->png, "Also time drawing and encoding the weights heatmap of head 0 as a PNG (in memory; nothing is written)");
-    CLI::Option* cmd_json = cmd->add_option("--json", o->json, "Print the result as JSON ('-' = standard output)");
+    CLI::Option* cmd_json = cmd->add_option("--json", o->json, "Write the result as JSON to PATH ('-' = standard output only)");
+    bind_color_option(*cmd, o->color);  // the table has no shaded cells; taken as every command takes it
     cmd->add_option("--model", o->model, "Time a GPT-2 model folder's run instead (stages: load, tokenise, forward, predictions)");
     cmd->callback([o, cmd, cmd_json] {
         if (!o->model.empty()) {
@@ -107,10 +109,10 @@ void setup_bench(CLI::App& app) {
         }
         // 1. the options, checked as `show` checks them; the settings the kind resolves
         check_common_options(o->common);
-        const bool json_given = cmd_json->count() > 0;
-        if (json_given) policy::check_output_file(o->json, "--json");  // as show's: '' refused, folders too
-        const bool json_to_stdout =
-            json_given && (o->json == "-" || policy::same_file_as_fd(o->json, STDOUT_FILENO));
+        policy::OutputRequest outputs;  // checked as show's: '' refused, folders too
+        if (cmd_json->count() > 0) outputs.json = o->json;
+        policy::check_outputs(outputs);
+        const bool json_to_stdout = policy::json_to_stdout(outputs);
         BenchRequest r;
         r.tokens = o->tokens, r.repeat = o->repeat, r.keep_trace = o->png;
         SettingsRequest want = settings_request(o->common);
@@ -128,8 +130,14 @@ void setup_bench(CLI::App& app) {
         BenchResult res = run_bench(r);
         if (o->png) policy::time_weights_png(res);
         // the file first: a failed write (/dev/full) fails before any report is printed
-        if (json_given) policy::write_file_atomic(o->json, to_json(res).dump(2) + "\n");
-        if (!json_to_stdout) print_table(res);
+        policy::RunOutputs out(outputs);
+        if (outputs.json) out.files.push_back({o->json, to_json(res).dump(2) + "\n"});
+        policy::write_outputs(outputs, out, render::FileSet::show);
+        if (!json_to_stdout) {
+            print_table(res);
+            std::fflush(stdout);  // the table went through stdio
+            policy::say_written(outputs, std::cout);
+        }
     });
 }
 

@@ -1,5 +1,11 @@
 #include "cli/common_options.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "render/trace_io/file_names.h"
+
 #include "cli/policy/budget.h"
 #include "data/error.h"
 #include "cli/policy/options.h"
@@ -136,6 +142,59 @@ void bind_figure_options(CLI::App& cmd, std::optional<std::string>& svg, std::si
         ->check(rule("--scale"))
         ->capture_default_str();
     cmd.add_option("--font", font, "A TrueType/OpenType FILE for text in images, asked before the built-in DejaVu Sans");
+}
+
+void bind_color_option(CLI::App& cmd, std::string& color) {
+    cmd.add_option("--color", color, "Shade cells: auto (terminal, no NO_COLOR), always, never")
+        ->check(rule("--color"))
+        ->capture_default_str();
+}
+
+render::ColourDepth colour_depth(const std::string& mode) {
+    const char* no_color = std::getenv("NO_COLOR");
+    const char* term = std::getenv("TERM");
+    const bool on = mode == "always" || (mode == "auto" && ::isatty(STDOUT_FILENO) && !(no_color && *no_color) &&
+                                         !(term && std::string(term) == "dumb"));
+    if (!on) return render::ColourDepth::none;
+    const char* ct = std::getenv("COLORTERM");
+    const std::string colorterm = ct ? ct : "";
+    return colorterm == "truecolor" || colorterm == "24bit" ? render::ColourDepth::truecolour
+                                                            : render::ColourDepth::ansi256;
+}
+
+void bind_colour_scale_options(CLI::App& cmd, ColourScaleOptions& o) {
+    cmd.add_option("--range", o.range, "Colour scale of weights: auto (0..1), data (the matrix's own), or MIN,MAX")
+        ->check(rule("--range"))
+        ->capture_default_str();
+    cmd.add_flag("--log", o.log, "Colour weights by log10 (long inputs: weights near 1/T)");
+    cmd.add_option("--colormap", o.colormap, "Colours of weights: viridis, magma, cividis, gray (scores: red-blue around 0)")
+        ->check(rule("--colormap"))
+        ->capture_default_str();
+}
+
+render::ColourSpec colour_spec(const ColourScaleOptions& o) {
+    render::ColourSpec spec;
+    spec.range = render::parse_range(o.range, spec.min, spec.max);
+    spec.log = o.log, spec.colormap = o.colormap;
+    return spec;
+}
+
+CLI::Option* bind_prefix_option(CLI::App& cmd, std::optional<std::string>& prefix, const std::string& default_name) {
+    return cmd.add_option("--prefix", prefix, "Image file names are PREFIX-<figure>.png (default: " + default_name + ")")
+        ->check(rule("--prefix"));
+}
+
+void check_prefix(const std::optional<std::string>& prefix) {
+    if (!prefix) return;
+    if (const auto name = render::prefix_clash(*prefix))
+        usage_error("--prefix '" + *prefix + "' gives names like " + *name + ", which attn also writes for a shorter prefix",
+                    "choose a prefix that does not end in -l<N>-h<N>, -layer<N>, -head<N> or a figure's first word");
+}
+
+void bind_split_option(CLI::App& cmd, std::string& split) {
+    cmd.add_option("--split", split, "Tokens: words (punctuation apart), space (between spaces), chars")
+        ->check(rule("--split"))
+        ->capture_default_str();
 }
 
 }  // namespace attn::cli

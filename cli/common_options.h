@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "core/kinds.h"
+#include "render/terminal/terminal.h"
+#include "render/view/colour_scale.h"
 
 namespace attn::cli {
 
@@ -59,5 +61,31 @@ CLI::Validator rule(const char* option);
 // --svg DIR, --scale N and --font FILE: how show, decode and render draw their figures.
 void bind_figure_options(CLI::App& cmd, std::optional<std::string>& svg, std::size_t& scale,
                          std::optional<std::string>& font);
+
+// The habits every command shares (show, decode, render, kinds, bench), bound by one function each so
+// their names, values, defaults and help read the same everywhere.
+
+// --color auto|always|never: shade printed cells. auto shades when standard output is a terminal,
+// NO_COLOR is unset or empty and TERM is not "dumb".
+void bind_color_option(CLI::App& cmd, std::string& color);
+// The shading --color asks for: none, or 24-bit colour when COLORTERM says truecolor/24bit, else the
+// xterm 256-colour palette.
+render::ColourDepth colour_depth(const std::string& mode);
+
+// --range, --log and --colormap: how the figures (and shaded cells) colour weights.
+struct ColourScaleOptions {
+    std::string range = "auto", colormap = "viridis";
+    bool log = false;
+};
+void bind_colour_scale_options(CLI::App& cmd, ColourScaleOptions& o);
+render::ColourSpec colour_spec(const ColourScaleOptions& o);
+
+// --prefix NAME: figure file names NAME-<figure>.png; `default_name` says what it is without it.
+CLI::Option* bind_prefix_option(CLI::App& cmd, std::optional<std::string>& prefix, const std::string& default_name);
+// A usage error when --prefix would give names attn also writes for a shorter prefix.
+void check_prefix(const std::optional<std::string>& prefix);
+
+// --split words|space|chars: how text becomes tokens.
+void bind_split_option(CLI::App& cmd, std::string& split);
 
 }  // namespace attn::cli

@@ -16,13 +16,15 @@
 #include "cli/policy/outputs.h"
 #include "cli/policy/progress.h"
 #include "cli/show_model.h"
-#include "data/npy.h"
+#include "data/files.h"
 #include "data/defaults.h"
 #include "data/limits.h"
 #include "render/outputs/figures.h"
 #include "render/terminal/decode_terminal.h"
 #include "render/trace_io/decode_json.h"
 #include "render/text/font.h"
+#include "render/page/html.h"
+#include "data/tokenize.h"
 
 namespace attn::cli {
 namespace {
@@ -34,7 +36,8 @@ struct DecodeOptions {
     std::uint64_t seed = kDefaultSeed, rope_base = 10000;
     bool qkv_bias = false, force = false;
     int precision = 2;
-    std::optional<std::string> json, png, svg, font, max_memory;
+    std::optional<std::string> json, png, svg, html, font, max_memory, prefix;
+    std::string color = "auto", split = "words";
     std::size_t scale = 2;  // --scale, as attn show's
     std::optional<std::string> model;  // --model DIR: a real model instead of a seeded kind
 };
@@ -57,18 +60,18 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
             if ((k.options & f.bit) && kind_decodes(k)) takers += (takers.empty() ? "" : ", ") + std::string(k.name);
         usage_error(f.opt->get_name() + " does not apply to kind '" + o.kind + "'", "it applies to: " + takers);
     }
-    policy::OutputRequest outputs;  // no clash, nothing over an input; the PNGs start with the kind
-    outputs.json = o.json, outputs.png = o.png, outputs.svg = o.svg, outputs.prefix = o.kind;
+    if (o.prefix && !o.png && !o.svg) usage_error("--prefix names images, but no --png folder is given", "add --png DIR");
+    check_prefix(o.prefix);
+    policy::OutputRequest outputs;  // no clash, nothing over an input; the PNGs start with the kind or --prefix
+    outputs.json = o.json, outputs.png = o.png, outputs.svg = o.svg, outputs.html = o.html;
+    outputs.prefix = o.prefix.value_or(o.kind);
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
     policy::check_outputs(outputs);
-    if (o.json) policy::check_output_file(*o.json, "--json");
-    if (o.png) policy::check_output_dir(*o.png, "--png");
-    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     OutputPlan plan;
     plan.text_scale = text_scale;
-    plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.svg = o.svg.has_value();
+    plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.svg = o.svg.has_value(), plan.html = o.html.has_value();
     plan.scale = static_cast<int>(o.scale), plan.decode = true, plan.force = o.force;
     plan.fewer = "decode fewer tokens, or fewer heads";
     plan.big_json = "decode fewer tokens: the JSON holds every step's rows (or leave out --json, or add --force)";
@@ -77,7 +80,7 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     InputRequest req;
     req.sentence = o.sentence, req.text_file = o.text_file, req.example = o.example, req.embeddings = o.embeddings;
     if (d_in_given) req.d_in = o.d_in;
-    req.default_d_in = o.d_in, req.seed = o.seed, req.max_tokens = o.max_tokens;
+    req.default_d_in = o.d_in, req.seed = o.seed, req.max_tokens = o.max_tokens, req.split = parse_split(o.split);
     const Inputs in = make_inputs(req);
     // 3. the settings: the kind's defaults (the registry's), always causal, checked
     SettingsRequest r;
@@ -90,29 +93,26 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     check_settings(c, shape);
     // 4. the run (the full pass and the steps), within --max-memory
     check_run_budget(c, shape, plan);
-    const bool json_to_stdout = o.json && *o.json == "-";
-    policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
+    const bool quiet = policy::json_to_stdout(outputs);
+    policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);
     RunHooks hooks;
     hooks.progress = progress.callback();
     const DecodeTrace d = run_decode(in, c, hooks);
     // 5. outputs
-    std::vector<policy::OutputFile> files;
-    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")};
-    const render::FigureFiles figures{"", static_cast<int>(o.scale), o.font.value_or("")};
-    if (o.json) files.push_back({*o.json, render::decode_json_text(d)});
-    if (o.png) png.add(files, render::decode_figures(d, figures, render::FileType::png));
-    if (o.svg) svg.add(files, render::decode_figures(d, figures, render::FileType::svg));
-    policy::write_files_atomic(files);
+    policy::RunOutputs out(outputs);
+    const render::FigureFiles figures{o.prefix.value_or(""), static_cast<int>(o.scale), o.font.value_or("")};
+    if (o.json) out.files.push_back({*o.json, render::decode_json_text(d)});
+    if (o.png) out.png.add(out.files, render::decode_figures(d, figures, render::FileType::png));
+    if (o.svg) out.svg.add(out.files, render::decode_figures(d, figures, render::FileType::svg));
+    // the page of the full causal pass, which every step reproduces row by row
+    if (o.html) out.files.push_back({*o.html, render::render_html(d.full, {"attn decode", std::nullopt, std::nullopt, std::nullopt})});
     // the folder holds one consistent set: the kind's figures this run did not write go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.kind, png.names, render::FileSet::decode);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, o.kind, svg.names, render::FileSet::decode);
-    if (!json_to_stdout) {
+    policy::write_outputs(outputs, out, render::FileSet::decode);
+    if (!quiet) {
         render::DecodeViewOptions v;
-        v.precision = o.precision;
+        v.precision = o.precision, v.colour = colour_depth(o.color);
         std::cout << render::decode_terminal_view(d, v);
-        if (o.json) std::cout << "wrote " << *o.json << "\n";
-        if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
-        if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
+        policy::say_written(outputs, std::cout);
         std::cout.flush();
     }
 }
@@ -132,6 +132,8 @@ void setup_decode(CLI::App& app) {
         "  attn decode --kind mqa --heads 8 --d-out 32 \"the cat sat on the mat\"\n"
         "  attn decode --kind mha --heads 4 --pos rope --png out/ \"the cat sat on the mat\"\n"
         "  attn decode --kind causal --pos alibi --json decode.json \"one two three four\"\n"
+        "  attn decode --kind local --window 2 --png out/ --prefix local-w2 --html decode.html \"one two three four\"\n"
+        "  attn decode --split chars --color always \"abcdef\"\n"
         "  attn decode --model SmolLM2-135M/ \"Your journey starts with one step\"");
     auto add = [&](CLI::Option* opt, unsigned bit) {
         flags->push_back({opt, bit});
@@ -168,7 +170,11 @@ void setup_decode(CLI::App& app) {
     cmd->add_option("--json", o->json, "Write the steps as JSON to PATH ('-' = standard output only)");
     cmd->add_flag("--force", o->force, "Write a JSON file even above 256 MiB");
     cmd->add_option("--png", o->png, "Write the staircase and cache PNGs into folder DIR (created as needed)");
+    bind_prefix_option(*cmd, o->prefix, "the kind");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
+    cmd->add_option("--html", o->html, "Write the interactive page of the full causal pass (one self-contained HTML file) to FILE");
+    bind_split_option(*cmd, o->split);
+    bind_color_option(*cmd, o->color);
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");
     cmd->add_option("--model", o->model, "A model folder (attn models lists the families): its key/value cache per token");
     cmd->callback([o, flags, d_in, cmd] {
@@ -176,7 +182,7 @@ void setup_decode(CLI::App& app) {
             // a model brings its own tokens, weights, heads, positions and mask
             for (const char* name : {"--kind", "--example", "--embeddings", "--d-in", "--d-out", "--seed", "--init", "--qkv-bias",
                                      "--heads", "--kv-heads", "--window", "--pos", "--rope-base", "--rope-style", "--json", "--png",
-                                     "--svg", "--scale", "--font"})
+                                     "--svg", "--scale", "--font", "--prefix", "--html", "--split"})
                 if (cmd->count(name) > 0)
                     usage_error(std::string(name) + " does not apply to --model",
                                 "a model brings its own tokens, weights, heads and positions: drop " + std::string(name));

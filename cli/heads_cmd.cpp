@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "data/files.h"
 #include "cli/common_options.h"
 #include "cli/policy/budget.h"
 #include "cli/policy/files.h"
@@ -177,9 +178,7 @@ void setup_heads(CLI::App& app) {
         ->check(CLI::Range(std::size_t(1), std::size_t(1) << 20));
     cmd->add_option("--seed", o->seed, "Seed of the induction run's random ids")->check(rule("--seed"))->capture_default_str();
     cmd->add_option("--precision", o->precision, "Decimals in the tables")->check(rule("--precision"))->capture_default_str();
-    cmd->add_option("--color", o->color, "Shade cells: auto (terminal, no NO_COLOR), always, never")
-        ->check(rule("--color"))
-        ->capture_default_str();
+    bind_color_option(*cmd, o->color);
     cmd->add_option("--json", o->json, "Write the scores as JSON to PATH ('-' = standard output only)");
     cmd->add_option("--png", o->png, "Write one layers × heads map per pattern (and --top heads' weights) into folder DIR");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);

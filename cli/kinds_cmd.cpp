@@ -2,7 +2,8 @@
 #include <iostream>
 
 #include "cli/cli.h"
-#include "cli/policy/files.h"
+#include "cli/common_options.h"
+#include "cli/policy/outputs.h"
 #include "core/decode.h"
 #include "core/kinds.h"
 #include "render/trace_io/json.h"
@@ -15,13 +16,17 @@ void setup_kinds(CLI::App& app) {
     // --json PATH or '-' as every command takes it; `kinds --json` alone still prints (an optional value)
     CLI::Option* json = cmd->add_option("--json", *json_path, "Write the list as JSON to PATH ('-' or nothing = standard output)")
                             ->expected(0, 1);
-    cmd->callback([json_path, json] {
+    auto color = std::make_shared<std::string>("auto");
+    bind_color_option(*cmd, *color);  // the list has no shaded cells; taken as every command takes it
+    cmd->callback([json_path, json, color] {
         if (json->count() > 0) {
-            const std::string path = json_path->empty() ? "-" : *json_path;
-            policy::check_output_file(path, "--json");
-            const render::Json all = render::kinds_json();
-            policy::write_files_atomic({{path, all.dump(2) + "\n"}});
-            if (path != "-") std::cout << "wrote " << path << "\n";
+            policy::OutputRequest outputs;
+            outputs.json = json_path->empty() ? "-" : *json_path;
+            policy::check_outputs(outputs);
+            policy::RunOutputs out(outputs);
+            out.files.push_back({*outputs.json, render::kinds_json().dump(2) + "\n"});
+            policy::write_outputs(outputs, out, render::FileSet::show);
+            if (!policy::json_to_stdout(outputs)) policy::say_written(outputs, std::cout);
             return;
         }
         for (const auto& k : kinds()) {

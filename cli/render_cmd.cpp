@@ -19,7 +19,9 @@ namespace {
 
 struct RenderOptions {
     std::string input;
-    std::optional<std::string> html, png, svg, tokens, font;
+    std::optional<std::string> html, png, svg, tokens, font, prefix;
+    ColourScaleOptions colours;  // --range, --log, --colormap
+    std::string color = "auto";  // --color: render prints no cells; taken as every command takes it
     std::optional<std::size_t> layer, head;
     std::size_t scale = 2;  // --scale, as attn show's
 };
@@ -38,18 +40,22 @@ Trace png_view(const Trace& t, std::optional<std::size_t> layer, std::optional<s
 
 void run_render(const RenderOptions& o) {
     // 1. the outputs, checked before anything is read
+    if (o.prefix && !o.png && !o.svg) usage_error("--prefix names images, but no --png folder is given", "add --png DIR");
     if (!o.html && !o.png && !o.svg)
         usage_error("nothing to write", "give --html FILE, --png DIR or --svg DIR; see 'attn render --help'");
-    if (o.html) policy::check_output_file(*o.html, "--html");
-    if (o.png) policy::check_output_dir(*o.png, "--png");
-    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
+    check_prefix(o.prefix);
+    const render::ColourSpec colours = colour_spec(o.colours);
+    policy::OutputRequest outputs;
+    outputs.html = o.html, outputs.png = o.png, outputs.svg = o.svg;
+    policy::check_output_paths(outputs);
     if (o.font) render::check_font_file(*o.font);
     // 2. the input; then the outputs as a set (the PNGs' names start with the trace's kind): no two on
     // one path, none over the input or --tokens
     const Trace t = render::read_trace_file(o.input, o.tokens);
-    const std::string kind = render::rendered_prefix(t.kind, std::nullopt, std::nullopt);
-    policy::OutputRequest outputs;
-    outputs.html = o.html, outputs.png = o.png, outputs.svg = o.svg, outputs.prefix = kind;
+    // the figures' names start with --prefix, else the trace's kind
+    const std::string base = o.prefix.value_or(t.kind);
+    const std::string kind = render::rendered_prefix(base, std::nullopt, std::nullopt);
+    outputs.prefix = kind;
     outputs.inputs.push_back({"input", o.input});
     if (o.tokens) outputs.inputs.push_back({"--tokens", *o.tokens});
     policy::check_outputs(outputs);
@@ -74,12 +80,11 @@ void run_render(const RenderOptions& o) {
         usage_error("--head " + std::to_string(*o.head) + " is past the last head (" + std::to_string(H - 1) + ")",
                     "heads are numbered from 0");
     // 4. the files: the page, and PNGs and SVGs per layer (all layers, or --layer)
-    std::vector<policy::OutputFile> files;
-    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")};
+    policy::RunOutputs out(outputs);
     if (o.html) {
         render::HtmlOptions h;
         h.source = base_name(o.input), h.layer = index, h.head = o.head;
-        files.push_back({*o.html, render::render_html(t, h)});
+        out.files.push_back({*o.html, render::render_html(t, h)});
     }
     std::vector<std::optional<std::size_t>> layers;  // indexes into t.layers()
     if (index) layers.push_back(index);
@@ -88,24 +93,21 @@ void run_render(const RenderOptions& o) {
     const auto warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
     for (const auto& layer : layers) {
         const std::optional<std::size_t> number = layer ? std::optional<std::size_t>(t.layers()[*layer].layer) : std::nullopt;
-        const std::string prefix = render::rendered_prefix(t.kind, number, o.head);
+        const std::string prefix = render::rendered_prefix(base, number, o.head);
         const Trace view = png_view(t, layer, o.head);
         render::FigureOptions p;
         p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
-        for (auto [folder, type] : {std::pair{&png, render::FileType::png}, std::pair{&svg, render::FileType::svg}}) {
+        p.colour = colours;
+        for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
             if (folder->dir.empty()) continue;
-            folder->add(files, render::render_figures(view, p, type));
+            folder->add(out.files, render::render_figures(view, p, type));
             p.warn = nullptr;  // a missing glyph is said once
         }
     }
-    policy::write_files_atomic(files);
     // each folder holds one consistent set: render's own figures of the kind this run did not write
     // (other layers or heads) go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, kind, png.names, render::FileSet::render);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, kind, svg.names, render::FileSet::render);
-    if (o.html) std::cout << "wrote " << *o.html << "\n";
-    if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
-    if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
+    policy::write_outputs(outputs, out, render::FileSet::render);
+    policy::say_written(outputs, std::cout);
 }
 
 }  // namespace
@@ -124,13 +126,18 @@ void setup_render(CLI::App& app) {
         "  attn render trace.json --png out/ --head 1\n"
         "  attn render trace.json --svg slides/ --scale 3\n"
         "  attn render attn.npy --tokens tokens.json --html attn.html --layer 5 --head 3\n"
-        "  attn render attn.npy --tokens tokens.txt --png out/ --layer 0");
+        "  attn render attn.npy --tokens tokens.txt --png out/ --layer 0\n"
+        "  attn render trace.json --png out/ --prefix lecture3 --colormap magma --log\n"
+        "  attn render trace.json --svg slides/ --range 0,0.5");
     cmd->add_option("input", o->input, "A JSON trace (attn show --json) or a .npy of attention weights")->required();
     cmd->add_option("--html", o->html, "Write the interactive page to FILE (one self-contained HTML file)");
     cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed); one set per layer");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
     cmd->add_option("--layer", o->layer, "The layer to open (--html) or draw (--png), from 0");
     cmd->add_option("--head", o->head, "The head to open (--html) or draw alone (--png), from 0");
+    bind_prefix_option(*cmd, o->prefix, "the trace's kind; -layer<N>, -head<N> follow");
+    bind_colour_scale_options(*cmd, o->colours);
+    bind_color_option(*cmd, o->color);
     cmd->add_option("--tokens", o->tokens,
                     "Token labels for a .npy: a JSON list of strings, {\"tokens\", \"source_tokens\"}, or one per line");
     cmd->callback([o] { run_render(*o); });

@@ -31,23 +31,7 @@
 #include "render/terminal/terminal.h"
 
 namespace attn::cli {
-
-// Shading: none, or 24-bit colour when the terminal announces it (COLORTERM=truecolor or 24bit),
-// else the xterm 256-colour palette, which every colour terminal of the last twenty years has.
-render::ColourDepth colour_depth(const std::string& mode) {
-    const char* no_color = std::getenv("NO_COLOR");
-    const char* term = std::getenv("TERM");
-    const bool on = mode == "always" || (mode == "auto" && ::isatty(STDOUT_FILENO) && !(no_color && *no_color) &&
-                                         !(term && std::string(term) == "dumb"));
-    if (!on) return render::ColourDepth::none;
-    const char* ct = std::getenv("COLORTERM");
-    const std::string colorterm = ct ? ct : "";
-    return colorterm == "truecolor" || colorterm == "24bit" ? render::ColourDepth::truecolour
-                                                            : render::ColourDepth::ansi256;
-}
-
 namespace {
-
 
 // The terminal's width: COLUMNS when set (as shells export it), else the terminal's own size, else 80.
 std::size_t terminal_width() {
@@ -110,10 +94,9 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     m.model = *o.model, m.sentence = o.sentence, m.text_file = o.text_file;
     m.layer = o.layer, m.head = o.head, m.keep_layers = o.keep_layers;
     m.show = split_list(o.show), m.precision = o.precision, m.colour = colour, m.width = terminal_width(), m.full = o.full, m.force = o.force;
-    m.json = o.json, m.png = o.png, m.npy = o.npy, m.html = o.html, m.svg = o.svg, m.max_memory = o.common.max_memory;
+    m.outputs = outputs, m.max_memory = o.common.max_memory;
     m.font = o.font, m.scale = static_cast<int>(o.scale);
-    m.figure_colour.range = render::parse_range(o.range, m.figure_colour.min, m.figure_colour.max);
-    m.figure_colour.log = o.log, m.figure_colour.colormap = o.colormap;
+    m.figure_colour = colour_spec(o.scale_colours);
     m.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
     m.query = o.query, m.prefix = o.prefix;
     run_show_model(m);
@@ -134,21 +117,13 @@ void run_show(const ShowOptions& o) {
     check_not_sentence(o.json, "--json", "trace.json");
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.svg = o.svg, outputs.html = o.html;
-    if (o.prefix)
-        if (const auto name = render::prefix_clash(*o.prefix))
-            usage_error("--prefix '" + *o.prefix + "' gives names like " + *name + ", which attn also writes for a shorter prefix",
-                        "choose a prefix that does not end in -l<N>-h<N>, -layer<N>, -head<N> or a figure's first word");
+    check_prefix(o.prefix);
     outputs.prefix = o.prefix.value_or(o.common.kind), outputs.npy_prefix = o.common.kind;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
     if (o.mask_file) outputs.inputs.push_back({"--mask", *o.mask_file});
     policy::check_outputs(outputs);
-    if (o.json) policy::check_output_file(*o.json, "--json");
-    if (o.png) policy::check_output_dir(*o.png, "--png");
-    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
-    if (o.npy) policy::check_output_dir(*o.npy, "--npy");
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
-    if (o.html) policy::check_output_file(*o.html, "--html");
     OutputPlan plan;
     plan.text_scale = text_scale;
     plan.json = o.json.has_value(), plan.png = o.png.has_value(), plan.npy = o.npy.has_value(), plan.force = o.force;
@@ -157,11 +132,9 @@ void run_show(const ShowOptions& o) {
     // 2.-4. the inputs, the settings, the run's budget (cli/show_options.cpp)
     const SeededRun run = prepare_seeded_run(o, plan);
     const Settings& c = run.settings;
-    render::ColourSpec scale;
-    scale.range = render::parse_range(o.range, scale.min, scale.max);
-    scale.log = o.log, scale.colormap = o.colormap;
-    const bool json_to_stdout = o.json && (*o.json == "-" || policy::same_file_as_fd(*o.json, STDOUT_FILENO));
-    policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
+    const render::ColourSpec scale = colour_spec(o.scale_colours);
+    const bool quiet = policy::json_to_stdout(outputs);
+    policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);
     RunHooks hooks;
     hooks.progress = progress.callback();
     const Trace t = run_attention(run.in, c, hooks);
@@ -172,9 +145,8 @@ void run_show(const ShowOptions& o) {
     if (!t.empty_rows.empty())
         std::cerr << "attn: note: " << t.empty_rows.size()
                   << " query row(s) see no key; their weights and context are 0\n";
-    std::vector<policy::OutputFile> files;
-    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")}, npy{o.npy.value_or("")};
-    if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
+    policy::RunOutputs out(outputs);
+    if (o.json) out.files.push_back({*o.json, render::trace_json_text(t)});
     render::FigureOptions fopt;
     fopt.query = o.query, fopt.prefix = o.prefix.value_or(""), fopt.colour = scale;
     fopt.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
@@ -182,38 +154,29 @@ void run_show(const ShowOptions& o) {
     fopt.scale = static_cast<int>(o.scale);
     fopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
     const render::FigureFiles charts{fopt.prefix, fopt.scale, fopt.font_file};
-    for (auto [folder, type] : {std::pair{&png, render::FileType::png}, std::pair{&svg, render::FileType::svg}}) {
+    for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
         if (folder->dir.empty()) continue;
         progress(type == render::FileType::png ? "rendering images" : "writing SVG figures", 0, 1);
-        folder->add(files, render::render_figures(t, fopt, type));
-        folder->add(files, render::position_figures(t, charts, type));
+        folder->add(out.files, render::render_figures(t, fopt, type));
+        folder->add(out.files, render::position_figures(t, charts, type));
         fopt.warn = nullptr;  // a missing glyph is said once
     }
-    if (o.npy) npy.add(files, render::npy_files(t, {}));
+    if (o.npy) out.npy.add(out.files, render::npy_files(t, {}));
     if (o.html) {
         progress("writing the page", 0, 1);
         render::HtmlOptions page{"attn show", std::nullopt, std::nullopt, std::nullopt};
         if (!o.no_live) page.live = live_words(o, t.tokens, t.source_tokens);
-        files.push_back({*o.html, render::render_html(t, page)});
+        out.files.push_back({*o.html, render::render_html(t, page)});
     }
-    progress("writing files", files.size(), files.size());
-    policy::write_files_atomic(files);
-    // each folder holds one consistent set: an earlier run's files of this kind that this run
-    // did not write (more heads, dropout) go
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, o.prefix.value_or(o.common.kind), png.names, render::FileSet::show);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, o.prefix.value_or(o.common.kind), svg.names, render::FileSet::show);
-    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, o.common.kind, npy.names, render::FileSet::show);
-    if (!json_to_stdout) {
+    progress("writing files", out.files.size(), out.files.size());
+    policy::write_outputs(outputs, out, render::FileSet::show);
+    if (!quiet) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = split_list(o.show), topt.colour = colour_depth(o.color), topt.full = o.full;
         topt.width = terminal_width(), topt.query = o.query, topt.scale = scale;
         topt.head = o.head;
         render::write_terminal_view(std::cout, t, topt);
-        if (o.json) std::cout << "wrote " << *o.json << "\n";
-        if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
-        if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
-        if (o.npy) std::cout << "wrote .npy files to " << *o.npy << "\n";
-        if (o.html) std::cout << "wrote " << *o.html << "\n";
+        policy::say_written(outputs, std::cout);
         std::cout.flush();
     }
 }

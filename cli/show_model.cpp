@@ -13,7 +13,7 @@
 #include "data/error.h"
 #include "data/model_checkpoint.h"
 #include "data/bpe_tokenizer.h"
-#include "data/npy.h"
+#include "data/files.h"
 #include "cli/policy/files.h"
 #include "render/text/font.h"
 #include "cli/policy/outputs.h"
@@ -38,36 +38,6 @@ std::string model_text(const ModelShowOptions& o) {
     }
     if (!o.sentence) usage_error("no text given", "attn show --model DIR \"Your journey starts with one\"");
     return *o.sentence;
-}
-
-// Memory the run with its outputs needs, checked before the weights are read.
-void check_model_budget(const ModelShowOptions& o, const ModelConfig& c, const TensorFiles& f, std::size_t T,
-                        std::size_t kept, double text_scale) {
-    const double TT = double(T) * double(T), H = double(c.n_head);
-    const double weights = double(f.mapped_bytes()) + double(f.widened_bytes());  // mapped pages + widened copies
-    const double run = model_run_bytes(c, T, kept);
-    // per kept head the scores, the weights (the causal half 0), the mask's booleans; the layer means
-    // and rollouts (causal too); the predictions
-    const double half = double(T) * double(T + 1) / 2.0;
-    const double numbers = double(kept) * H * (TT + half) + 2.0 * double(c.n_layer) * half + 15.0 * double(T);
-    const double zeros = (double(kept) * H + 2.0 * double(c.n_layer)) * (TT - half);
-    const double json_bytes = o.json ? json_text_bytes(numbers, zeros, double(kept) * H * TT, 0.0) : 0.0;
-    const double json = json_bytes;  // the text itself: no document tree is built
-    const double png = o.png ? double(estimate_png_bytes(1, T, T, o.scale, text_scale)) + 8e6 : 0.0;  // one head's figures, the overview
-    const double svg = o.svg ? double(estimate_svg_bytes(1, T, T)) : 0.0;
-    const double html = o.html ? double(estimate_html_bytes(std::max<std::size_t>(kept * c.n_head, 1), T, T)) : 0.0;
-    const double npy = o.npy ? double(kept) * H * 9.0 * TT + 8.0 * double(c.n_layer) * TT : 0.0;
-    const double limit = double(o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : default_max_memory());
-    const double total = weights + run + json + png + svg + html + npy;
-    if (total > limit)
-        usage_error("this run would need about " + format_bytes(total) +
-                        " of memory, more than --max-memory " + format_bytes(limit),
-                    std::string(o.json ? "drop --json or keep fewer layers (--keep-layers), " : "") +
-                        "use fewer tokens, or raise --max-memory");
-    if (json_bytes > double(kMaxJsonBytes) && !o.force)
-        usage_error("the JSON trace would be about " + format_bytes(json_bytes) + ", more than " +
-                        format_bytes(double(kMaxJsonBytes)),
-                    "keep fewer layers (--keep-layers 0,5), write --npy DIR instead, or add --force");
 }
 
 }  // namespace
@@ -131,12 +101,9 @@ void check_model_stages(const std::vector<std::string>& show, const std::vector<
 
 void run_show_model(const ModelShowOptions& o) {
     check_model_stages(o.show, o.figures, o.query.has_value());
+    const policy::OutputRequest& r = o.outputs;  // checked as a set by the caller, before the folder is read
     // 1. the outputs' paths, before any work
-    if (o.json) policy::check_output_file(*o.json, "--json");
-    if (o.html) policy::check_output_file(*o.html, "--html");
-    if (o.png) policy::check_output_dir(*o.png, "--png");
-    if (o.npy) policy::check_output_dir(*o.npy, "--npy");
-    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
+    policy::check_output_paths(r);
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     // 2. the folder: config, tokeniser, the weights' header
     const std::string dir = o.model;
@@ -158,53 +125,52 @@ void run_show_model(const ModelShowOptions& o) {
     if (!run.keep_layers[layer]) usage_error("--layer " + std::to_string(layer) + " is not among --keep-layers", "keep the layer you pick");
     const std::size_t head = o.head.value_or(0);
     if (head >= c.n_head) usage_error("--head " + std::to_string(head) + " is past the model's last head " + std::to_string(c.n_head - 1), "heads count from 0");
-    check_model_budget(o, c, open_tensor_files(dir, false), ids.size(), kept.size(), text_scale);
+    OutputPlan plan;
+    plan.json = r.json.has_value(), plan.png = r.png.has_value(), plan.svg = r.svg.has_value();
+    plan.html = r.html.has_value(), plan.npy = r.npy.has_value(), plan.force = o.force;
+    plan.scale = o.scale, plan.text_scale = text_scale;
+    plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
+    check_model_run_budget(c, open_tensor_files(dir, false), ids.size(), kept.size(), plan);
     const auto model = load_model_checkpoint(dir);
     // 5. the run
-    const bool json_to_stdout = o.json && *o.json == "-";
-    policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
+    const bool quiet = policy::json_to_stdout(r);
+    policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);
     run.progress = progress.callback();
     const Trace t = run_model(*model, tok, ids, run);
     render::HeadChoice choice;
     choice.layer = static_cast<std::size_t>(std::find(kept.begin(), kept.end(), layer) - kept.begin()), choice.head = head;
     // 6. the outputs
-    std::vector<policy::OutputFile> files;
-    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")}, npy{o.npy.value_or("")};
-    if (o.json) files.push_back({*o.json, render::trace_json_text(t)});
+    policy::RunOutputs out(r);
+    if (r.json) out.files.push_back({*r.json, render::trace_json_text(t)});
     render::FigureOptions fopt;
     fopt.scale = o.scale, fopt.font_file = o.font.value_or("");
     fopt.colour = o.figure_colour, fopt.figures = o.figures, fopt.query = o.query, fopt.prefix = o.prefix.value_or("");
     fopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
-    for (auto [folder, type] : {std::pair{&png, render::FileType::png}, std::pair{&svg, render::FileType::svg}}) {
+    for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
         if (folder->dir.empty()) continue;
         progress(type == render::FileType::png ? "rendering images" : "writing SVG figures", 0, 1);
-        folder->add(files, render::model_figures(t, choice, fopt, type));
+        folder->add(out.files, render::model_figures(t, choice, fopt, type));
         fopt.warn = nullptr;  // a missing glyph is said once
     }
-    if (o.npy) npy.add(files, render::model_npy_files(t));
-    if (o.html) {
+    if (r.npy) out.npy.add(out.files, render::model_npy_files(t));
+    if (r.html) {
         progress("writing the page", 0, 1);
-        files.push_back({*o.html, render::render_html(t, {"attn show --model", choice.layer, choice.head, std::nullopt})});
+        out.files.push_back({*r.html, render::render_html(t, {"attn show --model", choice.layer, choice.head, std::nullopt})});
     }
-    progress("writing files", files.size(), files.size());
-    policy::write_files_atomic(files);
+    progress("writing files", out.files.size(), out.files.size());
     // a figure folder collects heads for slides: only this head's earlier figures that this run did not
     // write go, never another head's; the arrays hold every kept head, so that folder is one consistent
     // set (layers no longer kept go)
-    const std::string head_prefix = render::model_head_prefix(o.prefix.value_or(t.model->type), t.layers()[choice.layer].layer, choice.head);
-    if (o.png) policy::remove_stale(*o.png, policy::Folder::png, head_prefix, png.names, render::FileSet::show);
-    if (o.npy) policy::remove_stale(*o.npy, policy::Folder::npy, render::kModelArrayPrefix, npy.names, render::FileSet::show);
-    if (o.svg) policy::remove_stale(*o.svg, policy::Folder::svg, head_prefix, svg.names, render::FileSet::show);
-    if (!json_to_stdout) {
+    policy::OutputRequest written = r;
+    written.prefix = render::model_head_prefix(o.prefix.value_or(t.model->type), t.layers()[choice.layer].layer, choice.head);
+    written.npy_prefix = render::kModelArrayPrefix;
+    policy::write_outputs(written, out, render::FileSet::show);
+    if (!quiet) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;
         topt.colour = o.colour, topt.width = o.width, topt.scale = o.figure_colour, topt.query = o.query;
         std::cout << render::model_terminal_view(t, choice, topt);
-        if (o.json) std::cout << "wrote " << *o.json << "\n";
-        if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
-        if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
-        if (o.npy) std::cout << "wrote .npy files to " << *o.npy << "\n";
-        if (o.html) std::cout << "wrote " << *o.html << "\n";
+        policy::say_written(r, std::cout);
         std::cout.flush();
     }
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/policy/outputs.h"
 #include "render/terminal/terminal.h"
 
 namespace attn::cli {
@@ -27,7 +28,8 @@ struct ModelShowOptions {
     render::ColourDepth colour = render::ColourDepth::none;  // --color, as the terminal supports it
     std::size_t width = 80;                                   // the terminal's columns
     bool full = false, force = false;
-    std::optional<std::string> json, png, npy, html, svg, max_memory;
+    policy::OutputRequest outputs;          // --json, --png, --npy, --html, --svg; the text file and model's files as inputs
+    std::optional<std::string> max_memory;
     std::optional<std::string> font;  // --font FILE for the figures' text
     int scale = 2;                    // --scale: image pixels per layout pixel
     render::ColourSpec figure_colour;       // --range, --log, --colormap (figures and terminal shading)
@@ -37,9 +39,6 @@ struct ModelShowOptions {
 };
 
 void run_show_model(const ModelShowOptions& o);
-
-// --color's mode (auto, always, never) as the terminal supports it (cli/show.cpp).
-render::ColourDepth colour_depth(const std::string& mode);
 
 // The text as the model's token ids: usage errors for an empty text or one past the context, an input
 // error for an id outside the vocabulary (tokeniser files of another model). show and decode share it.

@@ -41,30 +41,19 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         ->check(rule("--show"))
         ->capture_default_str();
     cmd->add_option("--precision", o.precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
-    cmd->add_option("--color", o.color, "Shade cells: auto (terminal, no NO_COLOR), always, never")
-        ->check(rule("--color"))
-        ->capture_default_str();
+    bind_color_option(*cmd, o.color);
     cmd->add_flag("--full", o.full, "Print every row and column of large matrices");
     cmd->add_option("--query", o.query, "One query's row through every stage: scores, scaled, masked, softmax, context")
         ->check(rule("--query"));
-    cmd->add_option("--range", o.range, "Colour scale of weights: auto (0..1), data (the matrix's own), or MIN,MAX")
-        ->check(rule("--range"))
-        ->capture_default_str();
-    cmd->add_flag("--log", o.log, "Colour weights by log10 (long inputs: weights near 1/T)");
-    cmd->add_option("--colormap", o.colormap, "Colours of weights: viridis, magma, cividis, gray (scores: red-blue around 0)")
-        ->check(rule("--colormap"))
-        ->capture_default_str();
-    cmd->add_option("--split", o.split, "Tokens: words (punctuation apart), space (between spaces), chars")
-        ->check(rule("--split"))
-        ->capture_default_str();
+    bind_colour_scale_options(*cmd, o.scale_colours);
+    bind_split_option(*cmd, o.split);
     cmd->add_option("--json", o.json, "Write the JSON trace to PATH ('-' = standard output only)");
     cmd->add_option("--png", o.png, "Write heatmap PNGs into folder DIR (created as needed)");
     cmd->add_option("--figures", o.figures,
                     "Which images: scores,masked-scores,mask,weights,zeroed,dropped-weights,tiles,queries,keys,values,"
                     "context,output (default: scores,mask,weights and, when present, dropped-weights,tiles)")
         ->check(rule("--figures"));
-    cmd->add_option("--prefix", o.prefix, "Image file names are PREFIX-<figure>.png (default: the kind)")
-        ->check(rule("--prefix"));
+    bind_prefix_option(*cmd, o.prefix, "the kind");
     bind_figure_options(*cmd, o.svg, o.scale, o.font);
     cmd->add_option("--html", o.html, "Write the interactive page (one self-contained HTML file) to FILE");
     cmd->add_flag("--no-live", o.no_live,

@@ -25,8 +25,8 @@ struct ShowOptions {
     std::size_t max_tokens = kDefaultMaxTokens;
     std::string color = "auto";
     bool full = false;
-    std::string range = "auto", colormap = "viridis", split = "words";
-    bool log = false;
+    ColourScaleOptions scale_colours;  // --range, --log, --colormap
+    std::string split = "words";
     std::optional<std::size_t> query;
     std::optional<std::string> figures;
     std::optional<std::string> prefix;

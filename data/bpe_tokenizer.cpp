@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
-#include "data/npy.h"
+#include "data/files.h"
 #include "data/tokenize.h"
 #include "data/utf8.h"
 

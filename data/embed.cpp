@@ -7,6 +7,7 @@
 
 #include "data/error.h"
 #include "data/jsonrows.h"
+#include "data/files.h"
 #include "data/npy.h"
 #include "data/rng.h"
 #include "data/tokenize.h"

@@ -3,6 +3,7 @@
 #include "data/embed.h"
 #include "data/error.h"
 #include "data/jsonrows.h"
+#include "data/files.h"
 #include "data/npy.h"
 #include "data/tokenize.h"
 #include "data/limits.h"

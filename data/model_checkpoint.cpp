@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
-#include "data/npy.h"
+#include "data/files.h"
 
 namespace attn {
 namespace {

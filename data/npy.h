@@ -32,11 +32,4 @@ double npy_float_stored(const NpyArray& a, std::size_t idx);
 // A float descr: <f4, >f4, <f8 or >f8 (what every reader of values takes, embeddings and attention alike).
 inline bool npy_is_float(const NpyArray& a) { return a.item_size == 4 || a.item_size == 8; }
 
-// Reads a whole file, at most kMaxInputFileBytes (checked before reading when the size is known);
-// errors (runtime) name the path and the OS's reason, or say it is a folder or too large.
-std::string read_file(const std::string& path, const std::string& what);
-std::string read_stdin(const std::string& what);  // the same for standard input
-// Standard input, stopping (cut = true) once more than max_words white-space separated words arrived.
-std::string read_stdin_words(const std::string& what, std::size_t max_words, bool& cut);
-
 }  // namespace attn

@@ -324,6 +324,16 @@ inline std::string cli_one(std::string_view data, const std::string& scratch) {
     return problem;
 }
 
+// ---- a --font file: the bytes as the font of a small show run's PNG and SVG figures ----------------
+// FreeType reads it (render/text/font_faces.cpp): a file it cannot read and absurd metrics (the
+// small-em font of fuzz/corpus/font/) are refused by name, exit 1; an accepted font draws within
+// --max-memory. The run is cli_one's, so nothing may be left behind but the figures.
+inline std::string font_one(const std::string& bytes, const std::string& scratch) {
+    write_text(scratch + "/f.ttf", bytes);
+    static const char kArgs[] = "show\0--kind\0causal\0Ab g\0--png\0out\0--svg\0out\0--font\0f.ttf\0--max-memory\0" "200M";
+    return cli_one({kArgs, sizeof kArgs - 1}, scratch);
+}
+
 // A fresh scratch folder under TMPDIR (or /tmp).
 inline std::string make_scratch(const char* what) {
     const char* base = std::getenv("TMPDIR");

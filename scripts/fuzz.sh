@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tokenize embeddings npy mask cli safetensors gpt2_tokenizer trace)
+[ ${#targets[@]} -gt 0 ] || targets=(tokenize embeddings npy mask cli safetensors gpt2_tokenizer trace font)
 case $seconds in '' | *[!0-9]*) echo "fuzz: SECONDS_PER_TARGET must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 
 scripts/setup.sh clang-14 libclang-rt-14-dev
@@ -28,7 +28,7 @@ export OPENBLAS_NUM_THREADS=1  # one core per fuzzer; the targets run one after 
 mkdir -p "$build/tmp"
 export TMPDIR=$PWD/$build/tmp   # fuzz_cli's scratch folder lives here
 
-declare -A max_len=([tokenize]=4096 [embeddings]=8192 [npy]=4096 [mask]=2048 [cli]=512 [safetensors]=8192 [gpt2_tokenizer]=16384)
+declare -A max_len=([tokenize]=4096 [embeddings]=8192 [npy]=4096 [mask]=2048 [cli]=512 [safetensors]=8192 [gpt2_tokenizer]=16384 [font]=2048)
 declare -A dict=([tokenize]=fuzz/tokenize.dict [embeddings]=fuzz/json.dict [npy]=fuzz/json.dict [mask]=fuzz/json.dict [cli]=fuzz/cli.dict [safetensors]=fuzz/json.dict [gpt2_tokenizer]=fuzz/json.dict)
 failed=0
 summary=""
@@ -38,7 +38,7 @@ for t in "${targets[@]}"; do
   args=(-max_total_time="$seconds" -timeout=30 -rss_limit_mb=3072 -max_len="${max_len[$t]:-4096}"
         -artifact_prefix="$artifacts/" -print_final_stats=1)
   [ -n "${dict[$t]:-}" ] && args+=(-dict="${dict[$t]}")
-  [ "$t" = cli ] && args+=(-close_fd_mask=3)  # attn's own output; libFuzzer's and the sanitizers' still show
+  { [ "$t" = cli ] || [ "$t" = font ]; } && args+=(-close_fd_mask=3)  # attn's own output; libFuzzer's and the sanitizers' still show
   echo "fuzz: $t for ${seconds}s (log: $log)"
   status=0
   "$build/fuzz/fuzz_$t" "${args[@]}" "$corpus" "fuzz/corpus/$t" > "$log" 2>&1 || status=$?

@@ -84,6 +84,34 @@ TEST_CASE("corpus: cli") {
     attn::fuzz::remove_tree(scratch);
 }
 
+TEST_CASE("corpus: font") {
+    const std::string scratch = attn::fuzz::make_scratch("corpus-font");
+    attn::fuzz::stdin_from_dev_null();
+    {
+        QuietStdout quiet;
+        replay("font", [&](const std::string& b) { return attn::fuzz::font_one(b, scratch); });
+    }
+    std::vector<std::string> left;
+    attn::fuzz::list_tree(scratch, "", left);
+    CHECK(left.empty());
+    attn::fuzz::remove_tree(scratch);
+}
+
+TEST_CASE("font seeds: the small-em font with DejaVu's metrics is refused by name, its consistent twin draws") {
+    const std::string dir = std::string(ATTN_SOURCE_DIR) + "/fuzz/corpus/font/";
+    const std::string out = attn::test::temp_dir();
+    const auto run = [&](const std::string& seed) {
+        return attn::test::run_attn({"show", "--kind", "causal", "Ab g", "--png", out, "--font", dir + seed, "--max-memory", "200M"});
+    };
+    const auto absurd = run("small-em-16-dejavu-metrics");
+    CHECK(absurd.code == 1);
+    CHECK(attn::test::one_line(absurd).find("metrics are absurd") != std::string::npos);
+    CHECK(absurd.err.find("units per em 16") != std::string::npos);
+    const auto fine = run("small-em-16");
+    INFO(fine.err);
+    CHECK(fine.code == 0);
+}
+
 TEST_CASE("corpus: a harness reports a broken invariant") {
     // The checks themselves can fail: a wrong exit code is a problem, a clean answer is not.
     CHECK(attn::fuzz::check_error(attn::Error(attn::ErrorKind::usage, "x"), 1) != "");

@@ -178,8 +178,10 @@ TEST_CASE("terminal: heads side by side when they fit") {
         REQUIRE(at != std::string::npos);
         return out.substr(out.rfind('\n', at) + 1, out.find('\n', at) - out.rfind('\n', at) - 1);
     };
-    CHECK(line_of(wide, "head 0 · kv 0").find("head 1 · kv 1") != std::string::npos);
+    // MHA: each head has its own key/value head, so the titles name the head only
+    CHECK(line_of(wide, "head 0 ").find("head 1 ") != std::string::npos);
+    CHECK(wide.find(" kv ") == std::string::npos);
     opt.width = 60;
     const std::string narrow = terminal_view(t, opt);
-    CHECK(line_of(narrow, "head 0 · kv 0").find("head 1") == std::string::npos);
+    CHECK(line_of(narrow, "head 0 ").find("head 1") == std::string::npos);
 }

@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <limits>
 
+#include "core/model.h"
 #include "data/error.h"
+#include "data/model_checkpoint.h"
 
 namespace attn {
 
@@ -46,6 +49,34 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
         usage_error("the JSON trace would be about " + format_bytes(json_text) + ", more than " +
                         format_bytes(double(kMaxJsonBytes)),
                     out.big_json);
+}
+
+void check_model_run_budget(const ModelConfig& c, const TensorFiles& f, std::size_t T, std::size_t kept,
+                            const OutputPlan& out) {
+    const double TT = double(T) * double(T), H = double(c.n_head);
+    const double weights = double(f.mapped_bytes()) + double(f.widened_bytes());  // mapped pages + widened copies
+    const double run = model_run_bytes(c, T, kept);
+    // per kept head the scores, the weights (the causal half 0), the mask's booleans; the layer means
+    // and rollouts (causal too); the predictions
+    const double half = double(T) * double(T + 1) / 2.0;
+    const double numbers = double(kept) * H * (TT + half) + 2.0 * double(c.n_layer) * half + 15.0 * double(T);
+    const double zeros = (double(kept) * H + 2.0 * double(c.n_layer)) * (TT - half);
+    const double json = out.json ? json_text_bytes(numbers, zeros, double(kept) * H * TT, 0.0) : 0.0;  // no document tree
+    const double png = out.png ? double(estimate_png_bytes(1, T, T, out.scale, out.text_scale)) + 8e6 : 0.0;  // one head's figures, the overview
+    const double svg = out.svg ? double(estimate_svg_bytes(1, T, T)) : 0.0;
+    const double html = out.html ? double(estimate_html_bytes(std::max<std::size_t>(kept * c.n_head, 1), T, T)) : 0.0;
+    const double npy = out.npy ? double(kept) * H * 9.0 * TT + 8.0 * double(c.n_layer) * TT : 0.0;
+    const double limit = double(out.max_memory ? out.max_memory : default_max_memory());
+    const double total = weights + run + json + png + svg + html + npy;
+    if (total > limit)
+        usage_error("this run would need about " + format_bytes(total) +
+                        " of memory, more than --max-memory " + format_bytes(limit),
+                    std::string(out.json ? "drop --json or keep fewer layers (--keep-layers), " : "") +
+                        "use fewer tokens, or raise --max-memory");
+    if (json > double(kMaxJsonBytes) && !out.force)
+        usage_error("the JSON trace would be about " + format_bytes(json) + ", more than " +
+                        format_bytes(double(kMaxJsonBytes)),
+                    "keep fewer layers (--keep-layers 0,5), write --npy DIR instead, or add --force");
 }
 
 std::size_t physical_memory_bytes() {

@@ -7,6 +7,11 @@
 #include "core/budget.h"
 
 namespace attn {
+struct ModelConfig;
+struct TensorFiles;
+}  // namespace attn
+
+namespace attn {
 
 // What one run writes besides computing, and the limit it must keep within.
 struct OutputPlan {
@@ -28,6 +33,11 @@ constexpr std::size_t kMaxJsonBytes = std::size_t(256) << 20;  // larger traces 
 // than the limit (giving the estimate and the option to lower: an output to drop, the flash tile,
 // the run's size), or when the JSON trace would exceed kMaxJsonBytes without --force (suggesting --npy).
 void check_run_budget(const Settings& s, const RunShape& shape, const OutputPlan& out);
+
+// The same for a model run (show --model), before the weights are read: the weights' mapped pages and
+// widened copies, the forward pass over T tokens keeping `kept` layers, and the outputs in `out`.
+void check_model_run_budget(const ModelConfig& c, const TensorFiles& f, std::size_t T, std::size_t kept,
+                            const OutputPlan& out);
 
 std::size_t physical_memory_bytes();
 std::size_t default_max_memory();  // 3/4 of physical memory

@@ -117,6 +117,14 @@ bool is_output_name(Folder folder, const std::string& prefix, const std::string&
     return render::is_attn_file_name(file_type(folder), prefix, name);
 }
 
+void check_output_paths(const OutputRequest& r) {
+    if (r.json) check_output_file(*r.json, "--json");
+    if (r.html) check_output_file(*r.html, "--html");
+    if (r.png) check_output_dir(*r.png, "--png");
+    if (r.svg) check_output_dir(*r.svg, "--svg");
+    if (r.npy) check_output_dir(*r.npy, "--npy");
+}
+
 void check_outputs(const OutputRequest& r) {
     // 1. standard output is the JSON trace's only
     for (const auto& [option, dir] : {std::pair<const char*, const std::optional<std::string>*>{"--png", &r.png},
@@ -164,6 +172,30 @@ void check_outputs(const OutputRequest& r) {
                             "read the input from another folder or write the output to another");
         }
     }
+    // 4. each path alone: files where files go, folders where folders go
+    check_output_paths(r);
+}
+
+bool json_to_stdout(const OutputRequest& r) {
+    return r.json && (*r.json == "-" || same_file_as_fd(*r.json, STDOUT_FILENO));
+}
+
+void write_outputs(const OutputRequest& r, RunOutputs& out, render::FileSet set) {
+    write_files_atomic(out.files);
+    // each folder holds one consistent set: an earlier run's files of this prefix that this run did
+    // not write (more heads, another layer, dropout) go
+    const std::string& npy_prefix = r.npy_prefix.empty() ? r.prefix : r.npy_prefix;
+    if (r.png) remove_stale(*r.png, Folder::png, r.prefix, out.png.names, set);
+    if (r.svg) remove_stale(*r.svg, Folder::svg, r.prefix, out.svg.names, set);
+    if (r.npy) remove_stale(*r.npy, Folder::npy, npy_prefix, out.npy.names, set);
+}
+
+void say_written(const OutputRequest& r, std::ostream& os) {
+    if (r.json) os << "wrote " << *r.json << "\n";
+    if (r.png) os << "wrote PNGs to " << *r.png << "\n";
+    if (r.svg) os << "wrote SVGs to " << *r.svg << "\n";
+    if (r.npy) os << "wrote .npy files to " << *r.npy << "\n";
+    if (r.html) os << "wrote " << *r.html << "\n";
 }
 
 void remove_stale(const std::string& dir, Folder folder, const std::string& prefix,

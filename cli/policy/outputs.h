@@ -17,9 +17,11 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "cli/policy/files.h"
 #include "render/trace_io/file_names.h"
 
 namespace attn::policy {
@@ -41,12 +43,44 @@ struct OutputRequest {
     std::vector<InputFile> inputs;
 };
 
-// Usage errors (exit 2), before anything runs or is created:
+// Every command that writes files (show, show --model, decode, decode --model, render) goes through
+// the routine below, in this order:
+//   check_outputs(r) before the run           each path alone, then the set
+//   RunOutputs out(r); out.json(...), out.png.add(out.files, ...), ...   the run's bytes
+//   write_outputs(r, out, set)                 all files or none, then each folder's stale files go
+//   say_written(r, std::cout)                  "wrote ..." per output, when the terminal view is printed
+
+// Each output path alone (check_output_file/check_output_dir, cli/policy/files.h): --json and --html
+// name files, --png, --svg and --npy folders. A command that must read its input before it knows the
+// prefix (render) calls this first and check_outputs once it knows.
+void check_output_paths(const OutputRequest& r);
+
+// check_output_paths, then the set. Usage errors (exit 2), before anything runs or is created:
 //   --png - / --npy - (standard output carries the JSON trace only);
 //   two outputs on one path, or one inside the other (--json d --png d/x), after following links;
 //   an output that is the same file (device and inode) as an input, or a folder output whose
 //   attn-named files include an input.
 void check_outputs(const OutputRequest& r);
+
+// True when --json goes to standard output ("-", or the file standard output is): the terminal view
+// and the "wrote" lines then stay out of the way of the JSON.
+bool json_to_stdout(const OutputRequest& r);
+
+// A run's files before they are written: the JSON and the page by path, each folder's by name.
+struct RunOutputs {
+    explicit RunOutputs(const OutputRequest& r)
+        : png(r.png.value_or("")), svg(r.svg.value_or("")), npy(r.npy.value_or("")) {}
+    std::vector<OutputFile> files;
+    FolderFiles png, svg, npy;
+};
+
+// Writes out.files all or nothing (write_files_atomic), then removes from each --png, --svg and --npy
+// folder attn's files of the request's prefix that this run did not write (remove_stale, `set`).
+void write_outputs(const OutputRequest& r, RunOutputs& out, render::FileSet set);
+
+// One line per output written: "wrote FILE", "wrote PNGs to DIR", "wrote SVGs to DIR",
+// "wrote .npy files to DIR", in the order --json, --png, --svg, --npy, --html.
+void say_written(const OutputRequest& r, std::ostream& os);
 
 // After a run has written `written` (file names) into dir: removes the other files of attn's names for
 // `prefix` (see above): every command that writes into a --png, --svg or --npy folder calls it.

@@ -39,7 +39,8 @@ Drawing staircase(const DecodeTrace& d, Font& font) {
     for (std::size_t h = 0; h < H; ++h) {
         maps[h].values = &(*rows_of)[h], maps[h].visible = exists.get(), maps[h].cell = cell, maps[h].print_values = cell >= 30;
         maps[h].row_labels = labels, maps[h].col_labels = keys;
-        maps[h].title = "head " + std::to_string(h) + " (reads kv head " + std::to_string(d.steps[0].heads[h].kv_head) + ")";
+        maps[h].title = "head " + std::to_string(h) +
+                        (d.kv_heads < d.heads ? " (reads kv head " + std::to_string(d.steps[0].heads[h].kv_head) + ")" : std::string());
     }
     const int pw = heatmap_width(font, maps[0]) + 30, ph = heatmap_height(font, maps[0]) + 20;
     const int head = heading_height(font), grid_rows = int((H + cols - 1) / cols);

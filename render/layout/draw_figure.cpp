@@ -207,7 +207,7 @@ void draw_panels(Surface& cv, Font& font, const Figure& f) {
         const int x = f.panel_x(c), y = f.panel_y(r);
         const int hx = x + L.heat_x, hy = y + L.heat_y;
         if (f.grid)
-            cv.text(font, "head " + std::to_string(p.head) + " \xC2\xB7 " + "kv " + std::to_string(p.kv_head),
+            cv.text(font, "head " + std::to_string(p.head) + (f.grouped ? " \xC2\xB7 kv " + std::to_string(p.kv_head) : std::string()),
                     kPanelTitlePx, hx + L.heat_w / 2, y + 2, Align::Centre, Align::Start, kInk, TextRole::PanelTitle);
         draw_labels(cv, font, L, hx, hy, h == 0);
         draw_heatmap(cv, font, L, f.view, p, f.scale, hx, hy);
@@ -230,6 +230,11 @@ void draw_figure(const Figure& f, Font& font, Surface& cv) {
         draw_colour_bar(cv, font, f.scale, f.bar_x, f.bar_y, f.bar_h);
         cv.text(font, f.bar_caption, kCaptionPx, f.bar_x, f.bar_y - 6, Align::Start, Align::End, kSoftInk,
             TextRole::Caption);
+        if (f.bar2_x) {
+            draw_colour_bar(cv, font, last_row_bar(f.scale), f.bar2_x, f.bar_y, f.bar_h);
+            cv.text(font, f.bar2_caption, kCaptionPx, f.bar2_x, f.bar_y - 6, Align::Start, Align::End, kSoftInk,
+                    TextRole::Caption);
+        }
     }
     const Flow& fl = f.legend_flow;
     for (std::size_t i = 0; i < f.legend.size(); ++i)

@@ -17,6 +17,12 @@
 namespace attn::render {
 
 
+Scale last_row_bar(const Scale& sc) {
+    Scale row;
+    row.cs = *sc.last_row, row.cmap = sc.last_row->cmap;
+    return row;
+}
+
 Scale scale_for(const FigureView& v) {
     Scale sc;
     sc.cs = v.scale;
@@ -158,13 +164,17 @@ void lay_out(Figure& f, Font& font) {
 std::string title_of(const Trace& t, const Figure& f) {
     const Layout& L = f.layout;
     std::string title = t.kind.empty() ? std::string("attention") : t.kind;
-    if (const Kind* k = find_kind(t.kind); k != nullptr && (k->options & opt_score)) title += " (" + t.config.score + ": e = " + score_formula(t) + ")";
+    const Kind* k = find_kind(t.kind);
+    if (k != nullptr && (k->options & opt_score)) title += " (" + t.config.score + ": e = " + score_formula(t) + ")";
+    if (k != nullptr && (k->options & opt_window) && t.config.window) title += " (W = " + std::to_string(*t.config.window) + ")";
+    // a head is named only where there are several (a single-head kind has no "head 0")
+    const bool several = t.config.heads > 1 || t.heads().size() > 1 || f.view.panels[0].head > 0;
     if (f.view.stage == Stage::output) {
     } else if (f.grid) {
-        title += kDot + std::to_string(f.panels.size()) + " heads";
+        title += kDot + std::to_string(f.panels.size()) + (f.panels.size() == 1 ? " head" : " heads");
         if (f.grouped)
             title += kDot + std::to_string(f.kv_ids.size()) + (f.kv_ids.size() == 1 ? " kv head" : " kv heads");
-    } else {
+    } else if (several) {
         title += kDot + std::string("head ") + std::to_string(f.view.panels[0].head);
     }
     title += kDot + f.view.title_word;
@@ -263,7 +273,7 @@ void place(Figure& f, Font& font) {
     f.bar_x = kMargin + grid_w + 28;
     f.bar_y = f.panel_y(0) + L.heat_y;
     f.bar_h = std::max(140, f.panel_y(f.grows - 1) + L.heat_y + L.heat_h - f.bar_y);
-    f.bar_caption = f.scale.cs.caption;
+    f.bar_caption = (f.scale.last_row ? "rows 1\xE2\x80\x93" "3: " : "") + f.scale.cs.caption;  // the query strip: two bars
     int side_w = 0, side_bottom = f.bar_y + f.bar_h;
     if (is_mask) {
         f.side.push_back({Swatch::Colour, kMaskVisible, "visible (1)"});
@@ -275,6 +285,12 @@ void place(Figure& f, Font& font) {
         side_bottom += font.line_height(kTickPx) / 2;
     }
     int width = f.bar_x + side_w + kMargin;
+    if (f.scale.last_row) {  // the query strip: row 4 (softmax) has its own bar, on the weights' scale
+        const Scale row = last_row_bar(f.scale);
+        f.bar2_x = f.bar_x + side_w + 24;
+        f.bar2_caption = "row 4: " + row.cs.caption;
+        width = f.bar2_x + std::max(bar_labels_width(font, row), font.text_width(f.bar2_caption, kCaptionPx)) + kMargin;
+    }
     width = std::max(width, kMargin + font.text_width(f.title, kTitlePx) + kMargin);
     width = std::max(width, kMargin + font.text_width(f.subtitle, kSubtitlePx) + kMargin);
     f.legend_flow = flow(font, f.legend, width - 2 * kMargin);

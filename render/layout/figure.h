@@ -62,6 +62,8 @@ struct Scale {
 };
 
 Scale scale_for(const FigureView& v);
+// The query strip's second bar: its last row's scale and map (sc.last_row must be set).
+Scale last_row_bar(const Scale& sc);
 
 std::string cell_text(bool mask, float v);
 
@@ -155,6 +157,8 @@ struct Figure {
     int title_lh = 0, legend_lh = 0;
     int pad = 0, gap_x = 0, gap_y = 0, grid_top = 0;
     int bar_x = 0, bar_y = 0, bar_h = 0, legend_y = 0;
+    int bar2_x = 0;            // the query strip's second bar (row 4 on the weights' scale); 0: none
+    std::string bar2_caption;
 
     int panel_x(int c) const { return kMargin + pad + c * (layout.panel_w + gap_x); }
     int panel_y(int r) const { return grid_top + pad + r * (layout.panel_h + gap_y); }

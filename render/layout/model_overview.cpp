@@ -85,8 +85,8 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     const int grid_y = kMargin + font.line_height(kTitlePx) + 4 + font.line_height(kSubtitlePx) + 14 + kHeaderH;
     const int agg_x = grid_x + static_cast<int>(H) * (side + kGap) + 3 * kGap;
     const char* dot = " \xC2\xB7 ";
-    const std::string title = t.model->type + dot + std::to_string(t.model->n_layer) + " layers \xC3\x97 " +
-                              std::to_string(H) + " heads" + dot + "attention weights";
+    const std::string title = t.model->type + dot + std::to_string(t.model->n_layer) + (t.model->n_layer == 1 ? " layer \xC3\x97 " : " layers \xC3\x97 ") +
+                              std::to_string(H) + (H == 1 ? " head" : " heads") + dot + "attention weights";
     const std::string subtitle = std::to_string(T) + " tokens" + dot + "rows: queries, columns: keys" + dot +
                                  "each map coloured from 0 to its own largest weight" + dot + "hatched: future keys";
     const int text_w = std::max(font.text_width(title, kTitlePx), font.text_width(subtitle, kSubtitlePx));

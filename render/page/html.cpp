@@ -72,28 +72,31 @@ std::int64_t predict_masked(float scale, std::int64_t ks) {
 // values are base + an unsigned integer of that many bytes (byte b of cell c at offset + b·T·S + c, the
 // low byte first), in ten-thousandths; bytes per value 0 means raw float32 (values too large for
 // exact ten-thousandths). lo and hi are the smallest and largest visible value (ten-thousandths, or
-// the floats themselves), for the colours. Hidden cells are stored as 0.
+// the floats themselves), for the colours. Hidden cells are stored as 0, but for the raw scores: those
+// are computed for every cell before the mask, so the readout can show a hidden one's value.
 Json encode_stage(const HeadTrace& h, PageMatrix s, std::size_t T, std::size_t S, std::string& blob) {
     const auto visible = [&](std::size_t i, std::size_t j) {
         return s == PageMatrix::Mask || h.mask.size() == 0 || h.mask(i, j) != 0;
     };
+    const auto stored = [&](std::size_t i, std::size_t j) { return s == PageMatrix::Scores || visible(i, j); };
     const std::size_t N = T * S, offset = blob.size();
-    // 1. the visible range
+    // 1. the visible range (the colours); every stored value exact in ten-thousandths?
     bool exact = true, any = false;
     float flo = std::numeric_limits<float>::infinity(), fhi = -flo;
     for (std::size_t i = 0; i < T; ++i)
-        for (std::size_t j = 0; j < S; ++j)
+        for (std::size_t j = 0; j < S; ++j) {
+            if (stored(i, j)) exact = exact && std::fabs(static_cast<double>(stage_value(h, s, i, j))) < kMaxExact;
             if (visible(i, j)) {
                 const float v = stage_value(h, s, i, j);
-                exact = exact && std::fabs(static_cast<double>(v)) < kMaxExact;
                 flo = std::min(flo, v), fhi = std::max(fhi, v), any = true;
             }
+        }
     if (!any) flo = fhi = 0.0f;
     // 2. raw float32 for values beyond exact ten-thousandths
     if (!exact) {
         for (std::size_t i = 0; i < T; ++i)
             for (std::size_t j = 0; j < S; ++j) {
-                const float v = visible(i, j) ? stage_value(h, s, i, j) : 0.0f;
+                const float v = stored(i, j) ? stage_value(h, s, i, j) : 0.0f;
                 blob.append(reinterpret_cast<const char*>(&v), 4);  // little-endian machines only (x86, ARM)
             }
         return Json::array({offset, 0, 0, flo, fhi});
@@ -108,19 +111,19 @@ Json encode_stage(const HeadTrace& h, PageMatrix s, std::size_t T, std::size_t S
     std::int64_t kmin = std::numeric_limits<std::int64_t>::max(), kmax = std::numeric_limits<std::int64_t>::min();
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t j = 0; j < S; ++j)
-            if (visible(i, j)) {
+            if (stored(i, j)) {
                 std::int64_t v = ten_thousandths(stage_value(h, s, i, j));
                 if (predicted) v -= predict_masked(h.scale, ten_thousandths(h.scores(i, j)));
                 k[i * S + j] = v, kmin = std::min(kmin, v), kmax = std::max(kmax, v);
             }
-    if (!any) kmin = kmax = 0;
+    if (kmin > kmax) kmin = kmax = 0;  // nothing stored
     // 4. byte planes of k - kmin, in the fewest bytes that hold the range: every cell's low byte, then
     //    every cell's next byte, ... (deflate then sees the high planes' long runs of small numbers)
     const auto span = static_cast<std::uint64_t>(kmax - kmin);
     const std::size_t width = span < (1ull << 8) ? 1 : span < (1ull << 16) ? 2 : span < (1ull << 24) ? 3 : 4;
     std::string cells(N * width, '\0');
     for (std::size_t c = 0; c < N; ++c) {
-        if (!visible(c / S, c % S)) continue;
+        if (!stored(c / S, c % S)) continue;
         auto u = static_cast<std::uint64_t>(k[c] - kmin);
         for (std::size_t b = 0; b < width; ++b, u >>= 8) cells[b * N + c] = static_cast<char>(u & 0xFF);
     }

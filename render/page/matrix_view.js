@@ -2,7 +2,12 @@
 
   let matrixKeys = false;  // the arrow keys' listener is on the document: added once
 
-  function cellSize() { return Math.max(3, Math.min(44, Math.floor(560 / Math.max(T, S)))); }
+  // Cells of up to 44 px, the matrix at most 560 px and short enough that, scrolled to, it and its readout
+  // share the window with the sticky pickers (a 1366 x 768 screen leaves the page about 625 px).
+  function cellSize() {
+    const room = Math.max(240, Math.min(560, (window.innerHeight || 800) - 170));
+    return Math.max(3, Math.min(44, Math.floor(room / Math.max(T, S))));
+  }
 
   function buildMatrix() {
     const c = cellSize();
@@ -37,9 +42,12 @@
     canvas.width = Math.round(S * c * dpr);
     canvas.height = Math.round(T * c * dpr);
     grid.append(corner, cols, rows, canvas);
+    const key = el('div', { id: 'matrix-key', class: 'matrix-key' });
+    key.style.height = (T * c) + 'px';
     const readout = el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite',
       text: 'Point at a cell to read it; click to pin a query row, then move with the arrow keys.' });
-    sec.append(grid, readout);
+    sec.append(el('div', { class: 'matrix-body' }, grid, key), readout);
+    ui.key = key;
     ui.canvas = canvas;
     ui.cell = c;
     ui.readout = readout;
@@ -81,7 +89,39 @@
     drawHeadView();
   }
 
+  // Beside the matrix: the stage's colour bar (the colours drawn, bottom to top) and a key for the
+  // cells that carry no colour: hatched (hidden by the mask), dropped by dropout.
+  function drawKey() {
+    const k = ui.key;
+    const tag = state.layer + '/' + state.head + '/' + state.stage;
+    if (!k || k.dataset.tag === tag) return;
+    k.dataset.tag = tag;
+    k.textContent = '';
+    const hidden = !!head(state.layer, state.head).hidden;
+    if (state.stage !== 'mask') {
+      const sc = scaleOf(state.layer, state.stage);
+      const bar = el('canvas', { class: 'key-bar' });
+      bar.width = 1;
+      bar.height = 256;
+      const ctx = bar.getContext('2d'), img = ctx.createImageData(1, 256);
+      for (let r = 0; r < 256; r++) {  // top = the high end, entry 255
+        const i = 3 * (255 - r);
+        img.data.set([sc.cmap[i], sc.cmap[i + 1], sc.cmap[i + 2], 255], 4 * r);
+      }
+      ctx.putImageData(img, 0, 0);
+      const num = (v) => String(Number(v.toPrecision(3)));
+      k.append(el('div', { class: 'key-caption', text: STAGE_TEXT[state.stage] }),
+        el('div', { class: 'key-scale' }, bar,
+          el('div', { class: 'key-labels' }, el('span', { class: 'key-hi', text: num(sc.hi) }), el('span', { class: 'key-lo', text: num(sc.lo) }))));
+    } else {
+      k.append(el('div', { class: 'key-item' }, el('span', { class: 'swatch visible' }), 'visible (1)'));
+    }
+    if (hidden) k.append(el('div', { class: 'key-item' }, el('span', { class: 'swatch hatched' }), 'hatched: hidden by the mask'));
+    if (state.stage === 'dropped') k.append(el('div', { class: 'key-item' }, 'dropped by dropout: 0 (the bottom of the bar)'));
+  }
+
   function drawMatrix() {
+    drawKey();
     const canvas = ui.canvas, ctx = canvas.getContext('2d');
     const sx = canvas.width / S, sy = canvas.height / T;
     ctx.imageSmoothingEnabled = false;
@@ -123,13 +163,18 @@
     }
     const idx = p.i * S + p.j;
     const d = desc(state.layer, state.head, state.stage);
-    const shown = state.stage === 'mask' || visible(state.layer, state.head, idx);
+    const seen = visible(state.layer, state.head, idx);
+    // raw scores are computed for every cell before the mask: a hidden one has its value too
+    const shown = state.stage === 'mask' || state.stage === 'scores' || seen;
     const value = shown ? format(d, cell(d, idx)) : 'hidden';
     r.textContent = '';
     r.append(el('span', { class: 'q', text: 'query ' + p.i + ' “' + D.tokens[p.i] + '”' }), ' → ',
       el('span', { class: 'k', text: 'key ' + p.j + ' “' + D.source_tokens[p.j] + '”' }), ': ');
     if (state.stage === 'mask') r.append(el('b', { text: value === '1.0000' ? 'visible (1)' : 'hidden by the mask (0)' }));
-    else if (shown) r.append(STAGE_TEXT[state.stage] + ' = ', el('b', { class: 'v', text: value }));
+    else if (shown) {
+      r.append(STAGE_TEXT[state.stage] + ' = ', el('b', { class: 'v', text: value }));
+      if (!seen) r.append(el('span', { class: 'will-hide', text: ' · will be hidden by the mask (−∞ in the masked scores, weight 0)' }));
+    }
     else r.append(el('b', { text: 'hidden by the mask' }));
     r.append(el('span', { class: 'where', text: (D.layered ? '  ·  layer ' + (D.layers[state.layer].layer ?? state.layer) : '') + '  ·  head ' +
       state.head + (state.pin ? '  ·  pinned row ' + state.pin.i : '') }));

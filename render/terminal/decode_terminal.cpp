@@ -5,6 +5,7 @@
 
 #include "data/utf8.h"
 #include "render/terminal/terminal.h"
+#include "render/view/colour_scale.h"
 
 namespace attn::render {
 namespace {
@@ -57,9 +58,11 @@ std::string decode_terminal_view(const DecodeTrace& d, const DecodeViewOptions& 
         const auto& w = s.heads[head].weights;
         const std::size_t from = w.size() > kMaxKeys ? w.size() - kMaxKeys : 0;
         out << (T > kMaxKeys ? (from ? " …" : "  ") : "");
+        const ColourScale weights;  // viridis, fixed 0-1: the figures' and show's scale of weights
         for (std::size_t j = from; j < w.size(); ++j) {
             std::snprintf(buf, sizeof buf, "%*.*f", cell, opt.precision, double(w[j]));
-            out << buf;
+            if (opt.colour == ColourDepth::none) out << buf;
+            else out << cell_escape(weights.colour(w[j]), opt.colour) << buf << "\x1b[0m";
         }
         out << std::string((shown_keys - (w.size() - from)) * std::size_t(cell), ' ') << "  ";
         const std::size_t bar = static_cast<std::size_t>(20.0 * double(s.cache_bytes) / double(last) + 0.5);

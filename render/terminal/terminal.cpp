@@ -16,6 +16,12 @@
 namespace attn::render {
 namespace {
 
+// "head 2 · kv 1" where query heads share key/value heads, "head 2" where each has its own (MHA).
+std::string head_name(const Trace& t, const HeadTrace& h) {
+    const bool shared = t.config.kv_heads < t.config.heads;
+    return "head " + std::to_string(h.head) + (shared ? " · kv " + std::to_string(h.kv_head) : std::string());
+}
+
 using text::Block;
 using text::MatrixView;
 using text::dims;
@@ -71,7 +77,7 @@ void print_stage(std::ostream& out, const Trace& t, Stage s, const TerminalOptio
         const HeadTrace& h = t.heads()[k];
         MatrixView m;
         m.rows = t.tokens, m.cols = t.source_tokens;
-        m.title = many ? "head " + std::to_string(h.head) + " · kv " + std::to_string(h.kv_head) : stage_name(s);
+        m.title = many ? head_name(t, h) : stage_name(s);
         if (s == Stage::mask) {
             if (!h.mask.size()) continue;
             m.as_mask = &h.mask;
@@ -88,7 +94,8 @@ void print_stage(std::ostream& out, const Trace& t, Stage s, const TerminalOptio
     }
     if (blocks.empty()) return;
     // 3. what the matrices hold, once above them
-    out << stage_name(s) << ": " << stage_subtitle(t, s);
+    const std::string holds = stage_subtitle(t, s), name = stage_name(s);  // "keys: one row per key token" names itself
+    out << (holds.rfind(name, 0) == 0 ? holds : name + ": " + holds);
     if ((s == Stage::queries || s == Stage::keys) && !t.heads().empty() && t.heads()[0].queries_unrotated.size())
         out << " (rotated by position)";
     out << "\n";
@@ -109,7 +116,7 @@ void print_position_stage(std::ostream& out, const Trace& t, const std::string& 
     std::vector<Block> blocks;
     for (const HeadTrace& h : t.heads()) {
         if (opt.head && h.head != *opt.head) continue;
-        const std::string head = t.heads().size() > 1 ? "head " + std::to_string(h.head) + " · kv " + std::to_string(h.kv_head) + " · " : "";
+        const std::string head = t.heads().size() > 1 ? head_name(t, h) + " · " : "";
         MatrixView m;
         m.rows = t.tokens, m.cols = t.source_tokens;
         if (name == "bias" && h.bias.size()) {

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "data/error.h"
-#include "data/npy.h"
+#include "data/files.h"
 
 // 1. The font file, embedded at build time. ATTN_FONT_PATH (set by CMakeLists.txt to DejaVuSans.ttf from
 //    fonts-dejavu-core) is pasted into an assembler .incbin; CMake's OBJECT_DEPENDS on the font rebuilds

@@ -3,6 +3,7 @@
 #include "render/trace_io/trace_read.h"
 
 #include "data/error.h"
+#include "data/files.h"
 #include "data/npy.h"
 
 namespace attn::render {

@@ -154,6 +154,8 @@ def expected(head, stage, i, j):
     mask = head.get("mask")
     if stage == "mask":
         return "1.0000" if mask[i][j] else "0.0000"
+    if stage == "scores":  # raw scores come before the mask: a hidden cell's value is shown too
+        return four(head["scores"][i][j])
     if mask is not None and not mask[i][j]:
         return "hidden"
     if stage == "weights":
@@ -190,7 +192,19 @@ def test_show_page(page, trace, out, times):
                     check(want in text, "the readout shows %s: %r" % (want, text))
                 if want == "hidden":
                     check("hidden by the mask" in text, "hidden cell says so: %r" % text)
+                masked = trace["heads"][h].get("mask") is not None and not trace["heads"][h]["mask"][i][j]
+                if stage == "scores":
+                    check(("will be hidden by the mask" in text) == masked,
+                          "a raw score says whether the mask will hide it (%d, %d): %r" % (i, j, text))
                 hovered += 1
+            # the key beside the matrix: the stage's colour bar, hatching when the mask hides cells
+            key = page.d.find_element(By.ID, "matrix-key").get_attribute("textContent")
+            bars = page.d.find_elements(By.CSS_SELECTOR, "#matrix-key canvas.key-bar")
+            check(len(bars) == (0 if stage == "mask" else 1), "%s: a colour bar beside the matrix (%d)" % (stage, len(bars)))
+            has_mask = trace["heads"][h].get("mask") is not None
+            check(("hatched: hidden by the mask" in key) == has_mask, "%s: the key explains hatching: %r" % (stage, key))
+            check(("dropped by dropout" in key) == (stage == "dropped"), "%s: the key explains dropped cells: %r" % (stage, key))
+            check(("visible (1)" in key) == (stage == "mask"), "%s: the mask's key: %r" % (stage, key))
     # the hostile token is text in the labels and the readout, and ran nothing
     labels = [s.get_attribute("textContent") for s in page.d.find_elements(By.CSS_SELECTOR, ".col-labels span")]
     check(XSS in labels, "the token %r is a label's text: %s" % (XSS, labels))
@@ -370,6 +384,25 @@ def test_model_page(page, trace, out, times):
     return hovered
 
 
+def test_fits_small_screen(driver, path, T, out):
+    """At 1366 x 768 the matrix and its readout are in view together, under the sticky pickers."""
+    driver.set_window_size(1366, 768)
+    page = Page(driver, path)
+    page.load()
+    page.d.execute_script("document.getElementById('matrix-section').scrollIntoView({block: 'start'})")
+    inner_w, inner_h, controls, canvas, readout, key = page.d.execute_script(
+        "const r = (id) => { const b = document.querySelector(id).getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };"
+        "return [innerWidth, innerHeight, r('.controls'), r('#matrix'), r('#readout'), r('#matrix-key')]")
+    print("1366x768 (%d tokens): viewport %d x %d, pickers end at %d, matrix %s, readout %s, key %s" %
+          (T, inner_w, inner_h, controls[3], canvas, readout, key))
+    check(canvas[1] >= controls[3] - 1, "%d tokens: the matrix starts below the pickers (%s, %s)" % (T, canvas, controls))
+    check(readout[3] <= inner_h, "%d tokens: the readout is in view at 1366x768 (bottom %d of %d)" % (T, readout[3], inner_h))
+    check(max(canvas[2], key[2]) <= inner_w, "%d tokens: the matrix and its key fit across (%s of %d)" % (T, key, inner_w))
+    page.hover(T - 1, 0, T, T)
+    page.shot(out, "fit-1366x768-%d.png" % T)
+    driver.set_window_size(1200, 1000)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn", required=True)
@@ -399,6 +432,8 @@ def main():
     tokens = ["The", "Ġcat", "Ġsat", "Ġon", "Ġthe", "Ġmat"]
     json.dump(tokens, open(os.path.join(out, "tokens.json"), "w"))
     run(a.attn, "render", "attn.npy", "--tokens", "tokens.json", "--html", "npy.html", cwd=out)
+    for n in (8, 16, 40):  # a small, a full-size and a pooled-label matrix at 1366 x 768
+        run(a.attn, "show", "--kind", "causal", " ".join("w%d" % k for k in range(n)), "--html", "fit%d.html" % n, "--no-live", cwd=out)
     model = model_trace()
     json.dump(model, open(os.path.join(out, "model.json"), "w"))
     run(a.attn, "render", "model.json", "--html", "model.html", cwd=out)
@@ -418,6 +453,8 @@ def main():
         hovered += test_flash_page(Page(driver, os.path.join(out, "flash.html")), json.load(open(os.path.join(out, "flash.json"))), out, times)
         hovered += test_npy_page(Page(driver, os.path.join(out, "npy.html")), arr, tokens, out, times)
         hovered += test_model_page(Page(driver, os.path.join(out, "model.html")), model, out, times)
+        for n in (8, 16, 40):
+            test_fits_small_screen(driver, os.path.join(out, "fit%d.html" % n), n, out)
         screenshots_not_blank(driver, shots)
     finally:
         driver.quit()
