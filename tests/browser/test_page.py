@@ -192,7 +192,7 @@ def test_show_page(page, trace, out, times):
                     check(want in text, "the readout shows %s: %r" % (want, text))
                 if want == "hidden":
                     check("hidden by the mask" in text, "hidden cell says so: %r" % text)
-                masked = trace["heads"][h].get("mask") is not None and not trace["heads"][h]["mask"][i][j]
+                masked = trace["attention"][0]["layers"][0]["heads"][h].get("mask") is not None and not trace["attention"][0]["layers"][0]["heads"][h]["mask"][i][j]
                 if stage == "scores":
                     check(("will be hidden by the mask" in text) == masked,
                           "a raw score says whether the mask will hide it (%d, %d): %r" % (i, j, text))
@@ -201,7 +201,7 @@ def test_show_page(page, trace, out, times):
             key = page.d.find_element(By.ID, "matrix-key").get_attribute("textContent")
             bars = page.d.find_elements(By.CSS_SELECTOR, "#matrix-key canvas.key-bar")
             check(len(bars) == (0 if stage == "mask" else 1), "%s: a colour bar beside the matrix (%d)" % (stage, len(bars)))
-            has_mask = trace["heads"][h].get("mask") is not None
+            has_mask = trace["attention"][0]["layers"][0]["heads"][h].get("mask") is not None
             check(("hatched: hidden by the mask" in key) == has_mask, "%s: the key explains hatching: %r" % (stage, key))
             check(("dropped by dropout" in key) == (stage == "dropped"), "%s: the key explains dropped cells: %r" % (stage, key))
             check(("visible (1)" in key) == (stage == "mask"), "%s: the mask's key: %r" % (stage, key))

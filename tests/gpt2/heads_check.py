@@ -87,7 +87,7 @@ with tempfile.TemporaryDirectory() as tmp:
         trace = json.loads(s.stdout)
         check(got["texts"][n]["token_ids"] == trace["token_ids"], f"text {n}: ids")
         check(got["texts"][n]["punctuation"] == [is_punct(t) for t in trace["tokens"]], f"text {n}: punctuation")
-        for layer in trace["layers"]:
+        for layer in trace["attention"][0]["layers"]:
             for h in layer["heads"]:
                 W = np.array(h["weights"], dtype=np.float64)
                 for name, v in patterns(W, trace["tokens"], trace["token_ids"]).items():
