@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -131,7 +132,7 @@ ParsedConfig read_model_config(const std::string& dir) {
     return parse_model_config(read_file(config, "config file"), config);
 }
 
-TensorFiles tensor_files_from_index(const std::string& text, const std::string& name, const std::string& dir, bool populate) {
+TensorFiles tensor_files_from_index(const std::string& text, const std::string& name, const ShardOpener& open) {
     const std::string hint = "the index and its shards belong together: download every model-*.safetensors the index names";
     nlohmann::json j;
     try {
@@ -158,9 +159,9 @@ TensorFiles tensor_files_from_index(const std::string& text, const std::string& 
     TensorFiles out;
     out.sharded = true;
     for (const auto& [f, tensors] : by_shard) {
-        if (!is_file(dir + "/" + f))
-            input_error(name + ": names shard '" + f + "', which is missing from the folder", hint);
-        out.files.push_back(SafetensorsFile::open(dir + "/" + f, populate));
+        std::optional<SafetensorsFile> shard = open(f);
+        if (!shard) input_error(name + ": names shard '" + f + "', which is missing from the folder", hint);
+        out.files.push_back(std::move(*shard));
     }
     // 2. each tensor in one shard only, and where the index says
     std::map<std::string, std::string> home;
@@ -186,7 +187,10 @@ TensorFiles open_tensor_files(const std::string& dir, bool populate) {
         out.files.push_back(SafetensorsFile::open(single, populate));
         return out;
     }
-    return tensor_files_from_index(read_file(index, "index file"), index, dir, populate);
+    return tensor_files_from_index(read_file(index, "index file"), index, [&](const std::string& f) {
+        const std::string path = dir + "/" + f;
+        return is_file(path) ? std::optional<SafetensorsFile>(SafetensorsFile::open(path, populate)) : std::nullopt;
+    });
 }
 
 std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
