@@ -441,11 +441,6 @@ std::vector<std::int64_t> BpeTokenizer::encode(std::string_view text, std::size_
     if (const auto problem = text_problem(text))
         usage_error("the text " + *problem, problem->find("UTF-8") != std::string::npos ? "save the text as UTF-8"
                                                                                         : "remove it; tabs and newlines are fine");
-    if (pre_.nfc)
-        for (unsigned char c : text)
-            if (c >= 0x80)
-                usage_error("the tokeniser normalises text to NFC, which attn does not compute for text beyond ASCII",
-                            "give ASCII text, or text already in NFC written with ASCII only");
     std::vector<std::int64_t> ids;
     if (bos_ >= 0) ids.push_back(bos_);
     std::vector<std::string> ps;

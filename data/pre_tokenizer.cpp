@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
+#include "data/unicode_nfc.h"
 
 namespace attn {
 namespace {
@@ -139,8 +140,9 @@ std::string PreTokenizer::normalise(std::string_view part, bool first) const {
 // Step 2: one part of the text as the pre-tokeniser's pieces.
 void PreTokenizer::pieces(std::string_view part, bool first, std::vector<std::string>& out) const {
     std::vector<std::string> cur;
-    if (byte_level) cur.push_back((add_prefix_space && !part.empty() && part[0] != ' ' ? " " : "") + std::string(part));
-    else cur.push_back(normalise(part, first));
+    const std::string text = nfc ? utf8_nfc(part) : std::string(part);  // the normaliser first, as Hugging Face runs it
+    if (byte_level) cur.push_back((add_prefix_space && !text.empty() && text[0] != ' ' ? " " : "") + text);
+    else cur.push_back(normalise(text, first));
     for (const Split& sp : splits) {
         std::vector<std::string> next;
         for (const std::string& p : cur) {

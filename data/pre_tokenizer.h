@@ -2,7 +2,7 @@
 // Hugging Face's tokenizers library runs them, turning one part of the text (between added tokens)
 // into the pieces the BPE merge engine encodes one by one.
 //
-// Normalisers: none, NFC, and sentencepiece's Prepend '▁' and Replace ' ' -> '▁' (or a Sequence).
+// Normalisers: none, NFC (utf8proc), and sentencepiece's Prepend '▁' and Replace ' ' -> '▁' (or a Sequence).
 // Pre-tokenisers: ByteLevel (GPT-2's pattern, add_prefix_space), Split with the file's own regex
 // (Isolated, compiled by PCRE2 with Unicode properties), Digits, Metaspace (its prepend_scheme and
 // split), or a Sequence of these. Anything else that would change the pieces is refused by name.
@@ -35,7 +35,7 @@ struct PreTokenizer {
 
     bool byte_level = true;          // pieces are raw bytes (else sentencepiece style: '▁' for spaces)
     bool add_prefix_space = false;   // ByteLevel: a space before a part that lacks one
-    bool nfc = false;                // the NFC normaliser
+    bool nfc = false;                // the NFC normaliser (data/unicode_nfc.h), before the rest
     std::string prepend;             // sentencepiece: '▁' before each part, "first": before the first only, "": none
     bool prepend_unless_present = false;  // Metaspace's prepend: not before a '▁'
     bool metaspace = false;               // sentencepiece: ' ' -> '▁'
