@@ -179,10 +179,6 @@ inline void write_llama_fixtures(const std::string& dir) {
     write_llama_folder(dir, "llama-ok", tiny_llama_config(), t);
     write_llama_folder(dir, "llama-sharded", tiny_llama_config(), t, 2);
     write_llama_folder(dir, "llama-kv", tiny_llama_config("", 3), t);
-    auto mha = t;  // H = G = 2: k_proj and v_proj as wide as q_proj
-    for (auto& e : mha)
-        if (e.name.find("k_proj") != std::string::npos || e.name.find("v_proj") != std::string::npos) e.shape[0] = 4, e.bytes += e.bytes;
-    write_llama_folder(dir, "llama-mha", tiny_llama_config("", 2), mha);
     write_llama_folder(dir, "llama-head-dim", tiny_llama_config(R"(, "head_dim": 4)"), t);
     write_llama_folder(dir, "llama-rope", tiny_llama_config(R"(, "rope_scaling": {"rope_type": "yarn", "factor": 4.0})"), t);
     write_llama_folder(dir, "llama-tok-model", tiny_llama_config(), t, 1, tiny_llama_tokenizer("WordPiece"));
