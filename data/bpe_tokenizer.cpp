@@ -1,8 +1,5 @@
 #include "data/bpe_tokenizer.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -13,13 +10,13 @@
 
 #include "data/error.h"
 #include "data/files.h"
+#include "data/pre_tokenizer.h"
 #include "data/tokenize.h"
 #include "data/utf8.h"
 
 namespace attn {
 namespace {
 
-constexpr const char* kPattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 constexpr const char* kEndOfText = "<|endoftext|>";
 constexpr std::int64_t kMaxId = 1 << 24;  // far above any GPT-2 vocabulary (50,257)
 
@@ -62,9 +59,7 @@ std::vector<std::string> characters(const std::string& s) {
     return out;
 }
 
-[[noreturn]] void bad_file(const std::string& name, const std::string& what) {
-    input_error(name + ": " + what, "use GPT-2's own vocab.json and merges.txt (or tokenizer.json) from the model's folder");
-}
+[[noreturn]] void bad_file(const std::string& name, const std::string& what) { tokenizer_file_error(name, what); }
 
 std::unordered_map<std::string, std::int64_t> parse_vocab(const nlohmann::json& j, const std::string& name) {
     if (!j.is_object()) bad_file(name, "the vocabulary is not a JSON object of token -> id");
@@ -97,35 +92,6 @@ void add_merge(std::unordered_map<std::string, std::size_t>& ranks, const std::s
     if (a.empty() || b.empty() || a.find(' ') != std::string::npos || b.find(' ') != std::string::npos)
         bad_file(name, "merge " + std::to_string(line) + " is not two symbols separated by one space");
     ranks.emplace(a + " " + b, ranks.size());
-}
-
-
-[[noreturn]] void unsupported(const std::string& name, const std::string& what) {
-    input_error(name + ": " + what + ", which attn does not run",
-                "attn runs byte-level BPE (GPT-2, Llama 3, Qwen2, SmolLM2) and sentencepiece-style BPE with byte fallback "
-                "(Llama 2, TinyLlama, Mistral) as tokenizer.json describes them");
-}
-
-std::shared_ptr<void> compile(const std::string& pattern, const std::string& name) {
-    int err = 0;
-    PCRE2_SIZE off = 0;
-    pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
-                                   &err, &off, nullptr);
-    if (re == nullptr) bad_file(name, "the pre-tokeniser's regex does not compile (PCRE2 error " + std::to_string(err) + ")");
-    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // faster when available; the interpreter otherwise
-    return std::shared_ptr<void>(re, [](void* p) { pcre2_code_free(static_cast<pcre2_code*>(p)); });
-}
-
-const std::string kSpace = "\xE2\x96\x81";  // ▁ U+2581, sentencepiece's visible space
-
-// A PCRE2 pattern matching the literal string s.
-std::string literal(const std::string& s) {
-    std::string o;
-    for (char c : s) {
-        if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) o += '\\';
-        o += c;
-    }
-    return o;
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -256,7 +222,7 @@ BpeTokenizer BpeTokenizer::from_vocab_merges(const std::string& vocab_json, cons
         if (sp == std::string::npos) bad_file(merges_name, "line " + std::to_string(line) + " is not two symbols separated by one space");
         add_merge(t.ranks_, l.substr(0, sp), l.substr(sp + 1), merges_name, line);
     }
-    t.splits_.push_back({Split::regex, compile(kPattern, vocab_name), false, false});
+    t.pre_ = PreTokenizer::gpt2(vocab_name);
     if (t.vocab_.count(kEndOfText)) t.added_.push_back({kEndOfText, t.vocab_.at(kEndOfText)});
     t.finish(vocab_name, merges_name);
     return t;
@@ -284,7 +250,7 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object()) bad_file(name, "no \"model\" object");
     const auto& m = j["model"];
     const std::string type = m.contains("type") && m["type"].is_string() ? m["type"].get<std::string>() : "";
-    if (type != "BPE") unsupported(name, "the model type is '" + (type.empty() ? std::string("(none)") : type.substr(0, 32)) + "'");
+    if (type != "BPE") tokenizer_unsupported(name, "the model type is '" + (type.empty() ? std::string("(none)") : type.substr(0, 32)) + "'");
     BpeTokenizer t;
     auto str = [](const nlohmann::json& o, const char* key) {
         return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
@@ -294,70 +260,14 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
     };
     // 1. the model's options
     if (m.contains("dropout") && !m["dropout"].is_null() && !(m["dropout"].is_number() && m["dropout"].get<double>() == 0.0))
-        unsupported(name, "BPE dropout");
+        tokenizer_unsupported(name, "BPE dropout");
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
-        if (!str(m, key).empty()) unsupported(name, std::string("the BPE option ") + key);
+        if (!str(m, key).empty()) tokenizer_unsupported(name, std::string("the BPE option ") + key);
     t.ignore_merges_ = yes(m, "ignore_merges", false);
     t.byte_fallback_ = yes(m, "byte_fallback", false);
-    // 2. the normaliser: none, NFC, or sentencepiece's Prepend "▁" and Replace " " -> "▁"
-    bool sentencepiece = false;
-    std::function<void(const nlohmann::json&)> normaliser = [&](const nlohmann::json& n) {
-        if (n.is_null()) return;
-        const std::string ty = str(n, "type");
-        if (ty == "Sequence" && n.contains("normalizers") && n["normalizers"].is_array()) {
-            for (const auto& x : n["normalizers"]) normaliser(x);
-        } else if (ty == "NFC") {
-            t.nfc_ = true;
-        } else if (ty == "Prepend" && str(n, "prepend") == kSpace) {
-            t.prepend_ = kSpace, sentencepiece = true;
-        } else if (ty == "Replace" && n.contains("pattern") && str(n["pattern"], "String") == " " && str(n, "content") == kSpace) {
-            t.metaspace_ = true, sentencepiece = true;
-        } else {
-            unsupported(name, "the normalizer '" + (ty.empty() ? std::string("(none)") : ty.substr(0, 32)) + "'");
-        }
-    };
-    normaliser(j.contains("normalizer") ? j["normalizer"] : nlohmann::json());
-    // 3. the pre-tokeniser: ByteLevel, Split (Isolated), Digits, Metaspace, or a Sequence of them
-    bool byte_level = false, prefix_first_only = false;
-    std::function<void(const nlohmann::json&)> pre = [&](const nlohmann::json& p) {
-        if (p.is_null()) return;
-        const std::string ty = str(p, "type");
-        if (ty == "Sequence" && p.contains("pretokenizers") && p["pretokenizers"].is_array()) {
-            for (const auto& x : p["pretokenizers"]) pre(x);
-        } else if (ty == "ByteLevel") {
-            byte_level = true;
-            t.add_prefix_space_ = yes(p, "add_prefix_space", false);
-            if (yes(p, "use_regex", true)) t.splits_.push_back({Split::regex, compile(kPattern, name), false, false});
-        } else if (ty == "Split") {
-            const auto& pat = p.contains("pattern") ? p["pattern"] : nlohmann::json();
-            const std::string re = pat.contains("Regex") ? str(pat, "Regex") : literal(str(pat, "String"));
-            if (re.empty()) bad_file(name, "a Split pre-tokenizer without a pattern");
-            if (str(p, "behavior") != "Isolated" || yes(p, "invert", false))
-                unsupported(name, "the Split behavior '" + str(p, "behavior").substr(0, 32) + "'" + (yes(p, "invert", false) ? " inverted" : ""));
-            t.splits_.push_back({Split::regex, compile(re, name), false, false});
-        } else if (ty == "Digits") {
-            t.splits_.push_back({Split::digits, nullptr, yes(p, "individual_digits", false), false});
-        } else if (ty == "Metaspace") {
-            if (!p.contains("replacement") || str(p, "replacement") != kSpace) unsupported(name, "a Metaspace replacement other than '▁'");
-            const std::string scheme = p.contains("prepend_scheme") ? str(p, "prepend_scheme") : (yes(p, "add_prefix_space", true) ? "always" : "never");
-            if (scheme != "always" && scheme != "first" && scheme != "never") unsupported(name, "the Metaspace prepend_scheme '" + scheme.substr(0, 20) + "'");
-            if (scheme != "never") t.prepend_ = kSpace;
-            prefix_first_only = scheme == "first";
-            t.prepend_unless_present_ = true;
-            t.metaspace_ = true, sentencepiece = true;
-            if (yes(p, "split", true)) t.splits_.push_back({Split::metaspace, nullptr, false, true});
-        } else {
-            unsupported(name, "the pre_tokenizer '" + (ty.empty() ? std::string("(none)") : ty.substr(0, 32)) + "'");
-        }
-    };
-    pre(j.contains("pre_tokenizer") ? j["pre_tokenizer"] : nlohmann::json());
-    if (j.contains("decoder") && str(j["decoder"], "type") == "ByteLevel") byte_level = true;
-    if (byte_level == sentencepiece)
-        unsupported(name, byte_level ? "a tokeniser both byte-level and sentencepiece-style"
-                                     : "a tokeniser neither byte-level (a ByteLevel pre_tokenizer) nor sentencepiece-style (▁)");
-    t.byte_level_ = byte_level;
-    if (prefix_first_only) t.prepend_ = "first";
-    // 4. vocabulary and merges
+    // 2. the normaliser and the pre-tokeniser (data/pre_tokenizer)
+    t.pre_ = PreTokenizer::from_tokenizer_json(j, name);
+    // 3. vocabulary and merges
     if (!m.contains("vocab") || !m.contains("merges") || !m["merges"].is_array()) bad_file(name, "no vocab and merges in \"model\"");
     t.vocab_ = parse_vocab(m["vocab"], name);
     std::size_t line = 0;
@@ -379,17 +289,17 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
         if (!t.vocab_.count(unk)) bad_file(name, "unk_token '" + unk.substr(0, 40) + "' is not in the vocabulary");
         t.unk_ = t.vocab_.at(unk);
     }
-    // 5. added tokens, matched first
+    // 4. added tokens, matched first
     std::vector<std::pair<std::string, std::int64_t>> added;
     if (j.contains("added_tokens") && j["added_tokens"].is_array())
         for (const auto& a : j["added_tokens"]) {
             if (!a.is_object() || !a.contains("id") || !a["id"].is_number_integer() || str(a, "content").empty())
                 bad_file(name, "an added token without content or id");
             if (yes(a, "single_word", false) || yes(a, "lstrip", false) || yes(a, "rstrip", false))
-                unsupported(name, "added token '" + str(a, "content").substr(0, 40) + "' with single_word, lstrip or rstrip");
+                tokenizer_unsupported(name, "added token '" + str(a, "content").substr(0, 40) + "' with single_word, lstrip or rstrip");
             added.emplace_back(str(a, "content"), a["id"].get<std::int64_t>());
         }
-    // 6. the post-processor: BOS from a template's leading special token
+    // 5. the post-processor: BOS from a template's leading special token
     std::function<void(const nlohmann::json&)> post = [&](const nlohmann::json& p) {
         if (p.is_null()) return;
         const std::string ty = str(p, "type");
@@ -403,17 +313,17 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
                 if (piece.contains("Sequence")) {
                     seen_text = true;
                 } else if (piece.contains("SpecialToken")) {
-                    if (seen_text) unsupported(name, "a post_processor template adding tokens after the text");
+                    if (seen_text) tokenizer_unsupported(name, "a post_processor template adding tokens after the text");
                     const std::string id = str(piece["SpecialToken"], "id");
                     const auto& sp = p.contains("special_tokens") ? p["special_tokens"] : nlohmann::json();
                     if (!sp.is_object() || !sp.contains(id) || !sp[id].contains("ids") || !sp[id]["ids"].is_array() ||
                         sp[id]["ids"].size() != 1 || !sp[id]["ids"][0].is_number_integer() || t.bos_ >= 0)
-                        unsupported(name, "a post_processor template other than one BOS token before the text");
+                        tokenizer_unsupported(name, "a post_processor template other than one BOS token before the text");
                     t.bos_ = sp[id]["ids"][0].get<std::int64_t>();
                 }
             }
         } else {
-            unsupported(name, "the post_processor '" + (ty.empty() ? std::string("(none)") : ty.substr(0, 32)) + "'");
+            tokenizer_unsupported(name, "the post_processor '" + (ty.empty() ? std::string("(none)") : ty.substr(0, 32)) + "'");
         }
     };
     post(j.contains("post_processor") ? j["post_processor"] : nlohmann::json());
@@ -428,7 +338,7 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
 void BpeTokenizer::finish(const std::string& vocab_name, const std::string& merges_name) {
     // 1. every byte has its symbol (byte-level BPE can then encode any text), or its <0xNN> token
     const auto& sym = gpt2_byte_symbols();
-    if (byte_level_) {
+    if (pre_.byte_level) {
         for (std::size_t b = 0; b < 256; ++b)
             if (!vocab_.count(sym[b]))
                 bad_file(vocab_name, "no token for byte " + std::to_string(b) + " ('" + sym[b] + "'): not a byte-level BPE vocabulary");
@@ -437,7 +347,7 @@ void BpeTokenizer::finish(const std::string& vocab_name, const std::string& merg
             if (!vocab_.count(byte_token_name(static_cast<unsigned char>(b))))
                 bad_file(vocab_name, "byte_fallback is true but there is no token " + byte_token_name(static_cast<unsigned char>(b)));
     } else if (unk_ < 0) {
-        unsupported(vocab_name, "a sentencepiece-style tokeniser without byte_fallback or unk_token");
+        tokenizer_unsupported(vocab_name, "a sentencepiece-style tokeniser without byte_fallback or unk_token");
     }
     // 2. every merge's parts and result are tokens
     for (const auto& [pair, rank] : ranks_) {
@@ -451,11 +361,11 @@ void BpeTokenizer::finish(const std::string& vocab_name, const std::string& merg
     max_token_bytes_ = 1;
     auto count = [&](const std::string& s) {
         std::size_t chars = 0;
-        for (unsigned char c : s) chars += byte_level_ ? (c & 0xC0) != 0x80 && c != ' ' : c != ' ';
+        for (unsigned char c : s) chars += pre_.byte_level ? (c & 0xC0) != 0x80 && c != ' ' : c != ' ';
         return chars;
     };
     for (const auto& [pair, rank] : ranks_) max_token_bytes_ = std::max(max_token_bytes_, count(pair));
-    if (ignore_merges_ || !byte_level_)
+    if (ignore_merges_ || !pre_.byte_level)
         for (const auto& [tok, id] : vocab_) max_token_bytes_ = std::max(max_token_bytes_, count(tok));
     // 3. ids: unique, and id -> token for decoding
     std::int64_t max_id = 0;
@@ -479,7 +389,7 @@ void BpeTokenizer::bpe(const std::string& piece, std::vector<std::int64_t>& out)
     const auto& sym = gpt2_byte_symbols();
     // the symbols: a byte's character (byte-level) or a character (sentencepiece)
     std::vector<std::string> word;
-    if (byte_level_)
+    if (pre_.byte_level)
         for (unsigned char b : piece) word.push_back(sym[b]);
     else
         word = characters(piece);
@@ -527,88 +437,16 @@ void BpeTokenizer::bpe(const std::string& piece, std::vector<std::int64_t>& out)
     }
 }
 
-// Sentencepiece's normaliser on one part of the text (between added tokens): spaces as '▁', a '▁' before.
-std::string BpeTokenizer::normalise(std::string_view part, bool first) const {
-    std::string s(part);
-    if (metaspace_) s = replace_all(s, " ", kSpace);
-    // Prepend: always; Metaspace: unless the part starts with '▁' already (and with "first", the first part only)
-    if (!prepend_.empty() && !s.empty() && (prepend_ != "first" || first) && !(prepend_unless_present_ && s.compare(0, 3, kSpace) == 0))
-        s = kSpace + s;
-    return s;
-}
-
-// Step 2: one part of the text as the pre-tokeniser's pieces (byte-level: raw bytes; sentencepiece:
-// the normalised text).
-void BpeTokenizer::pieces(std::string_view part, bool first, std::vector<std::string>& out) const {
-    std::vector<std::string> cur;
-    if (byte_level_) cur.push_back((add_prefix_space_ && !part.empty() && part[0] != ' ' ? " " : "") + std::string(part));
-    else cur.push_back(normalise(part, first));
-    for (const Split& sp : splits_) {
-        std::vector<std::string> next;
-        for (const std::string& p : cur) {
-            if (sp.kind == Split::regex) {  // Isolated: the matches and the gaps between them
-                auto* re = static_cast<pcre2_code*>(sp.code.get());
-                std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr),
-                                                                                 pcre2_match_data_free);
-                const auto* subject = reinterpret_cast<PCRE2_SPTR>(p.data());
-                PCRE2_SIZE at = 0, gap = 0;
-                while (at < p.size()) {
-                    const int rc = pcre2_match(re, subject, p.size(), at, PCRE2_NO_UTF_CHECK, md.get(), nullptr);
-                    if (rc == PCRE2_ERROR_NOMATCH) break;
-                    if (rc < 0)  // PCRE2's match or depth limit: a pattern that backtracks without end
-                        input_error("the tokeniser's pre-tokenizer regex gave up on the text (PCRE2 error " + std::to_string(rc) + ")",
-                                    "use the model's own tokenizer.json; its Split pattern should not backtrack without end");
-                    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
-                    if (ov[1] == ov[0]) {  // an empty match: step one character on
-                        at = ov[0] + 1;
-                        while (at < p.size() && (static_cast<unsigned char>(p[at]) & 0xC0) == 0x80) ++at;
-                        continue;
-                    }
-                    if (ov[0] > gap) next.push_back(p.substr(gap, ov[0] - gap));
-                    next.push_back(p.substr(ov[0], ov[1] - ov[0]));
-                    at = gap = ov[1];
-                }
-                if (gap < p.size()) next.push_back(p.substr(gap));
-            } else if (sp.kind == Split::digits) {
-                std::size_t start = 0;
-                for (std::size_t i = 0; i <= p.size(); ++i) {
-                    const bool digit = i < p.size() && p[i] >= '0' && p[i] <= '9';
-                    const bool was = i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9';
-                    if (i > start && (i == p.size() || digit != was || (digit && sp.individual))) {
-                        next.push_back(p.substr(start, i - start));
-                        start = i;
-                    }
-                }
-            } else {  // metaspace: a new piece at each '▁' (MergedWithNext)
-                std::size_t start = 0;
-                for (std::size_t at = p.find(kSpace, 1); at != std::string::npos; at = p.find(kSpace, at + 1)) {
-                    if (at > start) next.push_back(p.substr(start, at - start));
-                    start = at;
-                }
-                if (start < p.size()) next.push_back(p.substr(start));
-            }
-        }
-        cur = std::move(next);
-    }
-    for (auto& p : cur)
-        if (!p.empty()) out.push_back(std::move(p));
-}
-
 std::vector<std::int64_t> BpeTokenizer::encode(std::string_view text, std::size_t max_tokens) const {
     if (const auto problem = text_problem(text))
         usage_error("the text " + *problem, problem->find("UTF-8") != std::string::npos ? "save the text as UTF-8"
                                                                                         : "remove it; tabs and newlines are fine");
-    if (nfc_)
-        for (unsigned char c : text)
-            if (c >= 0x80)
-                usage_error("the tokeniser normalises text to NFC, which attn does not compute for text beyond ASCII",
-                            "give ASCII text, or text already in NFC written with ASCII only");
     std::vector<std::int64_t> ids;
     if (bos_ >= 0) ids.push_back(bos_);
     std::vector<std::string> ps;
     auto encode_part = [&](std::string_view part, bool first) {
         ps.clear();
-        pieces(part, first, ps);
+        pre_.pieces(part, first, ps);
         for (const std::string& p : ps) {
             if (ids.size() > max_tokens) return;
             const std::size_t left = max_tokens + 1 - ids.size();
@@ -640,9 +478,9 @@ std::string BpeTokenizer::decode(std::int64_t id) const {
     if (id < 0 || static_cast<std::size_t>(id) >= id_to_token_.size()) return "";
     const std::string& tok = id_to_token_[static_cast<std::size_t>(id)];
     if (id == eot_ || added_by_id_.count(id)) return tok;
-    if (!byte_level_) {
+    if (!pre_.byte_level) {
         if (const int b = byte_token(tok); b >= 0) return std::string(1, static_cast<char>(b));
-        return replace_all(tok, kSpace, " ");
+        return replace_all(tok, kMetaspace, " ");
     }
     std::string bytes;
     const auto& inv = symbol_bytes();

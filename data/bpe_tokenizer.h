@@ -3,7 +3,7 @@
 // Byte-level BPE (GPT-2, SmolLM2, Qwen2, Llama 3), from vocab.json + merges.txt (GPT-2's) or tokenizer.json:
 //   1. Added and special tokens (`<|endoftext|>`, tokenizer.json's added_tokens, added_tokens.json) are
 //      matched first, the longest at each position; the text between them is encoded as follows.
-//   2. Pre-tokenise: ByteLevel with GPT-2's pattern (PCRE2 with Unicode properties)
+//   2. Pre-tokenise (data/pre_tokenizer.h, with the normalisers): ByteLevel with GPT-2's pattern (PCRE2 with Unicode properties)
 //        's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 //      (add_prefix_space: a space before the text), or a Split with the file's own regex (Isolated),
 //      Digits, or a Sequence of these.
@@ -35,6 +35,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "data/pre_tokenizer.h"
+
 namespace attn {
 
 class BpeTokenizer {
@@ -62,25 +64,15 @@ public:
     std::int64_t bos() const { return bos_; }                        // -1 when none is added
     // Whether decoding every id gives the text back (after a BOS, up to a prepended space and '▁' read
     // as a space): byte-level, or sentencepiece-style with byte fallback. (The fuzzer checks it.)
-    bool round_trips() const { return byte_level_ || byte_fallback_; }
+    bool round_trips() const { return pre_.byte_level || byte_fallback_; }
 
     // Added tokens matched before the model (content, id); a folder's added_tokens.json adds to them.
     void add_tokens(const std::vector<std::pair<std::string, std::int64_t>>& tokens, const std::string& name);
     void set_bos(std::int64_t id) { bos_ = id; }
 
-    // One pre-tokenisation step (tokenizer.json's pre_tokenizer, in order).
-    struct Split {
-        enum Kind { regex, digits, metaspace } kind = regex;
-        std::shared_ptr<void> code;  // the compiled PCRE2 pattern (regex)
-        bool individual = false;     // digits: each digit its own piece
-        bool metaspace_split = false;
-    };
-
 private:
     void finish(const std::string& vocab_name, const std::string& merges_name);
     void bpe(const std::string& piece, std::vector<std::int64_t>& out) const;
-    void pieces(std::string_view part, bool first, std::vector<std::string>& out) const;
-    std::string normalise(std::string_view part, bool first) const;
 
     std::unordered_map<std::string, std::int64_t> vocab_;  // symbol (byte-mapped) -> id
     std::vector<std::string> id_to_token_;                 // id -> symbol ("" for ids not used)
@@ -89,12 +81,8 @@ private:
     std::unordered_map<std::int64_t, std::string> added_by_id_;
     std::int64_t eot_ = -1, bos_ = -1, unk_ = -1;
     std::size_t max_token_bytes_ = 1;                      // raw bytes of the longest token a merge makes
-    bool byte_level_ = true;                               // else sentencepiece style (▁, byte fallback)
-    bool ignore_merges_ = false, byte_fallback_ = false, add_prefix_space_ = false, nfc_ = false;
-    std::string prepend_;                                  // sentencepiece: '▁' before each part ("" for none)
-    bool prepend_unless_present_ = false;                  // Metaspace's prepend: not before a '▁'
-    bool metaspace_ = false;                               // sentencepiece: ' ' -> '▁' in the pre-tokeniser
-    std::vector<Split> splits_;                            // pre-tokenisation steps; none: the part is one piece
+    bool ignore_merges_ = false, byte_fallback_ = false;
+    PreTokenizer pre_;                                     // normaliser and pre-tokeniser (byte-level or sentencepiece style)
 };
 
 // The tokeniser a model run reads labels and prediction texts from.

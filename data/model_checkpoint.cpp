@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -131,7 +132,7 @@ ParsedConfig read_model_config(const std::string& dir) {
     return parse_model_config(read_file(config, "config file"), config);
 }
 
-TensorFiles tensor_files_from_index(const std::string& text, const std::string& name, const std::string& dir, bool populate) {
+TensorFiles tensor_files_from_index(const std::string& text, const std::string& name, const ShardOpener& open) {
     const std::string hint = "the index and its shards belong together: download every model-*.safetensors the index names";
     nlohmann::json j;
     try {
@@ -147,10 +148,10 @@ TensorFiles tensor_files_from_index(const std::string& text, const std::string& 
     // 1. the shards: plain file names in the folder, each present
     std::map<std::string, std::vector<std::string>> by_shard;  // shard -> the tensors the index puts there
     for (const auto& [tensor, file] : j["weight_map"].items()) {
-        if (!file.is_string()) input_error(name + ": the shard of tensor '" + tensor.substr(0, 80) + "' is not a file name", hint);
+        if (!file.is_string()) input_error(name + ": the shard of tensor '" + excerpt(tensor, 80) + "' is not a file name", hint);
         const std::string f = file.get<std::string>();
         if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos || f == "." || f == "..")
-            input_error(name + ": shard '" + f.substr(0, 80) + "' is not a file name in the folder", hint);
+            input_error(name + ": shard '" + excerpt(f, 80) + "' is not a file name in the folder", hint);
         by_shard[f].push_back(tensor);
     }
     if (by_shard.empty()) input_error(name + ": the weight_map is empty", hint);
@@ -158,22 +159,23 @@ TensorFiles tensor_files_from_index(const std::string& text, const std::string& 
     TensorFiles out;
     out.sharded = true;
     for (const auto& [f, tensors] : by_shard) {
-        if (!is_file(dir + "/" + f))
-            input_error(name + ": names shard '" + f + "', which is missing from the folder", hint);
-        out.files.push_back(SafetensorsFile::open(dir + "/" + f, populate));
+        std::optional<SafetensorsFile> shard = open(f);
+        if (!shard) input_error(name + ": names shard '" + excerpt(f, 4096) + "', which is missing from the folder", hint);
+        out.files.push_back(std::move(*shard));
     }
     // 2. each tensor in one shard only, and where the index says
     std::map<std::string, std::string> home;
     for (const auto& f : out.files)
         for (const auto& t : f.header().tensors) {
             const auto [it, fresh] = home.emplace(t.name, f.path());
-            if (!fresh) input_error(name + ": tensor '" + t.name + "' is in two shards, " + it->second + " and " + f.path(), hint);
+            if (!fresh) input_error(name + ": tensor '" + excerpt(t.name, 4096) + "' is in two shards, " + excerpt(it->second, 4096) + " and " +
+                                        excerpt(f.path(), 4096), hint);
         }
     std::size_t i = 0;
     for (const auto& [f, tensors] : by_shard) {
         for (const auto& t : tensors)
             if (out.files[i].find(t) == nullptr)
-                input_error(name + ": puts tensor '" + t.substr(0, 80) + "' in " + f + ", which does not hold it", hint);
+                input_error(name + ": puts tensor '" + excerpt(t, 80) + "' in " + excerpt(f, 4096) + ", which does not hold it", hint);
         ++i;
     }
     return out;
@@ -186,7 +188,10 @@ TensorFiles open_tensor_files(const std::string& dir, bool populate) {
         out.files.push_back(SafetensorsFile::open(single, populate));
         return out;
     }
-    return tensor_files_from_index(read_file(index, "index file"), index, dir, populate);
+    return tensor_files_from_index(read_file(index, "index file"), index, [&](const std::string& f) {
+        const std::string path = dir + "/" + f;
+        return is_file(path) ? std::optional<SafetensorsFile>(SafetensorsFile::open(path, populate)) : std::nullopt;
+    });
 }
 
 std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {

@@ -11,7 +11,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,9 +61,10 @@ ParsedConfig read_model_config(const std::string& dir);
 
 // The folder's safetensors files, headers checked; with populate every page is read in at once.
 TensorFiles open_tensor_files(const std::string& dir, bool populate = true);
-// The same from an index's text (the fuzzer and tests call this): `open` opens a shard by its file name.
-TensorFiles tensor_files_from_index(const std::string& index_text, const std::string& index_name, const std::string& dir,
-                                    bool populate);
+// Opens a shard by its file name in the folder (headers checked), or nothing when there is no such file.
+using ShardOpener = std::function<std::optional<SafetensorsFile>(const std::string& file)>;
+// The same from an index's text (the fuzzer and tests call this with shards held in memory).
+TensorFiles tensor_files_from_index(const std::string& index_text, const std::string& index_name, const ShardOpener& open);
 
 // Reads the config and every tensor the family's recipe needs. One-line errors (exit 1) with hints.
 std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir);

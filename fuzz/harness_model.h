@@ -1,15 +1,23 @@
-// Fuzz bodies for the model files (safetensors header, GPT-2 tokeniser files), shared by the
-// libFuzzer targets fuzz/fuzz_safetensors.cpp and fuzz/fuzz_gpt2_tokenizer.cpp and by the corpus
-// replay in tests/test_corpus_model.cpp. Each returns what is wrong ("" when nothing is).
+// Fuzz bodies for the model files (safetensors header, sharded checkpoint index, GPT-2 tokeniser files),
+// shared by the libFuzzer targets fuzz/fuzz_safetensors.cpp, fuzz/fuzz_shard_index.cpp and
+// fuzz/fuzz_gpt2_tokenizer.cpp and by the corpus replay in tests/test_model_data.cpp. Each returns what
+// is wrong ("" when nothing is).
 #pragma once
 
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "data/error.h"
 #include "data/bpe_tokenizer.h"
+#include "data/model_checkpoint.h"
 #include "data/safetensors.h"
 #include "data/tokenize.h"
+#include "data/unicode_nfc.h"
 
 namespace attn::fuzz {
 
@@ -45,6 +53,72 @@ inline std::string safetensors_one(const std::string& bytes) {
             if (auto p = model_error(e); !p.empty()) return p;
         }
     }
+    return "";
+}
+
+// ---- the sharded checkpoint index (model.safetensors.index.json) ---------------------------------------
+// The input: the index's text, then optionally \0 and the bytes of a shard called "fuzz.safetensors".
+// The folder also holds fixed shards: model-00001-of-00002.safetensors (tensors a: F32 [2], b: F16 [2]),
+// model-00002-of-00002.safetensors (c: F32 [1]), again.safetensors (a once more) and broken.safetensors
+// (not a safetensors file). An index that loads must have put every tensor it names in the shard it
+// names, each tensor in one shard only, and opened each shard it names once.
+inline std::string shard_bytes(const std::string& header_json, const std::string& data) {
+    std::string len(8, '\0');
+    for (std::size_t i = 0; i < 8; ++i) len[i] = static_cast<char>((header_json.size() >> (8 * i)) & 0xFF);
+    return len + header_json + data;
+}
+
+// The index in data loaded over the folder above (throws attn::Error as the loader does); opened counts
+// how often each shard was asked for.
+inline TensorFiles shard_index_load(std::string_view data, std::map<std::string, int>& opened) {
+    static const std::map<std::string, std::string> fixed = {
+        {"model-00001-of-00002.safetensors",
+         shard_bytes(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, )"
+                     R"("b": {"dtype": "F16", "shape": [2], "data_offsets": [8, 12]}})",
+                     std::string("\0\0\x80\x3F\0\0\0\x40\0\x3C\0\xBC", 12))},
+        {"model-00002-of-00002.safetensors",
+         shard_bytes(R"({"c": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})", std::string("\0\0\x40\x40", 4))},
+        {"again.safetensors",
+         shard_bytes(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})", std::string("\0\0\x80\x3F", 4))},
+        {"broken.safetensors", "not a safetensors file"}};
+    const auto z = data.find('\0');
+    const std::string index(data.substr(0, z));
+    const std::optional<std::string> extra =
+        z == std::string_view::npos ? std::nullopt : std::optional<std::string>(data.substr(z + 1));
+    return tensor_files_from_index(index, "model.safetensors.index.json", [&](const std::string& f) -> std::optional<SafetensorsFile> {
+        ++opened[f];
+        if (f == "fuzz.safetensors" && extra) return SafetensorsFile::from_bytes(*extra, f);
+        const auto it = fixed.find(f);
+        if (it == fixed.end()) return std::nullopt;
+        return SafetensorsFile::from_bytes(it->second, f);
+    });
+}
+
+inline std::string shard_index_one(std::string_view data) {
+    std::map<std::string, int> opened;
+    TensorFiles files;
+    try {
+        files = shard_index_load(data, opened);
+    } catch (const Error& e) {
+        return model_error(e);
+    }
+    const std::string index(data.substr(0, data.find('\0')));
+    // the index loaded: it is JSON with a weight_map of tensor -> shard, and every claim of it holds
+    const nlohmann::json j = nlohmann::json::parse(index);
+    std::set<std::string> shards;
+    for (const auto& [tensor, file] : j.at("weight_map").items()) {
+        const auto [f, t] = files.find(tensor);
+        if (t == nullptr) return "tensor '" + tensor + "' is in no shard";
+        if (f->path() != file.get<std::string>()) return "tensor '" + tensor + "' is in " + f->path() + ", not where the index puts it";
+        shards.insert(file.get<std::string>());
+    }
+    if (files.files.size() != shards.size()) return "the shards opened are not the shards the index names";
+    for (const auto& [f, n] : opened)
+        if (n != 1) return "shard " + f + " opened " + std::to_string(n) + " times";
+    std::set<std::string> seen;
+    for (const auto& f : files.files)
+        for (const auto& t : f.header().tensors)
+            if (!seen.insert(t.name).second) return "tensor '" + t.name + "' is in two shards";
     return "";
 }
 
@@ -85,14 +159,16 @@ inline std::string gpt2_tokenizer_one(std::string_view data) {
     }
     if (!tok.round_trips()) return "";  // unknown characters became <unk>
     // a space the tokeniser prepends (add_prefix_space, Prepend '▁', Metaspace), and '▁' written in the
-    // text itself, decode as spaces
-    std::string spaced;
-    for (std::size_t at = 0; at < text.size();) {
-        if (text.compare(at, 3, "\xE2\x96\x81") == 0) spaced += ' ', at += 3;
-        else spaced += text[at++];
+    // text itself, decode as spaces; an NFC normaliser gives the text's NFC form back
+    for (const std::string& t : {text, utf8_nfc(text)}) {
+        std::string spaced;
+        for (std::size_t at = 0; at < t.size();) {
+            if (t.compare(at, 3, "\xE2\x96\x81") == 0) spaced += ' ', at += 3;
+            else spaced += t[at++];
+        }
+        if (back == t || back == spaced || back == " " + t || back == " " + spaced) return "";
     }
-    if (back != text && back != spaced && back != " " + text && back != " " + spaced) return "the tokens' bytes are not the text";
-    return "";
+    return "the tokens' bytes are not the text";
 }
 
 }  // namespace attn::fuzz

@@ -121,6 +121,36 @@ TEST_CASE("model: --svg writes the chosen head's figures as SVG; --scale sizes e
     CHECK(font.err.find("none.ttf") != std::string::npos);
 }
 
+TEST_CASE("model: a grouped-query model's figures name each query head's key/value head and the overview frames the groups") {
+    const std::string out = attn::test::temp_dir();
+    // llama-ok: H = 2 query heads share G = 1 key/value head
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--head", "1", "--svg", out + "/l", "a b"});
+    REQUIRE(r.code == 0);
+    const std::string head = attn::test::slurp(out + "/l/llama-l0-h1-weights.svg");
+    CHECK(head.find(">llama \xC2\xB7 layer 0 \xC2\xB7 head 1 (reads kv head 0 of 1) \xC2\xB7 weights</text>") != std::string::npos);
+    const std::string overview = attn::test::slurp(out + "/l/llama-overview.svg");
+    CHECK(overview.find("2 heads \xC2\xB7 1 key/value head (2 query heads each) \xC2\xB7 attention weights</text>") != std::string::npos);
+    CHECK(overview.find(">kv 0</text>") != std::string::npos);
+    // G = H (GPT-2, or a Llama with as many key/value heads as heads): no groups anywhere
+    auto mha = attn::test::tiny_llama_tensors();  // k_proj and v_proj as wide as q_proj
+    for (auto& e : mha)
+        if (e.name.find("k_proj") != std::string::npos || e.name.find("v_proj") != std::string::npos) e.shape[0] = 4, e.bytes += e.bytes;
+    attn::test::write_llama_folder(out, "llama-mha", attn::test::tiny_llama_config("", 2), mha);
+    for (const std::string m : {"model-ok", "llama-mha"}) {
+        INFO(m);
+        const std::string folder = (m == "model-ok" ? model_dir() : out) + "/" + m;
+        const auto g = attn::test::run_attn({"show", "--model", folder, "--head", "1", "--svg", out + "/svg-" + m, "a b"});
+        REQUIRE(g.code == 0);
+        const std::string type = m == "model-ok" ? "gpt2" : "llama";
+        const std::string one = attn::test::slurp(out + "/svg-" + m + "/" + type + "-l0-h1-weights.svg");
+        const std::string all = attn::test::slurp(out + "/svg-" + m + "/" + type + "-overview.svg");
+        CHECK(one.find("head 1 \xC2\xB7 weights</text>") != std::string::npos);
+        CHECK(one.find("kv") == std::string::npos);
+        CHECK(all.find("key/value") == std::string::npos);
+        CHECK(all.find(">kv ") == std::string::npos);
+    }
+}
+
 TEST_CASE("model: --layer, --head and --keep-layers outside the model are usage errors") {
     const std::string m = model_dir() + "/model-ok";
     CHECK(attn::test::run_attn({"show", "--model", m, "--head", "2", "a"}).code == 2);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "core/model.h"
@@ -54,6 +56,43 @@ TEST_CASE("corpus: safetensors") {
         INFO(f);
         CHECK(attn::fuzz::safetensors_one(attn::test::slurp(f)) == "");
     }
+}
+
+TEST_CASE("corpus: shard_index") {
+    const auto files = corpus("shard_index");
+    REQUIRE(files.size() >= 10);
+    for (const auto& f : files) {
+        INFO(f);
+        CHECK(attn::fuzz::shard_index_one(attn::test::slurp(f)) == "");
+    }
+}
+
+TEST_CASE("shard index: the fuzz seeds over fuzz/harness_model.h's folder load, or are refused with the index's own message") {
+    const std::string dir = std::string(ATTN_SOURCE_DIR) + "/fuzz/corpus/shard_index/";
+    const auto load = [&](const std::string& seed) -> std::string {
+        std::map<std::string, int> opened;
+        try {
+            return "loaded " + std::to_string(attn::fuzz::shard_index_load(attn::test::slurp(dir + seed), opened).files.size());
+        } catch (const attn::Error& e) {
+            CHECK(e.exit_code() == 1);
+            const std::string what = e.what();
+            return what.substr(0, what.find(" (hint: "));
+        }
+    };
+    const std::string i = "model.safetensors.index.json: ";
+    CHECK(load("ok-two-shards") == "loaded 2");
+    CHECK(load("ok-one-shard") == "loaded 1");
+    CHECK(load("ok-fuzzed-shard") == "loaded 2");
+    CHECK(load("shard-missing") == i + "names shard 'missing.safetensors', which is missing from the folder");
+    CHECK(load("tensor-in-two") == i + "tensor 'a' is in two shards, again.safetensors and model-00001-of-00002.safetensors");
+    CHECK(load("tensor-not-there") == i + "puts tensor 'c' in model-00001-of-00002.safetensors, which does not hold it");
+    CHECK(load("not-a-file-name") == i + "shard '../model-00001-of-00002.safetensors' is not a file name in the folder");
+    CHECK(load("empty-map") == i + "the weight_map is empty");
+    CHECK(load("shard-not-string") == i + "the shard of tensor 'a' is not a file name");
+    CHECK(load("deep") == i + "nests deeper than an index does");
+    CHECK(load("not-json") == i + "not JSON");
+    CHECK(load("shard-broken").rfind("broken.safetensors: ", 0) == 0);
+    CHECK(load("fuzzed-shard-bad-length").rfind("fuzz.safetensors: ", 0) == 0);
 }
 
 TEST_CASE("corpus: gpt2_tokenizer") {

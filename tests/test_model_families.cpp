@@ -5,6 +5,7 @@
 
 #include "data/error.h"
 #include "data/model_family.h"
+#include "data/unicode_nfc.h"
 #include "tests/helpers.h"
 
 namespace {
@@ -170,6 +171,50 @@ TEST_CASE("gpt2 tokeniser: tokenizer.json wins over vocab.json + merges.txt, its
           "tokenizer.json: the normalizer 'Lowercase', which attn does not run");
     CHECK(tokeniser_error(tiny_tokenizer_json(R"({"type": "BertPreTokenizer"})")) ==
           "tokenizer.json: the pre_tokenizer 'BertPreTokenizer', which attn does not run");
+}
+
+TEST_CASE("utf8_nfc: composed and decomposed text give Unicode's NFC (results from Python's unicodedata.normalize)") {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"e\xCC\x81", "\xC3\xA9"},                                   // e + U+0301 -> é U+00E9
+        {"\xC3\xA9", "\xC3\xA9"},                                    // already composed
+        {"\xE2\x84\xAB", "\xC3\x85"},                               // Angstrom sign U+212B -> Å U+00C5 (a singleton)
+        {"A\xCC\x8A", "\xC3\x85"},                                   // A + ring above
+        {"\xE2\x84\xA6", "\xCE\xA9"},                               // ohm sign U+2126 -> Ω U+03A9
+        {"\xE1\x84\x80\xE1\x85\xA1\xE1\x86\xA8", "\xEA\xB0\x81"},  // Hangul jamo -> U+AC01
+        {"\xE0\xA5\x98", "\xE0\xA4\x95\xE0\xA4\xBC"},               // U+0958: excluded from composition
+        {"o\xCC\x88\xCC\x84", "\xC8\xAB"},                         // o + diaeresis + macron -> U+022B
+        {"a\xCC\x82\xCC\xA3", "\xE1\xBA\xAD"},                     // marks reordered, then composed: U+1EAD
+        {"q\xCC\x87\xCC\xA3", "q\xCC\xA3\xCC\x87"},                // no precomposed form: only reordered
+        {"\xF0\x9D\x85\x9E", "\xF0\x9D\x85\x97\xF0\x9D\x85\xA5"},  // U+1D15E stays decomposed (an exclusion)
+        {"plain ASCII, kept", "plain ASCII, kept"},
+        {"", ""},
+    };
+    for (const auto& [in, want] : cases) {
+        INFO(in);
+        CHECK(attn::utf8_nfc(in) == want);
+    }
+    try {
+        attn::utf8_nfc("caf\xC3");
+        FAIL("invalid UTF-8 was normalised");
+    } catch (const attn::Error& e) {
+        CHECK(e.exit_code() == 1);
+        CHECK(std::string(e.what()).find("cannot be normalised to NFC") != std::string::npos);
+    }
+}
+
+TEST_CASE("tokenizer.json's NFC normaliser: decomposed text is encoded as its composed form, before the pre-tokeniser") {
+    const std::string plain = tiny_tokenizer_json(R"({"type": "ByteLevel"})");
+    const std::string nfc = R"({"normalizer": {"type": "NFC"},)" + plain.substr(1);
+    const auto with = attn::BpeTokenizer::from_tokenizer_json(nfc, "tokenizer.json");
+    const auto without = attn::BpeTokenizer::from_tokenizer_json(plain, "tokenizer.json");
+    // the tiny vocabulary's ids are the bytes: é is C3 A9 composed, e CC 81 decomposed
+    CHECK(with.encode("cafe\xCC\x81") == Ids{'c', 'a', 'f', 0xC3, 0xA9});
+    CHECK(with.encode("caf\xC3\xA9") == Ids{'c', 'a', 'f', 0xC3, 0xA9});
+    CHECK(without.encode("cafe\xCC\x81") == Ids{'c', 'a', 'f', 'e', 0xCC, 0x81});
+    // a Sequence holding NFC, and added tokens matched on the text before it is normalised
+    const std::string seq = R"({"normalizer": {"type": "Sequence", "normalizers": [{"type": "NFC"}]},)" + plain.substr(1);
+    CHECK(attn::BpeTokenizer::from_tokenizer_json(seq, "tokenizer.json").encode("A\xCC\x8A<|endoftext|>e\xCC\x81") ==
+          Ids{0xC3, 0x85, 256, 0xC3, 0xA9});
 }
 
 TEST_CASE("token texts: one U+FFFD per maximal invalid UTF-8 sequence, as Python's bytes.decode(errors='replace')") {

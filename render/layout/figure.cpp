@@ -176,6 +176,8 @@ std::string title_of(const Trace& t, const Figure& f) {
             title += kDot + std::to_string(f.kv_ids.size()) + (f.kv_ids.size() == 1 ? " kv head" : " kv heads");
     } else if (several) {
         title += kDot + std::string("head ") + std::to_string(f.view.panels[0].head);
+        if (t.model && t.config.kv_heads > 0 && t.config.kv_heads < t.config.heads)  // a model's grouped-query head
+            title += " (reads kv head " + std::to_string(f.view.panels[0].kv_head) + " of " + std::to_string(t.config.kv_heads) + ")";
     }
     title += kDot + f.view.title_word;
     if (L.fq > 1 || L.fk > 1) title += kDot + std::string("max-pooled ") + std::to_string(L.fq) + "\xC3\x97" + std::to_string(L.fk);

@@ -14,7 +14,7 @@
 namespace attn::render {
 namespace {
 
-constexpr int kGap = 6, kLabelW = 64, kHeaderH = 22;
+constexpr int kGap = 6, kLabelW = 64, kHeaderH = 22, kGroupGap = 12, kGroupH = 22;
 
 // One map of a (T, T) causal weight matrix, n × n cells: cell (a, b) covers query rows
 // [a·T/n, (a+1)·T/n) and key columns likewise and holds the largest visible weight it covers; it is
@@ -59,6 +59,33 @@ void draw_map(Surface& s, const OverviewMap& m, int x, int y, int cell) {
     s.frame(x - 1, y - 1, g.cols * cell + 2, g.rows * cell + 2, 1, kFrame);
 }
 
+// Each query head's key/value head, from the first kept layer (every layer groups alike), or nothing when
+// every query head has its own (G = H: GPT-2, MHA).                                                  (H)
+std::vector<std::size_t> kv_columns(const Trace& t, std::size_t H) {
+    const std::size_t G = t.config.kv_heads;
+    if (G == 0 || G >= H || t.layers().empty() || t.layers()[0].heads.size() != H) return {};
+    std::vector<std::size_t> kv;
+    for (const auto& h : t.layers()[0].heads) kv.push_back(h.kv_head);
+    return kv;
+}
+
+// Bands behind the columns that share a key/value head, as the seeded gqa figures frame them, each
+// labelled "kv g" above its heads.  column_x: a head column's left edge; top: the group labels' top.
+template <class ColumnX>
+void draw_kv_groups(Surface& s, Font& font, const std::vector<std::size_t>& kv, ColumnX column_x, int top, int bottom, int side) {
+    for (std::size_t c = 0; c < kv.size();) {
+        std::size_t c1 = c;
+        while (c1 + 1 < kv.size() && kv[c1 + 1] == kv[c]) ++c1;
+        const Rgb gc = kGroupColours[kv[c] % kGroupColours.size()];
+        const int x0 = column_x(int(c)) - kGap / 2, x1 = column_x(int(c1)) + side + kGap / 2;
+        s.blend(x0, top, x1 - x0, bottom - top, gc, 24);
+        s.frame(x0, top, x1 - x0, bottom - top, 2, gc);
+        s.text(font, "kv " + std::to_string(kv[c]), kTickPx, (x0 + x1) / 2, top + 4, Align::Centre, Align::Start, gc,
+               TextRole::PanelTitle);
+        c = c1 + 1;
+    }
+}
+
 }  // namespace
 
 Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
@@ -79,14 +106,25 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
         if (l.layer < t.layer_mean.size()) maps->push_back({make_map(t.layer_mean[l.layer], n), int(r), int(H)});
         if (l.layer < t.rollout.size()) maps->push_back({make_map(t.rollout[l.layer], n), int(r), int(H) + 1});
     }
-    // 2. the layout: L rows × (H + 2) maps, a gap before the two aggregate columns
+    // 2. the layout: L rows × (H + 2) maps, a gap before the two aggregate columns; with grouped-query
+    //    attention (G < H) a wider gap between key/value groups and a row of group labels above the heads
+    const std::vector<std::size_t> kv = kv_columns(t, H);
     const int rows = static_cast<int>(std::max<std::size_t>(L, 1));
     const int grid_x = kMargin + kLabelW;
-    const int grid_y = kMargin + font.line_height(kTitlePx) + 4 + font.line_height(kSubtitlePx) + 14 + kHeaderH;
-    const int agg_x = grid_x + static_cast<int>(H) * (side + kGap) + 3 * kGap;
+    const int groups_y = kMargin + font.line_height(kTitlePx) + 4 + font.line_height(kSubtitlePx) + 14;
+    const int grid_y = groups_y + (kv.empty() ? 0 : kGroupH) + kHeaderH;
+    const auto group_gaps = [kv](int c) {  // key/value group changes left of head column c
+        int changes = 0;
+        for (int i = 1; i <= c && i < int(kv.size()); ++i) changes += kv[std::size_t(i)] != kv[std::size_t(i) - 1];
+        return changes;
+    };
+    const int agg_x = grid_x + static_cast<int>(H) * (side + kGap) + group_gaps(int(H)) * kGroupGap + 3 * kGap;
     const char* dot = " \xC2\xB7 ";
+    const std::size_t G = t.config.kv_heads;
+    const std::string groups = kv.empty() ? "" : dot + std::to_string(G) + (G == 1 ? " key/value head (" : " key/value heads (") +
+                                                     std::to_string(H / G) + " query heads each)";
     const std::string title = t.model->type + dot + std::to_string(t.model->n_layer) + (t.model->n_layer == 1 ? " layer \xC3\x97 " : " layers \xC3\x97 ") +
-                              std::to_string(H) + (H == 1 ? " head" : " heads") + dot + "attention weights";
+                              std::to_string(H) + (H == 1 ? " head" : " heads") + groups + dot + "attention weights";
     const std::string subtitle = std::to_string(T) + " tokens" + dot + "rows: queries, columns: keys" + dot +
                                  "each map coloured from 0 to its own largest weight" + dot + "hatched: future keys";
     const int text_w = std::max(font.text_width(title, kTitlePx), font.text_width(subtitle, kSubtitlePx));
@@ -101,7 +139,10 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
         s.text(font, title, kTitlePx, kMargin, kMargin, Align::Start, Align::Start, kInk, TextRole::Title);
         s.text(font, subtitle, kSubtitlePx, kMargin, kMargin + font.line_height(kTitlePx) + 4, Align::Start, Align::Start,
                kSoftInk, TextRole::Subtitle);
-        const auto column_x = [&](int c) { return c < int(H) ? grid_x + c * (side + kGap) : agg_x + (c - int(H)) * (side + kGap); };
+        const auto column_x = [&](int c) {
+            return c < int(H) ? grid_x + c * (side + kGap) + group_gaps(c) * kGroupGap : agg_x + (c - int(H)) * (side + kGap);
+        };
+        if (!kv.empty()) draw_kv_groups(s, font, kv, column_x, groups_y, grid_y + rows * (side + kGap) - kGap / 2, side);
         for (int c = 0; c < int(H) + 2; ++c) {
             const std::string head = c < int(H) ? "head " + std::to_string(c) : c == int(H) ? "mean" : "rollout";
             s.text(font, head, kTickPx, column_x(c) + side / 2, grid_y - 4, Align::Centre, Align::End, kInk, TextRole::PanelTitle);

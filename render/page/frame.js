@@ -52,8 +52,12 @@
     const heads = D.layers[state.layer].heads;
     if (s.options.length !== heads.length) {
       s.textContent = '';
-      heads.forEach((x, h) => s.append(el('option', { value: String(h),
-        text: 'head ' + h + (x.kv_head !== x.head ? ' (kv ' + x.kv_head + ')' : '') })));
+      const option = (h) => el('option', { value: String(h),
+        text: 'head ' + h + (heads[h].kv_head !== heads[h].head ? ' (kv ' + heads[h].kv_head + ')' : '') });
+      const groups = kvGroups(heads);
+      if (!groups) heads.forEach((x, h) => s.append(option(h)));
+      else for (const [kv, hs] of groups)  // one option group per key/value head
+        s.append(el('optgroup', { label: 'kv head ' + kv + ': heads ' + hs[0] + '\u2013' + hs[hs.length - 1] }, ...hs.map(option)));
     }
     if (state.headsOn.length !== heads.length) state.headsOn = heads.map(() => true);
   }

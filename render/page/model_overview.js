@@ -7,14 +7,24 @@
       el('p', { class: 'hint', text: 'Every head of every layer (' + (STAGE_TEXT[stage] || stage) + '); click one to open it.' }));
     const grid = el('div', { id: 'overview', class: 'overview' });
     const H = Math.max(...D.layers.map((x) => x.heads.length));
-    grid.style.gridTemplateColumns = 'max-content repeat(' + H + ', 52px)';
+    // grouped-query attention: a row naming each key/value head over the query heads that read it, and
+    // a column 10px wider (its cells pushed right) where a group begins
+    const groups = kvGroups(D.layers[0].heads);
+    const starts = new Set(groups ? groups.slice(1).map((g) => g[1][0]) : []);  // heads that open a group
+    grid.style.gridTemplateColumns = !groups ? 'max-content repeat(' + H + ', 52px)'
+      : 'max-content ' + Array.from({ length: H }, (_, h) => (starts.has(h) ? '62px' : '52px')).join(' ');
+    if (groups) {
+      grid.append(el('span', { class: 'ld', text: 'kv' }));
+      groups.forEach(([kv, hs], i) => grid.append(el('span', { class: 'kvg' + (i ? ' group-start' : ''),
+        text: 'kv ' + kv, style: 'grid-column: span ' + hs.length + '; border-color: ' + HEAD_COLOURS[kv % HEAD_COLOURS.length] })));
+    }
     grid.append(el('span', {}));
-    for (let h = 0; h < H; h++) grid.append(el('span', { class: 'hd', text: 'H' + h }));
+    for (let h = 0; h < H; h++) grid.append(el('span', { class: 'hd' + (starts.has(h) ? ' group-start' : ''), text: 'H' + h }));
     D.layers.forEach((x, l) => {
       grid.append(el('span', { class: 'ld', text: 'L' + (x.layer ?? l) }));
       x.heads.forEach((y, h) => {
-        const c = el('canvas', { class: 'thumb', 'data-layer': String(l), 'data-head': String(h),
-          title: 'layer ' + l + ', head ' + h });
+        const c = el('canvas', { class: 'thumb' + (starts.has(h) ? ' group-start' : ''), 'data-layer': String(l),
+          'data-head': String(h), title: 'layer ' + l + ', head ' + h + (groups ? ', kv head ' + y.kv_head : '') });
         c.width = S;
         c.height = T;
         c.getContext('2d').drawImage(picture(l, h, stage), 0, 0);

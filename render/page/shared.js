@@ -38,6 +38,19 @@
 
   // ---- small helpers --------------------------------------------------------------------------------
 
+  // Grouped-query attention: the runs of query heads that read one key/value head, as [kv, [h...]], or
+  // null when every head has its own (G = H).
+  function kvGroups(heads) {
+    if (heads.every((x) => x.kv_head === x.head)) return null;
+    const groups = [];
+    heads.forEach((x, h) => {
+      const last = groups[groups.length - 1];
+      if (last && last[0] === x.kv_head) last[1].push(h);
+      else groups.push([x.kv_head, [h]]);
+    });
+    return groups;
+  }
+
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {

@@ -318,8 +318,9 @@ def test_npy_page(page, arr, tokens, out, times):
     return hovered
 
 
-def model_trace(L=2, H=2, T=5, seed=3):
-    """A small GPT-2-shaped trace as the model runs write it (kind "model": layers, aggregates, predictions)."""
+def model_trace(L=2, H=2, T=5, seed=3, G=None):
+    """A small GPT-2-shaped trace as the model runs write it (kind "model": layers, aggregates, predictions);
+    with G, query head h reads key/value head h // (H / G), as a Llama-family run names them."""
     rng = np.random.default_rng(seed)
     mask = np.tril(np.ones((T, T), dtype=bool))
     layers, means, rollouts, rollout = [], [], [], None
@@ -330,7 +331,7 @@ def model_trace(L=2, H=2, T=5, seed=3):
             scale = np.float32(0.125)
             s = np.where(mask, scores * scale, -np.inf)
             w = np.exp(s - s.max(-1, keepdims=True))
-            heads.append({"head": h, "kv_head": h, "scores": scores.tolist(), "scale": float(scale),
+            heads.append({"head": h, "kv_head": h if G is None else h // (H // G), "scores": scores.tolist(), "scale": float(scale),
                           "mask": mask.tolist(), "weights": (w / w.sum(-1, keepdims=True)).astype(np.float32).tolist()})
         layers.append({"layer": l, "heads": heads})
         mean = np.mean([np.array(x["weights"], dtype=np.float32) for x in heads], axis=0)
@@ -379,6 +380,8 @@ def test_model_page(page, trace, out, times):
     text = page.d.find_element(By.ID, "aggregate-readout").text
     want = four(trace["aggregates"]["rollout"][1][T - 1][0])
     check(text.endswith("= " + want) and "query %d" % (T - 1) in text, "rollout readout %r, trace %s" % (text, want))
+    check(not page.d.find_elements(By.CSS_SELECTOR, "#head optgroup, #overview .kvg"),
+          "a model whose every head has its own key/value head shows no groups")
     page.shot(out, "render-model.png")
     page.quiet("model page after use")
     return hovered
@@ -401,6 +404,21 @@ def test_fits_small_screen(driver, path, T, out):
     page.hover(T - 1, 0, T, T)
     page.shot(out, "fit-1366x768-%d.png" % T)
     driver.set_window_size(1200, 1000)
+def test_gqa_model_page(page, trace, out, times):
+    """Grouped-query attention (H = 4, G = 2): the head picker and the overview group the query heads by key/value head."""
+    times["render gqa model"] = page.load("#layer=0&head=2")
+    page.quiet("gqa model page")
+    groups = [g.get_attribute("label") for g in page.d.find_elements(By.CSS_SELECTOR, "#head optgroup")]
+    check(groups == ["kv head 0: heads 0\u20131", "kv head 1: heads 2\u20133"], "head picker groups: %s" % groups)
+    check(page.options("head") == ["0", "1", "2", "3"], "every head is still one option: %s" % page.options("head"))
+    labels = [(e.text, e.value_of_css_property("grid-column-start")) for e in page.d.find_elements(By.CSS_SELECTOR, "#overview .kvg")]
+    check(labels == [("kv 0", "span 2"), ("kv 1", "span 2")], "overview group labels: %s" % labels)
+    thumbs = page.d.find_elements(By.CSS_SELECTOR, "#overview canvas.thumb")
+    x = [t.location["x"] for t in thumbs[:4]]
+    check(x[2] - x[1] > x[1] - x[0] + 5, "a wider gap between the key/value groups: thumbnails at x = %s" % x)
+    check(thumbs[3].get_attribute("title") == "layer 0, head 3, kv head 1", "thumbnail title %r" % thumbs[3].get_attribute("title"))
+    page.shot(out, "render-gqa-model.png")
+    page.quiet("gqa model page after use")
 
 
 def main():
@@ -437,6 +455,8 @@ def main():
     model = model_trace()
     json.dump(model, open(os.path.join(out, "model.json"), "w"))
     run(a.attn, "render", "model.json", "--html", "model.html", cwd=out)
+    json.dump(model_trace(H=4, G=2), open(os.path.join(out, "gqa-model.json"), "w"))
+    run(a.attn, "render", "gqa-model.json", "--html", "gqa-model.html", cwd=out)
 
     # 2. the browser: headless, no network, a fresh profile
     profile = tempfile.mkdtemp(prefix="attn-chromium-")
@@ -455,6 +475,7 @@ def main():
         hovered += test_model_page(Page(driver, os.path.join(out, "model.html")), model, out, times)
         for n in (8, 16, 40):
             test_fits_small_screen(driver, os.path.join(out, "fit%d.html" % n), n, out)
+        test_gqa_model_page(Page(driver, os.path.join(out, "gqa-model.html")), None, out, times)
         screenshots_not_blank(driver, shots)
     finally:
         driver.quit()

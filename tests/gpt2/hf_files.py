@@ -65,9 +65,9 @@ def byte_symbols():
     return {b: chr(c) for b, c in zip(bs, cs)}
 
 
-def small_bpe(words=("the", "cat", "sat", "on", "mat", "it", "was", "tired"), extra=0):
-    """A small byte-level BPE: the 256 byte symbols, merges building ' '+word for each word, and
-    <|endoftext|> last. Returns (vocab dict, merges list of 'a b')."""
+def byte_bpe(words):
+    """The 256 byte symbols, then merges (pairs [a, b]) building ' '+word and word for each word, each
+    merge's result a token. Returns (vocab dict, merges list)."""
     sym = byte_symbols()
     vocab = {sym[b]: i for i, b in enumerate(sorted(sym))}
     merges = []
@@ -77,13 +77,20 @@ def small_bpe(words=("the", "cat", "sat", "on", "mat", "it", "was", "tired"), ex
             cur = parts[0]
             for p in parts[1:]:
                 if cur + p not in vocab:
-                    merges.append(cur + " " + p)
+                    merges.append([cur, p])
                     vocab[cur + p] = len(vocab)
                 cur = cur + p
+    return vocab, merges
+
+
+def small_bpe(words=("the", "cat", "sat", "on", "mat", "it", "was", "tired"), extra=0):
+    """A small byte-level BPE: byte_bpe(words), `extra` unused tokens and <|endoftext|> last. Returns
+    (vocab dict, merges list of 'a b')."""
+    vocab, merges = byte_bpe(words)
     for i in range(extra):
         vocab[f"extra{i}"] = len(vocab)
     vocab["<|endoftext|>"] = len(vocab)
-    return vocab, merges
+    return vocab, [a + " " + b for a, b in merges]
 
 
 def merges_text(merges):

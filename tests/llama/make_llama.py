@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpt2"))
-from hf_files import byte_symbols, safetensors_bytes, stored_values, tensor_bytes  # noqa: E402
+from hf_files import byte_bpe, safetensors_bytes, stored_values, tensor_bytes  # noqa: E402
 
 WORDS = ("the", "cat", "sat", "on", "mat", "it", "was", "tired")
 LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
@@ -22,18 +22,7 @@ SP = "\u2581"
 
 
 def byte_level_vocab():
-    sym = byte_symbols()
-    vocab = {sym[b]: i for i, b in enumerate(sorted(sym))}
-    merges = []
-    for w in WORDS:
-        for prefix in (sym[32], ""):
-            parts = ([prefix] if prefix else []) + [sym[ord(c)] for c in w]
-            cur = parts[0]
-            for p in parts[1:]:
-                if cur + p not in vocab:
-                    merges.append([cur, p])
-                    vocab[cur + p] = len(vocab)
-                cur = cur + p
+    vocab, merges = byte_bpe(WORDS)
     vocab["Ġtiredness"] = len(vocab)  # reachable only through ignore_merges (no merge builds it)
     return vocab, merges
 
