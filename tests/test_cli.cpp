@@ -165,7 +165,7 @@ TEST_CASE("cli: settings a kind changes are announced: d_out rounded up to a mul
     CHECK(a.err == "attn: note: kind 'additive' without --source: the sentence attends over itself\n");
 }
 
-TEST_CASE("cli: an output folder named like the sentence is questioned; ./ makes it a folder") {
+TEST_CASE("cli: an output folder named like the sentence is questioned, ./ makes it a folder") {
     check_error(run_attn({"show", "--png", "The cat sat"}), 2, "looks like a sentence");
     const std::string dir = temp_dir();
     const RunResult r = run_attn({"show", "hi", "--npy", "./my folder"}, RunOptions{dir, "", false, ""});

@@ -186,7 +186,7 @@ TEST_CASE("figures: the SVG and the PNG of a figure come from one layout (same s
     }
 }
 
-TEST_CASE("figures: attn show warns once, in one line, about characters no font has; --font is used") {
+TEST_CASE("figures: attn show warns once, in one line, about characters no font has, --font is used") {
     const std::string dir = attn::test::temp_dir();
     // U+0378 is unassigned: no font has it. The run still succeeds and writes every figure.
     const auto r = attn::test::run_attn({"show", "a \xCD\xB8 b \xCD\xB8", "--png", dir + "/p", "--svg", dir + "/s"});

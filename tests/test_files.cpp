@@ -229,7 +229,7 @@ TEST_CASE("hostile files: a FIFO is written in place, not replaced") {
     CHECK(Json::parse(slurp(dir + "/drained"))["kind"] == "causal");
 }
 
-TEST_CASE("hostile files: an overwritten file keeps its permissions; a name near NAME_MAX is written") {
+TEST_CASE("hostile files: an overwritten file keeps its permissions, a name near NAME_MAX is written") {
     const std::string dir = temp_dir();
     write(dir + "/t.json", "secret");
     REQUIRE(::chmod((dir + "/t.json").c_str(), 0600) == 0);

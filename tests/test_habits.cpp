@@ -148,7 +148,7 @@ TEST_CASE("habits: --split chars makes one token per character (spaces apart) on
     }
 }
 
-TEST_CASE("habits: render --colormap, --range and --log change the drawn figure; decode --html writes the page") {
+TEST_CASE("habits: render --colormap, --range and --log change the drawn figure, decode --html writes the page") {
     const std::string dir = temp_dir();
     const std::string trace = saved_trace(dir);
     auto figure = [&](const std::string& name, std::initializer_list<std::string> more) {

@@ -119,7 +119,7 @@ TEST_CASE("hostile cli: --show takes exactly one comma-separated value") {
 
 // ---- 8. wrong answers --------------------------------------------------------------------------------
 
-TEST_CASE("hostile inputs: FLT_MAX as attn writes it is a finite float32; one past it is named") {
+TEST_CASE("hostile inputs: FLT_MAX as attn writes it is a finite float32, one past it is named") {
     const Embeddings e = load_embeddings_bytes("[[3.4028235e38, -3.4028235e38]]", "e.json");
     CHECK(e.x(0, 0) == FLT_MAX);
     CHECK(e.x(0, 1) == -FLT_MAX);
@@ -169,7 +169,7 @@ TEST_CASE("hostile inputs: .npy headers as numpy reads them, big-endian floats r
           little.x);
 }
 
-TEST_CASE("hostile inputs: embeddings tokens follow the tokeniser's rules; invisible characters are not kept") {
+TEST_CASE("hostile inputs: embeddings tokens follow the tokeniser's rules, invisible characters are not kept") {
     auto token_error = [](const std::string& token) {
         try {
             load_embeddings_bytes(R"({"tokens": ["ok", )" + Json(token).dump() + R"(], "x": [[1], [2]]})", "e.json");
@@ -232,7 +232,7 @@ TEST_CASE("hostile cli: luong refuses the options its score does not use") {
 
 // ---- 9. documentation -------------------------------------------------------------------------------
 
-TEST_CASE("hostile docs: kinds says s_i and local-m; the format says row_max is scaled") {
+TEST_CASE("hostile docs: kinds says s_i and local-m, the format says row_max is scaled") {
     const RunResult k = attn::test::run_attn({"kinds"});
     CHECK(k.out.find("s_{i-1}") != std::string::npos);
     CHECK(k.out.find("local-m") != std::string::npos);
@@ -276,7 +276,7 @@ TEST_CASE("hostile messages: UTF-16, bounded echoes, standard input cut short") 
                            "reading there (hint: raise --max-tokens or shorten the text)\n");
 }
 
-TEST_CASE("hostile messages: bench and kinds take no sentence; bench --json is checked and written first") {
+TEST_CASE("hostile messages: bench and kinds take no sentence, bench --json is checked and written first") {
     const RunResult be = attn::test::run_attn({"bench", "extra"});
     CHECK(be.code == 2);
     CHECK(one_line(be) == "attn: error: unexpected argument 'extra' (hint: 'attn bench' takes no sentence; see 'attn bench "
@@ -291,7 +291,7 @@ TEST_CASE("hostile messages: bench and kinds take no sentence; bench --json is c
     CHECK(twice.code == 2);
 }
 
-TEST_CASE("hostile messages: standard input for --embeddings and --mask; --precision 0 says what it hides") {
+TEST_CASE("hostile messages: standard input for --embeddings and --mask, --precision 0 says what it hides") {
     const RunResult e = attn::test::run_attn({"show", "--embeddings", "-", "--json", "-"},
                                              R"({"tokens": ["a", "b"], "x": [[1, 2], [3, 4]]})");
     INFO(e.err);

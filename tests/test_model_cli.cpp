@@ -64,7 +64,7 @@ TEST_CASE("model: the trace holds every head's causal weights, the aggregates an
     }
 }
 
-TEST_CASE("model: --png writes the chosen head's heatmaps and the overview; --npy every head, mean and rollout") {
+TEST_CASE("model: --png writes the chosen head's heatmaps and the overview, --npy every head, mean and rollout") {
     const std::string out = attn::test::temp_dir();
     const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--head", "1", "--png", out + "/png",
                                          "--npy", out + "/npy", "a b"});
@@ -92,7 +92,7 @@ std::pair<unsigned, unsigned> png_size(const std::string& bytes) {
 }
 }  // namespace
 
-TEST_CASE("model: --svg writes the chosen head's figures as SVG; --scale sizes every PNG, the overview too") {
+TEST_CASE("model: --svg writes the chosen head's figures as SVG, --scale sizes every PNG, the overview too") {
     const std::string out = attn::test::temp_dir();
     const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--head", "1", "--svg", out + "/svg",
                                          "--png", out + "/s2", "a b"});

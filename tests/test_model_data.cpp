@@ -125,7 +125,7 @@ TEST_CASE("bfloat16_to_float is the upper half of the float32 pattern") {
     CHECK(std::isinf(attn::bfloat16_to_float(0x7F80)));
 }
 
-TEST_CASE("safetensors: entries are read with their dtype, shape and offsets; metadata kept") {
+TEST_CASE("safetensors: entries are read with their dtype, shape and offsets, metadata kept") {
     const std::string h = R"({"__metadata__": {"format": "pt"}, "b": {"dtype": "F16", "shape": [2], "data_offsets": [8, 12]},)"
                           R"( "a": {"dtype": "F32", "shape": [1, 2], "data_offsets": [0, 8]}})";
     std::string data(12, '\0');
@@ -186,7 +186,7 @@ TEST_CASE("safetensors: inf, NaN and unsupported dtypes are refused when read, n
     }
 }
 
-TEST_CASE("gpt2 byte table: 256 distinct characters; printable bytes map to themselves, space to U+0120") {
+TEST_CASE("gpt2 byte table: 256 distinct characters, printable bytes map to themselves, space to U+0120") {
     const auto& s = attn::gpt2_byte_symbols();
     CHECK(std::set<std::string>(s.begin(), s.end()).size() == 256);
     CHECK(s['A'] == "A");
@@ -215,7 +215,7 @@ attn::BpeTokenizer small_tokenizer() {
 }
 }  // namespace
 
-TEST_CASE("gpt2 BPE: a long word merges as the rescan does; one too long for max_tokens is not encoded") {
+TEST_CASE("gpt2 BPE: a long word merges as the rescan does, one too long for max_tokens is not encoded") {
     const auto tok = small_tokenizer();
     using V = std::vector<std::int64_t>;
     // 2,000 " cat"s run together are one pre-tokenised word: " cat" then "cat" × 1,999 (no merge starts

@@ -214,7 +214,7 @@ TEST_CASE("trace reader: foreign, truncated and future files are one-line errors
     CHECK(error_of([&] { render::read_trace_json(deep, "t.json"); }) == "t.json: nested more than 9 deep");
 }
 
-TEST_CASE("npy attention: (L, H, T, S), (H, T, S) and (T, S) with their tokens; bad shapes and NaN refused") {
+TEST_CASE("npy attention: (L, H, T, S), (H, T, S) and (T, S) with their tokens, bad shapes and NaN refused") {
     // (L, H, T, S) = (2, 3, 2, 2): value = 1000 l + 100 h + 10 i + j, in C order and in Fortran order
     std::vector<float> c, f(24);
     for (int l = 0; l < 2; ++l)
@@ -237,7 +237,8 @@ TEST_CASE("npy attention: (L, H, T, S), (H, T, S) and (T, S) with their tokens; 
     }
     const Trace t3 = render::read_attention_npy(npy("<f4", "(3, 2, 2)", floats(std::vector<float>(c.begin(), c.begin() + 12))),
                                                 "a.npy", std::nullopt, "");
-    CHECK(t3.layers().empty());
+    CHECK_FALSE(t3.sets.at(0).model_layers);  // (H, T, S): one layer, not a model's numbered blocks
+    CHECK(t3.layers().size() == 1);
     CHECK(t3.heads().size() == 3);
     CHECK(t3.tokens == std::vector<std::string>{"0", "1"});
     const Trace t2 = render::read_attention_npy(npy("<f8", "(2, 3)", std::string(48, '\0')), "a.npy",
@@ -344,7 +345,7 @@ TEST_CASE("page: one file, no external resources, data escaped, the code embedde
     CHECK(lower.find("</style") == std::string::npos);
 }
 
-TEST_CASE("cli: show --html and render write pages; render --png draws every layer, or --layer and --head") {
+TEST_CASE("cli: show --html and render write pages, render --png draws every layer, or --layer and --head") {
     const std::string dir = attn::test::temp_dir();
     attn::test::RunOptions o;
     o.cwd = dir;
@@ -379,7 +380,7 @@ TEST_CASE("cli: show --html and render write pages; render --png draws every lay
     CHECK(!attn::test::slurp(dir + "/one/npy-layer1-head0-weights.png").empty());
     r = attn::test::run_attn({"render", "a.npy", "--html", "a.html", "--layer", "2"}, o);
     CHECK(r.code == 2);
-    CHECK(r.err == "attn: error: --layer 2 is past the last layer (1) (hint: layers are numbered from 0)\n");
+    CHECK(r.err == "attn: error: --layer 2 is not in a.npy (it holds layers 0, 1) (hint: pick one of the layers it holds)\n");
 }
 
 TEST_CASE("cli: render --png and --svg of a saved trace draw the same bytes as the show run that wrote it") {
@@ -476,7 +477,7 @@ TEST_CASE("trace reader: refuses what the writer never writes: layers past the m
     refused(j, "heads: a model's trace keeps its heads in \"layers\", not \"heads\"");
 }
 
-TEST_CASE("render: a big-endian .npy draws as its little-endian twin (one reader with --embeddings); a .npy without its magic is refused as one") {
+TEST_CASE("render: a big-endian .npy draws as its little-endian twin (one reader with --embeddings), a .npy without its magic is refused as one") {
     const std::string dir = test::temp_dir();
     const auto raw = [](std::initializer_list<float> v, bool big) {
         std::string s;

@@ -55,7 +55,7 @@ TEST_CASE("steps: masked scores are scale·scores where visible and −∞ where
         }
 }
 
-TEST_CASE("steps: the --renorm intermediate is the full softmax with the future zeroed; the weights are it renormalised") {
+TEST_CASE("steps: the --renorm intermediate is the full softmax with the future zeroed, the weights are it renormalised") {
     Settings c = journey_config("causal", 2, "torch", 123);
     c.renorm = true;
     const Trace t = run_attention(journey(), c);

@@ -144,7 +144,7 @@ TEST_CASE("text: Arabic letters join (contextual glyphs, not the isolated forms)
     CHECK(f.missing().empty());
 }
 
-TEST_CASE("text: Hebrew runs right to left; mixed labels order their runs by the first strong character") {
+TEST_CASE("text: Hebrew runs right to left, mixed labels order their runs by the first strong character") {
     render::Font f;
     Glyphs letters;  // shin, lamed, vav, final mem, each alone
     for (const char* c : {"\xD7\xA9", "\xD7\x9C", "\xD7\x95", "\xD7\x9D"}) letters.push_back(glyphs_of(f, c).at(0));

@@ -54,7 +54,7 @@ TEST_CASE("titles: local attention states its window W, a single-head kind names
     CHECK(!any_has(causal, "head 0"));
 }
 
-TEST_CASE("titles: MHA panels name the head only; GQA panels name the shared kv head too") {
+TEST_CASE("titles: MHA panels name the head only, GQA panels name the shared kv head too") {
     const auto mha = figure_texts({"--kind", "mha", "--heads", "2", "one two three"}, "mha-weights");
     CHECK(mha[0] == "mha \xC2\xB7 2 heads \xC2\xB7 weights");
     CHECK(any_has(mha, "head 1"));

@@ -43,7 +43,7 @@ std::string read_error(const Json& j) {
 
 }  // namespace
 
-TEST_CASE("trace shape: a seeded kind is one set with one layer 0; its name says where the keys come from") {
+TEST_CASE("trace shape: a seeded kind is one set with one layer 0, its name says where the keys come from") {
     for (const auto& [kind, source, name, S] :
          {std::tuple{"causal", "", "self", 4}, std::tuple{"gqa", "", "self", 4},
           std::tuple{"cross", "Wie geht es", "cross", 3}, std::tuple{"additive", "x y", "cross", 2}}) {
