@@ -18,7 +18,8 @@ case $seconds in '' | *[!0-9]*) echo "fuzz: SECONDS_PER_TARGET must be a whole n
 scripts/setup.sh clang-14 libclang-rt-14-dev
 build=build-fuzz
 mkdir -p "$build"
-CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
+CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DATTN_FUZZ=ON \
   -DATTN_SANITIZE=ON -DATTN_WASM=OFF -DATTN_BUILD_TESTS=OFF > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' "${targets[@]}")
 

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 build=build-asan
 mkdir -p "$build"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_SANITIZE=ON -DATTN_WASM=OFF > "$build/configure.log" 2>&1 ||
+# -O1 with line tables only: half the compile time of -O2 -g, and reports still name file and line.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DATTN_SANITIZE=ON -DATTN_WASM=OFF > "$build/configure.log" 2>&1 ||
   { cat "$build/configure.log" >&2; exit 1; }
 cmake --build "$build" -j2
 # A sanitizer report must not pass for one of attn's own exit codes (1 and 2): exit 86 / abort instead.
