@@ -64,6 +64,7 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     check_prefix(o.prefix);
     policy::OutputRequest outputs;  // no clash, nothing over an input; the PNGs start with the kind or --prefix
     outputs.json = o.json, outputs.png = o.png, outputs.svg = o.svg, outputs.html = o.html;
+    outputs.sentence_command = "decode";
     outputs.prefix = o.prefix.value_or(o.kind);
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});

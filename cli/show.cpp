@@ -46,18 +46,6 @@ std::size_t terminal_width() {
     return 80;
 }
 
-// An output path with a space, no folder separator and no file extension reads like the sentence
-// itself: `attn show --png "The cat sat"`. Ask instead of creating a folder called that.
-void check_not_sentence(const std::optional<std::string>& value, const char* option, const char* example) {
-    if (!value || value->find(' ') == std::string::npos || value->find('/') != std::string::npos ||
-        value->find('.') != std::string::npos)
-        return;
-    usage_error(std::string(option) + " '" + *value + "' looks like a sentence, not a " +
-                    (std::string(option) == "--json" ? "file name" : "folder name"),
-                std::string("did you mean the sentence? write it outside the option: attn show \"") + *value + "\" " +
-                    option + " " + example + "; for a name with spaces write " + option + " './" + *value + "'");
-}
-
 std::vector<std::string> split_list(const std::string& text) {
     std::vector<std::string> items;
     for (std::size_t i = 0; i <= text.size();) {
@@ -76,6 +64,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     // outputs checked as for the seeded kinds: no clash, nothing over the text or the model's own files
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.html = o.html, outputs.svg = o.svg;
+    outputs.sentence_command = "show";
     if ((o.figures || o.prefix) && !o.png && !o.svg)
         usage_error(std::string(o.prefix ? "--prefix" : "--figures") + " names images, but no --png or --svg folder is given",
                     "add --png DIR");
@@ -105,18 +94,15 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
 void run_show(const ShowOptions& o) {
     // 1. the kind, and options it does not take; the outputs
     const Kind& kind = check_seeded_options(o);
-    check_not_sentence(o.png, "--png", "out");
-    check_not_sentence(o.svg, "--svg", "out");
     if (o.figures && !o.query && ("," + *o.figures + ",").find(",query,") != std::string::npos)
         usage_error("--figures query draws one query's strip, but no --query is given", "add --query I, e.g. --query 0");
     if ((o.figures || o.prefix) && !o.png && !o.svg)
         usage_error(std::string(o.prefix ? "--prefix" : "--figures") + " names images, but no --png folder is given",
                     "add --png DIR");
     if (o.no_live && !o.html) usage_error("--no-live leaves the live panel out of the --html page, but no --html is given", "add --html FILE");
-    check_not_sentence(o.npy, "--npy", "out");
-    check_not_sentence(o.json, "--json", "trace.json");
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.svg = o.svg, outputs.html = o.html;
+    outputs.sentence_command = "show";
     check_prefix(o.prefix);
     outputs.prefix = o.prefix.value_or(o.common.kind), outputs.npy_prefix = o.common.kind;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});

@@ -21,10 +21,12 @@ std::string read_all(int fd, const std::string& name, const std::string& what, s
                      bool* cut = nullptr) {
     std::size_t words = 0;
     bool in_word = false;
-    auto fail = [&](const std::string& why) { input_error("cannot read " + what + " " + name + ": " + why); };
+    auto fail = [&](const std::string& why, std::string hint = {}) {
+        input_error("cannot read " + what + " " + name + ": " + why, std::move(hint));
+    };
     struct stat st {};
     if (::fstat(fd, &st) != 0) fail(std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) fail("it is a folder");
+    if (S_ISDIR(st.st_mode)) fail("it is a folder", "name a file inside it");
     const std::string too_big = "it is larger than the " + std::to_string(kMaxInputFileBytes >> 20) + " MiB attn reads";
     if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxInputFileBytes) fail(too_big);
     // Read to the end (a pipe or a device has no size), never more than the limit.
@@ -56,16 +58,31 @@ std::string read_all(int fd, const std::string& name, const std::string& what, s
     return bytes;
 }
 
+// What to do when open() fails with err.
+std::string open_hint(int err) {
+    switch (err) {
+    case ENOENT:
+    case ENOTDIR: return "check the path: a relative one starts from the current folder";
+    case EACCES:
+    case EPERM: return "check the file's permissions";
+    case ELOOP: return "the path's symbolic links go round in a loop: name the file itself";
+    default: return {};
+    }
+}
+
 }  // namespace
 
 std::string read_file(const std::string& path, const std::string& what) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) input_error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+    if (fd < 0) {
+        const int err = errno;
+        input_error("cannot read " + what + " '" + excerpt(path, 200) + "': " + std::strerror(err), open_hint(err));
+    }
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
     } closer{fd};
-    return read_all(fd, "'" + path + "'", what);
+    return read_all(fd, "'" + excerpt(path, 200) + "'", what);
 }
 
 std::string read_stdin(const std::string& what) { return read_all(STDIN_FILENO, "from standard input", what); }

@@ -207,9 +207,9 @@ std::vector<ValidationRule> make_rules() {
                     e("the source is empty (hint: give at least one word, e.g. \"Your journey starts\")")});
     // 6. files read: --file, --embeddings, --mask
     rows.push_back({"file.missing", "--file, --embeddings, --mask", "a readable file", R, {"show", "--file", "missing.txt"},
-                    e("cannot read text file 'missing.txt': No such file or directory")});
+                    e("cannot read text file 'missing.txt': No such file or directory (hint: check the path: a relative one starts from the current folder)")});
     rows.push_back({"file.folder", "--file, --embeddings, --mask", "a file, not a folder", R,
-                    {"show", "--mask", "folder", "hi"}, e("cannot read mask file 'folder': it is a folder")});
+                    {"show", "--mask", "folder", "hi"}, e("cannot read mask file 'folder': it is a folder (hint: name a file inside it)")});
     rows.push_back({"file.size", "--file, --embeddings, --mask", "at most 256 MiB", R, {"show", "--file", "large.txt"},
                     e("cannot read text file 'large.txt': it is larger than the 256 MiB attn reads")});
     rows.push_back({"text.utf8", "--file", "valid UTF-8 (a leading byte order mark is skipped)", R,
@@ -316,6 +316,11 @@ std::vector<ValidationRule> make_rules() {
                     e("--png 'The cat sat' looks like a sentence, not a folder name (hint: did you mean the sentence? "
                       "write it outside the option: attn show \"The cat sat\" --png out; for a name with spaces write "
                       "--png './The cat sat')")});
+    rows.push_back({"output.sentence-decode", "--png, --svg, --json, --html", "decode: not a name that reads like the sentence", U,
+                    {"decode", "--json", "The cat sat"},
+                    e("--json 'The cat sat' looks like a sentence, not a file name (hint: did you mean the sentence? "
+                      "write it outside the option: attn decode \"The cat sat\" --json trace.json; for a name with spaces write "
+                      "--json './The cat sat')")});
     rows.push_back({"output.png-file", "--png", "not an existing file", R, {"show", "hi", "--png", "file"},
                     e("output folder 'file' exists and is not a folder (hint: name a folder, not a file)")});
     rows.push_back({"output.svg-empty", "--svg", "a folder name", U, {"show", "hi", "--svg", ""},
@@ -323,7 +328,7 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"output.svg-file", "--svg", "not an existing file", R, {"show", "hi", "--svg", "file"},
                     e("output folder 'file' exists and is not a folder (hint: name a folder, not a file)")});
     rows.push_back({"font.file", "--font", "a readable file", R, {"show", "hi", "--png", "out", "--font", "missing.ttf"},
-                    e("cannot read font file 'missing.ttf': No such file or directory")});
+                    e("cannot read font file 'missing.ttf': No such file or directory (hint: check the path: a relative one starts from the current folder)")});
     rows.push_back({"font.format", "--font", "a scalable TrueType or OpenType font FreeType opens", R,
                     {"show", "hi", "--png", "out", "--font", "rows.json"},
                     e("rows.json: not a scalable font FreeType can read (hint: give a TrueType or OpenType file, e.g. "

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdlib>
 #include <set>
+#include <tuple>
 
 #include "cli/policy/files.h"
 #include "data/error.h"
@@ -107,6 +108,17 @@ void check_pair(const Output& a, const Output& b) {
     }
 }
 
+// An output path with a space, no folder separator and no file extension reads like the sentence
+// itself: `attn show --png "The cat sat"`. Ask instead of creating a folder called that.
+void check_not_sentence(const std::string& value, const std::string& option, const char* example, const std::string& command) {
+    if (value.find(' ') == std::string::npos || value.find('/') != std::string::npos || value.find('.') != std::string::npos)
+        return;
+    const bool file = option == "--json" || option == "--html";
+    usage_error(option + " '" + excerpt(value, 60) + "' looks like a sentence, not a " + (file ? "file name" : "folder name"),
+                "did you mean the sentence? write it outside the option: attn " + command + " \"" + excerpt(value, 60) + "\" " +
+                    option + " " + example + "; for a name with spaces write " + option + " './" + excerpt(value, 60) + "'");
+}
+
 }  // namespace
 
 render::FileType file_type(Folder folder) {
@@ -118,6 +130,11 @@ bool is_output_name(Folder folder, const std::string& prefix, const std::string&
 }
 
 void check_output_paths(const OutputRequest& r) {
+    if (!r.sentence_command.empty())
+        for (const auto& [option, path, example] :
+             {std::tuple<const char*, const std::optional<std::string>*, const char*>{"--png", &r.png, "out"},
+              {"--svg", &r.svg, "out"}, {"--npy", &r.npy, "out"}, {"--json", &r.json, "trace.json"}, {"--html", &r.html, "page.html"}})
+            if (*path) check_not_sentence(**path, option, example, r.sentence_command);
     if (r.json) check_output_file(*r.json, "--json");
     if (r.html) check_output_file(*r.html, "--html");
     if (r.png) check_output_dir(*r.png, "--png");

@@ -41,6 +41,9 @@ struct OutputRequest {
     std::string prefix;      // --png/--svg file names start with it: the kind, --prefix, a model's type
     std::string npy_prefix;  // --npy file names start with it; empty = prefix
     std::vector<InputFile> inputs;
+    // The command, when it takes a sentence ("show", "decode", "heads"): an output path that reads like
+    // one (`--png "The cat sat"`) is then refused with a hint instead of becoming a folder of that name.
+    std::string sentence_command;
 };
 
 // Every command that writes files (show, show --model, decode, decode --model, render) goes through
@@ -53,6 +56,8 @@ struct OutputRequest {
 // Each output path alone (check_output_file/check_output_dir, cli/policy/files.h): --json and --html
 // name files, --png, --svg and --npy folders. A command that must read its input before it knows the
 // prefix (render) calls this first and check_outputs once it knows.
+// Each path alone: a file or folder attn may write, and not a sentence given as an output
+// (see OutputRequest::sentence_command).
 void check_output_paths(const OutputRequest& r);
 
 // check_output_paths, then the set. Usage errors (exit 2), before anything runs or is created:
