@@ -119,8 +119,8 @@ std::string hint_for(const CLI::ParseError& e, const CLI::App& app) {
 std::string describe_in(const CLI::ParseError& e, const CLI::App& app) {
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
         const std::string extra = first_extra(command_of(app));
-        if (extra.size() > 1 && extra[0] == '-') return "unknown option '" + extra + "'";
-        if (!extra.empty()) return "unexpected argument '" + extra + "'";
+        if (extra.size() > 1 && extra[0] == '-') return "unknown option '" + excerpt(extra) + "'";
+        if (!extra.empty()) return "unexpected argument '" + excerpt(extra) + "'";
     }
     return describe(e);
 }

@@ -42,6 +42,10 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"cli.unknown-option-near", "options", "an unknown option near a real one is named with it", U,
                     {"show", "--colour", "never", "The cat"},
                     e("unknown option '--colour' (hint: did you mean --color? see 'attn show --help')")});
+    rows.push_back({"cli.long-argument", "arguments", "an argument a command does not take is quoted cut to 40 bytes", U,
+                    {"bench", "word word word word word word word word word word word word"},
+                    e("unexpected argument 'word word word word word word word word ... (59 bytes)' (hint: 'attn bench' "
+                      "takes no sentence; see 'attn bench --help')")});
     rows.push_back({"cli.missing-value", "options", "an option that takes a value gets one", U,
                     {"show", "hi", "--json"}, e("--json needs a value") + kHelp});
     rows.push_back({"cli.repeated", "options", "each option at most once", U,
