@@ -1,5 +1,36 @@
   // ---- the model overview: layers x heads thumbnails ----------------------------------------------------
 
+  // Thumbnails as large as the page's width allows for H heads: 52 to 140 px.
+  function thumbSize(H) {
+    const room = Math.min(1152, (window.innerWidth || 1200) - 48) - 120;  // the layer names and the rows' maxima
+    return Math.max(52, Math.min(140, Math.floor(room / H) - 4));
+  }
+
+  // The weights' colours as a bar, lowest on the left, with the words at each end.
+  function colourBar(lo, hi) {
+    const bar = el('canvas', { class: 'overview-bar' });
+    bar.width = 256;
+    bar.height = 1;
+    const ctx = bar.getContext('2d'), img = ctx.createImageData(256, 1);
+    for (let k = 0; k < 256; k++) img.data.set([VIRIDIS[3 * k], VIRIDIS[3 * k + 1], VIRIDIS[3 * k + 2], 255], 4 * k);
+    ctx.putImageData(img, 0, 0);
+    return el('span', { class: 'key-item' }, el('span', { text: lo }), bar, el('span', { text: hi }));
+  }
+
+  // Cells the mask hides, hatched as in the matrix (when a cell is at least 6 px).
+  function hatch(ctx, l, h, sx, sy) {
+    if (!head(l, h).hidden || sx < 6) return;
+    ctx.beginPath();
+    for (let i = 0; i < T; i++) for (let j = 0; j < S; j++) {
+      if (visible(l, h, i * S + j)) continue;
+      ctx.moveTo(j * sx, (i + 1) * sy);
+      ctx.lineTo((j + 1) * sx, i * sy);
+    }
+    ctx.strokeStyle = 'rgba(120,120,120,0.8)';
+    ctx.lineWidth = 1;
+    ctx.stroke();
+  }
+
   function buildOverview() {
     if (!D.layered) return null;
     const stage = D.stages.includes('weights') ? 'weights' : D.stages[0];
@@ -7,27 +38,34 @@
       el('p', { class: 'hint', text: 'Every head of every layer (' + (STAGE_TEXT[stage] || stage) + '); click one to open it.' }));
     const grid = el('div', { id: 'overview', class: 'overview' });
     const H = Math.max(...D.layers.map((x) => x.heads.length));
+    const size = thumbSize(H), dpr = Math.min(2, window.devicePixelRatio || 1);
+    grid.style.setProperty('--thumb', size + 'px');
     // grouped-query attention: a row naming each key/value head over the query heads that read it, and
     // a column 10px wider (its cells pushed right) where a group begins
     const groups = kvGroups(D.layers[0].heads);
     const starts = new Set(groups ? groups.slice(1).map((g) => g[1][0]) : []);  // heads that open a group
-    grid.style.gridTemplateColumns = !groups ? 'max-content repeat(' + H + ', 52px)'
-      : 'max-content ' + Array.from({ length: H }, (_, h) => (starts.has(h) ? '62px' : '52px')).join(' ');
+    grid.style.gridTemplateColumns = 'max-content ' + Array.from({ length: H }, (_, h) => (starts.has(h) ? size + 10 : size) + 'px').join(' ') +
+      ' max-content';
     if (groups) {
       grid.append(el('span', { class: 'ld', text: 'kv' }));
       groups.forEach(([kv, hs], i) => grid.append(el('span', { class: 'kvg' + (i ? ' group-start' : ''),
         text: 'kv ' + kv, style: 'grid-column: span ' + hs.length + '; border-color: ' + HEAD_COLOURS[kv % HEAD_COLOURS.length] })));
+      grid.append(el('span', {}));
     }
     grid.append(el('span', {}));
     for (let h = 0; h < H; h++) grid.append(el('span', { class: 'hd' + (starts.has(h) ? ' group-start' : ''), text: 'H' + h }));
+    grid.append(el('span', { class: 'hd', text: 'colours up to' }));
     D.layers.forEach((x, l) => {
       grid.append(el('span', { class: 'ld', text: 'L' + (x.layer ?? l) }));
       x.heads.forEach((y, h) => {
         const c = el('canvas', { class: 'thumb' + (starts.has(h) ? ' group-start' : ''), 'data-layer': String(l),
-          'data-head': String(h), title: 'layer ' + l + ', head ' + h + (groups ? ', kv head ' + y.kv_head : '') });
-        c.width = S;
-        c.height = T;
-        c.getContext('2d').drawImage(picture(l, h, stage), 0, 0);
+          'data-head': String(h), title: 'layer ' + (x.layer ?? l) + ', head ' + h + (groups ? ', kv head ' + y.kv_head : '') });
+        c.width = Math.round(size * dpr);
+        c.height = Math.round(size * dpr);
+        const ctx = c.getContext('2d');
+        ctx.imageSmoothingEnabled = false;
+        ctx.drawImage(picture(l, h, stage), 0, 0, c.width, c.height);
+        hatch(ctx, l, h, c.width / S, c.height / T);
         c.addEventListener('click', () => {
           state.layer = l;
           state.head = h;
@@ -37,8 +75,19 @@
         });
         grid.append(c);
       });
+      const sc = scaleOf(l, stage);
+      grid.append(el('span', { class: 'lmax', text: stage === 'mask' ? '' : String(Number(sc.hi.toPrecision(3))) }));
     });
     sec.append(grid);
+    // the colours and the hatching, in words
+    const key = el('p', { class: 'overview-key', id: 'overview-key' });
+    if (stage !== 'mask') {
+      const sc = scaleOf(0, stage);
+      key.append(colourBar(String(Number(sc.lo.toPrecision(3))), 'the layer’s largest (at the row’s end)'));
+    }
+    if (D.layers.some((x) => x.heads.some((y) => y.hidden)))
+      key.append(el('span', { class: 'key-item' }, el('span', { class: 'swatch hatched' }), 'hatched: hidden by the mask (a query sees no later key)'));
+    sec.append(key);
     return sec;
   }
 
