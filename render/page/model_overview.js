@@ -17,18 +17,27 @@
     return el('span', { class: 'key-item' }, el('span', { text: lo }), bar, el('span', { text: hi }));
   }
 
-  // Cells the mask hides, hatched as in the matrix (when a cell is at least 6 px).
+  // Cells the mask hides, hatched as the key's swatch is (grey with darker diagonal stripes, page.css
+  // .swatch.hatched), however small the cells: each row's runs of hidden cells filled with the stripes.
   function hatch(ctx, l, h, sx, sy) {
-    if (!head(l, h).hidden || sx < 6) return;
-    ctx.beginPath();
-    for (let i = 0; i < T; i++) for (let j = 0; j < S; j++) {
-      if (visible(l, h, i * S + j)) continue;
-      ctx.moveTo(j * sx, (i + 1) * sy);
-      ctx.lineTo((j + 1) * sx, i * sy);
+    if (!head(l, h).hidden) return;
+    const tile = document.createElement('canvas');
+    tile.width = tile.height = 6;
+    const t = tile.getContext('2d');
+    t.fillStyle = 'rgb(' + HIDDEN_RGB.join(',') + ')';
+    t.fillRect(0, 0, 6, 6);
+    t.strokeStyle = 'rgb(120,120,120)';
+    t.beginPath();
+    for (const o of [-6, 0, 6]) { t.moveTo(o, 6); t.lineTo(o + 6, 0); }
+    t.stroke();
+    ctx.fillStyle = ctx.createPattern(tile, 'repeat');
+    for (let i = 0; i < T; i++) for (let j = 0; j < S;) {
+      if (visible(l, h, i * S + j)) { j++; continue; }
+      let k = j;
+      while (k < S && !visible(l, h, i * S + k)) k++;
+      ctx.fillRect(Math.round(j * sx), Math.round(i * sy), Math.round(k * sx) - Math.round(j * sx), Math.round((i + 1) * sy) - Math.round(i * sy));
+      j = k;
     }
-    ctx.strokeStyle = 'rgba(120,120,120,0.8)';
-    ctx.lineWidth = 1;
-    ctx.stroke();
   }
 
   function buildOverview() {
@@ -44,17 +53,20 @@
     // a column 10px wider (its cells pushed right) where a group begins
     const groups = kvGroups(D.layers[0].heads);
     const starts = new Set(groups ? groups.slice(1).map((g) => g[1][0]) : []);  // heads that open a group
+    // each layer's colours run up to its own largest value: a column says it when the layers differ
+    const his = D.layers.map((x, l) => Number(scaleOf(l, stage).hi.toPrecision(3)));
+    const perLayer = stage !== 'mask' && his.some((v) => v !== his[0]);
     grid.style.gridTemplateColumns = 'max-content ' + Array.from({ length: H }, (_, h) => (starts.has(h) ? size + 10 : size) + 'px').join(' ') +
-      ' max-content';
+      (perLayer ? ' max-content' : '');
     if (groups) {
       grid.append(el('span', { class: 'ld', text: 'kv' }));
       groups.forEach(([kv, hs], i) => grid.append(el('span', { class: 'kvg' + (i ? ' group-start' : ''),
         text: 'kv ' + kv, style: 'grid-column: span ' + hs.length + '; border-color: ' + HEAD_COLOURS[kv % HEAD_COLOURS.length] })));
-      grid.append(el('span', {}));
+      if (perLayer) grid.append(el('span', {}));
     }
     grid.append(el('span', {}));
     for (let h = 0; h < H; h++) grid.append(el('span', { class: 'hd' + (starts.has(h) ? ' group-start' : ''), text: 'H' + h }));
-    grid.append(el('span', { class: 'hd', text: 'colours up to' }));
+    if (perLayer) grid.append(el('span', { class: 'hd', text: 'colours up to' }));
     D.layers.forEach((x, l) => {
       grid.append(el('span', { class: 'ld', text: 'L' + (x.layer ?? l) }));
       x.heads.forEach((y, h) => {
@@ -75,15 +87,14 @@
         });
         grid.append(c);
       });
-      const sc = scaleOf(l, stage);
-      grid.append(el('span', { class: 'lmax', text: stage === 'mask' ? '' : String(Number(sc.hi.toPrecision(3))) }));
+      if (perLayer) grid.append(el('span', { class: 'lmax', text: String(his[l]) }));
     });
     sec.append(grid);
     // the colours and the hatching, in words
     const key = el('p', { class: 'overview-key', id: 'overview-key' });
     if (stage !== 'mask') {
       const sc = scaleOf(0, stage);
-      key.append(colourBar(String(Number(sc.lo.toPrecision(3))), 'the layer’s largest (at the row’s end)'));
+      key.append(colourBar(String(Number(sc.lo.toPrecision(3))), perLayer ? 'the layer’s largest (at the row’s end)' : String(his[0])));
     }
     if (D.layers.some((x) => x.heads.some((y) => y.hidden)))
       key.append(el('span', { class: 'key-item' }, el('span', { class: 'swatch hatched' }), 'hatched: hidden by the mask (a query sees no later key)'));
