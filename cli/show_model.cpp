@@ -40,6 +40,13 @@ std::string model_text(const ModelShowOptions& o) {
     return *o.sentence;
 }
 
+// The model folder's own name, as the page heads it: "gpt2-small" for "models/gpt2-small/".
+std::string folder_name(std::string dir) {
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    const std::size_t slash = dir.find_last_of('/');
+    return slash == std::string::npos || dir.size() == 1 ? dir : dir.substr(slash + 1);
+}
+
 }  // namespace
 
 std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer) {
@@ -110,7 +117,8 @@ void run_show_model(const ModelShowOptions& o) {
     const ModelConfig c = read_model_config(dir).config;
     const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
     // 3. the text as token ids, within the model's context
-    const std::vector<std::int64_t> ids = model_token_ids(tok, c, model_text(o));
+    const std::string text = model_text(o);
+    const std::vector<std::int64_t> ids = model_token_ids(tok, c, text);
     if (o.query && *o.query >= ids.size())
         usage_error("--query " + std::to_string(*o.query) + " is past the last query (" + std::to_string(ids.size()) + " tokens)",
                     "pick a query from 0 to " + std::to_string(ids.size() - 1));
@@ -155,7 +163,9 @@ void run_show_model(const ModelShowOptions& o) {
     if (r.npy) out.npy.add(out.files, render::model_npy_files(t));
     if (r.html) {
         progress("writing the page", 0, 1);
-        out.files.push_back({*r.html, render::render_html(t, {"attn show --model", choice.layer, choice.head, std::nullopt})});
+        render::HtmlOptions page{"attn show --model", choice.layer, choice.head, std::nullopt};
+        page.model_name = folder_name(dir), page.text = text;
+        out.files.push_back({*r.html, render::render_html(t, page)});
     }
     progress("writing files", out.files.size(), out.files.size());
     // a figure folder collects heads for slides: only this head's earlier figures that this run did not

@@ -12,9 +12,11 @@ using Grid = std::vector<std::vector<std::optional<double>>>;  // (L, H)
 // The (L, H) weights of a run: a trace's layers in order (every layer kept).
 const Mat& head_weights(const Trace& t, std::size_t l, std::size_t h) { return t.layers().at(l).heads.at(h).weights; }
 
-// Adds one text's defined scores into sums (P, L, H) and counts (P, L, H).
-void add_text(const Trace& t, HeadText& text, std::array<std::vector<std::vector<double>>, kHeadPatternCount>& sums,
-              std::array<std::vector<std::vector<std::size_t>>, kHeadPatternCount>& counts) {
+using Sums = std::array<std::vector<std::vector<double>>, kHeadPatternCount>;        // (P, L, H)
+using Counts = std::array<std::vector<std::vector<std::size_t>>, kHeadPatternCount>;  // (P, L, H)
+
+// Adds one text's defined scores into sums and counts.
+void add_text(const Trace& t, HeadText& text, Sums& sums, Counts& counts) {
     const std::size_t L = t.layers().size(), H = L ? t.layers()[0].heads.size() : 0;
     text.sinks.assign(L, std::vector<std::optional<HeadSink>>(H));
     for (std::size_t l = 0; l < L; ++l)
@@ -26,37 +28,64 @@ void add_text(const Trace& t, HeadText& text, std::array<std::vector<std::vector
         }
 }
 
-}  // namespace
-
-HeadReport score_heads(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::string>& texts,
-                       const std::vector<std::vector<std::int64_t>>& ids, const HeadRunOptions& opt) {
-    const std::size_t L = m.config.n_layer, H = m.config.n_head;
+// An empty report of L layers × H heads with zeroed sums and counts.
+HeadReport empty_report(std::size_t L, std::size_t H, Sums& sums, Counts& counts) {
     HeadReport r;
     r.n_layer = L, r.n_head = H;
-    std::array<std::vector<std::vector<double>>, kHeadPatternCount> sums;
-    std::array<std::vector<std::vector<std::size_t>>, kHeadPatternCount> counts;
     for (std::size_t p = 0; p < kHeadPatternCount; ++p) {
         sums[p].assign(L, std::vector<double>(H, 0.0));
         counts[p].assign(L, std::vector<std::size_t>(H, 0));
         r.scores[p].assign(L, std::vector<std::optional<double>>(H));
     }
+    return r;
+}
+
+// One text's run scored and kept in r (sums and counts take its defined scores).
+void add_run(HeadReport& r, const Trace& t, const std::string& text, const std::vector<std::int64_t>& ids, Sums& sums, Counts& counts) {
+    HeadText ht;
+    ht.text = text, ht.tokens = t.tokens, ht.ids = ids;
+    for (const auto& label : t.tokens) ht.punctuation.push_back(is_punctuation_label(label));
+    add_text(t, ht, sums, counts);
+    r.texts.push_back(std::move(ht));
+}
+
+// Every pattern's score: the mean over the texts that define it.
+void finish_means(HeadReport& r, const Sums& sums, const Counts& counts) {
+    for (std::size_t p = 0; p < kHeadPatternCount; ++p)
+        for (std::size_t l = 0; l < r.n_layer; ++l)
+            for (std::size_t h = 0; h < r.n_head; ++h) {
+                if (counts[p][l][h]) r.scores[p][l][h] = sums[p][l][h] / double(counts[p][l][h]);
+                r.defined[p] = std::max(r.defined[p], counts[p][l][h]);
+            }
+}
+
+}  // namespace
+
+HeadReport score_trace(const Trace& t, const std::string& text) {
+    const std::size_t L = t.layers().size(), H = L ? t.layers()[0].heads.size() : 0;
+    Sums sums;
+    Counts counts;
+    HeadReport r = empty_report(L, H, sums, counts);
+    if (t.model) r.model = *t.model;
+    add_run(r, t, text, t.token_ids, sums, counts);
+    finish_means(r, sums, counts);
+    return r;
+}
+
+HeadReport score_heads(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::string>& texts,
+                       const std::vector<std::vector<std::int64_t>>& ids, const HeadRunOptions& opt) {
+    const std::size_t L = m.config.n_layer, H = m.config.n_head;
+    Sums sums;
+    Counts counts;
+    HeadReport r = empty_report(L, H, sums, counts);
     // 1. each text: one forward pass, every head scored
     for (std::size_t k = 0; k < ids.size(); ++k) {
         if (opt.progress) opt.progress("running the texts", k, ids.size() + (opt.induction_length ? 1 : 0));
         Trace t = run_model(m, tok, ids[k], ModelRunOptions{});
-        HeadText text;
-        text.text = texts.at(k), text.tokens = t.tokens, text.ids = ids[k];
-        for (const auto& label : t.tokens) text.punctuation.push_back(is_punctuation_label(label));
-        add_text(t, text, sums, counts);
-        r.texts.push_back(std::move(text));
+        add_run(r, t, texts.at(k), ids[k], sums, counts);
         if (k == 0) r.model = *t.model, r.first = std::move(t);
     }
-    for (std::size_t p = 0; p < kHeadPatternCount; ++p)
-        for (std::size_t l = 0; l < L; ++l)
-            for (std::size_t h = 0; h < H; ++h) {
-                if (counts[p][l][h]) r.scores[p][l][h] = sums[p][l][h] / double(counts[p][l][h]);
-                r.defined[p] = std::max(r.defined[p], counts[p][l][h]);
-            }
+    finish_means(r, sums, counts);
     // 2. induction: R random ids twice through the same forward pass
     if (opt.induction_length > 0) {
         if (opt.progress) opt.progress("running the induction test", ids.size(), ids.size() + 1);

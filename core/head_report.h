@@ -55,6 +55,13 @@ struct HeadReport {
 HeadReport score_heads(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::string>& texts,
                        const std::vector<std::vector<std::int64_t>>& ids, const HeadRunOptions& opt);
 
+// One run's own scores, from the weights in its trace as score_heads scores each text: the patterns
+// a text defines (every one but induction, which needs its own run on repeated ids: left undefined),
+// over the trace's layers in order (a --keep-layers run: the kept ones; n_layer counts them). The
+// text is given (a trace holds only its tokens); its tokens and ids are the trace's, which must hold
+// a model run's causal (T, T) weights and T token ids. r.first stays empty.
+HeadReport score_trace(const Trace& t, const std::string& text);
+
 // One ranked head: (layer, head, score), highest first, ties by layer then head; heads where the pattern
 // is undefined are left out.
 struct RankedHead {

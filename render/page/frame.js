@@ -10,6 +10,8 @@
     if (D.paper) h.append(el('p', { class: 'paper', text: D.paper }));
     const settings = Object.entries(D.settings).map(([k, v]) => k + ' = ' + v).join(' · ');
     if (settings) h.append(el('p', { class: 'settings', id: 'settings', text: settings }));
+    if (D.model && D.model.name) h.append(el('p', { class: 'model-name', id: 'model-name' }, el('b', { text: D.model.name }), ' · ' + D.model.type));
+    if (D.text !== undefined) h.append(el('p', { class: 'text', id: 'text', text: '“' + D.text + '”' }));
     if (D.model) {
       const m = D.model;
       h.append(el('p', { class: 'model', id: 'model', text: m.type + ' · ' + m.dtype + ' · ' + m.n_layer + ' layers × ' +

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/head_report.h"
 #include "core/kinds.h"
 #include "render/view/colormaps.h"
 #include "render/text/font.h"
@@ -195,12 +196,49 @@ Json settings(const Trace& t, const std::string& source) {
     return s;
 }
 
-Json model_json(const Trace& t) {
+Json model_json(const Trace& t, const std::string& name) {
     if (!t.model) return nullptr;
     const ModelInfo& m = *t.model;
-    return {{"type", m.type},       {"dtype", m.dtype},   {"n_layer", m.n_layer},
-            {"n_head", m.n_head},   {"n_embd", m.n_embd}, {"n_positions", m.n_positions},
-            {"vocab_size", m.vocab_size}, {"n_params", m.n_params}};
+    Json j = {{"type", m.type},       {"dtype", m.dtype},   {"n_layer", m.n_layer},
+              {"n_head", m.n_head},   {"n_embd", m.n_embd}, {"n_positions", m.n_positions},
+              {"vocab_size", m.vocab_size}, {"n_params", m.n_params}};
+    if (!name.empty()) j["name"] = name;
+    return j;
+}
+
+// A model run's head scores, as `attn heads` computes them for its one text (score_trace), or null when
+// the trace is not a model's causal self-attention with its token ids. {"patterns": [[name, definition]
+// ...] (P, every pattern but induction, which needs its own run), "scores": (L, H, P) numbers or null
+// where undefined, "sinks": (L, H) [position, token, weight] or null}; L counts the trace's layers.
+Json head_scores_json(const Trace& t, const std::string& text) {
+    const std::size_t T = t.tokens.size();
+    if (!t.model || !t.sets.at(0).model_layers || t.token_ids.size() != T || (!t.source_tokens.empty() && t.source_tokens.size() != T))
+        return nullptr;
+    for (const auto& layer : t.layers())
+        for (const HeadTrace& h : layer.heads)
+            if (h.weights.shape(0) != T || h.weights.shape(1) != T) return nullptr;
+    const HeadReport r = score_trace(t, text);
+    Json patterns = Json::array();
+    std::vector<HeadPattern> shown;
+    for (const auto& info : head_patterns())
+        if (info.pattern != HeadPattern::induction) patterns.push_back({info.name, info.definition}), shown.push_back(info.pattern);
+    Json scores = Json::array(), sinks = Json::array();
+    const HeadText& ht = r.texts.at(0);
+    for (std::size_t l = 0; l < r.n_layer; ++l) {
+        Json srow = Json::array(), krow = Json::array();
+        for (std::size_t h = 0; h < r.n_head; ++h) {
+            Json cell = Json::array();
+            for (HeadPattern p : shown) {
+                const auto& s = r.score(p, l, h);
+                cell.push_back(s ? Json(*s) : Json());
+            }
+            srow.push_back(std::move(cell));
+            const auto& k = ht.sinks.at(l).at(h);
+            krow.push_back(k ? Json::array({k->key, ht.tokens.at(k->key), k->weight}) : Json());
+        }
+        scores.push_back(std::move(srow)), sinks.push_back(std::move(krow));
+    }
+    return {{"patterns", patterns}, {"scores", scores}, {"sinks", sinks}};
 }
 
 Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
@@ -269,7 +307,11 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     j["formula"] = info ? info->formula : "";
     j["paper"] = info ? info->paper : "";
     j["settings"] = settings(t, opt.source);
-    j["model"] = model_json(t);
+    j["model"] = model_json(t, opt.model_name);
+    if (t.model) {  // a model run's page leads with its text and what its heads do
+        if (!opt.text.empty()) j["text"] = opt.text;
+        j["head_scores"] = head_scores_json(t, opt.text);
+    }
     j["tokens"] = t.tokens;
     j["source_tokens"] = t.source_tokens.size() ? t.source_tokens : t.tokens;
     j["token_ids"] = t.token_ids;
@@ -362,7 +404,7 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
             "; style-src 'unsafe-inline'; img-src data: blob:; connect-src data: blob:\">\n";
     page += "<title>" + html_text(title) + "</title>\n<style>\n" + page_css() + "</style>\n</head>\n<body>\n";
     page += "<noscript>This page draws attention with JavaScript: please allow scripts for this file.</noscript>\n";
-    page += "<script type=\"application/json\" id=\"attn-data\">" + script_safe(data.dump()) + "</script>\n";
+    page += "<script type=\"application/json\" id=\"attn-data\">" + script_safe(data.dump(-1, ' ', false, Json::error_handler_t::replace)) + "</script>\n";
     if (!core.empty()) {
         // emscripten's output with its base64 .wasm: it must not end its own <script> (checked, not escaped:
         // escaping would change the code)

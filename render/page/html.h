@@ -31,9 +31,14 @@ struct HtmlOptions {
     // These are the words of `attn show` it opens with (the run's own); none: no panel. Left out, too,
     // when this attn was built without the core (live_core_js() empty).
     std::optional<std::vector<std::string>> live;
+    // A model run's page leads with these (empty: not known, e.g. `attn render` of a trace file): the
+    // model folder's name and the text as given (a trace holds only its tokens).
+    std::string model_name = {};
+    std::string text = {};
 };
 
-// The page. Throws std::invalid_argument when the trace has no heads, heads of different shapes, or
+// The page. A model trace's page also carries every head's `attn heads` scores on its text
+// (core/head_report.h's score_trace of this very trace). Throws std::invalid_argument when the trace has no heads, heads of different shapes, or
 // layer/head outside the trace.
 std::string render_html(const Trace& t, const HtmlOptions& opt);
 

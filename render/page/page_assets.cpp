@@ -32,6 +32,7 @@ asm(".pushsection .rodata\n"
     ATTN_EMBED("attn_page_frame", "frame.js")
     ATTN_EMBED("attn_page_matrix_view", "matrix_view.js")
     ATTN_EMBED("attn_page_head_view", "head_view.js")
+    ATTN_EMBED("attn_page_heads_table", "heads_table.js")
     ATTN_EMBED("attn_page_model_overview", "model_overview.js")
     ATTN_EMBED("attn_page_flash_steps", "flash_steps.js")
     ATTN_EMBED("attn_page_live", "live.js")
@@ -47,6 +48,7 @@ ATTN_EMBEDDED(attn_page_shared)
 ATTN_EMBEDDED(attn_page_frame)
 ATTN_EMBEDDED(attn_page_matrix_view)
 ATTN_EMBEDDED(attn_page_head_view)
+ATTN_EMBEDDED(attn_page_heads_table)
 ATTN_EMBEDDED(attn_page_model_overview)
 ATTN_EMBEDDED(attn_page_flash_steps)
 ATTN_EMBEDDED(attn_page_live)
@@ -82,6 +84,7 @@ const Embedded kViews[] = {
     {attn_page_frame_begin, attn_page_frame_end},
     {attn_page_matrix_view_begin, attn_page_matrix_view_end},
     {attn_page_head_view_begin, attn_page_head_view_end},
+    {attn_page_heads_table_begin, attn_page_heads_table_end},
     {attn_page_model_overview_begin, attn_page_model_overview_end},
     {attn_page_flash_steps_begin, attn_page_flash_steps_end},
     {attn_page_live_begin, attn_page_live_end},

@@ -25,6 +25,7 @@
     document.getElementById('stage').value = state.stage;
     for (const c of document.querySelectorAll('canvas.thumb'))
       c.classList.toggle('current', Number(c.dataset.layer) === state.layer && Number(c.dataset.head) === state.head);
+    markHeadsTable();
     if (fragment) toFragment();
     fillToggles();
     drawAggregates();
@@ -37,8 +38,10 @@
   // Every view of the trace D, in one <main>.
   function buildMain() {
     const main = el('main', { id: 'views' });
-    main.append(buildHeader(), buildControls());
-    for (const s of [buildMatrix(), buildHeadView(), buildAggregates(), buildOverview(), buildFlash()]) if (s) main.append(s);
+    main.append(buildHeader());
+    for (const s of [buildHeadsTable(), buildOverview()]) if (s) main.append(s);  // a model's page leads with its heads
+    main.append(buildControls());
+    for (const s of [buildMatrix(), buildHeadView(), buildAggregates(), buildFlash()]) if (s) main.append(s);
     return main;
   }
   // The views again, for a new D (a live run): the old ones go, the selection stays where it can.

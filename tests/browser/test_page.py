@@ -2,8 +2,9 @@
 """attn's interactive page in a real browser (headless Chromium through Selenium), with the network blocked.
 
 Four pages: `attn show --html --no-live` (mha with dropout, a hostile token; the live panel has tests/browser/test_live.py), `attn render TRACE.json` (flash),
-`attn render attn.npy --tokens` (a 4-D (L, H, T, S) array: layers) and `attn render` of a small model trace
-(layers, aggregates, predictions). On each: no console errors, nothing
+`attn render attn.npy --tokens` (a 4-D (L, H, T, S) array: layers), `attn render` of a small model trace
+(layers, aggregates, predictions) and `attn show --model` of a tiny checkpoint (its head scores against
+`attn heads --json`, the table sorted and clicked, HTML in the folder's name, the text and a token). On each: no console errors, nothing
 fetched; hovering cells of several heads, stages and layers reads back the trace's values at 4 decimals;
 pickers switch; the URL fragment restores the selection; the head view, model overview and flash tiles
 respond; screenshots are saved and are not blank.
@@ -420,6 +421,107 @@ def test_gqa_model_page(page, trace, out, times):
     page.shot(out, "render-gqa-model.png")
     page.quiet("gqa model page after use")
 
+HOSTILE = "<img src=x onerror=alert(1)>"
+PATTERN_COLUMNS = ["previous", "first", "self", "punctuation", "duplicate", "sink"]  # the table's, after layer and head
+
+
+def table_rows(page):
+    """The heads table as shown: [(layer, head, {pattern: data-value or None}, [cell texts])] in page order."""
+    return page.d.execute_script(
+        "return [...document.querySelectorAll('#heads-table tbody tr')].map(r => [Number(r.dataset.layer), Number(r.dataset.head),"
+        " [...r.cells].slice(2, -1).map(c => c.dataset.value === undefined ? null : Number(c.dataset.value)),"
+        " [...r.cells].map(c => c.textContent)])")
+
+
+def sort_by(page, name):
+    page.d.execute_script("document.getElementById('heads-section').scrollIntoView()")
+    th = [t for t in page.d.find_elements(By.CSS_SELECTOR, "#heads-table th") if t.text.rstrip(" ▾▴") == name]
+    check(len(th) == 1, "one column header %r" % name)
+    th[0].click()
+    return table_rows(page)
+
+
+def test_model_run_page(page, heads, name, text, out):
+    """`attn show --model DIR --html`: the name, the text and every head's `attn heads --json` scores lead the page."""
+    page.load()
+    page.quiet("model run page")
+    L, H = heads["model"]["n_layer"], heads["model"]["n_head"]
+    check(page.d.find_element(By.ID, "model-name").get_attribute("textContent") == name + " · gpt2",
+          "the header names the folder and its model_type: %r" % page.d.find_element(By.ID, "model-name").get_attribute("textContent"))
+    check(page.d.find_element(By.ID, "text").get_attribute("textContent") == "“" + text + "”",
+          "the header shows the text: %r" % page.d.find_element(By.ID, "text").get_attribute("textContent"))
+    check(page.d.execute_script("return document.images.length") == 0 and
+          page.d.execute_script("return document.scripts.length") == 2, "the hostile name and text made no element")
+    headers = [t.get_attribute("textContent") for t in page.d.find_elements(By.CSS_SELECTOR, "#heads-table th")]
+    check(headers == ["layer", "head"] + PATTERN_COLUMNS + ["sink token"], "the table's columns: %s" % headers)
+    # the sections in order: the table and the overview before the pickers and the matrix
+    tops = page.d.execute_script("return ['heads-section', 'overview-section', 'matrix-section'].map(id => "
+                                 "document.getElementById(id).getBoundingClientRect().top)")
+    check(tops == sorted(tops), "the head scores, then the overview, then the matrix: tops %s" % tops)
+    # every row's numbers are attn heads --json's for the same text, within 1e-6
+    rows = table_rows(page)
+    check(sorted((l, h) for l, h, _, _ in rows) == [(l, h) for l in range(L) for h in range(H)], "L x H rows: %d" % len(rows))
+    compared = 0
+    for l, h, values, cells in rows:
+        for p, v in zip(PATTERN_COLUMNS, values):
+            want = heads["patterns"][p][l][h]
+            if want is None or v is None:
+                check(want is None and v is None, "layer %d head %d %s: page %s, attn heads %s" % (l, h, p, v, want))
+                continue
+            check(abs(v - want) <= 1e-6, "layer %d head %d %s: page %r, attn heads %r" % (l, h, p, v, want))
+            compared += 1
+        sink = heads["sinks"][0][l][h]
+        check(cells[-1] == "%d “%s”" % (sink["position"], sink["token"]), "layer %d head %d sink: %r, attn heads %s" % (l, h, cells[-1], sink))
+    check(compared >= L * H * 5, "compared %d scores" % compared)
+    check(all(values[4] is not None for _, _, values, _ in rows), "the text repeats a token: duplicate is defined")
+    print("model run page: %d scores equal attn heads --json within 1e-6" % compared)
+    # sorting: a pattern highest first, again lowest first; layer back in order
+    for p in ("previous", "sink"):
+        k = PATTERN_COLUMNS.index(p)
+        down = [r[2][k] for r in sort_by(page, p)]
+        check(down == sorted(down, reverse=True), "sorted by %s, highest first: %s" % (p, down))
+        up = [r[2][k] for r in sort_by(page, p)]
+        check(up == sorted(up), "sorted by %s again, lowest first: %s" % (p, up))
+    order = [(r[0], r[1]) for r in sort_by(page, "layer")]
+    check(order == [(l, h) for l in range(L) for h in range(H)], "sorted by layer: %s" % order)
+    # a row opens its head
+    rows = sort_by(page, "first")
+    l, h = rows[0][0], rows[0][1]
+    page.d.find_element(By.CSS_SELECTOR, "#heads-table tbody tr[data-layer='%d'][data-head='%d']" % (l, h)).click()
+    check((page.selected("layer"), page.selected("head")) == (str(l), str(h)), "the top 'first' row opened layer %d head %d: %s" %
+          (l, h, (page.selected("layer"), page.selected("head"))))
+    current = page.d.execute_script("return [...document.querySelectorAll('#heads-table tr.current')].map(r => [r.dataset.layer, r.dataset.head])")
+    check(current == [[str(l), str(h)]], "the opened head's row is marked: %s" % current)
+    check(page.d.current_url.endswith("#layer=%d&head=%d&stage=weights" % (l, h)), "the fragment follows: %s" % page.d.current_url)
+    # the overview: larger thumbnails, a colour bar, the hatching explained
+    thumbs = page.d.find_elements(By.CSS_SELECTOR, "#overview canvas.thumb")
+    check(len(thumbs) == L * H and thumbs[0].size["width"] > 52, "%d thumbnails of %d px" % (len(thumbs), thumbs[0].size["width"]))
+    key = page.d.find_element(By.ID, "overview-key").get_attribute("textContent")
+    check(page.d.find_elements(By.CSS_SELECTOR, "#overview-key canvas.overview-bar") and "hatched: hidden by the mask" in key,
+          "the overview's key: a colour bar and the hatching: %r" % key)
+    for w, h_ in ((1366, 768), (1920, 1080)):
+        page.d.set_window_size(w, h_)
+        page.load()
+        top = page.d.execute_script("return [innerHeight, document.getElementById('heads-table').getBoundingClientRect().top]")
+        check(top[1] < top[0] / 2, "%dx%d: the head scores start in the first half of the window (%s)" % (w, h_, top))
+        page.shot(out, "model-run-%dx%d.png" % (w, h_))
+    page.d.set_window_size(1200, 1000)
+    page.quiet("model run page after use")
+
+
+def test_hostile_sink_page(page, trace):
+    """A rendered model trace whose first token is HTML and where layer 0 head 0 parks on it: the table
+    names it as text."""
+    page.load()
+    page.quiet("hostile model page")
+    rows = table_rows(page)
+    sink = [r[3][-1] for r in rows if (r[0], r[1]) == (0, 0)]
+    check(sink == ["0 “%s”" % HOSTILE], "layer 0 head 0 parks on the hostile token, shown as text: %s" % sink)
+    check(page.d.execute_script("return document.images.length") == 0, "the token made no <img>")
+    first = [r[2][1] for r in rows if (r[0], r[1]) == (0, 0)]
+    check(first == [1.0], "layer 0 head 0's 'first' score is 1 (all weight on token 0): %s" % first)
+    check(page.d.find_elements(By.ID, "model-name") == [], "a trace file names no folder")
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -455,6 +557,20 @@ def main():
     model = model_trace()
     json.dump(model, open(os.path.join(out, "model.json"), "w"))
     run(a.attn, "render", "model.json", "--html", "model.html", cwd=out)
+    hostile = model_trace(seed=4)
+    hostile["tokens"][0] = hostile["source_tokens"][0] = HOSTILE
+    T = len(hostile["tokens"])
+    hostile["layers"][0]["heads"][0]["weights"] = [[1.0 if j == 0 else 0.0 for j in range(T)] for _ in range(T)]  # parks on token 0
+    json.dump(hostile, open(os.path.join(out, "hostile-model.json"), "w"))
+    run(a.attn, "render", "hostile-model.json", "--html", "hostile-model.html", cwd=out)
+    # a real model run: a checkpoint in a folder whose name is HTML, a text that holds HTML and repeats tokens
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpt2"))
+    from make_checkpoint import make  # noqa: E402
+    name = "tiny" + HOSTILE
+    make(os.path.join(out, name), layers=2, heads=3, embd=12, positions=64, seed=5)
+    text = "the cat sat on the mat, " + HOSTILE + " it was tired."
+    run(a.attn, "show", "--model", name, "--html", "model-run.html", text, cwd=out)
+    run(a.attn, "heads", "--model", name, "--json", "model-run-heads.json", text, cwd=out)
     json.dump(model_trace(H=4, G=2), open(os.path.join(out, "gqa-model.json"), "w"))
     run(a.attn, "render", "gqa-model.json", "--html", "gqa-model.html", cwd=out)
 
@@ -476,6 +592,9 @@ def main():
         for n in (8, 16, 40):
             test_fits_small_screen(driver, os.path.join(out, "fit%d.html" % n), n, out)
         test_gqa_model_page(Page(driver, os.path.join(out, "gqa-model.html")), None, out, times)
+        test_hostile_sink_page(Page(driver, os.path.join(out, "hostile-model.html")), hostile)
+        test_model_run_page(Page(driver, os.path.join(out, "model-run.html")),
+                            json.load(open(os.path.join(out, "model-run-heads.json"))), name, text, out)
         screenshots_not_blank(driver, shots)
     finally:
         driver.quit()
