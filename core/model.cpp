@@ -454,16 +454,19 @@ Trace forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<
 
 }  // namespace
 
-ModelDecode run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids) {
+DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+                             const ModelDecodeOptions& opt) {
     const ModelConfig& cfg = m.config;
-    const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, V = m[Role::lm_head].rows;
-    ModelDecode out;
+    const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, H = cfg.n_head, G = cfg.n_kv_head, d = cfg.head_dim;
+    const std::size_t V = m[Role::lm_head].rows;
+    DecodeTrace out;
     out.full = run_model(m, tok, ids, ModelRunOptions{});
+    out.layers = L, out.heads = H, out.kv_heads = G, out.d_k = out.d_v = d;
     // the cache one token costs: every layer's G keys and values of head_dim, in the checkpoint's dtype
-    const std::size_t dtype = safetensors_dtype_size(m.dtype);
-    out.dtype_bytes = dtype;
-    out.cache_bytes_per_token = static_cast<std::uint64_t>(L) * cfg.n_kv_head * cfg.head_dim * 2 * dtype;
-    out.mha_bytes_per_token = static_cast<std::uint64_t>(L) * cfg.n_head * cfg.head_dim * 2 * dtype;
+    DecodeModel info;
+    info.layer = opt.layer, info.dtype = m.dtype, info.dtype_bytes = safetensors_dtype_size(m.dtype);
+    out.variants = cache_variants(L, H, G, d, d, info.dtype_bytes);
+    const std::uint64_t per_token = cache_bytes_per_token(L, G, d, d, info.dtype_bytes);
     // the tokens one at a time through the caches; every step's rows against the full pass's
     const std::vector<double> inv_freq =
         m.family->recipe.positions == PosScheme::rotary ? model_inv_freq(cfg, T) : std::vector<double>();
@@ -471,6 +474,8 @@ ModelDecode run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
     Scratch b;
     Buf x, logits(V);
     for (std::size_t p = 0; p < T; ++p) {
+        DecodeStep s;
+        s.step = p, s.token = out.full.tokens[p], s.token_id = ids[p];
         embed(m, ids, p, 1, x);  // (1, C)
         Trace step = model_trace_header(m, tok, ids);
         for (std::size_t l = 0; l < L; ++l) {
@@ -482,14 +487,19 @@ ModelDecode run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
                     const double got = j <= p ? static_cast<double>(h.weights(0, j)) : 0.0;
                     out.max_abs_diff = std::max(out.max_abs_diff, std::abs(got - static_cast<double>(full(p, j))));
                 }
+                if (l != opt.layer || (opt.head && *opt.head != h.head)) continue;
+                s.heads.push_back({h.head, h.kv_head, std::vector<float>(h.weights.begin(), h.weights.begin() + (p + 1))});
             }
         }
         norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, 1, C, b.a);
         gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, 1, V, C, true);
-        const auto best = static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-        out.steps.push_back({p, tok.label(ids[p]), best, tok.label(best), caches[0].rows * out.cache_bytes_per_token});
-        if (best != out.full.predictions[p][0].id) out.top_changed = true;
+        s.next_id = static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        s.next = tok.label(s.next_id);
+        s.cache_bytes = caches[0].rows * per_token;
+        if (s.next_id != out.full.predictions[p][0].id) info.top_changed = true;
+        out.steps.push_back(std::move(s));
     }
+    out.model = info;
     return out;
 }
 
