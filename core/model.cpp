@@ -148,7 +148,7 @@ struct HeadsSetup {
     std::int64_t p0;
     float scale;
     const MaskSpec* mask;                 // causal (and a window), materialised once
-    const std::vector<double>* inv_freq;  // rotary positions, or nullptr
+    const RopeTable* rope;                // rotary positions' angles (rows 0 .. T − 1), or nullptr
 };
 
 // One layer's heads: q (n, H·d) over the cached k and v (S, G·d) (keys already rotated) -> contexts side
@@ -167,7 +167,7 @@ void attention(const Columns& q, const Columns& k, const Columns& v, const Heads
         for (std::size_t h = h0; h < h1; ++h) {
             const std::size_t g = kv_head_of(h, H, s.G);
             Mat qh = q.head(n, h, d);  // (n, d)
-            if (s.inv_freq != nullptr) rope_rotate(qh, s.p0, *s.inv_freq, RopeStyle::half);  // rotate_half, at its position
+            if (s.rope != nullptr) rope_rotate(qh, s.p0, *s.rope, RopeStyle::half);  // rotate_half, at its position
             out[h] = attend_head(std::move(qh), k.head(s.S, g, d), v.head(s.S, g, d), s.scale, *s.mask, c, unused, t);
             HeadTrace& ht = out[h];
             ht.head = h, ht.kv_head = g;
@@ -285,7 +285,7 @@ struct Scratch {
 // One layer on n rows at positions p0 .. p0 + n − 1 of x (n, C), in place. The layer's cache gains the
 // rows' keys (rotated at their positions) and values; their queries attend over every cached row.
 void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t n, std::size_t p0, LayerCache& cache,
-                   const std::vector<double>& inv_freq, const ModelRunOptions& opt, Scratch& b, Trace& t,
+                   const RopeTable* rope, const ModelRunOptions& opt, Scratch& b, Trace& t,
                    std::vector<HeadTrace>& heads) {
     const ModelConfig& cfg = m.config;
     const Recipe& r = m.family->recipe;
@@ -313,7 +313,7 @@ void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t 
         cache.k.resize(S * Gd), cache.v.resize(S * Gd);
         for (std::size_t g = 0; g < G; ++g) {
             Mat kg = ck.head(n, g, d);  // (n, d)
-            if (!inv_freq.empty()) rope_rotate(kg, static_cast<std::int64_t>(p0), inv_freq, RopeStyle::half);
+            if (rope != nullptr) rope_rotate(kg, static_cast<std::int64_t>(p0), *rope, RopeStyle::half);
             const Mat vg = cv.head(n, g, d);
             for (std::size_t i = 0; i < n; ++i) {
                 std::copy_n(kg.data() + i * d, d, cache.k.data() + (cache.rows + i) * Gd + g * d);
@@ -333,7 +333,7 @@ void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t 
         mask.cached = &materialised;
         float scale = cfg.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
         if (cfg.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
-        const HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, inv_freq.empty() ? nullptr : &inv_freq};
+        const HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, rope};
         attention(cq, Columns{&cache.k, Gd, 0}, Columns{&cache.v, Gd, 0}, s, t, heads, b.ctx);  // (n, H·d)
     }
     // 4. x += o(contexts)
@@ -420,15 +420,16 @@ Trace forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<
         Timer timer(opt.timing, &ModelTiming::embed);
         embed(m, ids, 0, T, x);
     }
-    const std::vector<double> inv_freq =
-        m.family->recipe.positions == PosScheme::rotary ? model_inv_freq(cfg, T) : std::vector<double>();
+    // the rotary angles of positions 0 .. T − 1, once for every layer and head
+    const RopeTable rope =
+        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg, T)) : RopeTable();
     // 2. the layers, every row at once (each layer's cache holds only this pass)
     Scratch b;
     for (std::size_t l = 0; l < L; ++l) {
         LayerCache cache;
         LayerTrace lt;
         lt.layer = l;
-        layer_forward(m, l, x, T, 0, cache, inv_freq, opt, b, t, lt.heads);
+        layer_forward(m, l, x, T, 0, cache, rope.n ? &rope : nullptr, opt, b, t, lt.heads);
         {
             Timer timer(opt.timing, &ModelTiming::attention);
             t.layer_mean.push_back(head_mean(lt.heads));
@@ -468,8 +469,9 @@ DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
     out.variants = cache_variants(L, H, G, d, d, info.dtype_bytes);
     const std::uint64_t per_token = cache_bytes_per_token(L, G, d, d, info.dtype_bytes);
     // the tokens one at a time through the caches; every step's rows against the full pass's
-    const std::vector<double> inv_freq =
-        m.family->recipe.positions == PosScheme::rotary ? model_inv_freq(cfg, T) : std::vector<double>();
+    // the rotary angles of positions 0 .. T − 1, once for every layer and head
+    const RopeTable rope =
+        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg, T)) : RopeTable();
     std::vector<LayerCache> caches(L);
     Scratch b;
     Buf x, logits(V);
@@ -480,7 +482,7 @@ DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
         Trace step = model_trace_header(m, tok, ids);
         for (std::size_t l = 0; l < L; ++l) {
             std::vector<HeadTrace> heads;
-            layer_forward(m, l, x, 1, p, caches[l], inv_freq, ModelRunOptions{}, b, step, heads);
+            layer_forward(m, l, x, 1, p, caches[l], rope.n ? &rope : nullptr, ModelRunOptions{}, b, step, heads);
             for (const HeadTrace& h : heads) {  // (1, p + 1) against row p of the full pass's (T, T)
                 const Mat& full = out.full.layers()[l].heads[h.head].weights;
                 for (std::size_t j = 0; j < T; ++j) {
