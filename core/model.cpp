@@ -162,17 +162,23 @@ void attention(const Columns& q, const Columns& k, const Columns& v, const Heads
     ctx.resize(n * width);
     // The heads are independent: split them over both cores (each head's BLAS calls then run on its
     // own thread). A causal mask leaves no row without a key, so no head touches t.empty_rows.
+    // Each head's scores read its key/value head's cached keys in place (row stride G·d), not a copy.
+    // (One product for the H/G query heads of a group, (H/G·n, d)·kᵀ, rounds some scores differently
+    // in OpenBLAS than a product per head, by an ulp: it would change the traces, so it is not done.)
+    const std::size_t S = s.S, Gd = s.G * d;
     std::vector<HeadTrace> out(H);
-    parallel_for(H, n * s.S * d, [&](std::size_t h0, std::size_t h1) {
+    parallel_for(H, n * S * d, [&](std::size_t h0, std::size_t h1) {
         for (std::size_t h = h0; h < h1; ++h) {
             const std::size_t g = kv_head_of(h, H, s.G);
             Mat qh = q.head(n, h, d);  // (n, d)
             if (s.rope != nullptr) rope_rotate(qh, s.p0, *s.rope, RopeStyle::half);  // rotate_half, at its position
-            out[h] = attend_head(std::move(qh), k.head(s.S, g, d), v.head(s.S, g, d), s.scale, *s.mask, c, unused, t);
+            Mat scores = Mat::from_shape({n, S});  // (n, S) = q_h · k_gᵀ
+            gemm(qh.data(), d, k.buf->data() + k.first + g * d, Gd, scores.data(), S, n, S, d, true);
+            out[h] = attend_head_scores(Mat(), Mat(), v.head(S, g, d), std::move(scores), s.scale, *s.mask, c, unused, t);
             HeadTrace& ht = out[h];
             ht.head = h, ht.kv_head = g;
             for (std::size_t i = 0; i < n; ++i) std::copy_n(ht.context.data() + i * d, d, ctx.data() + i * width + h * d);
-            ht.queries = Mat(), ht.keys = Mat(), ht.values = Mat(), ht.context = Mat();
+            ht.values = Mat(), ht.context = Mat();
         }
     });
     for (auto& h : out) heads.push_back(std::move(h));
