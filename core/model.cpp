@@ -444,16 +444,18 @@ Trace forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<
         if (opt.progress) opt.progress("layers", l + 1, L);
     }
     t.rollout = attention_rollout(t.layer_mean);
-    // 3. logits = norm_f(x) · W_headᵀ, every position (each gets its predictions)   (T, V)
-    Buf logits(T * V);
+    // 3. logits = norm_f(x) · W_headᵀ at the positions whose predictions are shown: every position, or
+    //    only the last (predict_last_only)                                     (P, V), P = T or 1
+    const std::size_t P = opt.predict_last_only ? 1 : T;
+    Buf logits(P * V);
     {
         Timer timer(opt.timing, &ModelTiming::logits);
         norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, T, C, b.a);
-        gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, T, V, C, true);
+        gemm(b.a.data() + (T - P) * C, C, m[Role::lm_head].data, C, logits.data(), V, P, V, C, true);
     }
-    // 4. the top k next tokens after each position
+    // 4. the top k next tokens after each of those positions
     Timer timer(opt.timing, &ModelTiming::predictions);
-    t.predictions = top_predictions(logits, T, V, opt.top_k, tok);
+    t.predictions = top_predictions(logits, P, V, opt.top_k, tok);
     t.output = Mat::from_shape({T, C});  // the final hidden state (after the final norm)
     std::copy(b.a.begin(), b.a.end(), t.output.begin());
     return t;

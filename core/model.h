@@ -39,6 +39,9 @@ struct ModelTiming {
 struct ModelRunOptions {
     std::vector<bool> keep_layers;  // (L) layers whose heads the trace keeps; empty = every layer
     std::size_t top_k = 5;          // predictions per position
+    // Predictions after the last position only (t.predictions then holds 1 row, not T): the terminal
+    // shows only those; the JSON trace, the page and decode --model need every position's.
+    bool predict_last_only = false;
     ModelTiming* timing = nullptr;
     std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
 };

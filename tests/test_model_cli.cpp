@@ -309,6 +309,24 @@ TEST_CASE("decode --model: refused combinations exit 2 with a hint, and write no
     CHECK(attn::test::slurp(dir + "/config.json").find("llama") != std::string::npos);
 }
 
+TEST_CASE("model: the terminal's next tokens are the same whether the run predicts after every position (--json) or the last only") {
+    const std::string out = attn::test::temp_dir();
+    for (const char* folder : {"/model-ok", "/llama-ok"}) {
+        const auto last_only = attn::test::run_attn({"show", "--model", model_dir() + folder, "b a"});
+        const auto every = attn::test::run_attn({"show", "--model", model_dir() + folder, "--json", out + "/t.json", "b a"});
+        REQUIRE_MESSAGE(last_only.code == 0, last_only.err);
+        REQUIRE_MESSAGE(every.code == 0, every.err);
+        const auto line = [](const std::string& text) {
+            const auto at = text.find("next token after");
+            return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+        };
+        CHECK(!line(last_only.out).empty());
+        CHECK(line(last_only.out) == line(every.out));
+        const Json j = Json::parse(attn::test::slurp(out + "/t.json"));
+        CHECK(j["predictions"].size() == j["tokens"].size());  // the JSON holds every position's
+    }
+}
+
 TEST_CASE("model: a Llama run's figures start with its family, so --json cannot take one of their names") {
     const std::string out = attn::test::temp_dir();
     const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--png", out, "--json", out + "/llama-overview.png", "a b"});
