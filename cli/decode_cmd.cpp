@@ -19,6 +19,7 @@
 #include "data/files.h"
 #include "data/defaults.h"
 #include "data/limits.h"
+#include "data/model_checkpoint.h"
 #include "render/outputs/figures.h"
 #include "render/terminal/decode_terminal.h"
 #include "render/trace_io/decode_json.h"
@@ -40,6 +41,7 @@ struct DecodeOptions {
     std::string color = "auto", split = "words";
     std::size_t scale = 2;  // --scale, as attn show's
     std::optional<std::string> model;  // --model DIR: a real model instead of a seeded kind
+    std::optional<std::size_t> layer, head;  // --model: the layer (and head) whose rows the steps record
 };
 
 struct Flag {
@@ -118,6 +120,32 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     }
 }
 
+// attn decode --model DIR TEXT: a model brings its own tokens, weights, heads, positions and mask.
+void run_decode_model_cmd(const DecodeOptions& o, const CLI::App& cmd) {
+    for (const char* name : {"--kind", "--example", "--embeddings", "--d-in", "--d-out", "--seed", "--init", "--qkv-bias",
+                             "--heads", "--kv-heads", "--window", "--pos", "--rope-base", "--rope-style", "--split"})
+        if (cmd.count(name) > 0)
+            usage_error(std::string(name) + " does not apply to --model",
+                        "a model brings its own tokens, weights, heads and positions: drop " + std::string(name));
+    if (o.sentence && o.text_file) usage_error("give the text once: as an argument or with --file");
+    if (o.prefix && !o.png && !o.svg) usage_error("--prefix names images, but no --png folder is given", "add --png DIR");
+    check_prefix(o.prefix);
+    // the outputs as a set, before the folder's weights are read: the figures start with --prefix or the family
+    ModelDecodeCliOptions m;
+    m.model = *o.model, m.layer = o.layer, m.head = o.head, m.precision = o.precision;
+    m.outputs.json = o.json, m.outputs.png = o.png, m.outputs.svg = o.svg, m.outputs.html = o.html;
+    m.outputs.prefix = o.prefix.value_or(read_model_config(*o.model).family->name);
+    if (o.text_file) m.outputs.inputs.push_back({"--file", *o.text_file});
+    for (const char* name : {"config.json", "model.safetensors", "model.safetensors.index.json", "vocab.json", "merges.txt",
+                             "tokenizer.json", "tokenizer_config.json", "added_tokens.json"})
+        m.outputs.inputs.push_back({"--model", policy::join_path(*o.model, name)});
+    policy::check_outputs(m.outputs);
+    m.force = o.force, m.max_memory = o.max_memory, m.font = o.font, m.scale = static_cast<int>(o.scale);
+    m.text = o.text_file ? (*o.text_file == "-" ? read_stdin("text") : read_file(*o.text_file, "text file")) : o.sentence.value_or("");
+    if (m.text.compare(0, 3, "\xEF\xBB\xBF") == 0) m.text.erase(0, 3);  // a byte order mark is not text
+    run_decode_model(m);
+}
+
 }  // namespace
 
 void setup_decode(CLI::App& app) {
@@ -135,7 +163,8 @@ void setup_decode(CLI::App& app) {
         "  attn decode --kind causal --pos alibi --json decode.json \"one two three four\"\n"
         "  attn decode --kind local --window 2 --png out/ --prefix local-w2 --html decode.html \"one two three four\"\n"
         "  attn decode --split chars --color always \"abcdef\"\n"
-        "  attn decode --model SmolLM2-135M/ \"Your journey starts with one step\"");
+        "  attn decode --model SmolLM2-135M/ \"Your journey starts with one step\"\n"
+        "  attn decode --model SmolLM2-135M/ --layer 3 --png out/ --json steps.json \"Your journey starts with one step\"");
     auto add = [&](CLI::Option* opt, unsigned bit) {
         flags->push_back({opt, bit});
         return opt;
@@ -178,21 +207,13 @@ void setup_decode(CLI::App& app) {
     bind_color_option(*cmd, o->color);
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");
     cmd->add_option("--model", o->model, "A model folder (attn models lists the families): its key/value cache per token");
+    cmd->add_option("--layer", o->layer, "--model: the layer whose rows the steps record (default 0)");
+    cmd->add_option("--head", o->head, "--model: record only this query head (default: every head of the layer)");
     cmd->callback([o, flags, d_in, cmd] {
-        if (o->model) {
-            // a model brings its own tokens, weights, heads, positions and mask
-            for (const char* name : {"--kind", "--example", "--embeddings", "--d-in", "--d-out", "--seed", "--init", "--qkv-bias",
-                                     "--heads", "--kv-heads", "--window", "--pos", "--rope-base", "--rope-style", "--json", "--png",
-                                     "--svg", "--scale", "--font", "--prefix", "--html", "--split"})
-                if (cmd->count(name) > 0)
-                    usage_error(std::string(name) + " does not apply to --model",
-                                "a model brings its own tokens, weights, heads and positions: drop " + std::string(name));
-            if (o->sentence && o->text_file) usage_error("give the text once: as an argument or with --file");
-            std::string text = o->text_file ? (*o->text_file == "-" ? read_stdin("text") : read_file(*o->text_file, "text file"))
-                                            : o->sentence.value_or("");
-            if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a byte order mark is not text
-            return run_decode_model(*o->model, text, o->precision);
-        }
+        if (o->model) return run_decode_model_cmd(*o, *cmd);
+        for (const char* name : {"--layer", "--head"})
+            if (cmd->count(name) > 0)
+                usage_error(std::string(name) + " applies to --model", "a seeded decode records every head: drop " + std::string(name));
         run_decode_cmd(*o, *flags, d_in->count() > 0);
     });
 }

@@ -144,6 +144,7 @@ void run_show_model(const ModelShowOptions& o) {
     const bool quiet = policy::json_to_stdout(r);
     policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);
     run.progress = progress.callback();
+    run.predict_last_only = !r.json && !r.html;  // the terminal shows the last position's predictions only
     const Trace t = run_model(*model, tok, ids, run);
     render::HeadChoice choice;
     choice.layer = static_cast<std::size_t>(std::find(kept.begin(), kept.end(), layer) - kept.begin()), choice.head = head;

@@ -49,7 +49,16 @@ void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t rep
 
 // attn decode --model DIR TEXT: the tokens one at a time through the model's key/value caches, each step
 // against the full pass, and the cache per token beside MHA's (cli/decode_model.cpp).
-void run_decode_model(const std::string& dir, const std::string& text, int precision);
+struct ModelDecodeCliOptions {
+    std::string model, text;                 // --model DIR; the text (argument, --file or standard input)
+    std::optional<std::size_t> layer, head;  // --layer (default 0), --head (default: every head of the layer)
+    int precision = 2;
+    policy::OutputRequest outputs;           // --json, --png, --svg, --html; checked by the caller, prefix set
+    bool force = false;                      // --force: a JSON above 256 MiB
+    std::optional<std::string> max_memory, font;
+    int scale = 2;
+};
+void run_decode_model(const ModelDecodeCliOptions& o);
 
 // "all", or comma-separated layers and ranges ("0,5-7"), each below n_layer -> (L) flags.
 std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer);

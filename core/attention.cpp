@@ -175,6 +175,11 @@ HeadTrace attend_head(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, co
     return attend(std::move(q), std::move(k), std::move(v), scale, mask, c, RunHooks{}, gen, t);
 }
 
+HeadTrace attend_head_scores(Mat q, Mat k, Mat v, Mat scores, float scale, const MaskSpec& mask, const Settings& c,
+                             TorchGenerator& gen, Trace& t) {
+    return attend_scores(std::move(q), std::move(k), std::move(v), std::move(scores), scale, mask, c, RunHooks{}, gen, t);
+}
+
 // ---- layers: the nn.Linear modules in PyTorch construction order -------------------------------
 
 std::vector<LayerSpec> layers_none(const Settings&, std::size_t) { return {}; }

@@ -106,8 +106,19 @@ std::string decoding_kinds() {
     return names;
 }
 
-std::uint64_t cache_bytes_per_token(std::size_t layers, std::size_t kv_heads, std::size_t d_k, std::size_t d_v) {
-    return static_cast<std::uint64_t>(layers) * kv_heads * (d_k + d_v) * sizeof(float);
+std::uint64_t cache_bytes_per_token(std::size_t layers, std::size_t kv_heads, std::size_t d_k, std::size_t d_v,
+                                    std::size_t dtype_bytes) {
+    return static_cast<std::uint64_t>(layers) * kv_heads * (d_k + d_v) * dtype_bytes;
+}
+
+std::vector<CacheVariant> cache_variants(std::size_t layers, std::size_t H, std::size_t G, std::size_t d_k, std::size_t d_v,
+                                         std::size_t dtype_bytes) {
+    std::vector<CacheVariant> v;
+    const std::size_t g_mid = gqa_groups(H, G);
+    v.push_back({"MHA", H, cache_bytes_per_token(layers, H, d_k, d_v, dtype_bytes), G == H});
+    if (g_mid) v.push_back({"GQA", g_mid, cache_bytes_per_token(layers, g_mid, d_k, d_v, dtype_bytes), G == g_mid});
+    if (H > 1) v.push_back({"MQA", 1, cache_bytes_per_token(layers, 1, d_k, d_v, dtype_bytes), G == 1});
+    return v;
 }
 
 DecodeTrace run_decode(const Inputs& in, const Settings& settings, const RunHooks& hooks) {
@@ -142,10 +153,7 @@ DecodeTrace run_decode(const Inputs& in, const Settings& settings, const RunHook
             d.max_abs_diff = std::max(d.max_abs_diff, std::fabs(double(s.output[o]) - double(d.full.output(s.step, o))));
     }
     // 5. what the cache would cost with G = H, a G between, and G = 1
-    const std::size_t H = d.heads, g_mid = gqa_groups(H, d.kv_heads);
-    d.variants.push_back({"MHA", H, cache_bytes_per_token(d.layers, H, d.d_k, d.d_v), d.kv_heads == H});
-    if (g_mid) d.variants.push_back({"GQA", g_mid, cache_bytes_per_token(d.layers, g_mid, d.d_k, d.d_v), d.kv_heads == g_mid});
-    if (H > 1) d.variants.push_back({"MQA", 1, cache_bytes_per_token(d.layers, 1, d.d_k, d.d_v), d.kv_heads == 1});
+    d.variants = cache_variants(d.layers, d.heads, d.kv_heads, d.d_k, d.d_v);
     return d;
 }
 

@@ -18,5 +18,9 @@ inline std::size_t kv_head_of(std::size_t h, std::size_t heads, std::size_t kv_h
 // (T, S) matrices, else only the context. Rows with no visible key are appended to t.empty_rows.
 HeadTrace attend_head(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const Settings& c, TorchGenerator& gen,
                       Trace& t);
+// The same from scores q kᵀ (T, S) the caller computed (a model batches the query heads that share a
+// key/value head into one product); q and k are only kept in the trace, and may be empty.
+HeadTrace attend_head_scores(Mat q, Mat k, Mat v, Mat scores, float scale, const MaskSpec& mask, const Settings& c,
+                             TorchGenerator& gen, Trace& t);
 
 }  // namespace attn

@@ -148,7 +148,7 @@ struct HeadsSetup {
     std::int64_t p0;
     float scale;
     const MaskSpec* mask;                 // causal (and a window), materialised once
-    const std::vector<double>* inv_freq;  // rotary positions, or nullptr
+    const RopeTable* rope;                // rotary positions' angles (rows 0 .. T − 1), or nullptr
 };
 
 // One layer's heads: q (n, H·d) over the cached k and v (S, G·d) (keys already rotated) -> contexts side
@@ -162,17 +162,23 @@ void attention(const Columns& q, const Columns& k, const Columns& v, const Heads
     ctx.resize(n * width);
     // The heads are independent: split them over both cores (each head's BLAS calls then run on its
     // own thread). A causal mask leaves no row without a key, so no head touches t.empty_rows.
+    // Each head's scores read its key/value head's cached keys in place (row stride G·d), not a copy.
+    // (One product for the H/G query heads of a group, (H/G·n, d)·kᵀ, rounds some scores differently
+    // in OpenBLAS than a product per head, by an ulp: it would change the traces, so it is not done.)
+    const std::size_t S = s.S, Gd = s.G * d;
     std::vector<HeadTrace> out(H);
-    parallel_for(H, n * s.S * d, [&](std::size_t h0, std::size_t h1) {
+    parallel_for(H, n * S * d, [&](std::size_t h0, std::size_t h1) {
         for (std::size_t h = h0; h < h1; ++h) {
             const std::size_t g = kv_head_of(h, H, s.G);
             Mat qh = q.head(n, h, d);  // (n, d)
-            if (s.inv_freq != nullptr) rope_rotate(qh, s.p0, *s.inv_freq, RopeStyle::half);  // rotate_half, at its position
-            out[h] = attend_head(std::move(qh), k.head(s.S, g, d), v.head(s.S, g, d), s.scale, *s.mask, c, unused, t);
+            if (s.rope != nullptr) rope_rotate(qh, s.p0, *s.rope, RopeStyle::half);  // rotate_half, at its position
+            Mat scores = Mat::from_shape({n, S});  // (n, S) = q_h · k_gᵀ
+            gemm(qh.data(), d, k.buf->data() + k.first + g * d, Gd, scores.data(), S, n, S, d, true);
+            out[h] = attend_head_scores(Mat(), Mat(), v.head(S, g, d), std::move(scores), s.scale, *s.mask, c, unused, t);
             HeadTrace& ht = out[h];
             ht.head = h, ht.kv_head = g;
             for (std::size_t i = 0; i < n; ++i) std::copy_n(ht.context.data() + i * d, d, ctx.data() + i * width + h * d);
-            ht.queries = Mat(), ht.keys = Mat(), ht.values = Mat(), ht.context = Mat();
+            ht.values = Mat(), ht.context = Mat();
         }
     });
     for (auto& h : out) heads.push_back(std::move(h));
@@ -285,7 +291,7 @@ struct Scratch {
 // One layer on n rows at positions p0 .. p0 + n − 1 of x (n, C), in place. The layer's cache gains the
 // rows' keys (rotated at their positions) and values; their queries attend over every cached row.
 void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t n, std::size_t p0, LayerCache& cache,
-                   const std::vector<double>& inv_freq, const ModelRunOptions& opt, Scratch& b, Trace& t,
+                   const RopeTable* rope, const ModelRunOptions& opt, Scratch& b, Trace& t,
                    std::vector<HeadTrace>& heads) {
     const ModelConfig& cfg = m.config;
     const Recipe& r = m.family->recipe;
@@ -313,7 +319,7 @@ void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t 
         cache.k.resize(S * Gd), cache.v.resize(S * Gd);
         for (std::size_t g = 0; g < G; ++g) {
             Mat kg = ck.head(n, g, d);  // (n, d)
-            if (!inv_freq.empty()) rope_rotate(kg, static_cast<std::int64_t>(p0), inv_freq, RopeStyle::half);
+            if (rope != nullptr) rope_rotate(kg, static_cast<std::int64_t>(p0), *rope, RopeStyle::half);
             const Mat vg = cv.head(n, g, d);
             for (std::size_t i = 0; i < n; ++i) {
                 std::copy_n(kg.data() + i * d, d, cache.k.data() + (cache.rows + i) * Gd + g * d);
@@ -333,7 +339,7 @@ void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t 
         mask.cached = &materialised;
         float scale = cfg.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
         if (cfg.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
-        const HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, inv_freq.empty() ? nullptr : &inv_freq};
+        const HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, rope};
         attention(cq, Columns{&cache.k, Gd, 0}, Columns{&cache.v, Gd, 0}, s, t, heads, b.ctx);  // (n, H·d)
     }
     // 4. x += o(contexts)
@@ -420,15 +426,16 @@ Trace forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<
         Timer timer(opt.timing, &ModelTiming::embed);
         embed(m, ids, 0, T, x);
     }
-    const std::vector<double> inv_freq =
-        m.family->recipe.positions == PosScheme::rotary ? model_inv_freq(cfg, T) : std::vector<double>();
+    // the rotary angles of positions 0 .. T − 1, once for every layer and head
+    const RopeTable rope =
+        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg, T)) : RopeTable();
     // 2. the layers, every row at once (each layer's cache holds only this pass)
     Scratch b;
     for (std::size_t l = 0; l < L; ++l) {
         LayerCache cache;
         LayerTrace lt;
         lt.layer = l;
-        layer_forward(m, l, x, T, 0, cache, inv_freq, opt, b, t, lt.heads);
+        layer_forward(m, l, x, T, 0, cache, rope.n ? &rope : nullptr, opt, b, t, lt.heads);
         {
             Timer timer(opt.timing, &ModelTiming::attention);
             t.layer_mean.push_back(head_mean(lt.heads));
@@ -437,16 +444,18 @@ Trace forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<
         if (opt.progress) opt.progress("layers", l + 1, L);
     }
     t.rollout = attention_rollout(t.layer_mean);
-    // 3. logits = norm_f(x) · W_headᵀ, every position (each gets its predictions)   (T, V)
-    Buf logits(T * V);
+    // 3. logits = norm_f(x) · W_headᵀ at the positions whose predictions are shown: every position, or
+    //    only the last (predict_last_only)                                     (P, V), P = T or 1
+    const std::size_t P = opt.predict_last_only ? 1 : T;
+    Buf logits(P * V);
     {
         Timer timer(opt.timing, &ModelTiming::logits);
         norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, T, C, b.a);
-        gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, T, V, C, true);
+        gemm(b.a.data() + (T - P) * C, C, m[Role::lm_head].data, C, logits.data(), V, P, V, C, true);
     }
-    // 4. the top k next tokens after each position
+    // 4. the top k next tokens after each of those positions
     Timer timer(opt.timing, &ModelTiming::predictions);
-    t.predictions = top_predictions(logits, T, V, opt.top_k, tok);
+    t.predictions = top_predictions(logits, P, V, opt.top_k, tok);
     t.output = Mat::from_shape({T, C});  // the final hidden state (after the final norm)
     std::copy(b.a.begin(), b.a.end(), t.output.begin());
     return t;
@@ -454,42 +463,53 @@ Trace forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<
 
 }  // namespace
 
-ModelDecode run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids) {
+DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+                             const ModelDecodeOptions& opt) {
     const ModelConfig& cfg = m.config;
-    const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, V = m[Role::lm_head].rows;
-    ModelDecode out;
+    const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, H = cfg.n_head, G = cfg.n_kv_head, d = cfg.head_dim;
+    const std::size_t V = m[Role::lm_head].rows;
+    DecodeTrace out;
     out.full = run_model(m, tok, ids, ModelRunOptions{});
+    out.layers = L, out.heads = H, out.kv_heads = G, out.d_k = out.d_v = d;
     // the cache one token costs: every layer's G keys and values of head_dim, in the checkpoint's dtype
-    const std::size_t dtype = safetensors_dtype_size(m.dtype);
-    out.dtype_bytes = dtype;
-    out.cache_bytes_per_token = static_cast<std::uint64_t>(L) * cfg.n_kv_head * cfg.head_dim * 2 * dtype;
-    out.mha_bytes_per_token = static_cast<std::uint64_t>(L) * cfg.n_head * cfg.head_dim * 2 * dtype;
+    DecodeModel info;
+    info.layer = opt.layer, info.dtype = m.dtype, info.dtype_bytes = safetensors_dtype_size(m.dtype);
+    out.variants = cache_variants(L, H, G, d, d, info.dtype_bytes);
+    const std::uint64_t per_token = cache_bytes_per_token(L, G, d, d, info.dtype_bytes);
     // the tokens one at a time through the caches; every step's rows against the full pass's
-    const std::vector<double> inv_freq =
-        m.family->recipe.positions == PosScheme::rotary ? model_inv_freq(cfg, T) : std::vector<double>();
+    // the rotary angles of positions 0 .. T − 1, once for every layer and head
+    const RopeTable rope =
+        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg, T)) : RopeTable();
     std::vector<LayerCache> caches(L);
     Scratch b;
     Buf x, logits(V);
     for (std::size_t p = 0; p < T; ++p) {
+        DecodeStep s;
+        s.step = p, s.token = out.full.tokens[p], s.token_id = ids[p];
         embed(m, ids, p, 1, x);  // (1, C)
         Trace step = model_trace_header(m, tok, ids);
         for (std::size_t l = 0; l < L; ++l) {
             std::vector<HeadTrace> heads;
-            layer_forward(m, l, x, 1, p, caches[l], inv_freq, ModelRunOptions{}, b, step, heads);
+            layer_forward(m, l, x, 1, p, caches[l], rope.n ? &rope : nullptr, ModelRunOptions{}, b, step, heads);
             for (const HeadTrace& h : heads) {  // (1, p + 1) against row p of the full pass's (T, T)
                 const Mat& full = out.full.layers()[l].heads[h.head].weights;
                 for (std::size_t j = 0; j < T; ++j) {
                     const double got = j <= p ? static_cast<double>(h.weights(0, j)) : 0.0;
                     out.max_abs_diff = std::max(out.max_abs_diff, std::abs(got - static_cast<double>(full(p, j))));
                 }
+                if (l != opt.layer || (opt.head && *opt.head != h.head)) continue;
+                s.heads.push_back({h.head, h.kv_head, std::vector<float>(h.weights.begin(), h.weights.begin() + (p + 1))});
             }
         }
         norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, 1, C, b.a);
         gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, 1, V, C, true);
-        const auto best = static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-        out.steps.push_back({p, tok.label(ids[p]), best, tok.label(best), caches[0].rows * out.cache_bytes_per_token});
-        if (best != out.full.predictions[p][0].id) out.top_changed = true;
+        s.next_id = static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        s.next = tok.label(s.next_id);
+        s.cache_bytes = caches[0].rows * per_token;
+        if (s.next_id != out.full.predictions[p][0].id) info.top_changed = true;
+        out.steps.push_back(std::move(s));
     }
+    out.model = info;
     return out;
 }
 

@@ -20,9 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/decode.h"
 #include "core/trace.h"
 #include "data/bpe_tokenizer.h"
 #include "data/model_checkpoint.h"
@@ -37,6 +39,9 @@ struct ModelTiming {
 struct ModelRunOptions {
     std::vector<bool> keep_layers;  // (L) layers whose heads the trace keeps; empty = every layer
     std::size_t top_k = 5;          // predictions per position
+    // Predictions after the last position only (t.predictions then holds 1 row, not T): the terminal
+    // shows only those; the JSON trace, the page and decode --model need every position's.
+    bool predict_last_only = false;
     ModelTiming* timing = nullptr;
     std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
 };
@@ -53,23 +58,16 @@ struct LayerCache {
 
 // attn decode --model: the tokens fed one at a time through every layer's cache, each step's one query
 // over the keys cached so far (the layer function the full pass runs, with n = 1 row at position t).
-struct ModelDecodeStep {
-    std::size_t step = 0;
-    std::string token;           // the label of token t
-    std::int64_t next_id = 0;    // the step's top prediction
-    std::string next;
-    std::uint64_t cache_bytes = 0;  // the cache after the step, in the checkpoint's dtype
+// The steps record layer `layer`'s heads (every head, or only `head`) and the step's top prediction;
+// cache bytes count the checkpoint's dtype (layers × G × head_dim × 2 × dtype bytes per token), and the
+// variants the same with G = H, a G between and G = 1. max_abs_diff compares every layer's and head's
+// step rows with the full pass's rows (not only the recorded ones).
+struct ModelDecodeOptions {
+    std::size_t layer = 0;            // < n_layer (the caller checks)
+    std::optional<std::size_t> head;  // < n_head; none: every head of the layer
 };
-struct ModelDecode {
-    Trace full;                       // the full pass over every token at once
-    std::vector<ModelDecodeStep> steps;
-    double max_abs_diff = 0.0;        // every step's weights against the full pass's row
-    bool top_changed = false;         // a step's top prediction differs from the full pass's
-    std::size_t dtype_bytes = 4;      // of the checkpoint's dtype
-    std::uint64_t cache_bytes_per_token = 0;  // layers × G × head_dim × 2 × dtype bytes
-    std::uint64_t mha_bytes_per_token = 0;    // the same with G = H
-};
-ModelDecode run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids);
+DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+                             const ModelDecodeOptions& opt = {});
 
 // The rotary frequencies θ_i (d/2 of them) for a text of T tokens, rope_scaling applied as Hugging
 // Face's modeling_rope_utils computes it.

@@ -55,17 +55,37 @@ void rope_rotate(Mat& x, std::int64_t first, double base, RopeStyle style) {
     rope_rotate(x, first, rope_inv_freq(base, x.shape(1)), style);
 }
 
-// Per row at position p, per pair i: (a, b) -> (a cos pθ_i − b sin pθ_i, a sin pθ_i + b cos pθ_i), the
-// angle, its sine and cosine and the rotation in double, rounded once to float32.
-void rope_rotate(Mat& x, std::int64_t first, const std::vector<double>& inv_freq, RopeStyle style) {
-    const std::size_t n = x.shape(0), d = x.shape(1), half = d / 2;
-    if (d % 2 != 0 || inv_freq.size() != half) throw std::invalid_argument("RoPE needs an even head width and d/2 frequencies");
+RopeTable rope_table(std::int64_t first, std::size_t n, const std::vector<double>& inv_freq) {
+    RopeTable t;
+    t.first = first, t.n = n, t.half = inv_freq.size();
+    t.cos.resize(n * t.half), t.sin.resize(n * t.half);
     for (std::size_t r = 0; r < n; ++r) {
         const double p = static_cast<double>(first + static_cast<std::int64_t>(r));
+        for (std::size_t i = 0; i < t.half; ++i) t.cos[r * t.half + i] = std::cos(p * inv_freq[i]), t.sin[r * t.half + i] = std::sin(p * inv_freq[i]);
+    }
+    return t;
+}
+
+void rope_rotate(Mat& x, std::int64_t first, const std::vector<double>& inv_freq, RopeStyle style) {
+    if (x.shape(1) % 2 != 0 || inv_freq.size() != x.shape(1) / 2)
+        throw std::invalid_argument("RoPE needs an even head width and d/2 frequencies");
+    rope_rotate(x, first, rope_table(first, x.shape(0), inv_freq), style);
+}
+
+// Per row at position p, per pair i: (a, b) -> (a cos pθ_i − b sin pθ_i, a sin pθ_i + b cos pθ_i), the
+// angle, its sine and cosine and the rotation in double, rounded once to float32.
+void rope_rotate(Mat& x, std::int64_t first, const RopeTable& table, RopeStyle style) {
+    const std::size_t n = x.shape(0), d = x.shape(1), half = d / 2;
+    if (d % 2 != 0 || table.half != half || first < table.first ||
+        static_cast<std::size_t>(first - table.first) + n > table.n)
+        throw std::invalid_argument("RoPE needs an even head width, d/2 frequencies and rows within the table");
+    const std::size_t r0 = static_cast<std::size_t>(first - table.first);
+    for (std::size_t r = 0; r < n; ++r) {
         float* row = x.data() + r * d;
+        const double* cs_row = table.cos.data() + (r0 + r) * half;
+        const double* sn_row = table.sin.data() + (r0 + r) * half;
         for (std::size_t i = 0; i < half; ++i) {
-            const double theta = inv_freq[i];
-            const double cs = std::cos(p * theta), sn = std::sin(p * theta);
+            const double cs = cs_row[i], sn = sn_row[i];
             const std::size_t ia = style == RopeStyle::half ? i : 2 * i;
             const std::size_t ib = style == RopeStyle::half ? i + half : 2 * i + 1;
             const double a = row[ia], b = row[ib];

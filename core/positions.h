@@ -39,6 +39,16 @@ void rope_rotate(Mat& x, std::int64_t first, double base, RopeStyle style);
 // changes them). rope_inv_freq(base, d_k)[i] = base^(−2i/d_k), the frequencies of the call above.
 void rope_rotate(Mat& x, std::int64_t first, const std::vector<double>& inv_freq, RopeStyle style);
 std::vector<double> rope_inv_freq(double base, std::size_t d_k);
+// cos(p·θ_i) and sin(p·θ_i) in double for rows p = first .. first + n − 1 and pairs i < d_k/2:
+// computed once and shared by every head and layer that rotates rows at those positions.
+struct RopeTable {
+    std::int64_t first = 0;
+    std::size_t n = 0, half = 0;
+    std::vector<double> cos, sin;  // (n, d_k/2) each
+};
+RopeTable rope_table(std::int64_t first, std::size_t n, const std::vector<double>& inv_freq);
+// rope_rotate with the angles from a table; rows first .. first + x.rows − 1 must lie within it.
+void rope_rotate(Mat& x, std::int64_t first, const RopeTable& table, RopeStyle style);
 
 // The H slopes m_0 .. m_{H−1}.
 std::vector<double> alibi_slopes(std::size_t heads);

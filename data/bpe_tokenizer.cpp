@@ -66,7 +66,7 @@ std::unordered_map<std::string, std::int64_t> parse_vocab(const nlohmann::json& 
     std::unordered_map<std::string, std::int64_t> vocab;
     for (const auto& [tok, id] : j.items()) {
         if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= kMaxId)
-            bad_file(name, "the id of token '" + tok.substr(0, 40) + "' is not a whole number below 2^24");
+            bad_file(name, "the id of token '" + excerpt(tok, 40) + "' is not a whole number below 2^24");
         if (tok.empty()) bad_file(name, "an empty token");
         if (const auto problem = token_length_problem(tok)) bad_file(name, "a token " + *problem);
         vocab[tok] = id.get<std::int64_t>();
@@ -176,7 +176,7 @@ BpeTokenizer BpeTokenizer::load_dir(const std::string& dir) {
             std::vector<std::pair<std::string, std::int64_t>> list;
             for (const auto& [tok, id] : j.items()) {
                 if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= kMaxId || tok.empty())
-                    bad_file(added, "the id of token '" + tok.substr(0, 40) + "' is not a whole number below 2^24");
+                    bad_file(added, "the id of token '" + excerpt(tok, 40) + "' is not a whole number below 2^24");
                 list.emplace_back(tok, id.get<std::int64_t>());
             }
             t.add_tokens(list, added);
@@ -193,7 +193,7 @@ BpeTokenizer BpeTokenizer::load_dir(const std::string& dir) {
                 const auto& b = j.contains("bos_token") ? j["bos_token"] : nlohmann::json();
                 const std::string bos = b.is_string() ? b.get<std::string>() : b.is_object() ? b.value("content", "") : "";
                 const auto it = t.vocab_.find(bos);
-                if (it == t.vocab_.end()) bad_file(tc, "add_bos_token is true but bos_token '" + bos.substr(0, 40) + "' is not a token");
+                if (it == t.vocab_.end()) bad_file(tc, "add_bos_token is true but bos_token '" + excerpt(bos, 40) + "' is not a token");
                 t.set_bos(it->second);
             }
         }
@@ -250,7 +250,7 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object()) bad_file(name, "no \"model\" object");
     const auto& m = j["model"];
     const std::string type = m.contains("type") && m["type"].is_string() ? m["type"].get<std::string>() : "";
-    if (type != "BPE") tokenizer_unsupported(name, "the model type is '" + (type.empty() ? std::string("(none)") : type.substr(0, 32)) + "'");
+    if (type != "BPE") tokenizer_unsupported(name, "the model type is '" + (type.empty() ? std::string("(none)") : excerpt(type, 32)) + "'");
     BpeTokenizer t;
     auto str = [](const nlohmann::json& o, const char* key) {
         return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
@@ -286,7 +286,7 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
     }
     const std::string unk = str(m, "unk_token");
     if (!unk.empty()) {
-        if (!t.vocab_.count(unk)) bad_file(name, "unk_token '" + unk.substr(0, 40) + "' is not in the vocabulary");
+        if (!t.vocab_.count(unk)) bad_file(name, "unk_token '" + excerpt(unk, 40) + "' is not in the vocabulary");
         t.unk_ = t.vocab_.at(unk);
     }
     // 4. added tokens, matched first
@@ -296,7 +296,7 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
             if (!a.is_object() || !a.contains("id") || !a["id"].is_number_integer() || str(a, "content").empty())
                 bad_file(name, "an added token without content or id");
             if (yes(a, "single_word", false) || yes(a, "lstrip", false) || yes(a, "rstrip", false))
-                tokenizer_unsupported(name, "added token '" + str(a, "content").substr(0, 40) + "' with single_word, lstrip or rstrip");
+                tokenizer_unsupported(name, "added token '" + excerpt(str(a, "content"), 40) + "' with single_word, lstrip or rstrip");
             added.emplace_back(str(a, "content"), a["id"].get<std::int64_t>());
         }
     // 5. the post-processor: BOS from a template's leading special token
@@ -323,7 +323,7 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
                 }
             }
         } else {
-            tokenizer_unsupported(name, "the post_processor '" + (ty.empty() ? std::string("(none)") : ty.substr(0, 32)) + "'");
+            tokenizer_unsupported(name, "the post_processor '" + (ty.empty() ? std::string("(none)") : excerpt(ty, 32)) + "'");
         }
     };
     post(j.contains("post_processor") ? j["post_processor"] : nlohmann::json());

@@ -160,7 +160,7 @@ TensorFiles tensor_files_from_index(const std::string& text, const std::string& 
     out.sharded = true;
     for (const auto& [f, tensors] : by_shard) {
         std::optional<SafetensorsFile> shard = open(f);
-        if (!shard) input_error(name + ": names shard '" + excerpt(f, 4096) + "', which is missing from the folder", hint);
+        if (!shard) input_error(name + ": names shard '" + excerpt(f, 256) + "', which is missing from the folder", hint);
         out.files.push_back(std::move(*shard));
     }
     // 2. each tensor in one shard only, and where the index says
@@ -168,14 +168,14 @@ TensorFiles tensor_files_from_index(const std::string& text, const std::string& 
     for (const auto& f : out.files)
         for (const auto& t : f.header().tensors) {
             const auto [it, fresh] = home.emplace(t.name, f.path());
-            if (!fresh) input_error(name + ": tensor '" + excerpt(t.name, 4096) + "' is in two shards, " + excerpt(it->second, 4096) + " and " +
-                                        excerpt(f.path(), 4096), hint);
+            if (!fresh) input_error(name + ": tensor '" + excerpt(t.name, 256) + "' is in two shards, " + excerpt(it->second, 256) + " and " +
+                                        excerpt(f.path(), 256), hint);
         }
     std::size_t i = 0;
     for (const auto& [f, tensors] : by_shard) {
         for (const auto& t : tensors)
             if (out.files[i].find(t) == nullptr)
-                input_error(name + ": puts tensor '" + excerpt(t, 80) + "' in " + excerpt(f, 4096) + ", which does not hold it", hint);
+                input_error(name + ": puts tensor '" + excerpt(t, 80) + "' in " + excerpt(f, 256) + ", which does not hold it", hint);
         ++i;
     }
     return out;

@@ -63,7 +63,7 @@ void check_fields(const nlohmann::json& j, const std::string& name, const std::s
         "bad_words_ids", "num_return_sequences", "chunk_size_feed_forward", "tie_encoder_decoder", "pruned_heads"};
     for (const auto& [key, value] : j.items()) {
         if (read.count(key) || harmless.count(key) || common.count(key)) continue;
-        bad(name, "field \"" + key.substr(0, 60) + "\" is not one attn reads, and it may change the numbers",
+        bad(name, "field \"" + excerpt(key, 60) + "\" is not one attn reads, and it may change the numbers",
             "attn computes every field as Hugging Face does or refuses it: remove the field only if the model does not use it");
     }
 }
@@ -130,13 +130,13 @@ void parse_rope_scaling(const nlohmann::json& j, const std::string& name, ModelC
         if (!(c.rope_high_freq_factor > c.rope_low_freq_factor))
             bad(name, "rope_scaling llama3 needs high_freq_factor above low_freq_factor");
     } else {
-        bad(name, "rope_scaling type '" + type.substr(0, 32) + "' is not supported",
+        bad(name, "rope_scaling type '" + excerpt(type, 32) + "' is not supported",
             "attn computes rope_scaling linear, dynamic and llama3 as Hugging Face does; other types would change the numbers");
     }
     for (const auto& [key, v] : r.items())
         if (key != "rope_type" && key != "type" && key != "factor" && key != "low_freq_factor" && key != "high_freq_factor" &&
             key != "original_max_position_embeddings")
-            bad(name, "rope_scaling field \"" + key.substr(0, 40) + "\" is not one attn reads", "attn computes linear, dynamic and llama3 scaling as Hugging Face does");
+            bad(name, "rope_scaling field \"" + excerpt(key, 40) + "\" is not one attn reads", "attn computes linear, dynamic and llama3 scaling as Hugging Face does");
 }
 
 // Llama and the families that share its layout (Mistral, Qwen2): the differences are biases and windows.
@@ -288,7 +288,7 @@ ParsedConfig parse_model_config(const std::string& text, const std::string& name
     ParsedConfig p;
     p.family = find_family_by_model_type(type);
     if (p.family == nullptr)
-        bad(name, "model_type '" + (type.empty() ? std::string("(none)") : type.substr(0, 40)) + "' is not supported",
+        bad(name, "model_type '" + (type.empty() ? std::string("(none)") : excerpt(type, 40)) + "' is not supported",
             "attn runs model_type " + family_model_types() + " (attn models lists them)");
     p.config.model_type = type;
     p.config.mlp = p.family->recipe.mlp;

@@ -80,7 +80,7 @@ PreTokenizer PreTokenizer::from_tokenizer_json(const nlohmann::json& j, const st
         } else if (ty == "Replace" && n.contains("pattern") && str(n["pattern"], "String") == " " && str(n, "content") == kMetaspace) {
             t.metaspace = true, sentencepiece = true;
         } else {
-            tokenizer_unsupported(name, "the normalizer '" + (ty.empty() ? std::string("(none)") : ty.substr(0, 32)) + "'");
+            tokenizer_unsupported(name, "the normalizer '" + (ty.empty() ? std::string("(none)") : excerpt(ty, 32)) + "'");
         }
     };
     normaliser(j.contains("normalizer") ? j["normalizer"] : nlohmann::json());
@@ -100,21 +100,21 @@ PreTokenizer PreTokenizer::from_tokenizer_json(const nlohmann::json& j, const st
             const std::string re = pat.contains("Regex") ? str(pat, "Regex") : literal(str(pat, "String"));
             if (re.empty()) tokenizer_file_error(name, "a Split pre-tokenizer without a pattern");
             if (str(p, "behavior") != "Isolated" || yes(p, "invert", false))
-                tokenizer_unsupported(name, "the Split behavior '" + str(p, "behavior").substr(0, 32) + "'" + (yes(p, "invert", false) ? " inverted" : ""));
+                tokenizer_unsupported(name, "the Split behavior '" + excerpt(str(p, "behavior"), 32) + "'" + (yes(p, "invert", false) ? " inverted" : ""));
             t.splits.push_back({Split::regex, compile(re, name), false});
         } else if (ty == "Digits") {
             t.splits.push_back({Split::digits, nullptr, yes(p, "individual_digits", false)});
         } else if (ty == "Metaspace") {
             if (!p.contains("replacement") || str(p, "replacement") != kMetaspace) tokenizer_unsupported(name, "a Metaspace replacement other than '▁'");
             const std::string scheme = p.contains("prepend_scheme") ? str(p, "prepend_scheme") : (yes(p, "add_prefix_space", true) ? "always" : "never");
-            if (scheme != "always" && scheme != "first" && scheme != "never") tokenizer_unsupported(name, "the Metaspace prepend_scheme '" + scheme.substr(0, 20) + "'");
+            if (scheme != "always" && scheme != "first" && scheme != "never") tokenizer_unsupported(name, "the Metaspace prepend_scheme '" + excerpt(scheme, 20) + "'");
             if (scheme != "never") t.prepend = kMetaspace;
             prefix_first_only = scheme == "first";
             t.prepend_unless_present = true;
             t.metaspace = true, sentencepiece = true;
             if (yes(p, "split", true)) t.splits.push_back({Split::metaspace, nullptr, false});
         } else {
-            tokenizer_unsupported(name, "the pre_tokenizer '" + (ty.empty() ? std::string("(none)") : ty.substr(0, 32)) + "'");
+            tokenizer_unsupported(name, "the pre_tokenizer '" + (ty.empty() ? std::string("(none)") : excerpt(ty, 32)) + "'");
         }
     };
     pre(j.contains("pre_tokenizer") ? j["pre_tokenizer"] : nlohmann::json());

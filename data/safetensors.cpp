@@ -55,7 +55,7 @@ nlohmann::json parse_json(const std::uint8_t* p, std::size_t n, const std::strin
 
 SafeTensor entry(const std::string& name, const nlohmann::json& v, std::size_t data_start, std::size_t data_len,
                  const std::string& path) {
-    const std::string where = "tensor '" + name + "'";
+    const std::string where = "tensor '" + excerpt(name, 80) + "'";
     if (!v.is_object()) bad(path, where + " is not an object");
     SafeTensor t;
     t.name = name;
@@ -64,7 +64,7 @@ SafeTensor entry(const std::string& name, const nlohmann::json& v, std::size_t d
     if (dt == v.end() || !dt->is_string()) bad(path, where + " has no dtype");
     t.dtype = dt->get<std::string>();
     const std::size_t item = safetensors_dtype_size(t.dtype);
-    if (item == 0) bad(path, where + " has an unknown dtype '" + t.dtype.substr(0, 32) + "'");
+    if (item == 0) bad(path, where + " has an unknown dtype '" + excerpt(t.dtype, 32) + "'");
     // 2. shape: whole numbers; the element count must not overflow
     const auto sh = v.find("shape");
     if (sh == v.end() || !sh->is_array()) bad(path, where + " has no shape");
@@ -102,7 +102,7 @@ void check_finite(const float* v, std::size_t n, const SafeTensor& t, const std:
     // 2. only then, which one
     for (std::size_t i = 0; i < n; ++i)
         if (!std::isfinite(v[i]))
-            bad(path, "tensor '" + t.name + "' holds " + (std::isnan(v[i]) ? "NaN" : "inf") + " at element " + std::to_string(i),
+            bad(path, "tensor '" + excerpt(t.name, 80) + "' holds " + (std::isnan(v[i]) ? "NaN" : "inf") + " at element " + std::to_string(i),
                 "the checkpoint is broken: a trained model's weights are finite");
 }
 
@@ -141,7 +141,7 @@ SafetensorsHeader parse_safetensors_header(const std::uint8_t* data, std::size_t
         if (name == "__metadata__") {
             if (!v.is_object()) bad(path, "__metadata__ is not an object");
             for (const auto& [k, s] : v.items()) {
-                if (!s.is_string()) bad(path, "__metadata__ '" + k + "' is not a string");
+                if (!s.is_string()) bad(path, "__metadata__ '" + excerpt(k, 80) + "' is not a string");
                 h.metadata[k] = s.get<std::string>();
             }
             continue;
@@ -153,8 +153,8 @@ SafetensorsHeader parse_safetensors_header(const std::uint8_t* data, std::size_t
               [](const SafeTensor& a, const SafeTensor& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
     std::size_t at = data_start;
     for (const auto& t : h.tensors) {
-        if (t.begin < at) bad(path, "tensor '" + t.name + "' overlaps the tensor before it");
-        if (t.begin > at) bad(path, "a gap of " + std::to_string(t.begin - at) + " bytes before tensor '" + t.name + "'");
+        if (t.begin < at) bad(path, "tensor '" + excerpt(t.name, 80) + "' overlaps the tensor before it");
+        if (t.begin > at) bad(path, "a gap of " + std::to_string(t.begin - at) + " bytes before tensor '" + excerpt(t.name, 80) + "'");
         at = t.end;
     }
     if (at != size) bad(path, std::to_string(size - at) + " bytes after the last tensor");
@@ -241,7 +241,7 @@ void SafetensorsFile::read_float(const SafeTensor& t, float* out) const {
             out[i] = half ? half_to_float(u) : bfloat16_to_float(u);
         }
     } else {
-        bad(path_, "tensor '" + t.name + "' is " + t.dtype + ", which attn does not read",
+        bad(path_, "tensor '" + excerpt(t.name, 80) + "' is " + t.dtype + ", which attn does not read",
             "attn reads F32, F16 and BF16 checkpoints: save the model in one of those");
     }
     check_finite(out, n, t, path_);

@@ -196,6 +196,15 @@ inline void write_llama_fixtures(const std::string& dir) {
     std::vector<StEntry> second;
     for (std::size_t i = 1; i < half.size(); i += 2) second.push_back(half[i]);
     write_bytes(dir + "/llama-mixed/model-2.safetensors", safetensors_file(second));
+    // a tensor whose name (as the file spells it) holds a newline, and one named by 10,240 x; both with a
+    // dtype the format lacks, so the error quotes the name
+    auto named = [&](const std::string& name) {
+        auto e = t;
+        e.push_back({name, "Q4", {1}, std::string(1, '\0')});
+        return e;
+    };
+    write_llama_folder(dir, "llama-name-newline", tiny_llama_config(), named("model.extra\\nweight"));
+    write_llama_folder(dir, "llama-name-long", tiny_llama_config(), named(std::string(10240, 'x')));
 }
 
 inline void write_model_fixtures(const std::string& dir) {

@@ -214,6 +214,119 @@ TEST_CASE("decode --model: every step's rows equal the full pass's, and the cach
                                        "positions: drop --kind)\n");
 }
 
+TEST_CASE("decode --model --json: each step's rows equal show --model's weights, with the cache and the top prediction") {
+    const std::string text = "ab b";
+    const auto show = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--json", "-", text});
+    REQUIRE_MESSAGE(show.code == 0, show.err);
+    const Json full = Json::parse(show.out);
+    const Json& heads = full["attention"][0]["layers"][0]["heads"];
+    const std::size_t T = full["tokens"].size();
+    // every head of layer 0, then --head 1 alone
+    for (const std::vector<std::string>& extra : {std::vector<std::string>{}, std::vector<std::string>{"--head", "1"}}) {
+        std::vector<std::string> args = {"decode", "--model", model_dir() + "/llama-ok", "--json", "-", text};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto r = attn::test::run_attn(args);
+        REQUIRE_MESSAGE(r.code == 0, r.err);
+        const Json j = Json::parse(r.out);  // standard output holds the JSON alone
+        CHECK(j["format"] == "attn-decode");
+        CHECK(j["model"]["type"] == "llama");
+        CHECK(j["model"]["layer"] == 0);
+        CHECK(j["cache"]["dtype"] == "F32");
+        CHECK(j["token_ids"] == full["token_ids"]);
+        REQUIRE(j["steps"].size() == T);
+        double largest = 0;
+        for (std::size_t t = 0; t < T; ++t) {
+            const Json& s = j["steps"][t];
+            CHECK(s["token"] == full["tokens"][t]);
+            CHECK(s["token_id"] == full["token_ids"][t]);
+            CHECK(s["next"]["id"] == full["predictions"][t][0]["id"]);  // the full pass's top prediction
+            CHECK(s["cache_bytes"] == 16 * (t + 1));  // 1 layer × G 1 × head_dim 2 × (k, v) × 4 bytes per token
+            CHECK(s.count("output") == 0);
+            REQUIRE(s["heads"].size() == (extra.empty() ? 2u : 1u));
+            for (const Json& h : s["heads"]) {
+                const std::size_t head = h["head"];
+                CHECK(head == (extra.empty() ? head : 1u));
+                CHECK(h["kv_head"] == 0);
+                REQUIRE(h["weights"].size() == t + 1);
+                for (std::size_t k = 0; k <= t; ++k)
+                    largest = std::max(largest, std::abs(h["weights"][k].get<double>() - heads[head]["weights"][t][k].get<double>()));
+            }
+        }
+        CHECK(largest <= 1e-6);
+        CHECK(j["diagnostics"]["top_changed"] == false);
+        // MHA (G = H = 2) and MQA (G = 1, this model): 32 and 16 bytes per token
+        REQUIRE(j["cache_variants"].size() == 2);
+        CHECK(j["cache_variants"][0] == Json({{"name", "MHA"}, {"kv_heads", 2}, {"bytes_per_token", 32}, {"this_run", false}}));
+        CHECK(j["cache_variants"][1] == Json({{"name", "MQA"}, {"kv_heads", 1}, {"bytes_per_token", 16}, {"this_run", true}}));
+    }
+}
+
+TEST_CASE("decode --model: the figures are <family>-decode-{steps,cache} or --prefix's, beside the JSON and the page") {
+    const std::string out = attn::test::temp_dir();
+    const auto r = attn::test::run_attn({"decode", "--model", model_dir() + "/llama-ok", "--png", out + "/png", "--svg", out + "/svg",
+                                         "--json", out + "/d.json", "--html", out + "/d.html", "a b"});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(attn::test::slurp(out + "/png/llama-decode-steps.png").substr(1, 3) == "PNG");
+    CHECK(attn::test::slurp(out + "/png/llama-decode-cache.png").substr(1, 3) == "PNG");
+    CHECK(attn::test::slurp(out + "/svg/llama-decode-steps.svg").find("<svg") != std::string::npos);
+    CHECK(attn::test::slurp(out + "/svg/llama-decode-cache.svg").find("(this model)") != std::string::npos);
+    CHECK(Json::parse(attn::test::slurp(out + "/d.json"))["format"] == "attn-decode");
+    CHECK(attn::test::slurp(out + "/d.html").find("<!DOCTYPE html>") != std::string::npos);
+    CHECK(r.out.find("wrote PNGs to " + out + "/png") != std::string::npos);
+    CHECK(r.out.find("wrote " + out + "/d.json") != std::string::npos);
+    const auto gpt2 = attn::test::run_attn({"decode", "--model", model_dir() + "/model-ok", "--png", out + "/png", "--prefix", "tiny", "a b"});
+    REQUIRE_MESSAGE(gpt2.code == 0, gpt2.err);
+    CHECK(exists(out + "/png/tiny-decode-steps.png"));
+    CHECK(exists(out + "/png/tiny-decode-cache.png"));
+    CHECK(exists(out + "/png/llama-decode-steps.png"));  // another prefix's figures stay
+}
+
+TEST_CASE("decode --model: refused combinations exit 2 with a hint, and write nothing") {
+    const std::string out = attn::test::temp_dir();
+    const std::string dir = model_dir() + "/llama-ok";
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"decode", "--model", dir, "--layer", "1", "a"},
+         "attn: error: --layer 1 is past the model's last layer 0 (hint: layers count from 0)\n"},
+        {{"decode", "--model", dir, "--head", "2", "a"},
+         "attn: error: --head 2 is past the model's last head 1 (hint: heads count from 0)\n"},
+        {{"decode", "--layer", "0", "a"},
+         "attn: error: --layer applies to --model (hint: a seeded decode records every head: drop --layer)\n"},
+        {{"decode", "--model", dir, "--prefix", "x", "a"},
+         "attn: error: --prefix names images, but no --png folder is given (hint: add --png DIR)\n"},
+        {{"decode", "--model", dir, "--split", "chars", "a"},
+         "attn: error: --split does not apply to --model (hint: a model brings its own tokens, weights, heads and positions: drop --split)\n"},
+        {{"decode", "--model", dir, "--json", out + "/same", "--html", out + "/same", "a"}, ""},
+        {{"decode", "--model", dir, "--json", dir + "/config.json", "a"}, ""},
+    };
+    for (const auto& [args, message] : cases) {
+        const auto r = attn::test::run_attn(args);
+        CAPTURE(args.back());
+        CHECK(r.code == 2);
+        if (!message.empty()) CHECK(attn::test::one_line(r) == message);
+        else CHECK(attn::test::one_line(r).find("(hint: ") != std::string::npos);
+    }
+    CHECK(!exists(out + "/same"));
+    CHECK(attn::test::slurp(dir + "/config.json").find("llama") != std::string::npos);
+}
+
+TEST_CASE("model: the terminal's next tokens are the same whether the run predicts after every position (--json) or the last only") {
+    const std::string out = attn::test::temp_dir();
+    for (const char* folder : {"/model-ok", "/llama-ok"}) {
+        const auto last_only = attn::test::run_attn({"show", "--model", model_dir() + folder, "b a"});
+        const auto every = attn::test::run_attn({"show", "--model", model_dir() + folder, "--json", out + "/t.json", "b a"});
+        REQUIRE_MESSAGE(last_only.code == 0, last_only.err);
+        REQUIRE_MESSAGE(every.code == 0, every.err);
+        const auto line = [](const std::string& text) {
+            const auto at = text.find("next token after");
+            return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+        };
+        CHECK(!line(last_only.out).empty());
+        CHECK(line(last_only.out) == line(every.out));
+        const Json j = Json::parse(attn::test::slurp(out + "/t.json"));
+        CHECK(j["predictions"].size() == j["tokens"].size());  // the JSON holds every position's
+    }
+}
+
 TEST_CASE("model: a Llama run's figures start with its family, so --json cannot take one of their names") {
     const std::string out = attn::test::temp_dir();
     const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--png", out, "--json", out + "/llama-overview.png", "a b"});

@@ -426,6 +426,14 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.shard-twice", "model.safetensors.index.json", "each tensor in one shard only", R, model("llama-shard-two"),
                     e("llama-shard-two/model.safetensors.index.json: tensor 'model.embed_tokens.weight' is in two shards, "
                       "llama-shard-two/model-1.safetensors and llama-shard-two/model-3.safetensors" + shard_hint)});
+    rows.push_back({"model.name-control", "model.safetensors", "a tensor name an error quotes is one line: control characters "
+                    "written \\xHH", R, model("llama-name-newline"),
+                    e("llama-name-newline/model.safetensors: tensor 'model.extra\\x0aweight' has an unknown dtype 'Q4' (hint: the "
+                      "file is damaged or incomplete: download it again)")});
+    rows.push_back({"model.name-long", "model.safetensors", "a tensor name an error quotes is cut after 80 bytes", R,
+                    model("llama-name-long"),
+                    e("llama-name-long/model.safetensors: tensor '" + std::string(80, 'x') + "... (10240 bytes)' has an unknown "
+                      "dtype 'Q4' (hint: the file is damaged or incomplete: download it again)")});
     rows.push_back({"model.dtypes", "model-*.safetensors", "one dtype for every tensor attn reads", R, model("llama-mixed"),
                     e("llama-mixed/model-2.safetensors: tensor 'model.layers.0.input_layernorm.weight' is F16 but "
                       "'model.embed_tokens.weight' is F32 (hint: the checkpoint mixes dtypes: save every tensor in one dtype "
@@ -736,6 +744,8 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"llama-shard-missing", "llama-ok in two shards, model-2.safetensors deleted"},
         {"llama-shard-two", "llama-ok in two shards and a third holding the embedding again"},
         {"llama-mixed", "llama-ok in two shards, the second F16"},
+        {"llama-name-newline", "llama-ok with a tensor named \"model.extra\\nweight\" (a newline) of dtype Q4"},
+        {"llama-name-long", "llama-ok with a tensor named by 10,240 x, of dtype Q4"},
         {"utf16.txt", "Your journey in UTF-16LE, no byte order mark"},
         {"utf16.json", "[[1, 2], [3, 4]] in UTF-16LE, no byte order mark"},
         {"space-token.json", "{\"tokens\": [\"a b\", \"c\"], \"x\": [[1, 2], [3, 4]]}"},

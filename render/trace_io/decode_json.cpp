@@ -11,7 +11,12 @@ Json decode_json(const DecodeTrace& d) {
     j["config"] = config_json(d.full.config);
     j["mask_alignment"] = "bottom-right";
     j["cache"] = {{"layers", d.layers}, {"heads", d.heads}, {"kv_heads", d.kv_heads}, {"d_k", d.d_k}, {"d_v", d.d_v},
-                  {"dtype", "float32"}};
+                  {"dtype", d.model ? d.model->dtype : "float32"}};
+    if (d.model) {  // attn decode --model: the family, the layer the steps record, the token ids
+        j["model"] = {{"type", d.full.model ? d.full.model->type : ""}, {"dtype", d.model->dtype}, {"layer", d.model->layer},
+                      {"n_layer", d.layers}};
+        j["token_ids"] = d.full.token_ids;
+    }
     j["steps"] = Json::array();
     for (const DecodeStep& s : d.steps) {
         Json js;
@@ -21,7 +26,12 @@ Json decode_json(const DecodeTrace& d) {
         js["heads"] = Json::array();
         for (const DecodeHeadStep& h : s.heads)
             js["heads"].push_back({{"head", h.head}, {"kv_head", h.kv_head}, {"weights", h.weights}});
-        js["output"] = s.output;
+        if (d.model) {
+            js["token_id"] = s.token_id;
+            js["next"] = {{"id", s.next_id}, {"token", s.next}};
+        } else {
+            js["output"] = s.output;
+        }
         js["cache_bytes"] = s.cache_bytes;
         j["steps"].push_back(std::move(js));
     }
@@ -30,6 +40,7 @@ Json decode_json(const DecodeTrace& d) {
         j["cache_variants"].push_back({{"name", v.name}, {"kv_heads", v.kv_heads},
                                        {"bytes_per_token", v.bytes_per_token}, {"this_run", v.this_run}});
     j["diagnostics"] = {{"decode_max_abs_diff", d.max_abs_diff}};
+    if (d.model) j["diagnostics"]["top_changed"] = d.model->top_changed;
     return j;
 }
 
