@@ -134,6 +134,7 @@ void run_decode_model_cmd(const DecodeOptions& o, const CLI::App& cmd) {
     ModelDecodeCliOptions m;
     m.model = *o.model, m.layer = o.layer, m.head = o.head, m.precision = o.precision;
     m.outputs.json = o.json, m.outputs.png = o.png, m.outputs.svg = o.svg, m.outputs.html = o.html;
+    m.outputs.sentence_command = "decode";
     m.outputs.prefix = o.prefix.value_or(read_model_config(*o.model).family->name);
     if (o.text_file) m.outputs.inputs.push_back({"--file", *o.text_file});
     for (const char* name : {"config.json", "model.safetensors", "model.safetensors.index.json", "vocab.json", "merges.txt",
