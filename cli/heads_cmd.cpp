@@ -108,7 +108,8 @@ void run_heads(const HeadsOptions& o) {
     policy::check_output_paths(outputs);
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     // 2. the folder and the texts as token ids, each within the model's context
-    const ModelConfig c = read_model_config(o.model).config;
+    const ParsedConfig parsed = read_model_config(o.model);
+    const ModelConfig& c = parsed.config;
     const BpeTokenizer tok = BpeTokenizer::load_dir(o.model);
     const std::vector<std::string> texts = heads_texts(o);
     std::vector<std::vector<std::int64_t>> ids;
@@ -116,7 +117,7 @@ void run_heads(const HeadsOptions& o) {
     HeadRunOptions run;
     run.induction_length = induction_length(o, c), run.induction_seed = o.seed;
     // the outputs as a set (figures start with the model's type), then the longest run's memory
-    outputs.prefix = c.model_type;
+    outputs.prefix = parsed.family->name;  // the figures' prefix: the family, as show --model's (ModelInfo::type)
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     policy::check_outputs(outputs);
     std::size_t longest = 2 * run.induction_length;

@@ -218,3 +218,21 @@ TEST_CASE("heads: its maps and show's and render's figures share a folder, each 
     r = attn::test::run_in(dir, {"heads", "--model", m, "--max-memory", "1x", "abc"});
     CHECK(r.code == 2);
 }
+
+TEST_CASE("heads: a model_type of a family (smollm, family llama) names its maps and their stale check by the family, as show does") {
+    const std::string dir = attn::test::temp_dir();
+    std::string cfg = attn::test::tiny_llama_config();
+    cfg.replace(cfg.find("\"llama\""), 7, "\"smollm\"");
+    attn::test::write_llama_folder(dir, "smol", cfg, attn::test::tiny_llama_tensors());
+    ::mkdir((dir + "/d").c_str(), 0755);
+    attn::test::write(dir + "/d/llama-heads-duplicate.png", "an earlier heads run's");
+    const auto r = attn::test::run_in(dir, {"heads", "--model", "smol", "--png", "d", "abc"});  // no repeated token
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(exists(dir + "/d/llama-heads-previous.png"));
+    CHECK(!exists(dir + "/d/llama-heads-duplicate.png"));
+    // a --json over one of the folder's map names is refused before the run
+    const auto clash = attn::test::run_in(dir, {"heads", "--model", "smol", "--png", "d", "--json", "d/llama-heads-first.png", "abc"});
+    CHECK(clash.code == 2);
+    CHECK(attn::test::one_line(clash).find("two outputs would both be written to 'd/llama-heads-first.png'") != std::string::npos);
+}
