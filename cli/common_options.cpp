@@ -188,7 +188,7 @@ void check_prefix(const std::optional<std::string>& prefix) {
     if (!prefix) return;
     if (const auto name = render::prefix_clash(*prefix))
         usage_error("--prefix '" + *prefix + "' gives names like " + *name + ", which attn also writes for a shorter prefix",
-                    "choose a prefix that does not end in -l<N>-h<N>, -layer<N>, -head<N> or a figure's first word");
+                    "choose a prefix that does not end in -l<N>, -h<N> or a figure's first word");
 }
 
 void bind_split_option(CLI::App& cmd, std::string& split) {

@@ -12,6 +12,7 @@
 #include "cli/common_options.h"
 #include "cli/policy/budget.h"
 #include "cli/policy/files.h"
+#include "cli/policy/outputs.h"
 #include "cli/policy/progress.h"
 #include "cli/show_model.h"
 #include "core/head_report.h"
@@ -44,6 +45,7 @@ struct HeadsOptions {
     std::string color = "auto";
     std::optional<std::string> json, png, svg, font;
     std::size_t scale = 2;
+    std::optional<std::string> max_memory;  // --max-memory, as show --model's
 };
 
 // The texts: the arguments, or --file's non-empty lines (standard input for '-').
@@ -75,13 +77,6 @@ const HeadPatternInfo& pattern_named(const std::string& name) {
     usage_error("--rank: '" + name + "' is not a pattern", (near.empty() ? "" : "did you mean '" + near + "'? ") + "choose one of: " + all);
 }
 
-// The folder's own name: "gpt2-small" for "models/gpt2-small/".
-std::string model_folder_name(std::string dir) {
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    const std::size_t slash = dir.find_last_of('/');
-    return slash == std::string::npos || dir.size() == 1 ? dir : dir.substr(slash + 1);
-}
-
 // R: as given (2R within the context, R distinct ids within the vocabulary), else the default cut to fit.
 std::size_t induction_length(const HeadsOptions& o, const ModelConfig& c) {
     const std::size_t most = std::min(c.n_positions / 2, c.vocab_size);
@@ -101,18 +96,31 @@ void run_heads(const HeadsOptions& o) {
     // 1. the options and the outputs' paths, before any work
     const std::optional<HeadPattern> rank = o.rank ? std::optional(pattern_named(*o.rank).pattern) : std::nullopt;
     if (o.top && !rank) usage_error("--top needs --rank PATTERN: the top heads of which pattern?", "e.g. --rank previous --top 3");
-    if (o.json) policy::check_output_file(*o.json, "--json");
-    if (o.png) policy::check_output_dir(*o.png, "--png");
-    if (o.svg) policy::check_output_dir(*o.svg, "--svg");
-    if (o.font) render::check_font_file(*o.font);
+    policy::OutputRequest outputs;
+    outputs.json = o.json, outputs.png = o.png, outputs.svg = o.svg;
+    outputs.sentence_command = "heads";
+    policy::check_output_paths(outputs);
+    const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     // 2. the folder and the texts as token ids, each within the model's context
-    const ModelConfig c = read_model_config(o.model).config;
+    const ParsedConfig parsed = read_model_config(o.model);
+    const ModelConfig& c = parsed.config;
     const BpeTokenizer tok = BpeTokenizer::load_dir(o.model);
     const std::vector<std::string> texts = heads_texts(o);
     std::vector<std::vector<std::int64_t>> ids;
     for (const auto& text : texts) ids.push_back(model_token_ids(tok, c, text));
     HeadRunOptions run;
     run.induction_length = induction_length(o, c), run.induction_seed = o.seed;
+    // the outputs as a set (figures start with the model's type), then the longest run's memory
+    outputs.prefix = parsed.family->name;  // the figures' prefix: the family, as show --model's (ModelInfo::type)
+    if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
+    policy::check_outputs(outputs);
+    std::size_t longest = 2 * run.induction_length;
+    for (const auto& text_ids : ids) longest = std::max(longest, text_ids.size());
+    OutputPlan plan;
+    plan.png = o.png.has_value(), plan.svg = o.svg.has_value(), plan.scale = static_cast<int>(o.scale), plan.text_scale = text_scale;
+    plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
+    plan.fewer = "use shorter texts or a shorter --induction-length";
+    check_model_run_budget(c, open_tensor_files(o.model, false), longest, c.n_layer, plan);
     const auto model = load_model_checkpoint(o.model);
     // 3. the runs
     const bool json_to_stdout = o.json && *o.json == "-";
@@ -120,29 +128,28 @@ void run_heads(const HeadsOptions& o) {
     run.progress = progress.callback();
     const HeadReport r = score_heads(*model, tok, texts, ids, run);
     // 4. the outputs
-    const std::string name = model_folder_name(o.model);
+    const std::string name = policy::folder_name(o.model);
     std::vector<RankedHead> top;
     if (rank && o.top) {
         top = rank_heads(r, *rank);
         top.resize(std::min(top.size(), *o.top));
     }
-    std::vector<policy::OutputFile> files;
-    policy::FolderFiles png{o.png.value_or("")}, svg{o.svg.value_or("")};
-    if (o.json) files.push_back({*o.json, render::heads_json_text(r, name)});
+    policy::RunOutputs out(outputs);
+    if (o.json) out.files.push_back({*o.json, render::heads_json_text(r, name)});
     render::FigureOptions fopt;
     fopt.scale = static_cast<int>(o.scale), fopt.font_file = o.font.value_or("");
-    if (o.png) png.add(files, render::heads_files(r, name, top, fopt, render::FileType::png));
-    if (o.svg) svg.add(files, render::heads_files(r, name, top, fopt, render::FileType::svg));
-    progress("writing files", files.size(), files.size());
-    policy::write_files_atomic(files);
+    if (o.png) out.png.add(out.files, render::heads_files(r, name, top, fopt, render::FileType::png));
+    if (o.svg) out.svg.add(out.files, render::heads_files(r, name, top, fopt, render::FileType::svg));
+    progress("writing files", out.files.size(), out.files.size());
+    // a run removes only its own earlier pattern maps it did not write; show's and render's figures,
+    // and the top heads' weights figures (show's names), stay
+    policy::write_outputs(outputs, out, render::FileSet::heads);
     if (!json_to_stdout) {
         render::HeadsViewOptions v;
         v.model_name = name, v.colour = colour_depth(o.color), v.precision = o.precision, v.rank = rank;
         if (o.top) v.top = *o.top;
         std::cout << render::heads_terminal_view(r, v);
-        if (o.json) std::cout << "wrote " << *o.json << "\n";
-        if (o.png) std::cout << "wrote PNGs to " << *o.png << "\n";
-        if (o.svg) std::cout << "wrote SVGs to " << *o.svg << "\n";
+        policy::say_written(outputs, std::cout);
         std::cout.flush();
     }
 }
@@ -166,7 +173,8 @@ void setup_heads(CLI::App& app) {
         "  attn heads --model gpt2/ \"The cat sat on the mat.\" \"She said: no, not today.\"\n"
         "  attn heads --model gpt2/ --file sentences.txt --rank punctuation\n"
         "  attn heads --model gpt2/ --file sentences.txt --rank previous --top 3 --png slides/\n"
-        "  attn heads --model gpt2/ --induction-length 40 --seed 7 --json heads.json \"a b c\"");
+        "  attn heads --model gpt2/ --induction-length 40 --seed 7 --json heads.json \"a b c\"\n"
+        "  attn heads --model gpt2/ --max-memory 2G --file essays.txt");
     cmd->add_option("texts", o->texts, "The texts, one per argument (quote each)");
     cmd->add_option("--model", o->model, "A model folder (attn models lists the families)")->required();
     cmd->add_option("--file", o->text_file, "Read the texts from a file, one per line ('-' = standard input)");
@@ -182,6 +190,7 @@ void setup_heads(CLI::App& app) {
     cmd->add_option("--json", o->json, "Write the scores as JSON to PATH ('-' = standard output only)");
     cmd->add_option("--png", o->png, "Write one layers × heads map per pattern (and --top heads' weights) into folder DIR");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
+    cmd->add_option("--max-memory", o->max_memory, "Refuse runs needing more memory than SIZE (e.g. 512M, 8G; default 3/4 of RAM)");
     cmd->callback([o] { run_heads(*o); });
 }
 

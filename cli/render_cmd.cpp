@@ -1,4 +1,6 @@
 // attn render: draw a saved trace, or attention saved from another model as .npy, without recomputing.
+#include <algorithm>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -12,6 +14,7 @@
 #include "render/text/font.h"
 #include "render/outputs/figures.h"
 #include "render/trace_io/trace_read.h"
+#include "render/outputs/model_figures.h"
 #include "render/view/model_choice.h"
 
 namespace attn::cli {
@@ -24,7 +27,33 @@ struct RenderOptions {
     std::string color = "auto";  // --color: render prints no cells; taken as every command takes it
     std::optional<std::size_t> layer, head;
     std::size_t scale = 2;  // --scale, as attn show's
+    std::string show = "heads";  // --show: heads, mean, rollout (the figures of each layer drawn)
 };
+
+// --show: which figures of each layer drawn; mean and rollout only for a model's trace, over every head.
+struct RenderShow {
+    bool heads = false;
+    std::vector<render::LayerAggregate> aggregates;
+};
+
+RenderShow render_show(const RenderOptions& o) {
+    RenderShow r;
+    std::size_t at = 0;
+    while (at <= o.show.size()) {
+        const std::size_t comma = std::min(o.show.find(',', at), o.show.size());
+        const std::string item = o.show.substr(at, comma - at);
+        if (item == "heads") r.heads = true;
+        else if (item == "mean") r.aggregates.push_back(render::LayerAggregate::mean);
+        else if (item == "rollout") r.aggregates.push_back(render::LayerAggregate::rollout);
+        else usage_error("--show " + item + ": render draws each layer's heads, mean or rollout", "choose from heads, mean, rollout, e.g. --show heads,mean");
+        at = comma + 1;
+    }
+    if (!r.aggregates.empty() && !o.png && !o.svg)
+        usage_error("--show " + o.show + " names figures, but no --png or --svg folder is given", "add --png DIR");
+    if (!r.aggregates.empty() && o.head)
+        usage_error("--show mean and rollout draw every head of a layer together; --head picks one", "leave out --head, or --show heads");
+    return r;
+}
 
 std::string base_name(const std::string& path) {
     const auto slash = path.find_last_of('/');
@@ -34,7 +63,7 @@ std::string base_name(const std::string& path) {
 // The heads one set of PNGs draws: layer `layer` of a layered trace (titled with its own number) or the
 // trace's one layer, all or only --head; flash tiles follow.
 Trace png_view(const Trace& t, std::optional<std::size_t> layer, std::optional<std::size_t> head) {
-    const std::string title = t.kind + (layer ? " · layer " + std::to_string(t.layers()[*layer].layer) : "");
+    const std::string title = (t.model ? t.model->type : t.kind) + (layer ? " · layer " + std::to_string(t.layers()[*layer].layer) : "");
     return render::layer_view(t, layer.value_or(0), head, title);
 }
 
@@ -45,6 +74,7 @@ void run_render(const RenderOptions& o) {
         usage_error("nothing to write", "give --html FILE, --png DIR or --svg DIR; see 'attn render --help'");
     check_prefix(o.prefix);
     const render::ColourSpec colours = colour_spec(o.colours);
+    const RenderShow show = render_show(o);
     policy::OutputRequest outputs;
     outputs.html = o.html, outputs.png = o.png, outputs.svg = o.svg;
     policy::check_output_paths(outputs);
@@ -52,10 +82,13 @@ void run_render(const RenderOptions& o) {
     // 2. the input; then the outputs as a set (the PNGs' names start with the trace's kind): no two on
     // one path, none over the input or --tokens
     const Trace t = render::read_trace_file(o.input, o.tokens);
-    // the figures' names start with --prefix, else the trace's kind
-    const std::string base = o.prefix.value_or(t.kind);
-    const std::string kind = render::rendered_prefix(base, std::nullopt, std::nullopt);
-    outputs.prefix = kind;
+    // the figures' names start with --prefix, else the model's type (as show --model names them), else
+    // the trace's kind
+    const std::string base = o.prefix.value_or(t.model ? t.model->type : t.kind);
+    outputs.prefix = render::layer_head_prefix(base, std::nullopt, std::nullopt);
+    if (!show.aggregates.empty() && t.layer_mean.empty())
+        usage_error("--show mean and rollout need a model's trace (attn show --model --json); " + base_name(o.input) + " has no layer means",
+                    "use --show heads, or render a trace written by attn show --model");
     outputs.inputs.push_back({"input", o.input});
     if (o.tokens) outputs.inputs.push_back({"--tokens", *o.tokens});
     policy::check_outputs(outputs);
@@ -90,23 +123,31 @@ void run_render(const RenderOptions& o) {
     if (index) layers.push_back(index);
     else if (L == 0) layers.push_back(std::nullopt);
     else for (std::size_t l = 0; l < L; ++l) layers.push_back(l);
-    const auto warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
+    std::function<void(const std::string&)> warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
+    std::vector<std::string> drawn;  // the layer and head prefixes drawn
     for (const auto& layer : layers) {
         const std::optional<std::size_t> number = layer ? std::optional<std::size_t>(t.layers()[*layer].layer) : std::nullopt;
-        const std::string prefix = render::rendered_prefix(base, number, o.head);
-        const Trace view = png_view(t, layer, o.head);
+        const std::string prefix = render::layer_head_prefix(base, number, o.head);
+        if (show.heads && (number || o.head)) drawn.push_back(prefix);
+        // a model's head is drawn as show --model draws it: the same names, the same figure
+        const Trace view = t.model && layer && o.head ? render::chosen_head_trace(t, {*layer, *o.head}) : png_view(t, layer, o.head);
         render::FigureOptions p;
         p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
         p.colour = colours;
         for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
             if (folder->dir.empty()) continue;
-            folder->add(out.files, render::render_figures(view, p, type));
-            p.warn = nullptr;  // a missing glyph is said once
+            if (show.heads) folder->add(out.files, render::render_figures(view, p, type));
+            if (number && !show.aggregates.empty()) {
+                render::FigureOptions a = p;
+                a.prefix = base;
+                folder->add(out.files, render::aggregate_figures(t, *number, show.aggregates, a, type));
+            }
+            p.warn = warn = nullptr;  // a missing glyph is said once
         }
     }
-    // each folder holds one consistent set: render's own figures of the kind this run did not write
-    // (other layers or heads) go
-    policy::write_outputs(outputs, out, render::FileSet::render);
+    // a run removes only what it would write itself: each layer's or head's figures it drew that it
+    // did not write this time (show's heads, other layers, the means stay)
+    policy::write_outputs(outputs, out, render::FileSet::render, drawn);
     policy::say_written(outputs, std::cout);
 }
 
@@ -128,14 +169,22 @@ void setup_render(CLI::App& app) {
         "  attn render attn.npy --tokens tokens.json --html attn.html --layer 5 --head 3\n"
         "  attn render attn.npy --tokens tokens.txt --png out/ --layer 0\n"
         "  attn render trace.json --png out/ --prefix lecture3 --colormap magma --log\n"
-        "  attn render trace.json --svg slides/ --range 0,0.5");
+        "  attn render trace.json --svg slides/ --range 0,0.5\n"
+        "  attn render model-trace.json --png slides/ --layer 3 --show mean,rollout\n"
+        "Figures are named <prefix>-l<L>-<figure> (a layer's heads), <prefix>-l<L>-h<H>-<figure> (one head,\n"
+        "as attn show --model names it), <prefix>-l<L>-mean and -rollout; the prefix is --prefix, else the\n"
+        "model's type, else the trace's kind.");
     cmd->add_option("input", o->input, "A JSON trace (attn show --json) or a .npy of attention weights")->required();
     cmd->add_option("--html", o->html, "Write the interactive page to FILE (one self-contained HTML file)");
     cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed); one set per layer");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
     cmd->add_option("--layer", o->layer, "The layer to open (--html) or draw (--png), from 0");
     cmd->add_option("--head", o->head, "The head to open (--html) or draw alone (--png), from 0");
-    bind_prefix_option(*cmd, o->prefix, "the trace's kind; -layer<N>, -head<N> follow");
+    bind_prefix_option(*cmd, o->prefix, "the model's type or the trace's kind; -l<N>, -h<N> follow");
+    cmd->add_option("--show", o->show,
+                    "Figures of each layer drawn, comma-separated: heads (every head's figures), mean (the layer's mean "
+                    "over heads), rollout (the attention rollout through it); mean and rollout need a model's trace")
+        ->capture_default_str();
     bind_colour_scale_options(*cmd, o->colours);
     bind_color_option(*cmd, o->color);
     cmd->add_option("--tokens", o->tokens,

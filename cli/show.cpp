@@ -71,7 +71,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     if (o.prefix)
         if (const auto name = render::prefix_clash(*o.prefix))
             usage_error("--prefix '" + *o.prefix + "' gives names like " + *name + ", which attn also writes for a shorter prefix",
-                        "choose a prefix that does not end in -l<N>-h<N>, -layer<N>, -head<N> or a figure's first word");
+                        "choose a prefix that does not end in -l<N>, -h<N> or a figure's first word");
     // the figures start with --prefix or the model's family (gpt2, llama, ...): its config names it
     outputs.prefix = o.prefix.value_or(read_model_config(*o.model).family->name), outputs.npy_prefix = render::kModelArrayPrefix;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
@@ -94,6 +94,10 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
 void run_show(const ShowOptions& o) {
     // 1. the kind, and options it does not take; the outputs
     const Kind& kind = check_seeded_options(o);
+    for (const std::string& s : split_list(o.show))
+        if (s == "mean" || s == "rollout")
+            usage_error("--show " + s + ": a layer's " + (s == "mean" ? "mean over heads" : "attention rollout") + " belongs to a model run",
+                        "attn show --model DIR --show " + s + " \"text\", or attn render TRACE.json --show " + s + " --png DIR");
     if (o.figures && !o.query && ("," + *o.figures + ",").find(",query,") != std::string::npos)
         usage_error("--figures query draws one query's strip, but no --query is given", "add --query I, e.g. --query 0");
     if ((o.figures || o.prefix) && !o.png && !o.svg)

@@ -40,13 +40,6 @@ std::string model_text(const ModelShowOptions& o) {
     return *o.sentence;
 }
 
-// The model folder's own name, as the page heads it: "gpt2-small" for "models/gpt2-small/".
-std::string folder_name(std::string dir) {
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    const std::size_t slash = dir.find_last_of('/');
-    return slash == std::string::npos || dir.size() == 1 ? dir : dir.substr(slash + 1);
-}
-
 }  // namespace
 
 std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer) {
@@ -95,9 +88,9 @@ std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelCo
 void check_model_stages(const std::vector<std::string>& show, const std::vector<std::string>& figures, bool query) {
     static const std::vector<std::string> kept = {"scores", "masked-scores", "mask", "weights"};
     for (const std::string& stage : show)
-        if (std::find(kept.begin(), kept.end(), stage) == kept.end())
+        if (std::find(kept.begin(), kept.end(), stage) == kept.end() && stage != "mean" && stage != "rollout")
             usage_error("--show " + stage + ": a model run keeps each head's scores, mask and weights, not its " + stage,
-                        "choose from scores, masked-scores, mask, weights; the numbers behind them: --npy DIR");
+                        "choose from scores, masked-scores, mask, weights, and the layer's mean and rollout; the numbers behind them: --npy DIR");
     for (const std::string& figure : figures) {
         if (figure == "query" && !query) usage_error("--figures query draws one query's strip, but no --query is given", "add --query I, e.g. --query 0");
         if (figure != "query" && std::find(kept.begin(), kept.end(), figure) == kept.end())
@@ -151,6 +144,9 @@ void run_show_model(const ModelShowOptions& o) {
     // 6. the outputs
     policy::RunOutputs out(r);
     if (r.json) out.files.push_back({*r.json, render::trace_json_text(t)});
+    std::vector<render::LayerAggregate> aggregates;  // --show mean, rollout: also as figures
+    for (const std::string& s : o.show)
+        if (s == "mean" || s == "rollout") aggregates.push_back(s == "mean" ? render::LayerAggregate::mean : render::LayerAggregate::rollout);
     render::FigureOptions fopt;
     fopt.scale = o.scale, fopt.font_file = o.font.value_or("");
     fopt.colour = o.figure_colour, fopt.figures = o.figures, fopt.query = o.query, fopt.prefix = o.prefix.value_or("");
@@ -159,13 +155,14 @@ void run_show_model(const ModelShowOptions& o) {
         if (folder->dir.empty()) continue;
         progress(type == render::FileType::png ? "rendering images" : "writing SVG figures", 0, 1);
         folder->add(out.files, render::model_figures(t, choice, fopt, type));
+        folder->add(out.files, render::aggregate_figures(t, layer, aggregates, fopt, type));
         fopt.warn = nullptr;  // a missing glyph is said once
     }
     if (r.npy) out.npy.add(out.files, render::model_npy_files(t));
     if (r.html) {
         progress("writing the page", 0, 1);
         render::HtmlOptions page{"attn show --model", choice.layer, choice.head, std::nullopt};
-        page.model_name = folder_name(dir), page.text = text;
+        page.model_name = policy::folder_name(dir), page.text = text;
         out.files.push_back({*r.html, render::render_html(t, page)});
     }
     progress("writing files", out.files.size(), out.files.size());
@@ -173,7 +170,7 @@ void run_show_model(const ModelShowOptions& o) {
     // write go, never another head's; the arrays hold every kept head, so that folder is one consistent
     // set (layers no longer kept go)
     policy::OutputRequest written = r;
-    written.prefix = render::model_head_prefix(o.prefix.value_or(t.model->type), t.layers()[choice.layer].layer, choice.head);
+    written.prefix = render::layer_head_prefix(o.prefix.value_or(t.model->type), t.layers()[choice.layer].layer, choice.head);
     written.npy_prefix = render::kModelArrayPrefix;
     policy::write_outputs(written, out, render::FileSet::show);
     if (!quiet) {

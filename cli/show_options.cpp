@@ -18,6 +18,7 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         "  attn show --kind flash --causal --block-q 2 --block-k 3 \"Your journey starts with one step\"\n"
         "  attn show --file essay.txt --kind causal --json trace.json\n"
         "  attn show --model gpt2/ --layer 5 --head 1 --png out/ \"Your journey starts with one\"\n"
+        "  attn show --model gpt2/ --layer 3 --show mean,rollout --png slides/ \"Your journey starts with one\"\n"
         "  attn show --kind causal --pos rope --show queries,keys,weights \"the cat sat on the mat\"\n"
         "  attn show --kind mha --heads 8 --d-out 16 --pos alibi --png out/ \"one two three four five\"\n"
         "  attn show --kind self --pos sinusoidal --show positions,weights \"dog bites man\"\n"
@@ -37,7 +38,8 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         ->capture_default_str();
     cmd->add_option("--show", o.show,
                     "Matrices to print, one comma-separated list: scores,masked-scores,mask,weights,zeroed,dropped,"
-                    "context,queries,keys,values,output,positions,bias,unrotated")
+                    "context,queries,keys,values,output,positions,bias,unrotated; with --model also mean,rollout "
+                    "(the layer's mean over heads, the rollout through it; drawn too with --png/--svg)")
         ->check(rule("--show"))
         ->capture_default_str();
     cmd->add_option("--precision", o.precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();

@@ -158,7 +158,7 @@ TEST_CASE("habits: render --colormap, --range and --log change the drawn figure,
         const RunResult r = run_attn(args);
         INFO(r.err);
         REQUIRE(r.code == 0);
-        return read_text(out + "/mha-head0-weights.svg");
+        return read_text(out + "/mha-h0-weights.svg");
     };
     const std::string plain = figure("plain", {});
     REQUIRE(!plain.empty());

@@ -191,11 +191,12 @@ TEST_CASE("output folders: show --model keeps another head's figures for slides,
     CHECK(files_in(dir) == fresh_run(again, own));
 }
 
-TEST_CASE("output folders: attn render leaves one set per trace kind and refuses outputs over its input") {
+TEST_CASE("output folders: attn render removes only its own earlier figures of the heads it draws, and refuses outputs over its input") {
     const std::string dir = temp_dir();
     REQUIRE(run_in(dir, {"show", "--kind", "mha", "--heads", "2", "a b c", "--json", "t.json", "--png", "o", "--pos", "rope"}).code == 0);
     write_own_files(dir + "/o", "mha", ".png");
-    // head 0, then head 1: render's earlier head goes; the show run's figures stay beside render's
+    // head 0, then head 1: a run removes only files it would write itself, so head 0's figures stay
+    // (slides collect heads), and the show run's figures stay beside render's
     REQUIRE(run_in(dir, {"render", "t.json", "--png", "o", "--head", "0"}).code == 0);
     REQUIRE(run_in(dir, {"render", "t.json", "--png", "o", "--head", "1"}).code == 0);
     std::set<std::string> want;
@@ -203,20 +204,21 @@ TEST_CASE("output folders: attn render leaves one set per trace kind and refuses
         const std::string fresh = temp_dir();
         REQUIRE(run_in(fresh, {"show", "--kind", "mha", "--heads", "2", "a b c", "--json", "t.json", "--png", "o", "--pos",
                                "rope"}).code == 0);
+        REQUIRE(run_in(fresh, {"render", "t.json", "--png", "o", "--head", "0"}).code == 0);
         REQUIRE(run_in(fresh, {"render", "t.json", "--png", "o", "--head", "1"}).code == 0);
         want = files_in(fresh);
     }
     const auto own = own_files("o", "mha", ".png");
     want.insert(own.begin(), own.end());
     CHECK(files_in(dir) == want);
-    CHECK(want.count("o/mha-head1-weights.png") == 1);
-    CHECK(want.count("o/mha-head0-weights.png") == 0);
+    CHECK(want.count("o/mha-h1-weights.png") == 1);
+    CHECK(want.count("o/mha-h0-weights.png") == 1);
     CHECK(want.count("o/mha-rope.png") == 1);
     // clashes, refused before anything is written
     const RunResult same = run_in(dir, {"render", "t.json", "--html", "t.json"});
     CHECK(same.code == 2);
     CHECK(same.err.find("--html 't.json' is the same file as input 't.json'") != std::string::npos);
-    const RunResult into = run_in(dir, {"render", "t.json", "--png", "o", "--head", "0", "--html", "o/mha-head0-mask.png"});
+    const RunResult into = run_in(dir, {"render", "t.json", "--png", "o", "--head", "0", "--html", "o/mha-h0-mask.png"});
     CHECK(into.code == 2);
     CHECK(files_in(dir) == want);
 }
@@ -247,8 +249,8 @@ TEST_CASE("output folders: every figure and array name attn writes is one of its
          render::FileType::png},
         {{"show", "--model", model, "a b", "--npy", "n2"}, "n2", render::kModelArrayPrefix, render::FileType::npy},
         {{"show", "--model", model, "a b", "--json", "m.json"}, "", "", render::FileType::png},
-        {{"render", "m.json", "--png", "p7", "--head", "1"}, "p7", "model", render::FileType::png},
-        {{"render", "m.json", "--png", "p8"}, "p8", "model", render::FileType::png},
+        {{"render", "m.json", "--png", "p7", "--head", "1"}, "p7", render::kModelFigurePrefix, render::FileType::png},
+        {{"render", "m.json", "--png", "p8", "--show", "heads,mean,rollout"}, "p8", render::kModelFigurePrefix, render::FileType::png},
     };
     for (const Run& r : runs) {
         INFO(r.args[0] << " ... " << r.folder);
@@ -268,7 +270,7 @@ TEST_CASE("output folders: every figure and array name attn writes is one of its
                           "s1/f-masked-scores.svg", "s1/f-output.svg", "p2/mha-positions.png", "p3/r-rope.png",
                           "p4/mha-alibi.png", "p5/gqa-decode-steps.png", "p5/gqa-decode-cache.png", "p6/gpt2-overview.png",
                           "p6/gpt2-l0-h1-weights.png", "n2/model-l0-h1-mask.npy", "n2/model-token_ids.npy",
-                          "p7/model-layer0-head1-weights.png", "p8/model-layer0-weights.png", "n1/mha-b_query.npy"})
+                          "p7/gpt2-l0-h1-weights.png", "p8/gpt2-l0-weights.png", "p8/gpt2-l0-mean.png", "p8/gpt2-l0-rollout.png", "n1/mha-b_query.npy"})
         CHECK(files.count(f) == 1);
 }
 
@@ -279,12 +281,14 @@ TEST_CASE("output folders: attn's names for a prefix, and names that only look l
     for (const char* n : {"causal-masked-scores.png", "causal-zeroed.png", "causal-query.png", "causal-queries.png",
                           "causal-output.png", "causal-positions.png", "causal-rope.png", "causal-alibi.png",
                           "causal-decode-steps.png", "causal-decode-cache.png", "causal-overview.png", "causal-l11-h0-weights.png",
-                          "causal-layer3-scores.png", "causal-head10-mask.png", "causal-layer0-head1-tiles.png"})
+                          "causal-l3-scores.png", "causal-h10-mask.png", "causal-l0-h1-tiles.png", "causal-l2-mean.png",
+                          "causal-l0-rollout.png", "causal-heads-previous.png", "causal-heads-sink.png"})
         CHECK_MESSAGE(png("causal", n), n);
     for (const char* n : {"notes.png", "causal-scores-old.png", "causal-scores.png.bak", "causal-query-0.png", "causal-Weights.png",
-                          "causal-l01-h0-weights.png", "causal-l1-weights.png", "causal-layer-scores.png", "causal-layer1-.png",
-                          "causal-head1-layer0-scores.png", "causal-l1-h1-overview.png", "causal-weights.svg", "causal-.png",
-                          "causal-h0-weights.png", "other-weights.png", "causalx-weights.png"})
+                          "causal-l01-h0-weights.png", "causal-layer1-weights.png", "causal-l-scores.png", "causal-l1-.png",
+                          "causal-h1-l0-scores.png", "causal-l1-h1-overview.png", "causal-weights.svg", "causal-.png",
+                          "causal-head0-weights.png", "other-weights.png", "causalx-weights.png", "causal-l1-h0-mean.png",
+                          "causal-mean.png", "causal-heads-kind.png", "causal-heads-.png"})
         CHECK_MESSAGE(!png("causal", n), n);
     CHECK(!png("mha", "mha-wrapper-weights.png"));
     CHECK(png("mha-wrapper", "mha-wrapper-weights.png"));
@@ -303,10 +307,15 @@ TEST_CASE("output folders: attn's names for a prefix, and names that only look l
     CHECK(!in(FileSet::render, "causal-decode-cache.png"));
     CHECK(in(FileSet::show, "causal-rope.png"));
     CHECK(in(FileSet::show, "causal-l1-h0-weights.png"));
-    CHECK(!in(FileSet::show, "causal-layer0-weights.png"));
-    CHECK(in(FileSet::render, "causal-layer0-weights.png"));
+    CHECK(!in(FileSet::show, "causal-l0-weights.png"));  // render's layer grid
+    CHECK(!in(FileSet::show, "causal-l0-mean.png"));     // a layer's mean: removed by no run
+    CHECK(!in(FileSet::render, "causal-l0-mean.png"));
+    CHECK(!in(FileSet::show, "causal-heads-first.png"));
+    CHECK(in(FileSet::heads, "causal-heads-first.png"));
+    CHECK(!in(FileSet::heads, "causal-weights.png"));
+    CHECK(!in(FileSet::heads, "causal-l0-h0-weights.png"));  // attn heads --top writes show's names, never removes them
+    CHECK(in(FileSet::render, "causal-weights.png"));  // asked with each layer or head prefix it drew
     CHECK(!in(FileSet::render, "causal-rope.png"));
-    CHECK(!in(FileSet::render, "causal-weights.png"));
     CHECK(in(FileSet::show, "causal-weights.png"));
     CHECK(!render::is_attn_file_name(FileType::npy, "causal", "causal-x.npy", FileSet::decode));
     // the policy asks the same question

@@ -373,11 +373,11 @@ TEST_CASE("cli: show --html and render write pages, render --png draws every lay
     }
     r = attn::test::run_attn({"render", "a.npy", "--png", "all"}, o);
     REQUIRE(r.code == 0);
-    CHECK(!attn::test::slurp(dir + "/all/npy-layer0-weights.png").empty());
-    CHECK(!attn::test::slurp(dir + "/all/npy-layer1-weights.png").empty());
+    CHECK(!attn::test::slurp(dir + "/all/npy-l0-weights.png").empty());
+    CHECK(!attn::test::slurp(dir + "/all/npy-l1-weights.png").empty());
     r = attn::test::run_attn({"render", "a.npy", "--png", "one", "--layer", "1", "--head", "0"}, o);
     REQUIRE(r.code == 0);
-    CHECK(!attn::test::slurp(dir + "/one/npy-layer1-head0-weights.png").empty());
+    CHECK(!attn::test::slurp(dir + "/one/npy-l1-h0-weights.png").empty());
     r = attn::test::run_attn({"render", "a.npy", "--html", "a.html", "--layer", "2"}, o);
     CHECK(r.code == 2);
     CHECK(r.err == "attn: error: --layer 2 is not in a.npy (it holds layers 0, 1) (hint: pick one of the layers it holds)\n");
@@ -427,12 +427,12 @@ TEST_CASE("render: a --keep-layers trace keeps its layers' numbers in names, tit
     test::write(dir + "/kl1.json", kept_layer_trace().dump());
     test::RunOptions o;
     o.cwd = dir;
-    // the finding: model-layer0-* titled "layer 0", and --layer 1 "past the last layer (0)"
+    // the finding: model-layer0-* (now gpt2-l1-*) titled "layer 0", and --layer 1 "past the last layer (0)"
     RunResult r = run_attn({"render", "kl1.json", "--svg", "d"}, o);
     REQUIRE(r.code == 0);
     const std::vector<std::string> files = test::tree(dir + "/d");
     REQUIRE(!files.empty());
-    for (const std::string& f : files) CHECK(f.rfind("model-layer1-", 0) == 0);
+    for (const std::string& f : files) CHECK(f.rfind("gpt2-l1-", 0) == 0);
     CHECK(test::slurp(dir + "/d/" + files[0]).find("layer 1") != std::string::npos);
     CHECK(test::slurp(dir + "/d/" + files[0]).find("layer 0") == std::string::npos);
     r = run_attn({"render", "kl1.json", "--svg", "e", "--layer", "1"}, o);

@@ -105,7 +105,7 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"options.prefix-clash", "--prefix", "its names are not attn's names for a shorter prefix (a run of that "
                     "prefix would remove them)", U, {"show", "--prefix", "causal-l1-h0", "--png", "out", "hi"},
                     e("--prefix 'causal-l1-h0' gives names like causal-l1-h0-scores.png, which attn also writes for a "
-                      "shorter prefix (hint: choose a prefix that does not end in -l<N>-h<N>, -layer<N>, -head<N> or a "
+                      "shorter prefix (hint: choose a prefix that does not end in -l<N>, -h<N> or a "
                       "figure's first word)")});
     rows.push_back({"options.pos-kind", "--pos, --rope-base, --rope-style", "kinds with dot-product queries and keys", U,
                     {"show", "--kind", "simple", "--pos", "rope", "hi"},
@@ -454,10 +454,11 @@ std::vector<ValidationRule> make_rules() {
                     {"show", "--model", "model-ok", "--kind", "mha", "a b"},
                     e("--kind does not apply to --model (hint: a model brings its own tokens, weights, heads and causal "
                       "mask: drop --kind)")});
-    rows.push_back({"model.show", "--show with --model", "a stage the model run keeps: scores, masked-scores, mask, weights", U,
+    rows.push_back({"model.show", "--show with --model", "a stage the model run keeps: scores, masked-scores, mask, weights; the layer's mean, rollout", U,
                     {"show", "--model", "model-ok", "--show", "weights,context", "a b"},
                     e("--show context: a model run keeps each head's scores, mask and weights, not its context (hint: choose "
-                      "from scores, masked-scores, mask, weights; the numbers behind them: --npy DIR)")});
+                      "from scores, masked-scores, mask, weights, and the layer's mean and rollout; the numbers behind them: "
+                      "--npy DIR)")});
     rows.push_back({"model.figures", "--figures with --model", "a figure of the kept stages, or query", U,
                     {"show", "--model", "model-ok", "--png", "out", "--figures", "values", "a b"},
                     e("--figures values: a model run keeps each head's scores, mask and weights, not its values (hint: "
@@ -505,7 +506,7 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"option.show-list", "--show", "one value: items separated by commas", U,
                     {"show", "--show", "weights,attention", "hi"},
                     e("--show: 'attention' in 'weights,attention' is not one of scores, masked-scores, mask, weights, zeroed, "
-                      "dropped, context, queries, keys, values, output, positions, bias, unrotated") + kHelp});
+                      "dropped, context, queries, keys, values, output, positions, bias, unrotated, mean, rollout") + kHelp});
     rows.push_back({"options.luong-variant", "--score, --d-out, --init", "luong: only options its score uses "
                     "(dot: neither --d-out nor --init; general: no --d-out)", U,
                     {"show", "--kind", "luong", "--score", "dot", "--d-out", "7", "hi"},
@@ -599,6 +600,21 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"render.layer-held", "--layer", "a layer the trace holds, by its number in the model", U,
                     {"render", "trace-kl1.json", "--html", "p.html", "--layer", "0"},
                     e("--layer 0 is not in trace-kl1.json (it holds layer 1) (hint: pick one of the layers it holds)")});
+    rows.push_back({"render.show-figures", "--show", "mean and rollout are figures: a --png or --svg folder", U,
+                    {"render", "trace-kl1.json", "--show", "mean", "--html", "p.html"},
+                    e("--show mean names figures, but no --png or --svg folder is given (hint: add --png DIR)")});
+    rows.push_back({"render.show-head", "--show", "mean and rollout cover every head of a layer: no --head", U,
+                    {"render", "trace-kl1.json", "--show", "rollout", "--png", "o", "--head", "0"},
+                    e("--show mean and rollout draw every head of a layer together; --head picks one (hint: leave out --head, "
+                      "or --show heads)")});
+    rows.push_back({"render.show-word", "--show", "each of heads, mean, rollout", U,
+                    {"render", "trace-kl1.json", "--show", "weights", "--png", "o"},
+                    e("--show weights: render draws each layer's heads, mean or rollout (hint: choose from heads, mean, rollout, "
+                      "e.g. --show heads,mean)")});
+    rows.push_back({"show.show-aggregate", "--show", "mean and rollout only for a model run", U,
+                    {"show", "--show", "mean", "hi"},
+                    e("--show mean: a layer's mean over heads belongs to a model run (hint: attn show --model DIR --show mean "
+                      "\"text\", or attn render TRACE.json --show mean --png DIR)")});
     rows.push_back({"render.npy-magic", "INPUT (.npy)", "a file named .npy starts with the .npy magic (never read as a trace)", R,
                     {"render", "nomagic.npy", "--html", "p.html"},
                     e("nomagic.npy: not a valid .npy file: the magic string \\x93NUMPY is missing (hint: save it with "

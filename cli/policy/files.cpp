@@ -164,6 +164,12 @@ std::string join_path(const std::string& dir, const std::string& name) {
     return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
+std::string folder_name(std::string dir) {
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    const std::size_t slash = dir.find_last_of('/');
+    return slash == std::string::npos || dir.size() == 1 ? dir : dir.substr(slash + 1);
+}
+
 void check_output_file(const std::string& path, const std::string& option) {
     if (path.empty()) usage_error(option + " needs a file name", "e.g. " + option + " out/trace.json");
     if (path == "-") return;

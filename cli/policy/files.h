@@ -54,6 +54,9 @@ std::string link_target(const std::string& path);
 // Joins a folder and a file name.
 std::string join_path(const std::string& dir, const std::string& name);
 
+// A folder's own name, as a page or report heads it: "gpt2-small" for "models/gpt2-small/".
+std::string folder_name(std::string dir);
+
 // Installs the signal handlers that remove temporaries on interrupt (idempotent).
 void install_cleanup_handlers();
 

@@ -50,7 +50,7 @@ const std::vector<OptionRule>& option_rules() {
         {"--align", OptionType::choice, 0, 0, {"top-left", "bottom-right"}, false, "centre"},
         {"--show", OptionType::choice, 0, 0,
          {"scores", "masked-scores", "mask", "weights", "zeroed", "dropped", "context", "queries", "keys", "values",
-          "output", "positions", "bias", "unrotated"},
+          "output", "positions", "bias", "unrotated", "mean", "rollout"},
          true, "attention"},
         {"--colormap", OptionType::choice, 0, 0, {"viridis", "magma", "cividis", "gray"}, false, "jet"},
         {"--range", OptionType::range, 0, 0, {}, false, "1,0"},

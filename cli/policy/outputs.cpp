@@ -207,6 +207,15 @@ void write_outputs(const OutputRequest& r, RunOutputs& out, render::FileSet set)
     if (r.npy) remove_stale(*r.npy, Folder::npy, npy_prefix, out.npy.names, set);
 }
 
+void write_outputs(const OutputRequest& r, RunOutputs& out, render::FileSet set, const std::vector<std::string>& figure_prefixes) {
+    write_files_atomic(out.files);
+    for (const std::string& prefix : figure_prefixes) {
+        if (r.png) remove_stale(*r.png, Folder::png, prefix, out.png.names, set);
+        if (r.svg) remove_stale(*r.svg, Folder::svg, prefix, out.svg.names, set);
+    }
+    if (r.npy) remove_stale(*r.npy, Folder::npy, r.npy_prefix.empty() ? r.prefix : r.npy_prefix, out.npy.names, set);
+}
+
 void say_written(const OutputRequest& r, std::ostream& os) {
     if (r.json) os << "wrote " << *r.json << "\n";
     if (r.png) os << "wrote PNGs to " << *r.png << "\n";

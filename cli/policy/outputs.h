@@ -6,14 +6,15 @@
 //   --png, --svg: P-<figure>.png/.svg for every figure --figures names (scores, masked-scores, mask,
 //          weights, zeroed, dropped-weights, tiles, queries, keys, values, context, output, query),
 //          P-{positions,rope,alibi}, P-{decode-steps,decode-cache}, P-overview, P-l<N>-h<N>-<figure>,
-//          P-{layer<N>,head<N>,layer<N>-head<N>}-<figure>
+//          P-l<N>-<figure>, P-h<N>-<figure>, P-l<N>-{mean,rollout}, P-heads-<pattern>
 //   --npy: P-x.npy, P-source_x.npy, P-W_<name>.npy, P-b_<name>.npy, P-v.npy, P-output.npy,
 //          P-h<N>-{queries,keys,values,scores,mask,weights,dropped_weights,context}.npy,
 //          P-token_ids.npy, P-l<N>-h<N>-{scores,mask,weights}.npy, P-l<N>-{mean,rollout}.npy
 // A run removes the files of these names for its prefix that it does not write itself (an earlier
-// run's h3 files after a 2-head run, its masked-scores figure, its rope figure) that the same command
-// writes (show, decode and render each have their own set: render::FileSet), and touches no other
-// file in the folder (notes.png, P-scores-old.png, decode's figures after a show run stay).
+// run's h3 files after a 2-head run, its masked-scores figure, its rope figure) among the names it
+// would write (show, decode, render and heads each have their own set: render::FileSet; a model head's
+// and render's layer and head figures are asked per prefix), and touches no other file in the folder
+// (notes.png, P-scores-old.png, decode's figures after a show run, show's heads after attn heads stay).
 #pragma once
 
 #include <optional>
@@ -46,7 +47,7 @@ struct OutputRequest {
     std::string sentence_command;
 };
 
-// Every command that writes files (show, show --model, decode, decode --model, render) goes through
+// Every command that writes files (show, show --model, decode, decode --model, render, heads) goes through
 // the routine below, in this order:
 //   check_outputs(r) before the run           each path alone, then the set
 //   RunOutputs out(r); out.json(...), out.png.add(out.files, ...), ...   the run's bytes
@@ -82,6 +83,11 @@ struct RunOutputs {
 // Writes out.files all or nothing (write_files_atomic), then removes from each --png, --svg and --npy
 // folder attn's files of the request's prefix that this run did not write (remove_stale, `set`).
 void write_outputs(const OutputRequest& r, RunOutputs& out, render::FileSet set);
+
+// The same for a run whose figures have several prefixes (attn render: one per layer or head drawn,
+// "gpt2-l3", "gpt2-l3-h0"): the stale figures of each of `figure_prefixes` go (none when empty), the
+// arrays' as above.
+void write_outputs(const OutputRequest& r, RunOutputs& out, render::FileSet set, const std::vector<std::string>& figure_prefixes);
 
 // One line per output written: "wrote FILE", "wrote PNGs to DIR", "wrote SVGs to DIR",
 // "wrote .npy files to DIR", in the order --json, --png, --svg, --npy, --html.

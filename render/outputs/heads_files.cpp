@@ -13,7 +13,7 @@ std::vector<OutputFile> heads_files(const HeadReport& r, const std::string& mode
     std::vector<OutputFile> files = drawing_files(heads_drawings(r, model_name, font), r.model.type, o.scale, type);
     for (const RankedHead& h : top) {
         FigureOptions one = o;
-        one.prefix = model_head_prefix(r.model.type, h.layer, h.head);
+        one.prefix = layer_head_prefix(r.model.type, h.layer, h.head);
         one.figures = {"weights"};
         for (OutputFile& f : render_figures(chosen_head_trace(r.first, HeadChoice{h.layer, h.head}), one, type))
             files.push_back(std::move(f));

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "render/terminal/text_matrix.h"
+#include "render/view/layer_aggregates.h"
+
 namespace attn::render {
 namespace {
 
@@ -16,6 +19,28 @@ std::string fmt(double v, const char* f) {
 
 std::string millions(std::uint64_t n) {
     return n < 1000000 ? std::to_string(n) : fmt(static_cast<double>(n) / 1e6, "%.1fM");
+}
+
+bool is_aggregate(const std::string& s) { return s == "mean" || s == "rollout"; }
+
+// --show mean / rollout: the chosen layer's mean over heads, the rollout through it, shaded on the
+// weights' scale, hidden cells as "·".
+void print_aggregates(std::ostream& out, const Trace& t, std::size_t layer, const TerminalOptions& opt) {
+    for (const std::string& s : opt.show) {
+        if (!is_aggregate(s)) continue;
+        const AggregateView v = aggregate_view(t, layer, s == "mean" ? LayerAggregate::mean : LayerAggregate::rollout);
+        const HeadTrace& h = v.trace.heads().at(0);
+        ValueRange r;
+        for (std::size_t c = 0; c < h.weights.size(); ++c)
+            if (h.mask.data()[c]) r.add(h.weights.data()[c]);
+        const ColourScale sc = make_scale(ValueKind::probability, r, opt.scale, "weight");
+        text::MatrixView m;
+        m.title = v.trace.kind + " \xC2\xB7 " + v.title_word;
+        m.values = &h.weights, m.mask = &h.mask, m.rows = t.tokens, m.cols = t.tokens, m.scale = &sc;
+        out << v.subtitle << "; \xC2\xB7: " << v.hidden << "\n";
+        text::print_matrix(out, m, opt);
+        out << "\n";
+    }
 }
 
 }  // namespace
@@ -43,6 +68,7 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
     // 2. the tokens and the chosen head's matrices
     TerminalOptions one = opt;
     one.head.reset();
+    one.show.erase(std::remove_if(one.show.begin(), one.show.end(), is_aggregate), one.show.end());
     const Trace head = chosen_head_trace(t, c);
     out << terminal_view(head, one);
     out << "(head " << c.head << " of layer " << t.layers()[c.layer].layer << "; pick another with --layer L --head H; "
@@ -53,6 +79,7 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
             << first + H_ / G_ - 1 << ")\n";
     }
     out << "\n";
+    print_aggregates(out, t, t.layers()[c.layer].layer, opt);
     // 3. every head at a glance: mean attention distance
     const std::size_t H = m.n_head;
     out << "mean attention distance in tokens (0: each token looks at itself; \xE2\x89\x88" "1: at the previous token; large: far back or at the first token)\n";

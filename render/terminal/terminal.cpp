@@ -173,6 +173,7 @@ const std::vector<std::string>& showable_matrices() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n = stage_names();
         for (const char* extra : {"positions", "bias", "unrotated"}) n.emplace_back(extra);
+        for (const char* layer : {"mean", "rollout"}) n.emplace_back(layer);  // a model's layer (model_terminal.h)
         return n;
     }();
     return names;

@@ -28,7 +28,8 @@ struct TerminalOptions {
     std::optional<std::size_t> head;             // --head: print only this head (default: every head)
 };
 
-// Matrices --show can name (the stages of render/view/stages.h).
+// Matrices --show can name (the stages of render/view/stages.h; mean and rollout: a model run's layer,
+// printed by model_terminal_view, refused for the seeded kinds).
 const std::vector<std::string>& showable_matrices();
 
 // The view as text; write_terminal_view streams it, one line at a time (what `--full` on thousands of

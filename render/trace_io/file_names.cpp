@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/head_patterns.h"
 #include "render/view/figure_views.h"
 
 namespace attn::render {
@@ -34,16 +35,22 @@ bool is_trace_figure(std::string_view s) {
 
 bool is_figure_rest(std::string_view rest, FileSet set) {
     using namespace figure_word;
-    std::string_view s = rest;
-    const bool layer = take_numbered(s, "layer");
-    const bool head = take_numbered(s, "head");
-    if ((layer || head) && is_trace_figure(s)) return set == FileSet::render || set == FileSet::any;  // render's
+    // render removes, per layer or head prefix it drew ("gpt2-l3", "gpt2-l3-h0"), the trace figures it did not
+    if (set == FileSet::render) return is_trace_figure(rest);
     if (one_of(rest, {decode_steps, decode_cache})) return set == FileSet::decode || set == FileSet::any;
-    if (set == FileSet::decode || set == FileSet::render) return false;
+    if (set == FileSet::decode) return false;
+    const bool pattern_map = rest.substr(0, 6) == "heads-" && find_head_pattern(std::string(rest.substr(6))) != nullptr;
+    if (set == FileSet::heads) return pattern_map;
     // attn show's: the trace figures, --pos figures, a model's overview and head
     if (is_trace_figure(rest) || one_of(rest, {positions, rope, alibi, overview})) return true;
-    s = rest;
-    return take_numbered(s, "l") && take_numbered(s, "h") && is_trace_figure(s);
+    std::string_view s = rest;
+    const bool layer = take_numbered(s, "l");
+    const bool head = take_numbered(s, "h");
+    if (layer && head && is_trace_figure(s)) return true;
+    if (set == FileSet::show) return false;
+    // every command's: a layer's or a head's figures (show --model, render), a layer's mean and rollout,
+    // attn heads' maps
+    return pattern_map || ((layer || head) && is_trace_figure(s)) || (layer && !head && one_of(s, {"mean", "rollout"}));
 }
 
 bool is_array_rest(std::string_view rest) {
@@ -98,12 +105,9 @@ std::string figure_file_name(const std::string& prefix, const std::string& word,
     return prefix + "-" + word + file_extension(type);
 }
 
-std::string model_head_prefix(const std::string& model_type, std::size_t layer, std::size_t head) {
-    return model_type + "-l" + std::to_string(layer) + "-h" + std::to_string(head);
+std::string layer_head_prefix(const std::string& base, std::optional<std::size_t> layer, std::optional<std::size_t> head) {
+    return (base.empty() ? std::string("attn") : base) + (layer ? "-l" + std::to_string(*layer) : "") + (head ? "-h" + std::to_string(*head) : "");
 }
 
-std::string rendered_prefix(const std::string& kind, std::optional<std::size_t> layer, std::optional<std::size_t> head) {
-    return (kind.empty() ? std::string("attn") : kind) + (layer ? "-layer" + std::to_string(*layer) : "") + (head ? "-head" + std::to_string(*head) : "");
-}
 
 }  // namespace attn::render

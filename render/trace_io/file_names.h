@@ -12,20 +12,25 @@
 //                                   keys, values, context, output, query (the --query strip)
 //   positions, rope, alibi          attn show --pos (render/layout/position_charts.h)
 //   decode-steps, decode-cache      attn decode (render/outputs/decode_view.h)
-//   overview, l<N>-h<N>-<figure>    attn show --model: P is the model's type (render/outputs/model_view.h)
-//   layer<N>-<figure>, head<N>-<figure>, layer<N>-head<N>-<figure>
-//                                   attn render --png: P is the trace's kind (rendered_prefix)
+//   overview                        attn show --model: P is the model's type (render/outputs/model_figures.h)
+//   l<N>-h<N>-<figure>, l<N>-<figure>, h<N>-<figure>
+//                                   one head of layer N, layer N's heads, a head of a trace without layers:
+//                                   attn show --model, attn render, attn heads --top (layer_head_prefix);
+//                                   P is the model's type for a model's trace, else the trace's kind
+//   l<N>-mean, l<N>-rollout         layer N's mean over heads, the rollout through it (show --model, render)
+//   heads-<pattern>                 attn heads: one layers × heads map per pattern (P: the model's type)
 // Arrays: P-<rest>.npy, <rest> one of
 //   x, source_x, v, output, W_<letters>, b_<letters>,
 //   h<N>-{queries,keys,values,scores,mask,weights,dropped_weights,context}       (render/trace_io/npy.h)
 //   token_ids, l<N>-h<N>-{scores,mask,weights}, l<N>-{mean,rollout}              (attn show --model, P = model)
 // <N> is a number as attn writes it: decimal digits, no leading zero.
 //
-// Which command's set a name belongs to: `attn show` (trace, position and model figures, arrays),
-// `attn decode` (decode-steps, decode-cache) and `attn render` (its layer and head names; the plain
-// trace figures it draws for a whole trace are show's names, drawn again). A run removes an earlier
-// run's files of its own command's set only, so show's, decode's and render's figures of one kind
-// can share a folder; clash checks ask about every name (FileSet::any).
+// Which names a run may remove (it removes only files it would write itself): `attn show` (trace,
+// position and overview figures, l<N>-h<N> heads; a model run asks with its head's prefix, so only that
+// head's earlier figures go), `attn decode` (decode-steps, decode-cache), `attn render` (the trace
+// figures, asked with each layer or head prefix it drew: "gpt2-l3", "gpt2-l3-h0"; nothing for a whole
+// trace's own prefix) and `attn heads` (its heads-<pattern> maps). So show's, decode's, render's and
+// heads' figures share a folder; clash checks ask about every name (FileSet::any).
 #pragma once
 
 #include <cstddef>
@@ -39,7 +44,7 @@ enum class FileType { png, svg, npy };
 // ".png", ".svg", ".npy"
 const char* file_extension(FileType type);
 
-enum class FileSet { any, show, decode, render };
+enum class FileSet { any, show, decode, render, heads };
 
 // True when `name` (a file name, no folder) is one of the names above for prefix P, in `set`.
 bool is_attn_file_name(FileType type, const std::string& prefix, const std::string& name,
@@ -65,12 +70,11 @@ std::optional<std::string> prefix_clash(const std::string& prefix);
 // "P-word.png": a figure's file name.
 std::string figure_file_name(const std::string& prefix, const std::string& word, FileType type = FileType::png);
 
-// The prefix of one head of a model run's figures: "gpt2-l5-h1".
-std::string model_head_prefix(const std::string& model_type, std::size_t layer, std::size_t head);
+// The prefix of the figures of one layer and/or head, for every command that draws them (show --model,
+// render, heads): "gpt2-l5-h1" (a model's head), "gpt2-l5" (a layer's heads, mean and rollout),
+// "causal-h1" (a head of a trace without layers); base "" is "attn", as in render_figures.
+std::string layer_head_prefix(const std::string& base, std::optional<std::size_t> layer, std::optional<std::size_t> head);
 
-// The prefix of attn render's figures of one layer and/or head: "causal", "causal-layer0",
-// "causal-head1", "causal-layer0-head1"; a trace without a kind is "attn", as in render_figures.
-std::string rendered_prefix(const std::string& kind, std::optional<std::size_t> layer, std::optional<std::size_t> head);
 
 // A model run's prefixes: its figures start with the model's type (ModelInfo::type: "gpt2", the one
 // type attn runs, core/model.cpp), its arrays with "model".

@@ -1,5 +1,7 @@
 #include "render/view/model_choice.h"
 
+#include <algorithm>
+
 namespace attn::render {
 
 Trace layer_view(const Trace& t, std::size_t layer, std::optional<std::size_t> head, const std::string& kind) {
@@ -20,6 +22,11 @@ Trace chosen_head_trace(const Trace& t, const HeadChoice& c) {
     Trace one = layer_view(t, c.layer, c.head, t.model->type + " \xC2\xB7 layer " + std::to_string(t.layers().at(c.layer).layer));
     one.source_tokens = t.tokens;
     one.has_source = false, one.empty_rows.clear();
+    if (t.model && t.config.heads != t.model->n_head) {  // a trace read back (its JSON has no config): as the run's
+        std::size_t G = 0;
+        for (const HeadTrace& h : t.layers().at(c.layer).heads) G = std::max(G, h.kv_head + 1);
+        one.config.heads = t.model->n_head, one.config.kv_heads = G;
+    }
     return one;
 }
 
