@@ -44,6 +44,7 @@ struct HeadsOptions {
     int precision = 2;
     std::string color = "auto";
     std::optional<std::string> json, png, svg, font;
+    std::optional<std::string> prefix;  // --prefix: file names start with it (default: the model's family)
     std::size_t scale = 2;
     std::optional<std::string> max_memory;  // --max-memory, as show --model's
 };
@@ -96,6 +97,8 @@ void run_heads(const HeadsOptions& o) {
     // 1. the options and the outputs' paths, before any work
     const std::optional<HeadPattern> rank = o.rank ? std::optional(pattern_named(*o.rank).pattern) : std::nullopt;
     if (o.top && !rank) usage_error("--top needs --rank PATTERN: the top heads of which pattern?", "e.g. --rank previous --top 3");
+    if (o.prefix && !o.png && !o.svg) usage_error("--prefix names images, but no --png or --svg folder is given", "add --png DIR");
+    check_prefix(o.prefix);
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.svg = o.svg;
     outputs.sentence_command = "heads";
@@ -111,7 +114,7 @@ void run_heads(const HeadsOptions& o) {
     HeadRunOptions run;
     run.induction_length = induction_length(o, c), run.induction_seed = o.seed;
     // the outputs as a set (figures start with the model's type), then the longest run's memory
-    outputs.prefix = parsed.family->name;  // the figures' prefix: the family, as show --model's (ModelInfo::type)
+    outputs.prefix = o.prefix.value_or(parsed.family->name);  // the family by default, as show --model's (ModelInfo::type)
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     policy::check_outputs(outputs);
     std::size_t longest = 2 * run.induction_length;
@@ -138,8 +141,8 @@ void run_heads(const HeadsOptions& o) {
     if (o.json) out.files.push_back({*o.json, render::heads_json_text(r, name)});
     render::FigureOptions fopt;
     fopt.scale = static_cast<int>(o.scale), fopt.font_file = o.font.value_or("");
-    if (o.png) out.png.add(out.files, render::heads_files(r, name, top, fopt, render::FileType::png));
-    if (o.svg) out.svg.add(out.files, render::heads_files(r, name, top, fopt, render::FileType::svg));
+    if (o.png) out.png.add(out.files, render::heads_files(r, name, outputs.prefix, top, fopt, render::FileType::png));
+    if (o.svg) out.svg.add(out.files, render::heads_files(r, name, outputs.prefix, top, fopt, render::FileType::svg));
     progress("writing files", out.files.size(), out.files.size());
     // a run removes only its own earlier pattern maps it did not write; show's and render's figures,
     // and the top heads' weights figures (show's names), stay
@@ -190,6 +193,7 @@ void setup_heads(CLI::App& app) {
     cmd->add_option("--json", o->json, "Write the scores as JSON to PATH ('-' = standard output only)");
     cmd->add_option("--png", o->png, "Write one layers × heads map per pattern (and --top heads' weights) into folder DIR");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
+    bind_prefix_option(*cmd, o->prefix, "the model's family; -heads-<pattern> follows");
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs needing more memory than SIZE (e.g. 512M, 8G; default 3/4 of RAM)");
     cmd->callback([o] { run_heads(*o); });
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tests/helpers.h"
+#include "tests/model_fixtures.h"
 
 using namespace attn::test;
 
@@ -24,8 +25,25 @@ struct Command {
     bool split = false;             // takes --split for its text
 };
 
+// A tiny GPT-2 folder (1 layer, 2 heads, 16 positions, byte tokens) for the model commands, once per run.
+std::string tiny_model() {
+    static const std::string dir = [] {
+        const std::string d = temp_dir();
+        write_model_folder(d, "model",
+                           "{\"model_type\": \"gpt2\", \"n_layer\": 1, \"n_head\": 2, \"n_embd\": 4, \"n_positions\": 16, "
+                           "\"vocab_size\": 257, \"layer_norm_epsilon\": 1e-05}",
+                           safetensors_file(tiny_gpt2_tensors(16)));
+        return d + "/model";
+    }();
+    return dir;
+}
+
 std::vector<Command> commands(const std::string& trace) {
+    const std::string model = tiny_model();
     return {
+        {"show --model", {"show", "--model", model, "abc"}, true, true, true, true, false},
+        {"decode --model", {"decode", "--model", model, "abc"}, false, true, true, true, false},
+        {"heads", {"heads", "--model", model, "abc"}, true, true, true, true, false},
         {"show", {"show", "--kind", "causal", "the cat sat"}, true, true, true, true, true},
         {"decode", {"decode", "--kind", "causal", "the cat sat"}, true, true, true, true, true},
         {"render", {"render", trace}, false, false, false, true, false},

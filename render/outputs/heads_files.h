@@ -11,7 +11,8 @@
 
 namespace attn::render {
 
-std::vector<OutputFile> heads_files(const HeadReport& r, const std::string& model_name, const std::vector<RankedHead>& top,
-                                    const FigureOptions& o, FileType type);
+// The pattern maps (PREFIX-heads-<pattern>) and the top heads' weights figures (PREFIX-l<L>-h<H>-weights).
+std::vector<OutputFile> heads_files(const HeadReport& r, const std::string& model_name, const std::string& prefix,
+                                    const std::vector<RankedHead>& top, const FigureOptions& o, FileType type);
 
 }  // namespace attn::render
