@@ -221,7 +221,7 @@ std::vector<LegendItem> legend_of(const Trace& t, const Figure& f) {
     if (m == Stage::masked_scores && any_hidden)
         legend.push_back({Swatch::Hidden, {}, "\xE2\x88\x92\xE2\x88\x9E: hidden by the mask (e^\xE2\x88\x92\xE2\x88\x9E = 0 in the softmax)"});
     else if (m != Stage::mask && any_hidden)
-        legend.push_back({Swatch::Hidden, {}, "hidden by the mask (weight 0)"});
+        legend.push_back({Swatch::Hidden, {}, (f.view.hidden_label.empty() ? std::string("hidden by the mask") : f.view.hidden_label) + " (weight 0)"});
     const bool any_dropped = std::any_of(f.panels.begin(), f.panels.end(), [](const Panel& p) {
         return p.dropped != nullptr && std::memchr(p.dropped->data(), 1, p.dropped->size()) != nullptr;
     });

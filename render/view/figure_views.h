@@ -44,6 +44,7 @@ struct FigureView {
     std::size_t rows = 0, cols = 0;   // (R, C)
     std::optional<ColourScale> last_row_scale;  // the query strip: its last row (softmax) on its own scale
     std::vector<std::string> notes;   // legend lines below the grid
+    std::string hidden_label;         // the legend's words for hatched cells; empty: "hidden by the mask"
 
     // Storage for matrices the trace does not hold (masked scores, zeroed weights, masks of all ones).
     // Panels point into it: a view moves, it is never copied.
