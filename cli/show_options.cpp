@@ -57,6 +57,7 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         ->check(rule("--figures"));
     bind_prefix_option(*cmd, o.prefix, "the kind");
     bind_figure_options(*cmd, o.svg, o.scale, o.font);
+    bind_values_option(*cmd, o.values);
     cmd->add_option("--html", o.html, "Write the interactive page (one self-contained HTML file) to FILE");
     cmd->add_flag("--no-live", o.no_live,
                   "--html: leave out the live panel (attn's core in WebAssembly, about 1.4 MB) that reruns the page on typed text");

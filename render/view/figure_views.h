@@ -14,6 +14,7 @@
 #include "core/trace.h"
 #include "render/view/colour_scale.h"
 #include "render/view/stages.h"
+#include "render/view/style.h"
 
 namespace attn::render {
 
@@ -44,6 +45,7 @@ struct FigureView {
     std::size_t rows = 0, cols = 0;   // (R, C)
     std::optional<ColourScale> last_row_scale;  // the query strip: its last row (softmax) on its own scale
     std::vector<std::string> notes;   // legend lines below the grid
+    CellValues values = CellValues::automatic;  // --values
 
     // Storage for matrices the trace does not hold (masked scores, zeroed weights, masks of all ones).
     // Panels point into it: a view moves, it is never copied.

@@ -35,4 +35,11 @@ inline constexpr int kMaxLabelWidth = 150;       // longer labels end in "…"
 inline constexpr std::size_t kMaxValueCells = 16;// values printed in cells while T and S are at most this
 inline constexpr int kBarWidth = 18, kSwatch = 16;
 
+// Values in cells (--values): automatic draws them while they stay legible on a slide, always whenever
+// they fit in the cells (kMaxValueCells a side at most), never leaves them out.
+enum class CellValues { automatic, always, never };
+// A figure fitted to a 1920 × 1080 slide is scaled by min(1920 / width, 1080 / height); automatic leaves
+// the values out when their em size would fall under 20 px there (a 12-head grid of 6 tokens: 12 px).
+inline constexpr double kSlideWidth = 1920.0, kSlideHeight = 1080.0, kMinSlideValuePx = 20.0;
+
 }  // namespace attn::render
