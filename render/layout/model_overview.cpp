@@ -18,9 +18,9 @@ namespace {
 
 constexpr int kGap = 6, kLabelW = 64, kHeaderH = 22, kGroupGap = 12, kGroupH = 22;
 // Token labels (first column's queries, first row's keys) need a cell as tall as a line of kCaptionPx
-// text (14 px with the built-in font); maps grow to that while they stay within kLabelledSide pixels:
-// 6 tokens 84 px, 12 tokens 168 px (a sentence of GPT-2 tokens); longer texts keep 48–72 px maps unlabelled.
-constexpr int kLabelledSide = 168;
+// text (15 px with the built-in font); maps grow to that for texts of up to kLabelledTokens tokens (a
+// sentence of GPT-2 tokens; 6 tokens: 90 px maps, 12: 180 px); longer texts keep 48–72 px maps, unlabelled.
+constexpr std::size_t kLabelledTokens = 12;
 constexpr int kBarH = 160;  // the colour bar's height, at most
 
 // One map of a (T, T) causal weight matrix, n × n cells: cell (a, b) covers query rows
@@ -101,7 +101,7 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     const int want = static_cast<int>(std::clamp<std::size_t>(T * 8, 48, 72));  // a map's side, layout pixels
     const auto n = static_cast<std::size_t>(std::max(1, std::min({static_cast<int>(T), want, max_cells})));
     const int label_h = font.line_height(kCaptionPx);
-    const bool labelled = n == T && T > 0 && static_cast<int>(T) * label_h <= kLabelledSide;  // a cell per token, each a line tall
+    const bool labelled = n == T && T > 0 && T <= kLabelledTokens;  // a cell per token, each a line tall
     const int cell = labelled ? label_h : std::max(1, want / static_cast<int>(n)), side = cell * static_cast<int>(n);
     std::vector<std::string> labels;  // (T) when labelled
     int label_w = 0;                  // the widest of them
@@ -148,7 +148,7 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     d.word = figure_word::overview;
     // the colour bar right of the rollout: a map's colour is its weight over the map's largest
     const std::string bar_caption = "weight \xC3\xB7 the map's largest";
-    const int bar_x = agg_x + 2 * (side + kGap) + 2 * kGap, bar_y = grid_y + font.line_height(kCaptionPx) + 4;
+    const int bar_x = agg_x + 2 * (side + kGap) + 2 * kGap, bar_y = grid_y + font.line_height(kCaptionPx) + font.line_height(kTickPx) / 2 + 2;
     const int bar_h = std::clamp(rows * (side + kGap) - kGap, 80, kBarH);
     const int bar_w = std::max(kBarWidth + 6 + font.text_width("0.0", kTickPx), font.text_width(bar_caption, kCaptionPx));
     d.width = std::max(bar_x + bar_w + kMargin, 2 * kMargin + text_w);
