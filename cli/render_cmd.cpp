@@ -171,6 +171,7 @@ void setup_render(CLI::App& app) {
         "  attn render attn.npy --tokens tokens.txt --png out/ --layer 0\n"
         "  attn render trace.json --png out/ --prefix lecture3 --colormap magma --log\n"
         "  attn render trace.json --svg slides/ --range 0,0.5\n"
+        "  attn render trace.json --png slides/ --layer 0 --values never\n"
         "  attn render model-trace.json --png slides/ --layer 3 --show mean,rollout\n"
         "Figures are named <prefix>-l<L>-<figure> (a layer's heads), <prefix>-l<L>-h<H>-<figure> (one head,\n"
         "as attn show --model names it), <prefix>-l<L>-mean and -rollout; the prefix is --prefix, else the\n"
