@@ -29,7 +29,7 @@ std::string model16() {
 
 }  // namespace
 
-TEST_CASE("overview: up to 12 tokens, the first column's maps carry query labels and the first row's key labels; 13 tokens none") {
+TEST_CASE("overview: up to 12 tokens, the first column's maps carry query labels and the first row's key labels, 13 tokens none") {
     const std::string out = attn::test::temp_dir();
     REQUIRE(attn::test::run_attn({"show", "--model", model16(), "--svg", out + "/a", "--png", out + "/a", "abcd"}).code == 0);
     const std::string few = attn::test::slurp(out + "/a/gpt2-overview.svg");
