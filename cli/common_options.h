@@ -64,7 +64,7 @@ void bind_figure_options(CLI::App& cmd, std::optional<std::string>& svg, std::si
                          std::optional<std::string>& font);
 
 // --values auto|always|never: numbers in the figures' cells. auto draws them while they stay legible
-// on a 1920x1080 slide (render/view/style.h), always whenever they fit in the cells, never not at all.
+// on a 1920x1080 slide (14.5 px, render/view/style.h), always whenever they fit in the cells, never not at all.
 void bind_values_option(CLI::App& cmd, std::string& values);
 render::CellValues cell_values(const std::string& mode);
 

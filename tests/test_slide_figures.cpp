@@ -62,6 +62,10 @@ TEST_CASE("values: a 12-head grid of 6 tokens leaves its digits out by default a
     REQUIRE(attn::test::run_attn({"show", "-k", "mha", "--values", "never", "--svg", out + "/none", s}).code == 0);
     CHECK(count(attn::test::slurp(out + "/two/mha-weights.svg"), "class=\"value\"") == 2 * 21);
     CHECK(count(attn::test::slurp(out + "/none/mha-weights.svg"), "class=\"value\"") == 0);
+    // gqa's default 4 heads: weights at 19 px, scores at 14.7 px on the slide, both keep their values
+    REQUIRE(attn::test::run_attn({"show", "-k", "gqa", "--svg", out + "/gqa", s}).code == 0);
+    CHECK(count(attn::test::slurp(out + "/gqa/gqa-weights.svg"), "class=\"value\"") == 4 * 21);
+    CHECK(count(attn::test::slurp(out + "/gqa/gqa-scores.svg"), "class=\"value\"") > 0);
     CHECK(attn::test::run_attn({"show", "--values", "some", s}).code == 2);
 }
 
