@@ -144,6 +144,17 @@ void bind_figure_options(CLI::App& cmd, std::optional<std::string>& svg, std::si
     cmd.add_option("--font", font, "A TrueType/OpenType FILE for text in images, asked before the built-in DejaVu Sans");
 }
 
+void bind_values_option(CLI::App& cmd, std::string& values) {
+    cmd.add_option("--values", values,
+                   "Numbers in the figures' cells: auto (while legible on a 1920x1080 slide), always (whenever they fit), never")
+        ->check(rule("--values"))
+        ->capture_default_str();
+}
+
+render::CellValues cell_values(const std::string& mode) {
+    return mode == "always" ? render::CellValues::always : mode == "never" ? render::CellValues::never : render::CellValues::automatic;
+}
+
 void bind_color_option(CLI::App& cmd, std::string& color) {
     cmd.add_option("--color", color, "Shade cells: auto (terminal, no NO_COLOR), always, never")
         ->check(rule("--color"))

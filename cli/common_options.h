@@ -12,6 +12,7 @@
 
 #include "core/kinds.h"
 #include "render/terminal/terminal.h"
+#include "render/view/style.h"
 #include "render/view/colour_scale.h"
 
 namespace attn::cli {
@@ -61,6 +62,11 @@ CLI::Validator rule(const char* option);
 // --svg DIR, --scale N and --font FILE: how show, decode and render draw their figures.
 void bind_figure_options(CLI::App& cmd, std::optional<std::string>& svg, std::size_t& scale,
                          std::optional<std::string>& font);
+
+// --values auto|always|never: numbers in the figures' cells. auto draws them while they stay legible
+// on a 1920x1080 slide (14.5 px, render/view/style.h), always whenever they fit in the cells, never not at all.
+void bind_values_option(CLI::App& cmd, std::string& values);
+render::CellValues cell_values(const std::string& mode);
 
 // The habits every command shares (show, decode, render, kinds, bench), bound by one function each so
 // their names, values, defaults and help read the same everywhere.

@@ -27,6 +27,7 @@ struct RenderOptions {
     std::string color = "auto";  // --color: render prints no cells; taken as every command takes it
     std::optional<std::size_t> layer, head;
     std::size_t scale = 2;  // --scale, as attn show's
+    std::string values = "auto";  // --values, as attn show's
     std::string show = "heads";  // --show: heads, mean, rollout (the figures of each layer drawn)
 };
 
@@ -133,7 +134,7 @@ void run_render(const RenderOptions& o) {
         const Trace view = t.model && layer && o.head ? render::chosen_head_trace(t, {*layer, *o.head}) : png_view(t, layer, o.head);
         render::FigureOptions p;
         p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
-        p.colour = colours;
+        p.colour = colours, p.values = cell_values(o.values);
         for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
             if (folder->dir.empty()) continue;
             if (show.heads) folder->add(out.files, render::render_figures(view, p, type));
@@ -170,6 +171,7 @@ void setup_render(CLI::App& app) {
         "  attn render attn.npy --tokens tokens.txt --png out/ --layer 0\n"
         "  attn render trace.json --png out/ --prefix lecture3 --colormap magma --log\n"
         "  attn render trace.json --svg slides/ --range 0,0.5\n"
+        "  attn render trace.json --png slides/ --layer 0 --values never\n"
         "  attn render model-trace.json --png slides/ --layer 3 --show mean,rollout\n"
         "Figures are named <prefix>-l<L>-<figure> (a layer's heads), <prefix>-l<L>-h<H>-<figure> (one head,\n"
         "as attn show --model names it), <prefix>-l<L>-mean and -rollout; the prefix is --prefix, else the\n"
@@ -178,6 +180,7 @@ void setup_render(CLI::App& app) {
     cmd->add_option("--html", o->html, "Write the interactive page to FILE (one self-contained HTML file)");
     cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed); one set per layer");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
+    bind_values_option(*cmd, o->values);
     cmd->add_option("--layer", o->layer, "The layer to open (--html) or draw (--png), from 0");
     cmd->add_option("--head", o->head, "The head to open (--html) or draw alone (--png), from 0");
     bind_prefix_option(*cmd, o->prefix, "the model's type or the trace's kind; -l<N>, -h<N> follow");

@@ -15,6 +15,7 @@
 
 #include "cli/policy/outputs.h"
 #include "render/terminal/terminal.h"
+#include "render/view/style.h"
 
 namespace attn::cli {
 
@@ -33,6 +34,7 @@ struct ModelShowOptions {
     std::optional<std::string> font;  // --font FILE for the figures' text
     int scale = 2;                    // --scale: image pixels per layout pixel
     render::ColourSpec figure_colour;       // --range, --log, --colormap (figures and terminal shading)
+    render::CellValues values = render::CellValues::automatic;  // --values
     std::vector<std::string> figures;       // --figures: a head's figures (empty: the default set)
     std::optional<std::size_t> query;       // --query I: that query's strip (figure "query", terminal)
     std::optional<std::string> prefix;      // --prefix: the figures' names start with it instead of the family

@@ -21,6 +21,7 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         "  attn show --model gpt2/ --layer 3 --show mean,rollout --png slides/ \"Your journey starts with one\"\n"
         "  attn show --kind causal --pos rope --show queries,keys,weights \"the cat sat on the mat\"\n"
         "  attn show --kind mha --heads 8 --d-out 16 --pos alibi --png out/ \"one two three four five\"\n"
+        "  attn show --kind mha --heads 12 --values always --png slides/ \"Your journey starts with one step\"\n"
         "  attn show --kind self --pos sinusoidal --show positions,weights \"dog bites man\"\n"
         "  attn show --kind cross --causal --align bottom-right \"a b\" --source \"w x y z\"\n"
         "  attn show --kind mha --heads 4 \"The cat sat on the mat.\" --html cat.html");
@@ -57,6 +58,7 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         ->check(rule("--figures"));
     bind_prefix_option(*cmd, o.prefix, "the kind");
     bind_figure_options(*cmd, o.svg, o.scale, o.font);
+    bind_values_option(*cmd, o.values);
     cmd->add_option("--html", o.html, "Write the interactive page (one self-contained HTML file) to FILE");
     cmd->add_flag("--no-live", o.no_live,
                   "--html: leave out the live panel (attn's core in WebAssembly, about 1.4 MB) that reruns the page on typed text");

@@ -32,6 +32,7 @@ struct ShowOptions {
     std::optional<std::string> prefix;
     int precision = 4;
     std::size_t scale = 2;
+    std::string values = "auto";  // --values
     std::string show = "weights";
     std::optional<std::string> json, png, svg, npy, font;
     std::optional<std::string> html;  // --html FILE

@@ -13,7 +13,9 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <pthread.h>
 
 #include "data/error.h"
 
@@ -28,12 +30,43 @@ char* volatile g_temps = nullptr;
 char* volatile g_dirs = nullptr;
 volatile std::sig_atomic_t g_pending = 0, g_dir_count = 0;
 
+#if defined(__linux__)
+volatile pid_t g_main_tid = 0;  // the thread that creates the files (install_cleanup_handlers' caller)
+pid_t this_tid() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
+#endif
+
+// Runs on the main thread only: a signal another thread (a BLAS or figure worker) takes is passed on to
+// the main thread, which holds it blocked while it creates a file or folder and records it (BlockSignals).
+// Cleaning up on another thread while the main one went on could miss a temporary made in between.
 extern "C" void on_signal(int sig) {
+#if defined(__linux__)
+    if (g_main_tid != 0 && this_tid() != g_main_tid) {
+        const int saved = errno;
+        ::syscall(SYS_tgkill, ::getpid(), g_main_tid, sig);
+        errno = saved;
+        return;
+    }
+#endif
     for (std::sig_atomic_t i = 0; i < g_pending; ++i) ::unlink(g_temps + std::size_t(i) * kMaxPath);
     for (std::sig_atomic_t i = g_dir_count; i > 0; --i) ::rmdir(g_dirs + std::size_t(i - 1) * kMaxPath);  // innermost first
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
+
+// SIGINT, SIGTERM and SIGHUP held back on this thread while in scope: a file or folder is created and
+// recorded for on_signal as one step.
+struct BlockSignals {
+    sigset_t old{};
+    BlockSignals() {
+        sigset_t set;
+        ::sigemptyset(&set);
+        for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&set, sig);
+        ::pthread_sigmask(SIG_BLOCK, &set, &old);
+    }
+    ~BlockSignals() { ::pthread_sigmask(SIG_SETMASK, &old, nullptr); }
+    BlockSignals(const BlockSignals&) = delete;
+    BlockSignals& operator=(const BlockSignals&) = delete;
+};
 
 [[noreturn]] void fail(const std::string& what, const std::string& path, int err) {
     input_error("cannot write " + what + " '" + path + "': " + std::strerror(err));
@@ -156,6 +189,9 @@ void install_cleanup_handlers() {
     static bool installed = false;
     if (installed) return;
     installed = true;
+#if defined(__linux__)
+    g_main_tid = this_tid();
+#endif
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
 }
 
@@ -245,15 +281,19 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
     const mode_t mask = ::umask(0);
     ::umask(mask);
     for (const Regular& r : regular) {
-        make_dirs(parent_of(r.target), undo.dirs);
-        // ".attn-XXXXXX" whatever the file's name: a name of NAME_MAX bytes still has a temporary
-        std::string temp = join_path(parent_of(r.target), ".attn-XXXXXX");
-        if (temp.size() >= kMaxPath) input_error("output path '" + r.file->path + "' is too long");
-        const int fd = ::mkstemp(temp.data());
-        if (fd < 0) fail("file", r.file->path, errno);
-        std::memcpy(g_temps + undo.temps.size() * kMaxPath, temp.c_str(), temp.size() + 1);
-        undo.temps.push_back(temp);
-        g_pending = static_cast<std::sig_atomic_t>(undo.temps.size());
+        int fd = -1;
+        {
+            const BlockSignals created_and_recorded;
+            make_dirs(parent_of(r.target), undo.dirs);
+            // ".attn-XXXXXX" whatever the file's name: a name of NAME_MAX bytes still has a temporary
+            std::string temp = join_path(parent_of(r.target), ".attn-XXXXXX");
+            if (temp.size() >= kMaxPath) input_error("output path '" + r.file->path + "' is too long");
+            fd = ::mkstemp(temp.data());
+            if (fd < 0) fail("file", r.file->path, errno);
+            std::memcpy(g_temps + undo.temps.size() * kMaxPath, temp.c_str(), temp.size() + 1);
+            undo.temps.push_back(temp);
+            g_pending = static_cast<std::sig_atomic_t>(undo.temps.size());
+        }
         int err = 0;
         bool ok = ::fchmod(fd, r.mode ? r.mode : 0666 & ~mask) == 0 || (err = errno, false);
         ok = ok && write_all(fd, r.file->bytes, err);

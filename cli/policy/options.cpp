@@ -60,6 +60,7 @@ const std::vector<OptionRule>& option_rules() {
          {"scores", "masked-scores", "mask", "weights", "zeroed", "dropped-weights", "tiles", "queries", "keys", "values",
           "context", "output", "query"},
          true, "heatmap"},
+        {"--values", OptionType::choice, 0, 0, {"auto", "always", "never"}, false, "some"},
         {"--prefix", OptionType::name, 0, 64, {}, false, "../up"},
     };
     return rules;

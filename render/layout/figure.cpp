@@ -301,6 +301,14 @@ void place(Figure& f, Font& font) {
     f.height = f.legend_y + f.legend_flow.lines * (f.legend_lh + 6) + kMargin;
 }
 
+// --values: never drops the values, automatic too when the figure fitted to a 1920 × 1080 slide would
+// draw them under kMinSlideValuePx (layout sizes: the fit does not depend on --scale).
+void choose_values(Figure& f) {
+    const double fit = std::min(kSlideWidth / std::max(f.width, 1), kSlideHeight / std::max(f.height, 1));
+    const bool legible = f.layout.value_px * fit >= kMinSlideValuePx;
+    if (f.view.values == CellValues::never || (f.view.values == CellValues::automatic && !legible)) f.layout.value_px = 0.0f;
+}
+
 }  // namespace
 
 Rgb Figure::group_colour(std::size_t kv) const {
@@ -320,6 +328,7 @@ std::optional<Figure> make_figure(const Trace& t, FigureView view, Font& font, i
     f.subtitle = subtitle_of(t, f);
     f.legend = legend_of(t, f);
     place(f, font);
+    choose_values(f);
     return out;
 }
 

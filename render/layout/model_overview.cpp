@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "render/layout/chart.h"
+#include "render/layout/figure.h"
 #include "render/trace_io/file_names.h"
 #include "render/view/colour_scale.h"
 #include "render/view/style.h"
@@ -15,6 +17,11 @@ namespace attn::render {
 namespace {
 
 constexpr int kGap = 6, kLabelW = 64, kHeaderH = 22, kGroupGap = 12, kGroupH = 22;
+// Token labels (first column's queries, first row's keys) need a cell as tall as a line of kCaptionPx
+// text (15 px with the built-in font); maps grow to that for texts of up to kLabelledTokens tokens (a
+// sentence of GPT-2 tokens; 6 tokens: 90 px maps, 12: 180 px); longer texts keep 48–72 px maps, unlabelled.
+constexpr std::size_t kLabelledTokens = 12;
+constexpr int kBarH = 160;  // the colour bar's height, at most
 
 // One map of a (T, T) causal weight matrix, n × n cells: cell (a, b) covers query rows
 // [a·T/n, (a+1)·T/n) and key columns likewise and holds the largest visible weight it covers; it is
@@ -93,7 +100,16 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     const std::size_t T = t.tokens.size(), H = t.model->n_head, L = t.layers().size();
     const int want = static_cast<int>(std::clamp<std::size_t>(T * 8, 48, 72));  // a map's side, layout pixels
     const auto n = static_cast<std::size_t>(std::max(1, std::min({static_cast<int>(T), want, max_cells})));
-    const int cell = std::max(1, want / static_cast<int>(n)), side = cell * static_cast<int>(n);
+    const int label_h = font.line_height(kCaptionPx);
+    const bool labelled = n == T && T > 0 && T <= kLabelledTokens;  // a cell per token, each a line tall
+    const int cell = labelled ? label_h : std::max(1, want / static_cast<int>(n)), side = cell * static_cast<int>(n);
+    std::vector<std::string> labels;  // (T) when labelled
+    int label_w = 0;                  // the widest of them
+    for (std::size_t i = 0; labelled && i < T; ++i) {
+        labels.push_back(font.fit(token_label(t.tokens, i), kCaptionPx, kMaxLabelWidth / 2));
+        label_w = std::max(label_w, font.text_width(labels.back(), kCaptionPx));
+    }
+    const int query_w = labelled ? label_w + 6 : 0, key_h = labelled ? label_w + 6 : 0;
     struct Placed {
         OverviewMap map;
         int row, col;  // col H and H + 1: the mean and the rollout
@@ -110,9 +126,9 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     //    attention (G < H) a wider gap between key/value groups and a row of group labels above the heads
     const std::vector<std::size_t> kv = kv_columns(t, H);
     const int rows = static_cast<int>(std::max<std::size_t>(L, 1));
-    const int grid_x = kMargin + kLabelW;
+    const int grid_x = kMargin + kLabelW + query_w;
     const int groups_y = kMargin + font.line_height(kTitlePx) + 4 + font.line_height(kSubtitlePx) + 14;
-    const int grid_y = groups_y + (kv.empty() ? 0 : kGroupH) + kHeaderH;
+    const int grid_y = groups_y + (kv.empty() ? 0 : kGroupH) + kHeaderH + key_h;
     const auto group_gaps = [kv](int c) {  // key/value group changes left of head column c
         int changes = 0;
         for (int i = 1; i <= c && i < int(kv.size()); ++i) changes += kv[std::size_t(i)] != kv[std::size_t(i) - 1];
@@ -130,8 +146,13 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     const int text_w = std::max(font.text_width(title, kTitlePx), font.text_width(subtitle, kSubtitlePx));
     Drawing d;
     d.word = figure_word::overview;
-    d.width = std::max(agg_x + 2 * (side + kGap) + kMargin, 2 * kMargin + text_w);
-    d.height = grid_y + rows * (side + kGap) + kMargin;
+    // the colour bar right of the rollout: a map's colour is its weight over the map's largest
+    const std::string bar_caption = "weight \xC3\xB7 the map's largest";
+    const int bar_x = agg_x + 2 * (side + kGap) + 2 * kGap, bar_y = grid_y + font.line_height(kCaptionPx) + font.line_height(kTickPx) / 2 + 2;
+    const int bar_h = std::clamp(rows * (side + kGap) - kGap, 80, kBarH);
+    const int bar_w = std::max(kBarWidth + 6 + font.text_width("0.0", kTickPx), font.text_width(bar_caption, kCaptionPx));
+    d.width = std::max(bar_x + bar_w + kMargin, 2 * kMargin + text_w);
+    d.height = std::max(grid_y + rows * (side + kGap), bar_y + bar_h + font.line_height(kTickPx) / 2) + kMargin;
     std::vector<int> layer_numbers;
     for (const auto& l : t.layers()) layer_numbers.push_back(static_cast<int>(l.layer));
     d.draw = [=, &font](Surface& s) {
@@ -145,10 +166,18 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
         if (!kv.empty()) draw_kv_groups(s, font, kv, column_x, groups_y, grid_y + rows * (side + kGap) - kGap / 2, side);
         for (int c = 0; c < int(H) + 2; ++c) {
             const std::string head = c < int(H) ? "head " + std::to_string(c) : c == int(H) ? "mean" : "rollout";
-            s.text(font, head, kTickPx, column_x(c) + side / 2, grid_y - 4, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
+            s.text(font, head, kTickPx, column_x(c) + side / 2, grid_y - 4 - key_h, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
+            for (std::size_t j = 0; j < labels.size(); ++j)  // the first row's keys, reading upwards
+                s.text(font, labels[j], kCaptionPx, column_x(c) + int(j) * cell + cell / 2, grid_y - 4, Align::Centre, Align::End,
+                       kSoftInk, TextRole::KeyLabel, true);
         }
+        for (std::size_t i = 0; i < labels.size(); ++i)  // the first column's queries
+            s.text(font, labels[i], kCaptionPx, grid_x - 4, grid_y + int(i) * cell + cell / 2, Align::End, Align::Centre, kSoftInk,
+                   TextRole::QueryLabel);
+        s.text(font, bar_caption, kCaptionPx, bar_x, grid_y, Align::Start, Align::Start, kSoftInk, TextRole::Caption);
+        chart::draw_colour_bar(s, font, kViridis, 0.0, 1.0, bar_x, bar_y, bar_h);
         for (std::size_t r = 0; r < layer_numbers.size(); ++r)
-            s.text(font, "layer " + std::to_string(layer_numbers[r]), kTickPx, grid_x - 8,
+            s.text(font, "layer " + std::to_string(layer_numbers[r]), kTickPx, grid_x - 8 - query_w,
                    grid_y + int(r) * (side + kGap) + side / 2, Align::End, Align::Centre, kInk, TextRole::QueryLabel);
         for (const Placed& p : *maps) draw_map(s, p.map, column_x(p.col), grid_y + p.row * (side + kGap), cell);
     };

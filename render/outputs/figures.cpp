@@ -49,9 +49,11 @@ std::vector<OutputFile> render_figures(const Trace& t, const FigureOptions& opt,
     std::vector<Drawing> drawings;
     for (const std::string& name : names)
         if (std::optional<FigureView> v = name == "query" ? query_view(t, opt.query.value_or(0), opt.colour)
-                                                          : figure_view(t, name, opt.colour))
+                                                          : figure_view(t, name, opt.colour)) {
+            v->values = opt.values;
             if (std::optional<Figure> f = make_figure(t, std::move(*v), font, max_side))
                 drawings.push_back(figure_drawing(std::move(*f), font, name));
+        }
     std::vector<OutputFile> out = drawing_files(drawings, prefix, opt.scale, type);
     if (const std::string w = missing_glyph_warning(font); !w.empty() && opt.warn) opt.warn(w);
     return out;

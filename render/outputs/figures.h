@@ -20,6 +20,7 @@
 #include "render/layout/drawing.h"
 #include "render/trace_io/file_names.h"
 #include "render/view/colour_scale.h"
+#include "render/view/style.h"
 
 namespace attn::render {
 
@@ -34,6 +35,7 @@ struct FigureOptions {
     std::vector<std::string> figures;  // names from figure_names() (render/view/figure_views.h); empty = the default set
     ColourSpec colour;                 // --range, --log, --colormap
     std::optional<std::size_t> query;  // --query I: the figure "query" draws that query's strip
+    CellValues values = CellValues::automatic;  // --values: numbers in the cells (render/view/style.h)
     int scale = 1;              // PNG: image pixels per layout pixel, 1 to 8 (text drawn at that size, not
                                 // enlarged); SVG: shown that many times as large (the drawing is vector)
     std::string font_file;      // --font: asked before the built-in font ("" = none; see render/text/font.h)

@@ -14,6 +14,7 @@
 #include "core/trace.h"
 #include "render/view/colour_scale.h"
 #include "render/view/stages.h"
+#include "render/view/style.h"
 
 namespace attn::render {
 
@@ -45,6 +46,7 @@ struct FigureView {
     std::optional<ColourScale> last_row_scale;  // the query strip: its last row (softmax) on its own scale
     std::vector<std::string> notes;   // legend lines below the grid
     std::string hidden_label;         // the legend's words for hatched cells; empty: "hidden by the mask"
+    CellValues values = CellValues::automatic;  // --values
 
     // Storage for matrices the trace does not hold (masked scores, zeroed weights, masks of all ones).
     // Panels point into it: a view moves, it is never copied.

@@ -35,4 +35,14 @@ inline constexpr int kMaxLabelWidth = 150;       // longer labels end in "…"
 inline constexpr std::size_t kMaxValueCells = 16;// values printed in cells while T and S are at most this
 inline constexpr int kBarWidth = 18, kSwatch = 16;
 
+// Values in cells (--values): automatic draws them while they stay legible on a slide, always whenever
+// they fit in the cells (kMaxValueCells a side at most), never leaves them out.
+enum class CellValues { automatic, always, never };
+// A figure fitted to a 1920 × 1080 slide is scaled by min(1920 / width, 1080 / height); automatic leaves
+// the values out when their em size would fall under 14.5 px there. Measured on 6 tokens (weights,
+// scores): 1 head 45, 37 px; 2 heads 35, 27 px; 4 heads (gqa, mqa) 19, 14.7 px; 8 heads 19, 14.7 px;
+// 12 heads 14.0, 10.9 px. So every kind's default figure keeps its values (byte-identical), and a grid
+// of 12 heads, whose digits a slide would show at about 10 px tall, is colour only.
+inline constexpr double kSlideWidth = 1920.0, kSlideHeight = 1080.0, kMinSlideValuePx = 14.5;
+
 }  // namespace attn::render
