@@ -16,18 +16,12 @@
 #include "render/trace_io/json.h"
 #include "render/terminal/terminal.h"
 #include "tests/helpers.h"
+#include "tests/peak_slack.h"
 #include "tests/model_fixtures.h"
 
 using namespace attn;
 
 
-// Peaks measured on the process: AddressSanitizer's shadow memory and quarantine about double them
-// (measured 627 MiB against 400 in the release build), so the sanitizer build allows 2.5 times as much.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kPeakSlack = 2.5;
-#else
-constexpr double kPeakSlack = 1.0;
-#endif
 
 namespace {
 
