@@ -9,8 +9,8 @@
 
 #include "cli/cli.h"
 #include "cli/command_line.h"
-#include "data/error.h"
-#include "data/strings.h"
+#include "data/base/error.h"
+#include "data/base/strings.h"
 #include "cli/policy/files.h"
 
 namespace attn::cli {

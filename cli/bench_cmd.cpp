@@ -13,9 +13,9 @@
 #include "cli/policy/outputs.h"
 #include "cli/policy/options.h"
 #include "cli/show_model.h"
-#include "core/bench.h"
-#include "data/error.h"
-#include "data/limits.h"
+#include "core/kinds/bench.h"
+#include "data/base/error.h"
+#include "data/base/limits.h"
 #include "render/trace_io/json.h"
 
 namespace attn::cli {

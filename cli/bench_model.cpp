@@ -4,10 +4,10 @@
 #include <string>
 
 #include "cli/show_model.h"
-#include "core/model.h"
-#include "data/error.h"
-#include "data/model_checkpoint.h"
-#include "data/bpe_tokenizer.h"
+#include "core/model/model.h"
+#include "data/base/error.h"
+#include "data/checkpoint/model_checkpoint.h"
+#include "data/text/bpe_tokenizer.h"
 
 namespace attn::cli {
 

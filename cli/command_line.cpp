@@ -10,8 +10,8 @@
 #include <new>
 #include <vector>
 
-#include "data/error.h"
-#include "data/strings.h"
+#include "data/base/error.h"
+#include "data/base/strings.h"
 
 namespace attn::cli {
 namespace {

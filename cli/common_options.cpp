@@ -7,7 +7,7 @@
 #include "render/trace_io/file_names.h"
 
 #include "cli/policy/budget.h"
-#include "data/error.h"
+#include "data/base/error.h"
 #include "cli/policy/options.h"
 
 namespace attn::cli {

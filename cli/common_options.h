@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/kinds.h"
+#include "core/kinds/kinds.h"
 #include "render/terminal/terminal.h"
 #include "render/view/style.h"
 #include "render/view/colour_scale.h"

@@ -1,4 +1,4 @@
-// attn heads --model DIR TEXT...: every head of a model scored on seven patterns (core/head_report.h),
+// attn heads --model DIR TEXT...: every head of a model scored on seven patterns (core/analysis/head_report.h),
 // printed as tables, written as JSON and as one layers × heads figure per pattern.
 #include <unistd.h>
 
@@ -8,19 +8,19 @@
 #include <sstream>
 
 #include "cli/cli.h"
-#include "data/files.h"
+#include "data/base/files.h"
 #include "cli/common_options.h"
 #include "cli/policy/budget.h"
 #include "cli/policy/files.h"
 #include "cli/policy/outputs.h"
 #include "cli/policy/progress.h"
 #include "cli/show_model.h"
-#include "core/head_report.h"
-#include "core/model.h"
-#include "data/error.h"
-#include "data/model_checkpoint.h"
-#include "data/npy.h"
-#include "data/strings.h"
+#include "core/analysis/head_report.h"
+#include "core/model/model.h"
+#include "data/base/error.h"
+#include "data/checkpoint/model_checkpoint.h"
+#include "data/inputs/npy.h"
+#include "data/base/strings.h"
 #include "render/outputs/heads_files.h"
 #include "render/terminal/heads_terminal.h"
 #include "render/text/font.h"

@@ -4,8 +4,8 @@
 #include "cli/cli.h"
 #include "cli/common_options.h"
 #include "cli/policy/outputs.h"
-#include "core/decode.h"
-#include "core/kinds.h"
+#include "core/kinds/decode.h"
+#include "core/kinds/kinds.h"
 #include "render/trace_io/json.h"
 
 namespace attn::cli {

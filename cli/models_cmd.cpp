@@ -1,8 +1,8 @@
-// attn models: the table of model families (data/model_family.h), as text or JSON.
+// attn models: the table of model families (data/checkpoint/model_family.h), as text or JSON.
 #include <iostream>
 
 #include "cli/cli.h"
-#include "data/model_family.h"
+#include "data/checkpoint/model_family.h"
 #include "render/trace_io/json.h"
 
 namespace attn::cli {

@@ -5,9 +5,9 @@
 
 #include "cli/cli.h"
 #include "cli/policy/files.h"
-#include "core/kinds.h"
-#include "data/error.h"
-#include "data/inputs.h"
+#include "core/kinds/kinds.h"
+#include "data/base/error.h"
+#include "data/inputs/inputs.h"
 #include "render/page/html.h"
 
 namespace attn::cli {

@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/common_options.h"
-#include "data/error.h"
+#include "data/base/error.h"
 #include "cli/policy/files.h"
 #include "cli/policy/outputs.h"
 #include "render/trace_io/file_names.h"

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "cli/policy/budget.h"
-#include "core/budget.h"
-#include "core/model.h"
-#include "data/error.h"
-#include "data/model_checkpoint.h"
-#include "data/bpe_tokenizer.h"
-#include "data/files.h"
+#include "core/kinds/budget.h"
+#include "core/model/model.h"
+#include "data/base/error.h"
+#include "data/checkpoint/model_checkpoint.h"
+#include "data/text/bpe_tokenizer.h"
+#include "data/base/files.h"
 #include "cli/policy/files.h"
 #include "render/text/font.h"
 #include "cli/policy/outputs.h"
@@ -82,7 +82,7 @@ std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelCo
     return ids;
 }
 
-// --show: the stages a model run keeps per head (core/model.cpp keeps scores, mask and weights; its
+// --show: the stages a model run keeps per head (core/model/model.cpp keeps scores, mask and weights; its
 // queries, keys, values and contexts are not stored). Any other stage is refused by name, never
 // printed empty.
 void check_model_stages(const std::vector<std::string>& show, const std::vector<std::string>& figures, bool query) {

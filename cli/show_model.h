@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "data/bpe_tokenizer.h"
-#include "data/model_family.h"
+#include "data/text/bpe_tokenizer.h"
+#include "data/checkpoint/model_family.h"
 
 #include <cstddef>
 #include <optional>

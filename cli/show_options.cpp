@@ -1,7 +1,7 @@
 #include "cli/show_options.h"
 
 #include "cli/policy/options.h"
-#include "data/error.h"
+#include "data/base/error.h"
 
 #include <iostream>
 

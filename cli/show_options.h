@@ -13,9 +13,9 @@
 
 #include "cli/common_options.h"
 #include "cli/policy/budget.h"
-#include "core/kinds.h"
-#include "data/defaults.h"
-#include "data/inputs.h"
+#include "core/kinds/kinds.h"
+#include "data/base/defaults.h"
+#include "data/inputs/inputs.h"
 
 namespace attn::cli {
 

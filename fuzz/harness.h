@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "cli/cli.h"
-#include "data/embed.h"
-#include "data/error.h"
-#include "data/inputs.h"
-#include "data/npy.h"
-#include "data/tokenize.h"
-#include "data/limits.h"
+#include "data/inputs/embed.h"
+#include "data/base/error.h"
+#include "data/inputs/inputs.h"
+#include "data/inputs/npy.h"
+#include "data/text/tokenize.h"
+#include "data/base/limits.h"
 #include "render/page/html.h"
 #include "render/trace_io/json.h"
 #include "render/trace_io/trace_read.h"

@@ -12,12 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/error.h"
-#include "data/bpe_tokenizer.h"
-#include "data/model_checkpoint.h"
-#include "data/safetensors.h"
-#include "data/tokenize.h"
-#include "data/unicode_nfc.h"
+#include "data/base/error.h"
+#include "data/text/bpe_tokenizer.h"
+#include "data/checkpoint/model_checkpoint.h"
+#include "data/checkpoint/safetensors.h"
+#include "data/text/tokenize.h"
+#include "data/text/unicode_nfc.h"
 
 namespace attn::fuzz {
 

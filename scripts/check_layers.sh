@@ -3,8 +3,10 @@
 #
 #   data  <-  core  <-  render  <-  cli/policy  <-  cli
 #
-# and inside render/, its rooms from the bottom (README.md, Architecture):
-#   view <- text <- trace_io <- layout <- backends <- terminal <- page <- outputs
+# and inside data/, core/ and render/, their rooms from the bottom (README.md, Architecture):
+#   data:   base <- text <- checkpoint <- inputs
+#   core:   base <- kinds <- model <- analysis
+#   render: view <- text <- trace_io <- layout <- backends <- terminal <- page <- outputs
 #
 # A file may include its own layer and the layers below it (left of it above); tests/ and fuzz/ may
 # include everything. CMake enforces the same order when compiling (build/layers/, CMakeLists.txt);
@@ -12,12 +14,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-order=(data core render/view render/text render/trace_io render/layout render/backends render/terminal
+order=(data/base data/text data/checkpoint data/inputs core/base core/kinds core/model core/analysis render/view render/text render/trace_io render/layout render/backends render/terminal
        render/page render/outputs cli/policy cli)
 layer_of() {  # the layer a path belongs to: the longest matching folder
     case "$1" in
         cli/policy/*) echo cli/policy ;;
-        data/*) echo data ;; core/*) echo core ;; cli/*) echo cli ;;
+        cli/*) echo cli ;;
+        data/*/* | core/*/*) echo "$1" | cut -d/ -f1-2 ;;
         render/*/*) echo "render/$(echo "$1" | cut -d/ -f2)" ;;
         render/*) echo render/outputs ;;  # a file directly in render/ is as high as the top room
         tests/* | fuzz/*) echo tests ;;
@@ -31,6 +34,11 @@ rank() {
 }
 
 bad=0
+# data/ and core/ hold only rooms: a file directly in them would be built by no library.
+while IFS= read -r file; do
+    echo "$file: lies outside the rooms of $(dirname "$file")/ (move it into one; CMakeLists.txt builds only rooms)"
+    bad=1
+done < <(find data core -maxdepth 1 -type f | sort)
 while IFS= read -r file; do
     from=$(layer_of "$file")
     [ -z "$from" ] || [ "$from" = tests ] && continue
@@ -46,7 +54,7 @@ while IFS= read -r file; do
 done < <(find data core render cli \( -name '*.h' -o -name '*.cpp' \) | sort)
 
 if [ "$bad" -ne 0 ]; then
-    echo "check_layers: upward includes found; the order is ${order[*]} (README.md, Architecture)" >&2
+    echo "check_layers: a file outside the rooms or an upward include; the order is ${order[*]} (README.md, Architecture)" >&2
     exit 1
 fi
 echo "check_layers: every include points down (${order[*]})"

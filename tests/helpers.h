@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/kinds.h"
-#include "data/embed.h"
+#include "core/kinds/kinds.h"
+#include "data/inputs/embed.h"
 
 namespace attn::test {
 

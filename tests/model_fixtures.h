@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "data/bpe_tokenizer.h"
+#include "data/text/bpe_tokenizer.h"
 
 namespace attn::test {
 

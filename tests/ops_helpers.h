@@ -1,4 +1,4 @@
-// Building blocks only the tests need, on top of core/ops.h: row slices, an all-visible mask and the
+// Building blocks only the tests need, on top of core/base/ops.h: row slices, an all-visible mask and the
 // whole-matrix masked softmax (production calls softmax_rows on blocks of rows).
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/ops.h"
+#include "core/base/ops.h"
 
 namespace attn {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/kinds.h"
+#include "core/kinds/kinds.h"
 #include "tests/reference.h"
 
 namespace attn::test {

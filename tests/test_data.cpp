@@ -1,13 +1,13 @@
 // The data layer: tokeniser, seeded embeddings, parameter draws, input files.
 #include <fstream>
 
-#include "core/ops.h"
+#include "core/base/ops.h"
 #include "tests/ops_helpers.h"
-#include "data/embed.h"
-#include "data/error.h"
-#include "data/inputs.h"
-#include "data/params.h"
-#include "data/tokenize.h"
+#include "data/inputs/embed.h"
+#include "data/base/error.h"
+#include "data/inputs/inputs.h"
+#include "data/inputs/params.h"
+#include "data/text/tokenize.h"
 #include "tests/helpers.h"
 
 using namespace attn;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/decode.h"
-#include "data/embed.h"
+#include "core/kinds/decode.h"
+#include "data/inputs/embed.h"
 #include "tests/helpers.h"
 
 using namespace attn;

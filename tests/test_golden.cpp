@@ -1,6 +1,6 @@
 // The chapter's printed numbers (Raschka, Build a Large Language Model (From Scratch), ch. 3),
 // each checked against PyTorch 1.13: golden values that the code under test did not produce.
-#include "core/ops.h"
+#include "core/base/ops.h"
 #include "tests/helpers.h"
 
 using namespace attn;

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/head_patterns.h"
-#include "core/head_report.h"
+#include "core/analysis/head_patterns.h"
+#include "core/analysis/head_report.h"
 #include "render/terminal/heads_terminal.h"
 #include "tests/helpers.h"
 #include "tests/model_fixtures.h"

@@ -17,10 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/embed.h"
-#include "data/error.h"
-#include "data/npy.h"
-#include "data/tokenize.h"
+#include "data/inputs/embed.h"
+#include "data/base/error.h"
+#include "data/inputs/npy.h"
+#include "data/text/tokenize.h"
 #include "fuzz/harness.h"
 #include "render/trace_io/npy.h"
 #include "render/outputs/figures.h"

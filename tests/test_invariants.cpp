@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/ops.h"
+#include "core/base/ops.h"
 #include "tests/ops_helpers.h"
 #include "tests/helpers.h"
 #include "tests/reference.h"

@@ -7,11 +7,11 @@
 #include <streambuf>
 
 #include "cli/policy/budget.h"
-#include "core/budget.h"
-#include "data/error.h"
-#include "data/inputs.h"
+#include "core/kinds/budget.h"
+#include "data/base/error.h"
+#include "data/inputs/inputs.h"
 #include "render/text/font.h"
-#include "core/decode.h"
+#include "core/kinds/decode.h"
 #include "render/trace_io/decode_json.h"
 #include "render/trace_io/json.h"
 #include "render/terminal/terminal.h"

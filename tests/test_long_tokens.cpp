@@ -8,12 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/error.h"
-#include "data/embed.h"
-#include "data/bpe_tokenizer.h"
-#include "data/limits.h"
-#include "data/tokenize.h"
-#include "data/utf8.h"
+#include "data/base/error.h"
+#include "data/inputs/embed.h"
+#include "data/text/bpe_tokenizer.h"
+#include "data/base/limits.h"
+#include "data/text/tokenize.h"
+#include "data/base/utf8.h"
 #include "fuzz/harness.h"
 #include "render/text/font.h"
 #include "render/trace_io/trace_read.h"

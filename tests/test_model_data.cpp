@@ -9,10 +9,10 @@
 #include <optional>
 #include <set>
 
-#include "core/model.h"
-#include "data/model_checkpoint.h"
-#include "data/bpe_tokenizer.h"
-#include "data/safetensors.h"
+#include "core/model/model.h"
+#include "data/checkpoint/model_checkpoint.h"
+#include "data/text/bpe_tokenizer.h"
+#include "data/checkpoint/safetensors.h"
 #include "fuzz/harness_model.h"
 #include "tests/helpers.h"
 

@@ -1,11 +1,11 @@
-// The table of model families (data/model_family.h): its rows, the config parsers' fields, the shapes
+// The table of model families (data/checkpoint/model_family.h): its rows, the config parsers' fields, the shapes
 // by role, and `attn models`.
 #include <set>
 #include <string>
 
-#include "data/error.h"
-#include "data/model_family.h"
-#include "data/unicode_nfc.h"
+#include "data/base/error.h"
+#include "data/checkpoint/model_family.h"
+#include "data/text/unicode_nfc.h"
 #include "tests/helpers.h"
 
 namespace {
@@ -119,7 +119,7 @@ TEST_CASE("attn models lists every family with its model_type names and recipe")
 
 // ---- GPT-2's tokeniser files read as Hugging Face reads them ---------------------------------------
 
-#include "data/bpe_tokenizer.h"
+#include "data/text/bpe_tokenizer.h"
 #include "tests/model_fixtures.h"
 
 namespace {

@@ -14,10 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/kinds.h"
-#include "core/ops.h"
-#include "data/error.h"
-#include "data/tokenize.h"
+#include "core/kinds/kinds.h"
+#include "core/base/ops.h"
+#include "data/base/error.h"
+#include "data/text/tokenize.h"
 #include "tests/helpers.h"
 #include "tests/model_fixtures.h"
 #include "tests/ops_helpers.h"

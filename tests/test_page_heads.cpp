@@ -1,10 +1,10 @@
 // The page of a model run carries every head's `attn heads` scores of its text (render/page/html.cpp,
-// core/head_report.h's score_trace); golden values worked by hand on one (4, 4) weight matrix.
+// core/analysis/head_report.h's score_trace); golden values worked by hand on one (4, 4) weight matrix.
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/page/html.h"
 #include <nlohmann/json.hpp>
 

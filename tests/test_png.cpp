@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/view/colormaps.h"
 #include "render/outputs/figures.h"
 #include "tests/png_helpers.h"

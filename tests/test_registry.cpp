@@ -1,4 +1,4 @@
-// The registry of kinds (core/kinds.h) and what reads it: resolution, checks, FLOPs, the memory
+// The registry of kinds (core/kinds/kinds.h) and what reads it: resolution, checks, FLOPs, the memory
 // estimate; and the command line cases a hostile user tried (flash tiles, --max-memory sizes, bench
 // taking show's options, dropout's float32 rounding, -0).
 #include <nlohmann/json.hpp>
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/budget.h"
-#include "core/kinds.h"
-#include "data/embed.h"
+#include "core/kinds/budget.h"
+#include "core/kinds/kinds.h"
+#include "data/inputs/embed.h"
 #include "tests/helpers.h"
 #include "tests/peak_slack.h"
 

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/error.h"
+#include "data/base/error.h"
 #include "render/page/html.h"
 #include "render/trace_io/json.h"
 #include "render/trace_io/trace_read.h"

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "data/npy.h"
+#include "data/inputs/npy.h"
 #include "tests/helpers.h"
 
 using namespace attn::test;

@@ -1,5 +1,5 @@
 // --split words|space|chars, and special tokens kept whole in every mode.
-#include "data/tokenize.h"
+#include "data/text/tokenize.h"
 #include "tests/helpers.h"
 
 using namespace attn;

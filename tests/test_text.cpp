@@ -14,9 +14,9 @@
 #include <ft2build.h>
 #include FT_FREETYPE_H
 
-#include "core/trace.h"
-#include "data/error.h"
-#include "data/utf8.h"
+#include "core/base/trace.h"
+#include "data/base/error.h"
+#include "data/base/utf8.h"
 #include "render/text/font.h"
 #include "render/outputs/figures.h"
 

@@ -1,4 +1,4 @@
-// One trace shape (core/trace.h): every run is a list of attention sets {name, query tokens, key tokens,
+// One trace shape (core/base/trace.h): every run is a list of attention sets {name, query tokens, key tokens,
 // layers x heads}. Seeded kinds make one set with one layer numbered 0; a model one set with a layer per
 // kept block. The JSON trace is version 2 ("attention"); `attn render` still reads version 1 ("heads" for
 // seeded kinds, "layers" for models) into the same shape.
@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/kinds.h"
-#include "data/error.h"
+#include "core/kinds/kinds.h"
+#include "data/base/error.h"
 #include "render/page/html.h"
 #include "render/trace_io/json.h"
 #include "render/trace_io/trace_read.h"

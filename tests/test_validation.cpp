@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/policy/options.h"
-#include "core/ops.h"
-#include "data/embed.h"
-#include "data/error.h"
-#include "data/inputs.h"
-#include "data/limits.h"
-#include "data/tokenize.h"
+#include "core/base/ops.h"
+#include "data/inputs/embed.h"
+#include "data/base/error.h"
+#include "data/inputs/inputs.h"
+#include "data/base/limits.h"
+#include "data/text/tokenize.h"
 #include "fuzz/harness.h"
 #include "render/view/figure_views.h"
 #include "render/terminal/terminal.h"
@@ -126,7 +126,7 @@ TEST_CASE("validation: a run too large for a JSON trace is refused before it sta
                              "--force"},
                             {dir, "", false, ""});
     CHECK(r.code == 2);
-    check_error_line(r.err, "attn: error: this run would need about ...");  // core/budget.cpp estimates how much
+    check_error_line(r.err, "attn: error: this run would need about ...");  // core/kinds/budget.cpp estimates how much
     CHECK(r.err.find("more than --max-memory 1.0 GiB (hint: drop --json (") != std::string::npos);
     // without --force, the trace's size itself is refused first, pointing at --npy
     const RunResult big = run({"show", "--kind", "mqa", "--file", "words.txt", "--json", "t.json"}, {dir, "", false, ""});

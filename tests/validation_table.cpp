@@ -3,7 +3,7 @@
 #include "tests/validation_table.h"
 
 #include "cli/policy/options.h"
-#include "data/limits.h"
+#include "data/base/limits.h"
 
 namespace attn {
 

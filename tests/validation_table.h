@@ -1,4 +1,4 @@
-// The validation table: every rule attn checks at its boundary (the limits are in data/limits.h).
+// The validation table: every rule attn checks at its boundary (the limits are in data/base/limits.h).
 //
 // Test data, not part of attn: one table read two ways. docs/validation.md holds
 // validation_table_markdown() verbatim (a test compares them), and tests/test_validation.cpp runs every row's example command and checks the exact error line,
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "data/error.h"
+#include "data/base/error.h"
 
 namespace attn {
 

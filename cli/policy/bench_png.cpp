@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "data/error.h"
+#include "data/base/error.h"
 #include "render/outputs/figures.h"
 
 namespace attn::policy {

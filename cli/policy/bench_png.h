@@ -1,7 +1,7 @@
 // `attn bench --png`: the time to render and encode one weights heatmap, as a stage of its own.
 #pragma once
 
-#include "core/bench.h"
+#include "core/kinds/bench.h"
 
 namespace attn::policy {
 

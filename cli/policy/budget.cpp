@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/model.h"
-#include "data/error.h"
-#include "data/model_checkpoint.h"
+#include "core/model/model.h"
+#include "data/base/error.h"
+#include "data/checkpoint/model_checkpoint.h"
 
 namespace attn {
 

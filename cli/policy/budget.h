@@ -1,10 +1,10 @@
-// The budget policy: whether a run may start, given its estimate (core/budget.h) and --max-memory.
+// The budget policy: whether a run may start, given its estimate (core/kinds/budget.h) and --max-memory.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
-#include "core/budget.h"
+#include "core/kinds/budget.h"
 
 namespace attn {
 struct ModelConfig;

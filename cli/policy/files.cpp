@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <pthread.h>
 
-#include "data/error.h"
+#include "data/base/error.h"
 
 namespace attn::policy {
 namespace {

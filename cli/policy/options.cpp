@@ -6,9 +6,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "data/error.h"
-#include "data/limits.h"
-#include "data/strings.h"
+#include "data/base/error.h"
+#include "data/base/limits.h"
+#include "data/base/strings.h"
 
 namespace attn {
 namespace {

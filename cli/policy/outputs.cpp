@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "cli/policy/files.h"
-#include "data/error.h"
+#include "data/base/error.h"
 #include "render/trace_io/file_names.h"
 
 namespace attn::policy {

@@ -15,8 +15,8 @@
 #include "cli/command_line.h"
 #include "cli/policy/budget.h"
 #include "cli/show_options.h"
-#include "core/kinds.h"
-#include "data/error.h"
+#include "core/kinds/kinds.h"
+#include "data/base/error.h"
 #include "render/trace_io/json.h"
 
 namespace attn::cli {

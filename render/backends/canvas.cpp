@@ -1,6 +1,6 @@
 #include "render/backends/canvas.h"
 
-#include "data/error.h"
+#include "data/base/error.h"
 
 #include <sys/mman.h>
 
@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "data/threads.h"
+#include "data/base/threads.h"
 
 namespace attn::render {
 

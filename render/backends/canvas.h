@@ -43,7 +43,7 @@ public:
     // v say which side of the text box sits on it. 
     void text(Font& font, std::string_view utf8, float px, int x, int y, Align h, Align v, Rgb c, TextRole role,
               bool rotated = false) override;
-    // The cells row by row on worker threads (data/threads.h).
+    // The cells row by row on worker threads (data/base/threads.h).
     void cells(const CellGrid& g) override;
 
 private:

@@ -1,5 +1,5 @@
 // The PNG encoder: stb_image_write writes the file; its compression hook deflates the filtered image
-// data in parallel parts through zlib (data/threads.h) and joins them into one zlib stream with the
+// data in parallel parts through zlib (data/base/threads.h) and joins them into one zlib stream with the
 // Adler-32 of all the data. The bytes depend only on the image, never on the number of threads.
 #include "render/backends/png_encode.h"
 
@@ -23,7 +23,7 @@
 
 #include <zlib.h>
 
-#include "data/threads.h"
+#include "data/base/threads.h"
 
 // stb_image_write writes the PNG; its compression hook (defined at the end of this file) deflates the
 // filtered data through zlib on worker threads, and chunks are checked with zlib's crc32. The buffer

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/layout/drawing.h"
 #include "render/layout/surface.h"
 #include "render/view/style.h"

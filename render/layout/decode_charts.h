@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/decode.h"
+#include "core/kinds/decode.h"
 #include "render/layout/drawing.h"
 #include "render/text/font.h"
 

@@ -3,7 +3,7 @@
 // pooling and layout are render/layout/figure_panel.cpp.
 #include "render/layout/figure.h"
 
-#include "core/kinds.h"
+#include "core/kinds/kinds.h"
 
 #include <algorithm>
 #include <charconv>
@@ -12,7 +12,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "data/strings.h"
+#include "data/base/strings.h"
 
 namespace attn::render {
 

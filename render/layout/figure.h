@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/view/colormaps.h"
 #include "render/view/colour_scale.h"
 #include "render/view/figure_views.h"

@@ -2,7 +2,7 @@
 // model view), with each layer's mean over heads and its attention rollout at the right.
 #pragma once
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/layout/drawing.h"
 #include "render/text/font.h"
 

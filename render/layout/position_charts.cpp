@@ -4,7 +4,7 @@
 #include <cmath>
 #include <memory>
 
-#include "core/positions.h"
+#include "core/base/positions.h"
 #include "render/layout/chart.h"
 #include "render/trace_io/file_names.h"
 #include "render/view/numbers.h"

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/layout/drawing.h"
 #include "render/text/font.h"
 

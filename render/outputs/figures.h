@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "core/decode.h"
-#include "core/trace.h"
+#include "core/kinds/decode.h"
+#include "core/base/trace.h"
 #include "render/layout/drawing.h"
 #include "render/trace_io/file_names.h"
 #include "render/view/colour_scale.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/head_report.h"
+#include "core/analysis/head_report.h"
 #include "render/outputs/figures.h"
 
 namespace attn::render {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/outputs/figures.h"
 #include "render/view/layer_aggregates.h"
 #include "render/view/model_choice.h"

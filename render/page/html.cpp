@@ -8,8 +8,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "core/head_report.h"
-#include "core/kinds.h"
+#include "core/analysis/head_report.h"
+#include "core/kinds/kinds.h"
 #include "render/view/colormaps.h"
 #include "render/text/font.h"
 #include "render/trace_io/json.h"
@@ -172,7 +172,7 @@ std::string hex_colormap(const Colormap& c) {
 
 // The full softmax's m* and l* of every row of a head (what the tiles' running values converge to).
 // Each query row's final running max m* and sum l* of the tiled softmax: the last tile its query
-// block visited holds them (the kernel's own values, core/attention.cpp); a row whose block visited no
+// block visited holds them (the kernel's own values, core/kinds/attention.cpp); a row whose block visited no
 // tile keeps m* = -inf (null) and l* = 0.
 Json flash_final(const Trace& t, std::size_t head, std::size_t T) {
     std::vector<const Tile*> last(T, nullptr);

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 
 namespace attn::render {
 
@@ -38,7 +38,7 @@ struct HtmlOptions {
 };
 
 // The page. A model trace's page also carries every head's `attn heads` scores on its text
-// (core/head_report.h's score_trace of this very trace). Throws std::invalid_argument when the trace has no heads, heads of different shapes, or
+// (core/analysis/head_report.h's score_trace of this very trace). Throws std::invalid_argument when the trace has no heads, heads of different shapes, or
 // layer/head outside the trace.
 std::string render_html(const Trace& t, const HtmlOptions& opt);
 

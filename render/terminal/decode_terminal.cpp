@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "data/utf8.h"
+#include "data/base/utf8.h"
 #include "render/terminal/terminal.h"
 #include "render/view/colour_scale.h"
 

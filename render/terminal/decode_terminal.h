@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "core/decode.h"
+#include "core/kinds/decode.h"
 #include "render/terminal/terminal.h"
 
 namespace attn::render {

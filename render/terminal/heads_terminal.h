@@ -6,12 +6,12 @@
 #include <optional>
 #include <string>
 
-#include "core/head_report.h"
+#include "core/analysis/head_report.h"
 #include "render/terminal/terminal.h"
 
 namespace attn::render {
 
-// A head whose sink (core/head_patterns.h) takes at least this share of the attention of the queries
+// A head whose sink (core/analysis/head_patterns.h) takes at least this share of the attention of the queries
 // after it gets a caution beside its other readings: a bright column shared by every row is a parking
 // place, not a job (the "it → animal" demo). Only a sink with at least half of the text's queries
 // after it counts: a key near the end is "after" by one or two queries, whose mean says little (in a

@@ -62,7 +62,7 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
         << " heads \xC2\xB7 " << m.n_embd << " wide \xC2\xB7 " << millions(m.n_params) << " parameters \xC2\xB7 context "
         << m.n_positions << "\n";
     const std::size_t H_ = t.config.heads, G_ = t.config.kv_heads;
-    if (G_ > 0 && G_ < H_)  // grouped-query attention: name the groups (kv_head_of in core/head.h)
+    if (G_ > 0 && G_ < H_)  // grouped-query attention: name the groups (kv_head_of in core/base/head.h)
         out << "          " << H_ << " query heads share " << G_ << " key/value heads, " << H_ / G_
             << " each: query head h reads key/value head h / " << H_ / G_ << "\n";
     // 2. the tokens and the chosen head's matrices

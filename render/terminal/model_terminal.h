@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/terminal/terminal.h"
 #include "render/view/model_choice.h"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/view/colour_scale.h"
 #include "render/view/colormaps.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "data/utf8.h"
+#include "data/base/utf8.h"
 #include "render/view/stages.h"
 
 namespace attn::render::text {

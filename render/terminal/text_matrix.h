@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/view/colour_scale.h"
 #include "render/terminal/terminal.h"
 

@@ -14,7 +14,7 @@
 #include FT_OUTLINE_H
 #include <hb.h>
 
-#include "data/utf8.h"
+#include "data/base/utf8.h"
 #include "render/text/font_faces.h"
 
 namespace attn::render {

@@ -10,8 +10,8 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "data/error.h"
-#include "data/files.h"
+#include "data/base/error.h"
+#include "data/base/files.h"
 
 // 1. The font file, embedded at build time. ATTN_FONT_PATH (set by CMakeLists.txt to DejaVuSans.ttf from
 //    fonts-dejavu-core) is pasted into an assembler .incbin; CMake's OBJECT_DEPENDS on the font rebuilds

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "data/error.h"
-#include "data/npy.h"
-#include "data/tokenize.h"
+#include "data/base/error.h"
+#include "data/inputs/npy.h"
+#include "data/text/tokenize.h"
 #include "render/trace_io/json.h"
 
 namespace attn::render {
@@ -122,7 +122,7 @@ Trace read_attention_npy(const std::string& bytes, const std::string& name, cons
         stride[d] = step;
         step *= a.shape[d];
     }
-    const auto value = [&](std::size_t idx) { return npy_float_stored(a, idx); };  // data/npy.h: one reader
+    const auto value = [&](std::size_t idx) { return npy_float_stored(a, idx); };  // data/inputs/npy.h: one reader
     // one set: a layer per L with a (L, H, T, S) array (numbered as the model's), else one unnumbered layer
     t.sets = {AttentionSet{t.has_source ? "cross" : "self", t.tokens, t.source_tokens, {}, rank == 4}};
     for (std::size_t l = 0; l < L; ++l) {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/decode.h"
+#include "core/kinds/decode.h"
 #include "render/trace_io/json.h"
 
 namespace attn::render {

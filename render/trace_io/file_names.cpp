@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/head_patterns.h"
+#include "core/analysis/head_patterns.h"
 #include "render/view/figure_views.h"
 
 namespace attn::render {

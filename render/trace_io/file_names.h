@@ -77,7 +77,7 @@ std::string layer_head_prefix(const std::string& base, std::optional<std::size_t
 
 
 // A model run's prefixes: its figures start with the model's type (ModelInfo::type: "gpt2", the one
-// type attn runs, core/model.cpp), its arrays with "model".
+// type attn runs, core/model/model.cpp), its arrays with "model".
 inline constexpr const char* kModelFigurePrefix = "gpt2";
 inline constexpr const char* kModelArrayPrefix = "model";
 

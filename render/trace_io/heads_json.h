@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/head_report.h"
+#include "core/analysis/head_report.h"
 #include "render/trace_io/json.h"
 
 namespace attn::render {

@@ -1,7 +1,7 @@
 #include "render/trace_io/json.h"
 
-#include "core/decode.h"
-#include "core/kinds.h"
+#include "core/kinds/decode.h"
+#include "core/kinds/kinds.h"
 #include "render/trace_io/json_out.h"
 
 namespace attn::render {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 
 namespace attn::render {
 

@@ -2,9 +2,9 @@
 // readers are render/trace_io/trace_read_json.cpp and render/trace_io/attention_npy.cpp.
 #include "render/trace_io/trace_read.h"
 
-#include "data/error.h"
-#include "data/files.h"
-#include "data/npy.h"
+#include "data/base/error.h"
+#include "data/base/files.h"
+#include "data/inputs/npy.h"
 
 namespace attn::render {
 

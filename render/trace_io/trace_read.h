@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 
 namespace attn::render {
 

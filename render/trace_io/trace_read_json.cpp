@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "core/kinds.h"
-#include "data/error.h"
-#include "data/tokenize.h"
+#include "core/kinds/kinds.h"
+#include "data/base/error.h"
+#include "data/text/tokenize.h"
 #include "render/trace_io/json.h"
 
 namespace attn::render {
@@ -387,7 +387,7 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     if (auto* v = r.find(j, "source_tokens")) t.source_tokens = r.texts(*v, "source_tokens");
     if (t.tokens.empty()) r.fail("tokens", "there are no tokens");
     for (const auto& [list, field] : {std::pair{&t.tokens, "tokens"}, std::pair{&t.source_tokens, "source_tokens"}})
-        for (std::size_t i = 0; i < list->size(); ++i)  // as every token attn takes (data/limits.h)
+        for (std::size_t i = 0; i < list->size(); ++i)  // as every token attn takes (data/base/limits.h)
             if (const auto problem = token_length_problem((*list)[i])) r.fail(std::string(field) + "[" + std::to_string(i) + "]", *problem);
     if (t.source_tokens.empty()) t.source_tokens = t.tokens;
     const std::size_t T = t.tokens.size(), S = t.source_tokens.size();

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "data/error.h"
+#include "data/base/error.h"
 #include "render/view/numbers.h"
 
 namespace attn::render {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 #include "render/view/colour_scale.h"
 #include "render/view/stages.h"
 #include "render/view/style.h"

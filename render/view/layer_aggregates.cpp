@@ -71,7 +71,7 @@ AggregateView aggregate_view(const Trace& t, std::size_t layer, LayerAggregate a
     } else {
         one.kind = type;
         v.title_word = layer == 0 ? std::string("rollout through layer 0") : "rollout through layers 0" + std::string(kDash) + std::to_string(layer);
-        // core/model.cpp attention_rollout (Abnar & Zuidema 2020): rollout_l = Ã_l · rollout_{l-1}
+        // core/model/model.cpp attention_rollout (Abnar & Zuidema 2020): rollout_l = Ã_l · rollout_{l-1}
         std::string product;
         for (std::size_t l = layer + 1; l-- > 0;) {
             if (layer > 3 && l == layer - 1) product += "\xC2\xB7\xE2\x80\xA6", l = 0;  // Ã_9·…·Ã_0

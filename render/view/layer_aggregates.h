@@ -1,11 +1,11 @@
-// A model layer's mean over heads and the attention rollout through it (core/model.h computes both),
+// A model layer's mean over heads and the attention rollout through it (core/model/model.h computes both),
 // as a one-head trace that every figure and terminal view draws like a head's weights.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 
 namespace attn::render {
 

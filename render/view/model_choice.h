@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/trace.h"
+#include "core/base/trace.h"
 
 namespace attn::render {
 

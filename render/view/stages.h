@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/kinds.h"  // has_source_axes, score_formula: facts of the kind's row
-#include "core/trace.h"
+#include "core/kinds/kinds.h"  // has_source_axes, score_formula: facts of the kind's row
+#include "core/base/trace.h"
 #include "render/view/colour_scale.h"
 
 namespace attn::render {

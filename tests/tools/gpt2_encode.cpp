@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/error.h"
-#include "data/bpe_tokenizer.h"
+#include "data/base/error.h"
+#include "data/text/bpe_tokenizer.h"
 
 int main(int argc, char** argv) {
     if (argc != 2) {

@@ -1,0 +1,162 @@
+// The seven head patterns of core/analysis/head_patterns.h, each a plain loop over one head's (T, T) weights.
+#include "core/analysis/head_patterns.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <memory>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+namespace attn {
+namespace {
+
+// One pattern's mean over queries i >= 1 of f(i): undefined for T < 2.
+template <class F>
+std::optional<double> mean_over_queries(const Mat& w, F f) {
+    const std::size_t T = w.shape(0);
+    if (T < 2) return std::nullopt;
+    double total = 0.0;
+    for (std::size_t i = 1; i < T; ++i) total += f(i);
+    return total / static_cast<double>(T - 1);
+}
+
+// Whitespace and the label marks (· U+00B7 a leading space, ↵ U+21B5 a newline, ⇥ U+21E5 a tab,
+// U+FFFD a control character or invalid byte) are left out; what remains must be one or more
+// characters of category P or S. The marks are themselves P or S, hence the lookahead.
+constexpr const char* kPunctuationPattern =
+    "^[\\s\\x{00B7}\\x{21B5}\\x{21E5}\\x{FFFD}]*"
+    "(?:(?![\\x{00B7}\\x{21B5}\\x{21E5}\\x{FFFD}])[\\p{P}\\p{S}][\\s\\x{00B7}\\x{21B5}\\x{21E5}\\x{FFFD}]*)+\\z";
+
+pcre2_code* punctuation_regex() {
+    static const std::unique_ptr<pcre2_code, void (*)(pcre2_code*)> re = [] {
+        int err = 0;
+        PCRE2_SIZE off = 0;
+        pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPunctuationPattern), PCRE2_ZERO_TERMINATED,
+                                         PCRE2_UTF | PCRE2_UCP, &err, &off, nullptr);
+        if (code == nullptr) throw std::logic_error("the punctuation pattern does not compile");
+        return std::unique_ptr<pcre2_code, void (*)(pcre2_code*)>(code, pcre2_code_free);
+    }();
+    return re.get();
+}
+
+}  // namespace
+
+const std::array<HeadPatternInfo, kHeadPatternCount>& head_patterns() {
+    static const std::array<HeadPatternInfo, kHeadPatternCount> table = {{
+        {HeadPattern::previous, "previous", "on the previous token",
+         "mean weight on the previous token (queries 1..T-1)"},
+        {HeadPattern::first, "first", "on the first token",
+         "mean weight on the first token (queries 1..T-1)"},
+        {HeadPattern::self, "self", "on its own token",
+         "mean weight on the query's own token (queries 1..T-1)"},
+        {HeadPattern::punctuation, "punctuation", "on punctuation",
+         "mean total weight on punctuation tokens (queries 1..T-1)"},
+        {HeadPattern::duplicate, "duplicate", "on earlier copies of a repeated token",
+         "mean total weight on earlier copies of the query's token (queries whose token repeats)"},
+        {HeadPattern::induction, "induction", "on the token after the same token's earlier occurrence (repeated random tokens)",
+         "mean weight on the token after the same token's first occurrence (second copy of R random ids)"},
+        {HeadPattern::sink, "sink", "on one token (a sink), from the queries after it",
+         "the largest mean weight one key gets from the queries after it"},
+    }};
+    static_assert(static_cast<std::size_t>(HeadPattern::sink) + 1 == kHeadPatternCount, "one row per pattern");
+    return table;
+}
+
+const HeadPatternInfo* find_head_pattern(const std::string& name) {
+    for (const auto& p : head_patterns())
+        if (name == p.name) return &p;
+    return nullptr;
+}
+
+bool is_punctuation_label(const std::string& label) {
+    pcre2_code* re = punctuation_regex();
+    std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr),
+                                                                     pcre2_match_data_free);
+    const int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(label.data()), label.size(), 0, 0, md.get(), nullptr);
+    return rc > 0;  // no match, or invalid UTF-8 (a negative code): not punctuation
+}
+
+std::optional<double> previous_score(const Mat& w) {
+    return mean_over_queries(w, [&](std::size_t i) { return double(w(i, i - 1)); });
+}
+
+std::optional<double> first_score(const Mat& w) {
+    return mean_over_queries(w, [&](std::size_t i) { return double(w(i, 0)); });
+}
+
+std::optional<double> self_score(const Mat& w) {
+    return mean_over_queries(w, [&](std::size_t i) { return double(w(i, i)); });
+}
+
+std::optional<double> punctuation_score(const Mat& w, const std::vector<bool>& punct) {
+    return mean_over_queries(w, [&](std::size_t i) {
+        double on = 0.0;
+        for (std::size_t j = 0; j <= i; ++j)
+            if (punct.at(j)) on += double(w(i, j));
+        return on;
+    });
+}
+
+std::optional<double> duplicate_score(const Mat& w, const std::vector<std::int64_t>& ids) {
+    const std::size_t T = w.shape(0);
+    double total = 0.0;
+    std::size_t queries = 0;
+    for (std::size_t i = 1; i < T; ++i) {
+        double on = 0.0;
+        bool repeated = false;
+        for (std::size_t j = 0; j < i; ++j)
+            if (ids.at(j) == ids.at(i)) on += double(w(i, j)), repeated = true;
+        if (repeated) total += on, ++queries;
+    }
+    if (queries == 0) return std::nullopt;
+    return total / static_cast<double>(queries);
+}
+
+std::optional<double> induction_score(const Mat& w, std::size_t R) {
+    if (R < 1 || w.shape(0) < 2 * R) return std::nullopt;
+    double total = 0.0;
+    for (std::size_t i = R; i < 2 * R; ++i) total += double(w(i, i - R + 1));
+    return total / static_cast<double>(R);
+}
+
+std::optional<HeadSink> head_sink(const Mat& w) {
+    const std::size_t T = w.shape(0);
+    if (T < 2) return std::nullopt;
+    HeadSink best{0, -1.0};
+    for (std::size_t j = 0; j + 1 < T; ++j) {
+        double on = 0.0;
+        for (std::size_t i = j + 1; i < T; ++i) on += double(w(i, j));
+        on /= static_cast<double>(T - 1 - j);
+        if (on > best.weight) best = {j, on};
+    }
+    return best;
+}
+
+TextHeadScores text_head_scores(const Mat& w, const std::vector<bool>& punct, const std::vector<std::int64_t>& ids) {
+    TextHeadScores s;
+    auto at = [&](HeadPattern p) -> std::optional<double>& { return s.score[static_cast<std::size_t>(p)]; };
+    at(HeadPattern::previous) = previous_score(w);
+    at(HeadPattern::first) = first_score(w);
+    at(HeadPattern::self) = self_score(w);
+    at(HeadPattern::punctuation) = punctuation_score(w, punct);
+    at(HeadPattern::duplicate) = duplicate_score(w, ids);
+    s.sink = head_sink(w);
+    if (s.sink) at(HeadPattern::sink) = s.sink->weight;
+    return s;
+}
+
+std::vector<std::int64_t> induction_ids(std::size_t R, std::uint64_t seed, std::size_t vocab_size) {
+    if (R > vocab_size) throw std::invalid_argument("induction_ids: more ids than the vocabulary holds");
+    std::mt19937 rng(static_cast<std::mt19937::result_type>(seed));
+    std::vector<std::int64_t> ids;
+    std::set<std::int64_t> used;
+    while (ids.size() < R) {
+        const auto id = static_cast<std::int64_t>(static_cast<std::uint64_t>(rng()) % vocab_size);
+        if (used.insert(id).second) ids.push_back(id);
+    }
+    return ids;
+}
+
+}  // namespace attn

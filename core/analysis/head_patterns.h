@@ -1,0 +1,73 @@
+// What a head does, as numbers: per layer × head a score for each of seven patterns (attn heads).
+//
+// For one text of T tokens and one head's causal weights w (T, T) (row i: query i over keys j <= i):
+//   previous     mean over queries i >= 1 of w[i][i-1]                     (undefined for T < 2)
+//   first        mean over queries i >= 1 of w[i][0]                       (undefined for T < 2)
+//   self         mean over queries i >= 1 of w[i][i]                       (undefined for T < 2)
+//   punctuation  mean over queries i >= 1 of Σ_{j <= i, token j punctuation} w[i][j]   (undefined for T < 2)
+//                a token is punctuation when its label, without whitespace and the label marks · ↵ ⇥,
+//                is not empty and every character is in Unicode category P or S (PCRE2's \p{P}, \p{S})
+//   duplicate    over the queries i whose token id occurs at some j < i, the mean of Σ_{j < i, id_j = id_i} w[i][j]
+//                (undefined when no id repeats)
+//   induction    on R random ids repeated twice (T = 2R, ids distinct within a copy), the mean over the
+//                second copy's queries i = R..2R-1 of w[i][i-R+1]: the position just after the same
+//                token's first occurrence (Olsson et al. 2022; TransformerLens's induction detector)
+//   sink         the key j with the largest mean weight over the queries after it, (1/(T-1-j)) Σ_{i>j} w[i][j],
+//                j < T-1 (ties: the earlier key); its score is that mean (undefined for T < 2)
+// Scores over several texts are the mean over the texts where the pattern is defined.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/base/tensor.h"
+
+namespace attn {
+
+enum class HeadPattern { previous, first, self, punctuation, duplicate, induction, sink };
+
+struct HeadPatternInfo {
+    HeadPattern pattern;
+    const char* name;     // "previous": --rank's word, the JSON's key, the figure's word
+    const char* reading;     // completes "layer 1 head 0: 0.61 of its attention " ("on punctuation")
+    const char* definition;  // what the number is, one line (tables and figures)
+};
+inline constexpr std::size_t kHeadPatternCount = 7;
+// The patterns in the order above (every table and figure uses it).
+const std::array<HeadPatternInfo, kHeadPatternCount>& head_patterns();
+const HeadPatternInfo* find_head_pattern(const std::string& name);  // nullptr when unknown
+
+// True when a token's label (BpeTokenizer::label) is punctuation as defined above.
+bool is_punctuation_label(const std::string& label);
+
+// The sink of one head in one text: key `key` holds `weight`, its mean weight over the queries after it.
+struct HeadSink {
+    std::size_t key = 0;
+    double weight = 0.0;
+};
+
+// One head's scores on one text. w (T, T) causal weights; punct (T) from is_punctuation_label; ids (T).
+std::optional<double> previous_score(const Mat& w);
+std::optional<double> first_score(const Mat& w);
+std::optional<double> self_score(const Mat& w);
+std::optional<double> punctuation_score(const Mat& w, const std::vector<bool>& punct);
+std::optional<double> duplicate_score(const Mat& w, const std::vector<std::int64_t>& ids);
+std::optional<double> induction_score(const Mat& w, std::size_t R);  // w (2R, 2R) on the repeated ids
+std::optional<HeadSink> head_sink(const Mat& w);
+
+// The patterns a text defines (all but induction), per head: (P) scores, nullopt where undefined.
+struct TextHeadScores {
+    std::array<std::optional<double>, kHeadPatternCount> score;
+    std::optional<HeadSink> sink;
+};
+TextHeadScores text_head_scores(const Mat& w, const std::vector<bool>& punct, const std::vector<std::int64_t>& ids);
+
+// R distinct ids below vocab_size, drawn from std::mt19937(seed): id = draw mod vocab_size, a repeat
+// drawn again. The induction run feeds them twice (2R tokens).
+std::vector<std::int64_t> induction_ids(std::size_t R, std::uint64_t seed, std::size_t vocab_size);
+
+}  // namespace attn

@@ -1,0 +1,76 @@
+// attn heads: every head of a model scored on the patterns of core/analysis/head_patterns.h, over one or more
+// texts, plus the induction run on repeated random ids (core/model's forward pass for each).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/head_patterns.h"
+#include "core/base/trace.h"
+#include "data/text/bpe_tokenizer.h"
+#include "data/checkpoint/model_checkpoint.h"
+
+namespace attn {
+
+struct HeadRunOptions {
+    std::size_t induction_length = 0;  // R (0: no induction run)
+    std::uint64_t induction_seed = 0;
+    std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
+};
+
+// One text as the model saw it.
+struct HeadText {
+    std::string text;
+    std::vector<std::string> tokens;      // (T) labels
+    std::vector<std::int64_t> ids;        // (T)
+    std::vector<bool> punctuation;        // (T) is_punctuation_label of each token
+    std::vector<std::vector<std::optional<HeadSink>>> sinks;  // (L, H)
+};
+
+struct HeadReport {
+    ModelInfo model;
+    std::size_t n_layer = 0, n_head = 0;
+    // (P, L, H): the mean over the texts where the pattern is defined (induction: its one run); nullopt
+    // where no text defines it. defined[p] counts those texts (induction: 1 when run).
+    std::array<std::vector<std::vector<std::optional<double>>>, kHeadPatternCount> scores;
+    std::array<std::size_t, kHeadPatternCount> defined{};
+    std::vector<HeadText> texts;
+    std::size_t induction_length = 0;  // R, 0 when not run
+    std::uint64_t induction_seed = 0;
+    std::vector<std::int64_t> induction_ids;  // (2R): the R ids, twice
+    Trace first;  // the first text's run (the top heads' figures)
+
+    const std::optional<double>& score(HeadPattern p, std::size_t l, std::size_t h) const {
+        return scores[static_cast<std::size_t>(p)][l][h];
+    }
+};
+
+// Runs the model on each text's ids (each 1..n_positions tokens, ids below vocab_size: the caller
+// checks), and on the induction ids when opt.induction_length > 0 (2R <= n_positions, R <= vocab_size).
+HeadReport score_heads(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::string>& texts,
+                       const std::vector<std::vector<std::int64_t>>& ids, const HeadRunOptions& opt);
+
+// One run's own scores, from the weights in its trace as score_heads scores each text: the patterns
+// a text defines (every one but induction, which needs its own run on repeated ids: left undefined),
+// over the trace's layers in order (a --keep-layers run: the kept ones; n_layer counts them). The
+// text is given (a trace holds only its tokens); its tokens and ids are the trace's, which must hold
+// a model run's causal (T, T) weights and T token ids. r.first stays empty.
+HeadReport score_trace(const Trace& t, const std::string& text);
+
+// One ranked head: (layer, head, score), highest first, ties by layer then head; heads where the pattern
+// is undefined are left out.
+struct RankedHead {
+    std::size_t layer = 0, head = 0;
+    double score = 0.0;
+};
+std::vector<RankedHead> rank_heads(const HeadReport& r, HeadPattern p);
+
+// The mean over texts of a head's sink weight, and the sink of the first text that has one.
+std::optional<HeadSink> first_sink(const HeadReport& r, std::size_t layer, std::size_t head, std::size_t* text = nullptr);
+
+}  // namespace attn

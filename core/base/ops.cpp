@@ -1,0 +1,348 @@
+#include "core/base/ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+
+#ifndef ATTN_NO_BLAS
+#include <cblas.h>
+#endif
+#include <xtensor/xnoalias.hpp>
+#include <xtensor/xview.hpp>
+
+#include "core/base/simd.h"
+#include "data/base/error.h"
+#include "data/base/threads.h"
+
+namespace attn {
+
+void gemm_blocked(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                  std::size_t m, std::size_t n, std::size_t k, bool transpose_b) {
+    // Tiles of 64 rows of a × 256 of its columns keep a's tile and the rows of b it meets in cache;
+    // the inner loop runs along a row of c and a row of b (b not transposed), which compilers
+    // vectorise. Each c[i][j] sums its k products in increasing p, in float32.
+    constexpr std::size_t kRows = 64, kDepth = 256;
+    for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    for (std::size_t i0 = 0; i0 < m; i0 += kRows)
+        for (std::size_t p0 = 0; p0 < k; p0 += kDepth) {
+            const std::size_t i1 = std::min(m, i0 + kRows), p1 = std::min(k, p0 + kDepth);
+            for (std::size_t i = i0; i < i1; ++i) {
+                float* ci = c + i * ldc;
+                const float* ai = a + i * lda;
+                if (transpose_b) {  // c[i][j] += a[i][p] · b[j][p]: a dot product per j
+                    for (std::size_t j = 0; j < n; ++j) {
+                        const float* bj = b + j * ldb;
+                        float sum = 0.0f;
+                        for (std::size_t p = p0; p < p1; ++p) sum += ai[p] * bj[p];
+                        ci[j] += sum;
+                    }
+                } else {  // c[i][:] += a[i][p] · b[p][:]
+                    for (std::size_t p = p0; p < p1; ++p) {
+                        const float aip = ai[p];
+                        const float* bp = b + p * ldb;
+                        for (std::size_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
+                    }
+                }
+            }
+        }
+}
+
+void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+          std::size_t m, std::size_t n, std::size_t k, bool transpose_b) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+        for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+        return;
+    }
+#ifdef ATTN_NO_BLAS
+    gemm_blocked(a, lda, b, ldb, c, ldc, m, n, k, transpose_b);
+#else
+    const auto bl = [](std::size_t v) { return static_cast<blasint>(v); };
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, bl(m), bl(n), bl(k), 1.0f, a,
+                bl(lda), b, bl(ldb), 0.0f, c, bl(ldc));
+#endif
+}
+
+Mat matmul(const Mat& a, const Mat& b) {
+    Mat c = Mat::from_shape({a.shape(0), b.shape(1)});
+    gemm(a.data(), a.shape(1), b.data(), b.shape(1), c.data(), c.shape(1), a.shape(0), b.shape(1), a.shape(1), false);
+    return c;
+}
+
+Mat matmul_nt(const Mat& a, const Mat& b) {
+    Mat c = Mat::from_shape({a.shape(0), b.shape(0)});
+    gemm(a.data(), a.shape(1), b.data(), b.shape(1), c.data(), c.shape(1), a.shape(0), b.shape(0), a.shape(1), true);
+    return c;
+}
+
+Mat linear(const Mat& x, const Mat& w, const Mat* b) {
+    Mat y = matmul(x, w);                              // (N, out)
+    if (b != nullptr && b->size() > 0) xt::noalias(y) += *b;  // + (1, out), broadcast over the N rows
+    return y;
+}
+
+Mat columns(const Mat& m, std::size_t first, std::size_t count) {
+    return xt::view(m, xt::all(), xt::range(first, first + count));  // (rows, count)
+}
+
+Mat concat_columns(const std::vector<const Mat*>& parts) {
+    const std::size_t rows_n = parts.empty() ? 0 : parts[0]->shape(0);
+    std::size_t cols = 0;
+    for (const Mat* p : parts) cols += p->shape(1);
+    Mat out = Mat::from_shape({rows_n, cols});
+    std::size_t c0 = 0;
+    for (const Mat* p : parts) {  // each part into its block of columns
+        xt::noalias(xt::view(out, xt::all(), xt::range(c0, c0 + p->shape(1)))) = *p;
+        c0 += p->shape(1);
+    }
+    return out;
+}
+
+// ---- masks ---------------------------------------------------------------------------------------
+
+void MaskSpec::range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t& hi) const {
+    const std::int64_t p = static_cast<std::int64_t>(i) + shift, n = static_cast<std::int64_t>(s);  // i's key position
+    auto clamp = [n](std::int64_t v) { return static_cast<std::size_t>(std::clamp<std::int64_t>(v, 0, n)); };
+    lo = 0, hi = s;
+    if (causal) hi = clamp(p + 1);
+    if (window) {
+        const auto w = static_cast<std::int64_t>(std::min<std::size_t>(*window, std::size_t(1) << 40));
+        lo = clamp(p - w);
+        if (!causal) hi = clamp(p + w + 1);
+    }
+    if (lo > hi) lo = hi;
+}
+
+std::size_t MaskSpec::visited_tiles(std::size_t t, std::size_t s, std::size_t bq, std::size_t bk) const {
+    bq = std::max<std::size_t>(1, std::min(bq, t)), bk = std::max<std::size_t>(1, std::min(bk, s));
+    std::size_t n = 0;
+    for (std::size_t q0 = 0; q0 < t; q0 += bq) {
+        // the block's rows see keys in [lo, hi) at most (each row's range is an interval)
+        std::size_t lo = s, hi = 0;
+        for (std::size_t i = q0; i < std::min(t, q0 + bq); ++i) {
+            std::size_t a, b;
+            range(i, s, a, b);
+            if (a < b) lo = std::min(lo, a), hi = std::max(hi, b);
+        }
+        if (lo < hi) n += (hi - 1) / bk - lo / bk + 1;
+    }
+    return n;
+}
+
+Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
+    if (cached != nullptr && cached->shape(0) == t && cached->shape(1) == s) return *cached;
+    Mask m = Mask::from_shape({t, s});
+    for (std::size_t i = 0; i < t; ++i) {
+        std::uint8_t* row = m.data() + i * s;
+        std::size_t lo, hi;
+        range(i, s, lo, hi);
+        std::fill(row, row + s, std::uint8_t(0));
+        if (user != nullptr)
+            for (std::size_t j = lo; j < hi; ++j) row[j] = (*user)(i, j) ? 1 : 0;
+        else
+            std::fill(row + lo, row + hi, std::uint8_t(1));
+    }
+    return m;
+}
+
+
+Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask) {
+    const std::size_t T = w.shape(0), S = w.shape(1), D = v.shape(1), B = 256;
+    Mat c = Mat::from_shape({T, D});
+    for (std::size_t r0 = 0; r0 < T; r0 += B) {
+        const std::size_t n = std::min(B, T - r0);
+        std::size_t lo = S, hi = 0;  // the key columns any row of the block sees
+        for (std::size_t i = r0; i < r0 + n; ++i) {
+            std::size_t l, h;
+            mask.range(i, S, l, h);
+            if (l < h) lo = std::min(lo, l), hi = std::max(hi, h);
+        }
+        if (lo >= hi) {
+            std::fill(c.data() + r0 * D, c.data() + (r0 + n) * D, 0.0f);
+            continue;
+        }
+        gemm(w.data() + r0 * S + lo, S, v.data() + lo * D, D, c.data() + r0 * D, D, n, D, hi - lo, false);
+    }
+    return c;
+}
+
+// ---- softmax -------------------------------------------------------------------------------------
+
+namespace {
+
+using simd::Batch;
+constexpr std::size_t kW = Batch::size;
+
+// o = s * x; returns true when a value is NaN or infinite (v * 0 is 0 only for finite v).
+bool scale_check(float* o, const float* x, std::size_t n, float s) {
+    Batch bad(0.0f);
+    const Batch sb(s);
+    std::size_t j = 0;
+    for (; j + kW <= n; j += kW) {
+        const Batch v = Batch::load_unaligned(x + j) * sb;
+        v.store_unaligned(o + j);
+        bad += v * Batch(0.0f);
+    }
+    float b = simd::hadd(bad);
+    for (; j < n; ++j) b += (o[j] = s * x[j]) * 0.0f;
+    return b != b;
+}
+
+// o[j] += m * d_j with d_j = d0 + j, the distance of key j from the query (a whole number, exact in
+// float32 below 2^24): the same two roundings as LinearBias::at, lane by lane.
+void add_linear_bias(float* o, std::size_t n, float m, float d0) {
+    alignas(64) float iota[kW];
+    for (std::size_t l = 0; l < kW; ++l) iota[l] = static_cast<float>(l);
+    const Batch mb(m), lanes = Batch::load_unaligned(iota);
+    std::size_t j = 0;
+    for (; j + kW <= n; j += kW) {
+        const Batch d = Batch(d0 + static_cast<float>(j)) + lanes;
+        (Batch::load_unaligned(o + j) + mb * d).store_unaligned(o + j);
+    }
+    for (; j < n; ++j) o[j] += m * (d0 + static_cast<float>(j));
+}
+
+}  // namespace
+
+float row_max(const float* x, std::size_t n) {
+    float m = -std::numeric_limits<float>::infinity();
+    std::size_t j = 0;
+    if (n >= kW) {
+        Batch acc = Batch::load_unaligned(x);
+        for (j = kW; j + kW <= n; j += kW) acc = simd::max(acc, Batch::load_unaligned(x + j));
+        alignas(16) float lanes[kW];
+        acc.store_unaligned(lanes);
+        m = *std::max_element(lanes, lanes + kW);
+    }
+    for (; j < n; ++j) m = std::max(m, x[j]);
+    return m;
+}
+
+float exp_shift_sum(float* p, std::size_t n, float m) {
+    Batch acc(0.0f);
+    const Batch mb(m);
+    std::size_t j = 0;
+    for (; j + kW <= n; j += kW) {
+        const Batch e = simd::exp(Batch::load_unaligned(p + j) - mb);
+        e.store_unaligned(p + j);
+        acc += e;
+    }
+    float sum = simd::hadd(acc);
+    for (; j < n; ++j) sum += (p[j] = std::exp(p[j] - m));
+    return sum;
+}
+
+namespace {
+
+// One row: out[j] = exp(scale * in[j] - max) / sum over visible j in [lo, hi), 0 elsewhere.
+// Returns false when the row has no visible key; throws on NaN/inf scores.
+bool softmax_row(const float* in, float* out, std::size_t s, std::size_t lo, std::size_t hi, float scale,
+                 const std::uint8_t* vis, std::size_t row, const LinearBias* bias) {
+    std::fill(out, out + lo, 0.0f);
+    std::fill(out + hi, out + s, 0.0f);
+    const std::size_t n = hi - lo;
+    float* o = out + lo;
+    // 1. scaled scores (all finite, or the row overflowed), -inf where the user's mask hides a key
+    if (scale_check(o, in + lo, n, scale))
+        throw Error(ErrorKind::runtime,
+                    "the scores of query row " + std::to_string(row) + " overflow float32 (a q·k is infinite or NaN)",
+                    "use embeddings with smaller values");
+    if (bias != nullptr)  // ALiBi: + m (key position − query position)
+        add_linear_bias(o, n, bias->slope, static_cast<float>((bias->k0 + static_cast<std::int64_t>(lo)) -
+                                                              (bias->q0 + static_cast<std::int64_t>(row))));
+    bool any_visible = n > 0;
+    if (vis != nullptr) {
+        any_visible = false;
+        for (std::size_t j = 0; j < n; ++j) {
+            o[j] = vis[lo + j] ? o[j] : -std::numeric_limits<float>::infinity();
+            any_visible |= vis[lo + j] != 0;
+        }
+    }
+    if (!any_visible) {
+        std::fill(o, o + n, 0.0f);
+        return false;
+    }
+    // 2. the row max; exponentials relative to it (exactly 0 where hidden: exp(-inf) = 0), their sum
+    const float m = row_max(o, n);
+    const float sum = exp_shift_sum(o, n, m);
+    // 3. normalise (sum >= 1: the max contributes exp(0) = 1)
+    const float inv = 1.0f / sum;
+    for (std::size_t j = 0; j < n; ++j) o[j] *= inv;
+    return true;
+}
+
+}  // namespace
+
+void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t, std::size_t)>& fn) {
+    if (worker_threads(2, 2) < 2 || n < 2 || n * work_per_item < (1u << 16)) {
+        fn(0, n);
+        return;
+    }
+    const std::size_t half = n / 2;
+    // Our two threads each call BLAS: let OpenBLAS run each call on its calling thread meanwhile,
+    // instead of both waking its own pool (oversubscribed, the small products slow down tenfold).
+#ifndef ATTN_NO_BLAS
+    const int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    struct Restore {
+        int n;
+        ~Restore() { openblas_set_num_threads(n); }
+    } restore{blas_threads};
+#endif
+    run_tasks(2, 2, [&](unsigned, std::size_t i) { i == 0 ? fn(0, half) : fn(half, n); });
+}
+
+void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s, float scale,
+                  const MaskSpec& mask, std::vector<std::size_t>& empty_rows, const LinearBias* bias) {
+    std::vector<std::size_t> empty[2];
+    const std::size_t half = n / 2;
+    parallel_for(n, s, [&](std::size_t r0, std::size_t r1) {
+        auto& mine = empty[r0 >= half && r0 > 0 ? 1 : 0];
+        for (std::size_t r = r0; r < r1; ++r) {
+            const std::size_t i = row0 + r;
+            std::size_t lo, hi;
+            mask.range(i, s, lo, hi);
+            const std::uint8_t* vis = mask.user ? mask.user->data() + i * s : nullptr;
+            if (!softmax_row(scores + r * s, weights + r * s, s, lo, hi, scale, vis, i, bias)) mine.push_back(i);
+        }
+    });
+    for (auto& e : empty) empty_rows.insert(empty_rows.end(), e.begin(), e.end());
+}
+
+void dropout_rows(float* w, std::size_t count, float p, TorchGenerator& gen) {
+    const float keep_scale = 1.0f / (1.0f - p);
+    for (std::size_t i = 0; i < count; ++i) w[i] = gen.next_unit() < p ? 0.0f : w[i] * keep_scale;
+}
+
+Mat dropout(const Mat& weights, float p, TorchGenerator& gen) {
+    Mat out = weights;
+    dropout_rows(out.data(), out.size(), p, gen);
+    return out;
+}
+
+float max_abs_diff(const Mat& a, const Mat& b) {
+    float d = 0.0f;
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, std::fabs(a.data()[i] - b.data()[i]));
+    return d;
+}
+
+}  // namespace attn
+
+namespace attn {
+
+void check_finite(const Mat& m, const std::string& stage) {
+    const float* p = m.data();
+    for (std::size_t k = 0; k < m.size(); ++k)
+        if (!std::isfinite(p[k])) {
+            const std::size_t cols = m.shape(1);
+            throw Error(ErrorKind::runtime,
+                        "the " + stage + " overflow float32 at row " + std::to_string(k / cols) + ", column " +
+                            std::to_string(k % cols) + " (a value is infinite or NaN)",
+                        "use embeddings with smaller values");
+        }
+}
+
+}  // namespace attn

@@ -1,0 +1,80 @@
+// The building blocks every kind uses: BLAS products, masks, the masked softmax, dropout.
+// Shapes: T query rows, S key rows, D widths. Matrices are row-major and contiguous.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "core/base/positions.h"
+#include "core/base/trace.h"
+#include "data/base/rng.h"
+
+namespace attn {
+
+Mat matmul(const Mat& a, const Mat& b);     // (M, K) · (K, N) -> (M, N)
+Mat matmul_nt(const Mat& a, const Mat& b);  // (M, K) · (N, K)ᵀ -> (M, N)
+// c (M, N) = a (M, K) · b (K, N) on raw row-major buffers with leading dimensions; b is (N, K) and
+// used transposed when transpose_b. cblas_sgemm, or gemm_blocked in a build without BLAS (ATTN_NO_BLAS:
+// the WebAssembly build); nothing else in the core knows which.
+void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+          std::size_t m, std::size_t n, std::size_t k, bool transpose_b);
+// The portable product: plain loops over cache-sized blocks, float32 sums in increasing k (so a
+// different rounding from OpenBLAS's: compare with a tolerance). Every build compiles it; the tests
+// check it against gemm.
+void gemm_blocked(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+          std::size_t m, std::size_t n, std::size_t k, bool transpose_b);
+Mat linear(const Mat& x, const Mat& w, const Mat* b);  // (N, in) · (in, out) + (1, out) -> (N, out)
+Mat columns(const Mat& m, std::size_t first, std::size_t count);  // m[:, first:first+count]
+Mat concat_columns(const std::vector<const Mat*>& parts);       // side by side
+
+// Which keys a query sees, without a (T, S) matrix: row i's visible keys lie in [lo, hi), and
+// within that range the user's mask, if any, may hide more.
+struct MaskSpec {
+    bool causal = false;                // j <= i (top-left aligned when T != S, as PyTorch)
+    std::int64_t shift = 0;             // query row i stands at key position i + shift (bottom-right: S - T)
+    std::optional<std::size_t> window;  // |i - j| <= W; with causal, i - W <= j <= i
+    const Mask* user = nullptr;         // (T, S) 1 = visible
+    const Mask* cached = nullptr;       // (T, S) this spec already materialised (heads share it)
+
+    void range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t& hi) const;
+    // Flash's tiles of (bq, bk) over (t, s) that the kind's own mask leaves a visible key in: what the
+    // kernel visits and records (a user mask may hide more). Blocks are at most (t, s).
+    std::size_t visited_tiles(std::size_t t, std::size_t s, std::size_t bq, std::size_t bk) const;
+    Mask materialize(std::size_t t, std::size_t s) const;  // (T, S) for the trace
+};
+
+// context (T, D) = w (T, S) · v (S, D) where w is 0 wherever `mask` hides a key: per block of rows,
+// only the key columns some row of the block sees take part (half the work for a causal mask).
+Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask);
+
+// Rows [row0, row0 + n) of scale * scores (n, S) -> weights (n, S), softmax over each row's visible
+// keys, exactly 0 where hidden (scores and weights may be the same buffer). The row max is
+// subtracted first, so scores up to ±1e30 stay finite. A row with no visible key is all 0 and its
+// global index is appended to empty_rows. Throws attn::Error when a score is NaN or +inf (float32
+// overflow of q·k). Runs on both cores for large blocks. With a bias (ALiBi), the softmax is of
+// scale * scores + bias(i, j), the bias added in the same vectorised pass.
+void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s,
+                  float scale, const MaskSpec& mask, std::vector<std::size_t>& empty_rows,
+                  const LinearBias* bias = nullptr);
+
+// Inverted dropout: each weight kept with probability 1 - p (one draw per cell, row-major) and
+// scaled by 1 / (1 - p); dropped cells are 0.
+Mat dropout(const Mat& weights, float p, TorchGenerator& gen);
+void dropout_rows(float* weights, std::size_t count, float p, TorchGenerator& gen);  // in place
+
+// Vectorised (xsimd) row kernels, in a fixed order of operations on every run:
+float row_max(const float* x, std::size_t n);           // max of x[0:n], -inf when n = 0
+float exp_shift_sum(float* p, std::size_t n, float m);  // p = exp(p - m) in place; returns the sum
+
+// Splits [0, n) into chunks run on both cores when the work is large enough.
+void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t, std::size_t)>& fn);
+
+float max_abs_diff(const Mat& a, const Mat& b);
+
+// Throws attn's runtime error naming the stage when m holds an infinite or NaN value:
+// "the queries (x W_query) overflow float32 at row 0, column 3 (...)".
+void check_finite(const Mat& m, const std::string& stage);
+
+}  // namespace attn

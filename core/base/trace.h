@@ -1,0 +1,135 @@
+// The record of one attention run: every stage a renderer may show.
+//
+// Letters used in shape comments throughout attn:
+//   T = query positions (tokens of the sentence)
+//   S = key/value positions (tokens of the source; S = T for self-attention kinds)
+//   H = query heads, G = key/value heads (G = H for MHA, 1 for MQA)
+//   D = widths: d_in (embedding), d_out (projection), d_k (per-head query/key), d_v (per-head value)
+//
+// Matrices are row-major xt::xtensor<float, 2>; parameters are stored in x @ W orientation
+// (PyTorch's nn.Linear weight transposed). The JSON trace (docs/trace-format.md) is this struct.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "core/base/settings.h"
+#include "data/inputs/inputs.h"
+#include "data/inputs/params.h"
+#include "data/base/tensor.h"
+
+namespace attn {
+
+// One head's stages.
+struct HeadTrace {
+    std::size_t head = 0;
+    std::size_t kv_head = 0;
+    Mat queries;          // (T, d_k) rotated by position with --pos rope
+    Mat keys;             // (S, d_k) rotated by position with --pos rope
+    Mat queries_unrotated;  // (T, d_k) only with --pos rope: before the rotation
+    Mat keys_unrotated;     // (S, d_k) only with --pos rope
+    Mat bias;             // (T, S) only with --pos alibi: m_h (j - i), added to scale * scores
+    Mat values;           // (S, d_v)
+    Mat scores;           // (T, S) raw scores, before scaling and masking
+    float scale = 1.0f;   // applied to scores before the softmax
+    Mask mask;            // (T, S) 1 = visible
+    Mat weights;          // (T, S) softmax over visible keys; exactly 0 where hidden; empty rows all 0
+    Mat zeroed;           // (T, S) only with --renorm: softmax over every key, hidden ones zeroed, before
+                          // each row is divided by its sum (the chapter's first method)
+    Mat dropped_weights;  // (T, S) only when dropout > 0
+    Mat context;          // (T, d_v)
+};
+
+// One (query block, key block) step of the tiled online softmax (kind "flash").
+struct Tile {
+    std::size_t head = 0;
+    std::size_t q_block = 0, k_block = 0;
+    std::size_t q_begin = 0, q_end = 0;   // query rows [q_begin, q_end)
+    std::size_t k_begin = 0, k_end = 0;   // key columns [k_begin, k_end)
+    std::vector<float> row_max;           // running max m after this tile, one per query row
+    std::vector<float> row_sum;           // running sum l after this tile, one per query row
+};
+
+// A named scalar the run measured, shown by the terminal view and stored in the JSON
+// (for example the largest difference of flash from the unblocked computation).
+struct Diagnostic {
+    std::string name;
+    double value = 0.0;
+};
+
+// One layer's heads: a seeded kind's only layer (number 0) or one transformer block of a model.
+struct LayerTrace {
+    std::size_t layer = 0;         // the layer's own number (kept when --keep-layers drops others)
+    std::vector<HeadTrace> heads;  // (H); model heads keep scores, scale, mask, weights (queries/keys/values/context may be empty)
+};
+
+// One attention set: the queries of one sequence over the keys of one sequence, layer by layer.
+// A seeded kind is one set with one layer; a decoder model one set ("self") with a layer per kept block;
+// an encoder-decoder model would be three (encoder self, decoder self, cross). Every renderer reads this.
+struct AttentionSet {
+    std::string name;                       // "self" (queries and keys from the sentence) | "cross" (keys from the source)
+    std::vector<std::string> query_tokens;  // (T)
+    std::vector<std::string> key_tokens;    // (S)
+    std::vector<LayerTrace> layers;         // (L) in order
+    bool model_layers = false;              // the layers are a model's blocks (views name them "layer N");
+                                            // false: a seeded kind's one layer
+};
+
+struct Prediction {
+    std::int64_t id = 0;
+    std::string token;  // the token's text (decoded bytes, UTF-8; invalid bytes as U+FFFD)
+    float p = 0.0f;
+};
+
+struct ModelInfo {
+    std::string type;   // "gpt2"
+    std::string dtype;  // stored dtype: "F32" | "F16" | "BF16"
+    std::size_t n_layer = 0, n_head = 0, n_embd = 0, n_positions = 0, vocab_size = 0;
+    std::uint64_t n_params = 0;
+    double layer_norm_epsilon = 1e-5;
+};
+
+struct Trace {
+    std::string kind;
+    Settings config;  // the settings the run used (resolved)
+    std::vector<std::string> tokens;         // (T)
+    std::vector<std::string> source_tokens;  // (S)
+    bool has_source = false;                 // source differs from the sentence
+    Mat x;                                   // (T, d_in)
+    Mat source_x;                            // (S, d_in) only when has_source
+    Mat positions;                           // (T, d_in) only with --pos sinusoidal: added to x
+    Mat source_positions;                    // (S, d_src) only with --pos sinusoidal and a source
+    std::vector<Param> params;               // in PyTorch construction order
+    std::vector<AttentionSet> sets;          // every attention the run computed (one set for every kind and model today)
+    Mat output;                              // (T, d_out)
+    std::vector<Tile> tiles;                 // flash only
+    std::vector<std::size_t> empty_rows;     // query rows with every key hidden (weights and context 0)
+    std::vector<Diagnostic> diagnostics;
+    std::optional<ModelInfo> model;  // model runs only
+    std::vector<std::int64_t> token_ids;  // (T) model runs
+    std::vector<Mat> layer_mean;  // (L) (T, T) mean over a layer's heads
+    std::vector<Mat> rollout;  // (L) (T, T) attention rollout through layer l
+    std::vector<std::vector<Prediction>> predictions;  // (T) top 5 next tokens
+
+    // The first set's layers, and the heads of its first layer (all of a seeded run's heads).
+    // Precondition: the set and layer exist (every run makes them before filling them).
+    std::vector<LayerTrace>& layers() { return sets.at(0).layers; }
+    const std::vector<LayerTrace>& layers() const { return sets.at(0).layers; }
+    std::vector<HeadTrace>& heads() { return layers().at(0).heads; }
+    const std::vector<HeadTrace>& heads() const { return layers().at(0).heads; }
+
+    const Param* param(const std::string& name) const {
+        for (const auto& p : params)
+            if (p.name == name) return &p;
+        return nullptr;
+    }
+};
+
+}  // namespace attn

@@ -1,0 +1,83 @@
+// One forward pass for every family of data/checkpoint/model_family.h, in float32, recording every layer's and
+// head's attention. The family's recipe picks the blocks; the attention itself is attend_head
+// (core/base/head.h, the function the seeded kinds run per head), the rotary positions are rope_rotate
+// (core/base/positions.h, `--pos rope --rope-style half`), and query head h reads key/value head
+// kv_head_of(h, H, G) as the `gqa` kind does.
+//
+//   x = E[ids] (+ P[0..T) with learned positions)                        (T, C)
+//   per layer l:
+//     a = norm_1(x)                                                     (T, C)   LayerNorm | RMSNorm
+//     q, k, v = a·W_qkv + b (fused Conv1D) | a·W_qᵀ, a·W_kᵀ, a·W_vᵀ (+ b)  (T, H·d), (T, G·d), (T, G·d)
+//     head h, g = kv_head_of(h): q_h, k_g rotated by position (rotary); attend_head with the causal
+//       mask (and a sliding window), scale 1/√d (GPT-2: or 1, and / (l + 1) as its config says)
+//     x += concat(contexts)·W_o (+ b)                                  (T, C)
+//     x += mlp(norm_2(x)): proj(gelu(fc·)) | down(silu(gate·) ⊙ up·)   (T, C)
+//   logits = norm_f(x)·W_headᵀ                                           (T, V)
+// Aggregates: layer_mean[l] = mean over heads of weights (T, T); rollout (Abnar & Zuidema 2020):
+// Ã_l = 0.5·layer_mean[l] + 0.5·I, rows renormalised, rollout[l] = Ã_l · rollout[l-1] (rollout[0] = Ã_0).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/kinds/decode.h"
+#include "core/base/trace.h"
+#include "data/text/bpe_tokenizer.h"
+#include "data/checkpoint/model_checkpoint.h"
+
+namespace attn {
+
+// Seconds per stage of a model run (attn bench --model).
+struct ModelTiming {
+    double embed = 0, layer_norm = 0, qkv = 0, attention = 0, attn_proj = 0, mlp = 0, logits = 0, predictions = 0;
+};
+
+struct ModelRunOptions {
+    std::vector<bool> keep_layers;  // (L) layers whose heads the trace keeps; empty = every layer
+    std::size_t top_k = 5;          // predictions per position
+    // Predictions after the last position only (t.predictions then holds 1 row, not T): the terminal
+    // shows only those; the JSON trace, the page and decode --model need every position's.
+    bool predict_last_only = false;
+    ModelTiming* timing = nullptr;
+    std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
+};
+
+// Runs the model on token ids (1 <= T <= n_positions, each < vocab_size; the caller checks).
+Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+                const ModelRunOptions& opt);
+
+// A layer's key/value cache: the keys (rotated at their positions) and values of every row seen so far.
+struct LayerCache {
+    std::vector<float> k, v;  // (S, G·d) each
+    std::size_t rows = 0;     // S
+};
+
+// attn decode --model: the tokens fed one at a time through every layer's cache, each step's one query
+// over the keys cached so far (the layer function the full pass runs, with n = 1 row at position t).
+// The steps record layer `layer`'s heads (every head, or only `head`) and the step's top prediction;
+// cache bytes count the checkpoint's dtype (layers × G × head_dim × 2 × dtype bytes per token), and the
+// variants the same with G = H, a G between and G = 1. max_abs_diff compares every layer's and head's
+// step rows with the full pass's rows (not only the recorded ones).
+struct ModelDecodeOptions {
+    std::size_t layer = 0;            // < n_layer (the caller checks)
+    std::optional<std::size_t> head;  // < n_head; none: every head of the layer
+};
+DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+                             const ModelDecodeOptions& opt = {});
+
+// The rotary frequencies θ_i (d/2 of them) for a text of T tokens, rope_scaling applied as Hugging
+// Face's modeling_rope_utils computes it.
+std::vector<double> model_inv_freq(const ModelConfig& c, std::size_t T);
+
+// The aggregates on their own (tests compare them with a plain computation).
+Mat head_mean(const std::vector<HeadTrace>& heads);  // (T, T)
+std::vector<Mat> attention_rollout(const std::vector<Mat>& layer_means);  // (L) (T, T)
+
+// Bytes a run holds at its peak beyond the weights (activations, logits, the kept (T, T) matrices).
+double model_run_bytes(const ModelConfig& c, std::size_t t, std::size_t kept_layers);
+
+}  // namespace attn

@@ -1,0 +1,240 @@
+#include "data/checkpoint/model_checkpoint.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "data/base/error.h"
+#include "data/base/files.h"
+
+namespace attn {
+namespace {
+
+// A file of the model folder that is there but is not a regular file (a folder, a pipe, a device such
+// as /dev/zero, a link that loops or dangles): an error saying so. Nothing when it is a file or absent.
+void refuse_odd_file(const std::string& path, const std::string& hint) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        const int err = errno;
+        struct stat link {};
+        if (err == ENOENT && ::lstat(path.c_str(), &link) != 0) return;  // absent: the caller says so
+        input_error("cannot read '" + path + "': " + std::strerror(err), hint);
+    }
+    if (S_ISREG(st.st_mode)) return;
+    const char* what = S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a pipe (FIFO)"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket"
+                                                                                                    : "not a regular file";
+    input_error("'" + path + "' is " + what + ", not a file", hint);
+}
+
+bool is_file(const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string shape_text(const std::vector<std::size_t>& s) {
+    std::string t;
+    for (auto d : s) t += (t.empty() ? "" : ", ") + std::to_string(d);
+    return "(" + t + ")";
+}
+
+struct Loader {
+    ModelCheckpoint& m;
+    std::string prefix;
+    std::string where;  // the file errors name for a missing tensor (the index when sharded)
+    std::string first_dtype_tensor;
+
+    // The tensor `name` as a (rows, cols) float32 matrix; its stored shape must be `want`.
+    Weight get(const std::string& name, const std::vector<std::size_t>& want, const char* field_hint = nullptr) {
+        const auto [file, t] = m.files.find(name);
+        if (t == nullptr)
+            input_error(where + ": tensor '" + name + "' is missing",
+                        std::string("is this a ") + m.family->title + " checkpoint saved by Hugging Face tools? (expected names like " +
+                            prefix + m.family->tensor_name(m.family->has(Role::qkv_w) ? Role::qkv_w : Role::q_w) + ")");
+        if (t->shape != want)
+            input_error(file->path() + ": tensor '" + name + "' has shape " + shape_text(t->shape) + " but config.json gives " +
+                            shape_text(want) + (field_hint ? std::string(" (") + field_hint + ")" : std::string()),
+                        "the weights do not belong to this config.json: download both from the same model");
+        Weight w;
+        w.rows = want.size() == 2 ? want[0] : 1;
+        w.cols = want.back();
+        w.data = file->mapped_float(*t);
+        if (w.data == nullptr) {
+            m.widened.emplace_back(t->count());
+            file->read_float(*t, m.widened.back().data());
+            file->release(*t);  // the stored F16/BF16 bytes are not needed any more
+            w.data = m.widened.back().data();
+        }
+        // one dtype for every tensor attn reads (Hugging Face loads a checkpoint in one torch_dtype)
+        if (m.dtype.empty()) m.dtype = t->dtype, first_dtype_tensor = name;
+        else if (t->dtype != m.dtype)
+            input_error(file->path() + ": tensor '" + name + "' is " + t->dtype + " but '" + first_dtype_tensor + "' is " + m.dtype,
+                        "the checkpoint mixes dtypes: save every tensor in one dtype (F32, F16 or BF16)");
+        m.n_params += t->count();
+        return w;
+    }
+};
+
+// Names the config field behind a role's shape, for the shape error.
+const char* field_of(Role r, const Family& f) {
+    if (r == Role::up_w || r == Role::up_b || r == Role::down_w || r == Role::gate_w)
+        return f.id == FamilyId::gpt2 ? "n_inner, or 4 · n_embd when n_inner is null" : "intermediate_size";
+    if (r == Role::q_w || r == Role::k_w || r == Role::v_w || r == Role::o_w || r == Role::q_b || r == Role::k_b || r == Role::v_b)
+        return "num_attention_heads, num_key_value_heads and head_dim";
+    return nullptr;
+}
+
+}  // namespace
+
+std::pair<const SafetensorsFile*, const SafeTensor*> TensorFiles::find(const std::string& name) const {
+    for (const auto& f : files)
+        if (const SafeTensor* t = f.find(name)) return {&f, t};
+    return {nullptr, nullptr};
+}
+
+std::uint64_t TensorFiles::mapped_bytes() const {
+    std::uint64_t n = 0;
+    for (const auto& f : files) n += f.size();
+    return n;
+}
+
+std::uint64_t TensorFiles::widened_bytes() const {
+    std::uint64_t n = 0;
+    for (const auto& f : files)
+        for (const auto& t : f.header().tensors)
+            if (t.dtype != "F32") n += 4ull * t.count();
+    return n;
+}
+
+ParsedConfig read_model_config(const std::string& dir) {
+    // the files: config.json and model.safetensors or its index (never a pickle)
+    const std::string config = dir + "/config.json";
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        input_error("model folder '" + dir + "' does not exist", "give a folder holding config.json, model.safetensors, vocab.json and merges.txt");
+    refuse_odd_file(config, "put the model's config.json file there");
+    refuse_odd_file(dir + "/model.safetensors", "put the model's model.safetensors file there");
+    if (!is_file(config))
+        input_error("no config.json in '" + dir + "'", "download the model's config.json into the folder");
+    if (!is_file(dir + "/model.safetensors") && !is_file(dir + "/model.safetensors.index.json")) {
+        if (is_file(dir + "/pytorch_model.bin") || is_file(dir + "/pytorch_model.bin.index.json"))
+            input_error("'" + dir + "' has only pytorch_model.bin, which attn never opens (a pickle can run code)",
+                        "convert it to model.safetensors (Hugging Face's safetensors convert tool), or download model.safetensors");
+        input_error("no model.safetensors in '" + dir + "'", "download the model's model.safetensors into the folder");
+    }
+    return parse_model_config(read_file(config, "config file"), config);
+}
+
+TensorFiles tensor_files_from_index(const std::string& text, const std::string& name, const ShardOpener& open) {
+    const std::string hint = "the index and its shards belong together: download every model-*.safetensors the index names";
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+            if (depth > 4) input_error(name + ": nests deeper than an index does", hint);
+            return true;
+        });
+    } catch (const nlohmann::json::exception&) {
+        input_error(name + ": not JSON", hint);
+    }
+    if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+        input_error(name + ": no \"weight_map\" object of tensor -> shard file", hint);
+    // 1. the shards: plain file names in the folder, each present
+    std::map<std::string, std::vector<std::string>> by_shard;  // shard -> the tensors the index puts there
+    for (const auto& [tensor, file] : j["weight_map"].items()) {
+        if (!file.is_string()) input_error(name + ": the shard of tensor '" + excerpt(tensor, 80) + "' is not a file name", hint);
+        const std::string f = file.get<std::string>();
+        if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos || f == "." || f == "..")
+            input_error(name + ": shard '" + excerpt(f, 80) + "' is not a file name in the folder", hint);
+        by_shard[f].push_back(tensor);
+    }
+    if (by_shard.empty()) input_error(name + ": the weight_map is empty", hint);
+    if (by_shard.size() > 4096) input_error(name + ": names more than 4096 shards", hint);
+    TensorFiles out;
+    out.sharded = true;
+    for (const auto& [f, tensors] : by_shard) {
+        std::optional<SafetensorsFile> shard = open(f);
+        if (!shard) input_error(name + ": names shard '" + excerpt(f, 256) + "', which is missing from the folder", hint);
+        out.files.push_back(std::move(*shard));
+    }
+    // 2. each tensor in one shard only, and where the index says
+    std::map<std::string, std::string> home;
+    for (const auto& f : out.files)
+        for (const auto& t : f.header().tensors) {
+            const auto [it, fresh] = home.emplace(t.name, f.path());
+            if (!fresh) input_error(name + ": tensor '" + excerpt(t.name, 256) + "' is in two shards, " + excerpt(it->second, 256) + " and " +
+                                        excerpt(f.path(), 256), hint);
+        }
+    std::size_t i = 0;
+    for (const auto& [f, tensors] : by_shard) {
+        for (const auto& t : tensors)
+            if (out.files[i].find(t) == nullptr)
+                input_error(name + ": puts tensor '" + excerpt(t, 80) + "' in " + excerpt(f, 256) + ", which does not hold it", hint);
+        ++i;
+    }
+    return out;
+}
+
+TensorFiles open_tensor_files(const std::string& dir, bool populate) {
+    const std::string single = dir + "/model.safetensors", index = dir + "/model.safetensors.index.json";
+    if (is_file(single)) {
+        TensorFiles out;
+        out.files.push_back(SafetensorsFile::open(single, populate));
+        return out;
+    }
+    return tensor_files_from_index(read_file(index, "index file"), index, [&](const std::string& f) {
+        const std::string path = dir + "/" + f;
+        return is_file(path) ? std::optional<SafetensorsFile>(SafetensorsFile::open(path, populate)) : std::nullopt;
+    });
+}
+
+std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
+    // 1. the config and the files
+    auto m = std::make_unique<ModelCheckpoint>();
+    const ParsedConfig p = read_model_config(dir);
+    m->family = p.family, m->config = p.config;
+    m->files = open_tensor_files(dir, true);
+    const Family& f = *m->family;
+    const ModelConfig& c = m->config;
+    // 2. the names' optional prefix
+    const std::string embed = f.tensor_name(Role::embed);
+    Loader l{*m, "", m->files.sharded ? dir + "/model.safetensors.index.json" : m->files.files[0].path(), ""};
+    if (*f.prefix && m->files.find(embed).second == nullptr && m->files.find(f.prefix + embed).second != nullptr) l.prefix = f.prefix;
+    auto load = [&](Role r, std::size_t layer) {
+        const std::vector<std::size_t> shape = role_shape(f, c, r);
+        return shape.empty() ? Weight{} : l.get(l.prefix + f.tensor_name(r, layer), shape, field_of(r, f));
+    };
+    // 3. every tensor, shape checked against the config, as float32, in the file's order of roles
+    for (Role r : {Role::embed, Role::positions}) m->globals[static_cast<std::size_t>(r)] = load(r, 0);
+    for (std::size_t i = 0; i < c.n_layer; ++i) {
+        LayerWeights w{};
+        for (std::size_t r = 0; r < kRoleCount; ++r)
+            if (role_per_layer(static_cast<Role>(r))) w[r] = load(static_cast<Role>(r), i);
+        m->layers.push_back(w);
+    }
+    for (Role r : {Role::final_norm_w, Role::final_norm_b}) m->globals[static_cast<std::size_t>(r)] = load(r, 0);
+    // 4. the output head: tied to the embedding (as Hugging Face ties them: one tensor, a stored
+    //    lm_head.weight is not used), or its own lm_head.weight (never prefixed)
+    const std::string head = f.tensor_name(Role::lm_head);
+    if (c.tie_word_embeddings) {
+        m->globals[static_cast<std::size_t>(Role::lm_head)] = (*m)[Role::embed];
+    } else {
+        if (m->files.find(head).second == nullptr)
+            input_error(l.where + ": tie_word_embeddings is false but there is no tensor '" + head + "'",
+                        "Hugging Face would run a randomly initialised output head: use the checkpoint's own files, or set "
+                        "tie_word_embeddings to true if the head is the embedding");
+        const std::string saved = l.prefix;
+        l.prefix = "";
+        m->globals[static_cast<std::size_t>(Role::lm_head)] = l.get(head, role_shape(f, c, Role::lm_head));
+        l.prefix = saved;
+    }
+    return m;
+}
+
+}  // namespace attn

@@ -1,0 +1,72 @@
+// A checkpoint of any family in data/checkpoint/model_family.h from a Hugging Face model folder:
+// config.json + model.safetensors, or model.safetensors.index.json + its shards.
+//
+// Every tensor is found through its role's name (the family's table; GPT-2's may carry the
+// "transformer." prefix), and its shape is checked against the config before a value is read. A sharded
+// folder's index must name only shards that exist, each tensor in one shard only, and the tensors attn
+// reads share one dtype. A folder with only pytorch_model.bin is refused: a pickle can run code, so attn
+// never opens one.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/checkpoint/model_family.h"
+#include "data/checkpoint/safetensors.h"
+
+namespace attn {
+
+// A float32 matrix (rows, cols), row-major and contiguous, owned by the checkpoint (mapped F32 or
+// widened F16/BF16). A vector is (1, n). data == nullptr: the role is absent.
+struct Weight {
+    const float* data = nullptr;
+    std::size_t rows = 0, cols = 0;
+};
+
+// The safetensors files of one folder: one, or the shards an index names.
+struct TensorFiles {
+    std::vector<SafetensorsFile> files;
+    bool sharded = false;
+    // The tensor called `name` and its file, or {nullptr, nullptr}.
+    std::pair<const SafetensorsFile*, const SafeTensor*> find(const std::string& name) const;
+    std::uint64_t mapped_bytes() const;   // the files' sizes
+    std::uint64_t widened_bytes() const;  // float32 copies of every F16/BF16 tensor
+};
+
+using LayerWeights = std::array<Weight, kRoleCount>;  // the per-layer roles
+
+struct ModelCheckpoint {
+    const Family* family = nullptr;
+    ModelConfig config;
+    std::string dtype;           // the stored dtype of the weights: "F32" | "F16" | "BF16"
+    std::uint64_t n_params = 0;  // distinct parameters (a tied lm_head counts once)
+    std::array<Weight, kRoleCount> globals;  // embed, positions, final norm, lm_head (the embedding when tied)
+    std::vector<LayerWeights> layers;        // (L)
+
+    TensorFiles files;                         // the mappings the F32 weights point into
+    std::vector<std::vector<float>> widened;   // F16/BF16 (or unaligned F32) weights as float32
+
+    const Weight& operator[](Role r) const { return globals[static_cast<std::size_t>(r)]; }
+};
+
+// Checks that DIR holds config.json and model.safetensors or model.safetensors.index.json (refusing a
+// folder with only pytorch_model.bin) and parses the config.
+ParsedConfig read_model_config(const std::string& dir);
+
+// The folder's safetensors files, headers checked; with populate every page is read in at once.
+TensorFiles open_tensor_files(const std::string& dir, bool populate = true);
+// Opens a shard by its file name in the folder (headers checked), or nothing when there is no such file.
+using ShardOpener = std::function<std::optional<SafetensorsFile>(const std::string& file)>;
+// The same from an index's text (the fuzzer and tests call this with shards held in memory).
+TensorFiles tensor_files_from_index(const std::string& index_text, const std::string& index_name, const ShardOpener& open);
+
+// Reads the config and every tensor the family's recipe needs. One-line errors (exit 1) with hints.
+std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir);
+
+}  // namespace attn

@@ -1,0 +1,340 @@
+#include "data/checkpoint/model_family.h"
+
+#include <cmath>
+#include <set>
+
+#include "data/base/error.h"
+
+namespace attn {
+namespace {
+
+[[noreturn]] void bad(const std::string& name, const std::string& what, const std::string& hint = "use the config.json that came with the model") {
+    input_error(name + ": " + what, hint);
+}
+
+// A whole number in [lo, hi] from the first of `keys` present (Hugging Face's alias names first).
+std::optional<std::size_t> whole(const nlohmann::json& j, std::initializer_list<const char*> keys, std::size_t lo, std::size_t hi,
+                                 const std::string& name) {
+    for (const char* key : keys) {
+        if (!j.contains(key) || j[key].is_null()) continue;
+        const auto& v = j[key];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < static_cast<std::int64_t>(lo) ||
+            v.get<std::int64_t>() > static_cast<std::int64_t>(hi))
+            bad(name, "\"" + std::string(key) + "\" is not a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+        return static_cast<std::size_t>(v.get<std::int64_t>());
+    }
+    return std::nullopt;
+}
+
+std::size_t required(const nlohmann::json& j, std::initializer_list<const char*> keys, std::size_t lo, std::size_t hi,
+                     const std::string& name, const char* hint) {
+    if (const auto v = whole(j, keys, lo, hi, name)) return *v;
+    bad(name, "\"" + std::string(*(keys.end() - 1)) + "\" is missing", hint);
+}
+
+// A number in (lo, hi); `range` says so in words ("between 0 and 1").
+std::optional<double> number(const nlohmann::json& j, const char* key, double lo, double hi, const char* range,
+                             const std::string& name) {
+    if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+    const auto& v = j[key];
+    if (!v.is_number() || !(v.get<double>() > lo) || !(v.get<double>() < hi))
+        bad(name, std::string(key) + " is not a number " + range);
+    return v.get<double>();
+}
+
+std::optional<bool> flag(const nlohmann::json& j, const char* key, const std::string& name) {
+    if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+    if (!j[key].is_boolean()) bad(name, std::string(key) + " is not true or false");
+    return j[key].get<bool>();
+}
+
+// Every field is either read by the parser (`read`), known not to change a number (`harmless`), or
+// refused by name: a field attn does not know could change the model (quantization_config, ...).
+void check_fields(const nlohmann::json& j, const std::string& name, const std::set<std::string>& read,
+                  const std::set<std::string>& harmless) {
+    static const std::set<std::string> common = {
+        "model_type", "architectures", "_name_or_path", "transformers_version", "torch_dtype", "use_cache",
+        "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id", "decoder_start_token_id", "initializer_range",
+        "id2label", "label2id", "_num_labels", "num_labels", "task_specific_params", "output_attentions",
+        "output_hidden_states", "return_dict", "tokenizer_class", "prefix", "is_decoder", "is_encoder_decoder",
+        "problem_type", "finetuning_task", "_attn_implementation", "attn_implementation", "gradient_checkpointing",
+        "output_past", "use_return_dict", "torchscript", "max_length", "min_length", "do_sample", "early_stopping",
+        "num_beams", "temperature", "top_k", "top_p", "repetition_penalty", "length_penalty", "no_repeat_ngram_size",
+        "bad_words_ids", "num_return_sequences", "chunk_size_feed_forward", "tie_encoder_decoder", "pruned_heads"};
+    for (const auto& [key, value] : j.items()) {
+        if (read.count(key) || harmless.count(key) || common.count(key)) continue;
+        bad(name, "field \"" + excerpt(key, 60) + "\" is not one attn reads, and it may change the numbers",
+            "attn computes every field as Hugging Face does or refuses it: remove the field only if the model does not use it");
+    }
+}
+
+void parse_gpt2(const nlohmann::json& j, const std::string& name, ModelConfig& c) {
+    const char* hint = "a GPT-2 config.json names n_layer, n_head, n_embd, n_positions and vocab_size";
+    check_fields(j, name,
+                 {"n_layer", "num_hidden_layers", "n_head", "num_attention_heads", "n_embd", "hidden_size", "n_positions",
+                  "max_position_embeddings", "vocab_size", "layer_norm_epsilon", "activation_function", "n_inner",
+                  "scale_attn_weights", "scale_attn_by_inverse_layer_idx", "tie_word_embeddings", "add_cross_attention"},
+                 {"n_ctx", "attn_pdrop", "embd_pdrop", "resid_pdrop", "summary_type", "summary_use_proj",
+                  "summary_activation", "summary_proj_to_labels", "summary_first_dropout", "reorder_and_upcast_attn"});
+    if (j.contains("activation_function")) {
+        const auto& a = j["activation_function"];
+        if (a == "gelu_new" || a == "gelu_pytorch_tanh") c.mlp = MlpKind::gelu_tanh;
+        else if (a == "gelu") c.mlp = MlpKind::gelu_erf;
+        else
+            bad(name, "activation_function is not a GELU attn runs (gelu_new, gelu_pytorch_tanh, gelu)", "attn runs GPT-2's own architecture");
+    }
+    if (flag(j, "add_cross_attention", name).value_or(false))
+        bad(name, "add_cross_attention is true: attn runs GPT-2 as a decoder on its own", "use a plain GPT-2 language model");
+    // Hugging Face's names (GPT2Config.attribute_map) win over GPT-2's own when both are given.
+    c.n_layer = required(j, {"num_hidden_layers", "n_layer"}, 1, 1024, name, hint);
+    c.n_head = required(j, {"num_attention_heads", "n_head"}, 1, 1024, name, hint);
+    c.n_embd = required(j, {"hidden_size", "n_embd"}, 1, 65536, name, hint);
+    c.n_positions = required(j, {"max_position_embeddings", "n_positions"}, 1, 1 << 20, name, hint);
+    c.vocab_size = required(j, {"vocab_size"}, 1, 1 << 24, name, hint);
+    c.n_inner = whole(j, {"n_inner"}, 1, 1 << 20, name).value_or(4 * c.n_embd);
+    if (const auto e = number(j, "layer_norm_epsilon", 0.0, 1.0, "between 0 and 1", name)) c.norm_eps = *e;
+    c.scale_attn_weights = flag(j, "scale_attn_weights", name).value_or(true);
+    c.scale_attn_by_inverse_layer_idx = flag(j, "scale_attn_by_inverse_layer_idx", name).value_or(false);
+    c.tie_word_embeddings = flag(j, "tie_word_embeddings", name).value_or(true);
+    if (c.n_embd % c.n_head != 0)
+        bad(name, "n_head " + std::to_string(c.n_head) + " does not divide n_embd " + std::to_string(c.n_embd),
+            "each head takes n_embd / n_head channels: use the config.json that came with the model");
+    c.n_kv_head = c.n_head, c.head_dim = c.n_embd / c.n_head;
+    c.qkv_bias = c.o_bias = c.mlp_bias = true;
+}
+
+// rope_scaling: null, or {"rope_type" (or "type"): default | linear | dynamic | llama3, ...}.
+void parse_rope_scaling(const nlohmann::json& j, const std::string& name, ModelConfig& c) {
+    if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return;
+    const auto& r = j["rope_scaling"];
+    if (!r.is_object()) bad(name, "rope_scaling is not an object");
+    const auto& t = r.contains("rope_type") ? r["rope_type"] : r.contains("type") ? r["type"] : nlohmann::json();
+    const std::string type = t.is_string() ? t.get<std::string>() : "(none)";
+    auto factor = [&] {
+        if (!r.contains("factor") || !r["factor"].is_number() || !(r["factor"].get<double>() >= 1.0))
+            bad(name, "rope_scaling " + type + " needs a factor of at least 1");
+        return r["factor"].get<double>();
+    };
+    if (type == "default") return;
+    if (type == "linear") c.rope_scaling = RopeScaling::linear, c.rope_factor = factor();
+    else if (type == "dynamic") c.rope_scaling = RopeScaling::dynamic, c.rope_factor = factor();
+    else if (type == "llama3") {
+        c.rope_scaling = RopeScaling::llama3, c.rope_factor = factor();
+        auto num = [&](const char* key) {
+            if (!r.contains(key) || !r[key].is_number() || !(r[key].get<double>() > 0.0))
+                bad(name, std::string("rope_scaling llama3 needs a positive ") + key);
+            return r[key].get<double>();
+        };
+        c.rope_low_freq_factor = num("low_freq_factor"), c.rope_high_freq_factor = num("high_freq_factor");
+        c.rope_original_max_positions = static_cast<std::size_t>(num("original_max_position_embeddings"));
+        if (!(c.rope_high_freq_factor > c.rope_low_freq_factor))
+            bad(name, "rope_scaling llama3 needs high_freq_factor above low_freq_factor");
+    } else {
+        bad(name, "rope_scaling type '" + excerpt(type, 32) + "' is not supported",
+            "attn computes rope_scaling linear, dynamic and llama3 as Hugging Face does; other types would change the numbers");
+    }
+    for (const auto& [key, v] : r.items())
+        if (key != "rope_type" && key != "type" && key != "factor" && key != "low_freq_factor" && key != "high_freq_factor" &&
+            key != "original_max_position_embeddings")
+            bad(name, "rope_scaling field \"" + excerpt(key, 40) + "\" is not one attn reads", "attn computes linear, dynamic and llama3 scaling as Hugging Face does");
+}
+
+// Llama and the families that share its layout (Mistral, Qwen2): the differences are biases and windows.
+void parse_llama_like(const nlohmann::json& j, const std::string& name, ModelConfig& c, FamilyId id) {
+    const char* hint = "a Llama-family config.json names hidden_size, num_hidden_layers, num_attention_heads, "
+                       "intermediate_size, max_position_embeddings and vocab_size";
+    std::set<std::string> read = {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+                                  "intermediate_size", "max_position_embeddings", "vocab_size", "rms_norm_eps", "rope_theta",
+                                  "rope_scaling", "tie_word_embeddings", "hidden_act"};
+    // rope_interleaved (SmolLM2's configs): Hugging Face's modeling_llama reads it nowhere and always pairs
+    // by rotate_half; attn does the same.
+    const std::set<std::string> harmless = {"attention_dropout", "pretraining_tp", "max_window_layers", "mlp_only_layers",
+                                            "rope_interleaved", "is_llama_config", "transformers.js_config"};
+    if (id == FamilyId::llama) read.insert({"attention_bias", "mlp_bias"});
+    if (id == FamilyId::mistral || id == FamilyId::qwen2) read.insert("sliding_window");
+    if (id == FamilyId::qwen2) read.insert("use_sliding_window");
+    check_fields(j, name, read, harmless);
+    if (j.contains("hidden_act") && j["hidden_act"] != "silu")
+        bad(name, "hidden_act is not silu", "attn runs the SwiGLU MLP of Llama, Mistral and Qwen2 (silu)");
+    c.n_embd = required(j, {"hidden_size"}, 1, 65536, name, hint);
+    c.n_layer = required(j, {"num_hidden_layers"}, 1, 1024, name, hint);
+    c.n_head = required(j, {"num_attention_heads"}, 1, 1024, name, hint);
+    c.n_kv_head = whole(j, {"num_key_value_heads"}, 1, 1024, name).value_or(c.n_head);
+    c.n_inner = required(j, {"intermediate_size"}, 1, 1 << 20, name, hint);
+    c.n_positions = required(j, {"max_position_embeddings"}, 1, 1 << 24, name, hint);
+    c.vocab_size = required(j, {"vocab_size"}, 1, 1 << 24, name, hint);
+    c.norm_eps = number(j, "rms_norm_eps", 0.0, 1.0, "between 0 and 1", name).value_or(1e-6);
+    c.rope_theta = number(j, "rope_theta", 1.0, 1e12, "between 1 and 1e12", name).value_or(10000.0);
+    c.tie_word_embeddings = flag(j, "tie_word_embeddings", name).value_or(false);
+    if (c.n_head % c.n_kv_head != 0)
+        bad(name, "num_attention_heads " + std::to_string(c.n_head) + " is not divisible by num_key_value_heads " +
+                      std::to_string(c.n_kv_head),
+            "each key/value head serves H/G query heads: use the config.json that came with the model");
+    if (const auto d = whole(j, {"head_dim"}, 1, 65536, name)) c.head_dim = *d;
+    else if (c.n_embd % c.n_head != 0)
+        bad(name, "num_attention_heads " + std::to_string(c.n_head) + " does not divide hidden_size " + std::to_string(c.n_embd),
+            "give head_dim, or use the config.json that came with the model");
+    else c.head_dim = c.n_embd / c.n_head;
+    if (c.head_dim % 2 != 0) bad(name, "head_dim " + std::to_string(c.head_dim) + " is odd", "rotary positions rotate pairs of channels");
+    parse_rope_scaling(j, name, c);
+    if (id == FamilyId::llama) {
+        c.qkv_bias = c.o_bias = flag(j, "attention_bias", name).value_or(false);
+        if (flag(j, "mlp_bias", name).value_or(false))
+            bad(name, "mlp_bias is true, which attn does not run", "attn runs Llama's MLP without biases");
+    }
+    if (id == FamilyId::qwen2) {
+        c.qkv_bias = true;
+        if (flag(j, "use_sliding_window", name).value_or(false))
+            bad(name, "use_sliding_window is true, which attn does not run", "attn runs Qwen2 with full causal attention (use_sliding_window false)");
+    }
+    if (id == FamilyId::mistral) c.sliding_window = whole(j, {"sliding_window"}, 1, std::size_t(1) << 40, name);
+}
+
+void parse_llama(const nlohmann::json& j, const std::string& n, ModelConfig& c) { parse_llama_like(j, n, c, FamilyId::llama); }
+void parse_mistral(const nlohmann::json& j, const std::string& n, ModelConfig& c) { parse_llama_like(j, n, c, FamilyId::mistral); }
+void parse_qwen2(const nlohmann::json& j, const std::string& n, ModelConfig& c) { parse_llama_like(j, n, c, FamilyId::qwen2); }
+
+// Llama's names, shared by Mistral and Qwen2 (modeling_llama, modeling_mistral, modeling_qwen2).
+constexpr RoleNames kLlamaNames = {
+    "model.embed_tokens.weight", nullptr,
+    "model.layers.{L}.input_layernorm.weight", nullptr,
+    nullptr, nullptr,
+    "model.layers.{L}.self_attn.q_proj.weight", "model.layers.{L}.self_attn.q_proj.bias",
+    "model.layers.{L}.self_attn.k_proj.weight", "model.layers.{L}.self_attn.k_proj.bias",
+    "model.layers.{L}.self_attn.v_proj.weight", "model.layers.{L}.self_attn.v_proj.bias",
+    "model.layers.{L}.self_attn.o_proj.weight", "model.layers.{L}.self_attn.o_proj.bias",
+    "model.layers.{L}.post_attention_layernorm.weight", nullptr,
+    "model.layers.{L}.mlp.up_proj.weight", nullptr, "model.layers.{L}.mlp.gate_proj.weight",
+    "model.layers.{L}.mlp.down_proj.weight", nullptr,
+    "model.norm.weight", nullptr,
+    "lm_head.weight"};
+constexpr Recipe kLlamaRecipe = {NormKind::rms_norm, "rms_norm_eps", PosScheme::rotary, AttnLayout::separate_linear,
+                                 MlpKind::swiglu, false};
+
+constexpr std::array<Family, kFamilyCount> kFamilies = {{
+    {FamilyId::gpt2, "gpt2", "GPT-2", {"gpt2", nullptr, nullptr},
+     "GPT-2 small, medium, large, xl, DistilGPT-2 and their fine-tunes", "transformer.", parse_gpt2,
+     {"wte.weight", "wpe.weight",
+      "h.{L}.ln_1.weight", "h.{L}.ln_1.bias",
+      "h.{L}.attn.c_attn.weight", "h.{L}.attn.c_attn.bias",
+      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+      "h.{L}.attn.c_proj.weight", "h.{L}.attn.c_proj.bias",
+      "h.{L}.ln_2.weight", "h.{L}.ln_2.bias",
+      "h.{L}.mlp.c_fc.weight", "h.{L}.mlp.c_fc.bias", nullptr,
+      "h.{L}.mlp.c_proj.weight", "h.{L}.mlp.c_proj.bias",
+      "ln_f.weight", "ln_f.bias",
+      "lm_head.weight"},
+     {NormKind::layer_norm, "layer_norm_epsilon", PosScheme::learned, AttnLayout::fused_conv1d, MlpKind::gelu_tanh, true}},
+    {FamilyId::llama, "llama", "Llama", {"llama", "smollm", nullptr},
+     "Llama 2, Llama 3, TinyLlama, SmolLM and SmolLM2", "", parse_llama, kLlamaNames, kLlamaRecipe},
+    {FamilyId::mistral, "mistral", "Mistral", {"mistral", nullptr, nullptr},
+     "Mistral 7B and its fine-tunes (sliding-window attention)", "", parse_mistral, kLlamaNames, kLlamaRecipe},
+    {FamilyId::qwen2, "qwen2", "Qwen2", {"qwen2", nullptr, nullptr},
+     "Qwen2 and Qwen2.5 (q, k, v biases)", "", parse_qwen2, kLlamaNames, kLlamaRecipe},
+}};
+static_assert(kFamilies.size() == kFamilyCount, "one row per FamilyId");
+
+constexpr bool rows_in_order() {
+    for (std::size_t i = 0; i < kFamilyCount; ++i)
+        if (static_cast<std::size_t>(kFamilies[i].id) != i) return false;
+    return true;
+}
+static_assert(rows_in_order(), "the rows follow FamilyId's order");
+
+}  // namespace
+
+bool role_per_layer(Role r) {
+    return static_cast<std::size_t>(r) >= static_cast<std::size_t>(Role::norm1_w) &&
+           static_cast<std::size_t>(r) <= static_cast<std::size_t>(Role::down_b);
+}
+
+std::string Family::tensor_name(Role r, std::size_t layer) const {
+    std::string s = names[static_cast<std::size_t>(r)];
+    const auto at = s.find("{L}");
+    if (at != std::string::npos) s.replace(at, 3, std::to_string(layer));
+    return s;
+}
+
+const std::array<Family, kFamilyCount>& families() { return kFamilies; }
+const Family& family(FamilyId id) { return kFamilies.at(static_cast<std::size_t>(id)); }
+
+const Family* find_family_by_model_type(const std::string& model_type) {
+    for (const auto& f : kFamilies)
+        for (const char* t : f.model_types)
+            if (t != nullptr && model_type == t) return &f;
+    return nullptr;
+}
+
+std::string family_model_types() {
+    std::string s;
+    for (const auto& f : kFamilies)
+        for (const char* t : f.model_types)
+            if (t != nullptr) s += (s.empty() ? "" : ", ") + std::string(t);
+    return s;
+}
+
+ParsedConfig parse_model_config(const std::string& text, const std::string& name) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+            if (depth > 16) bad(name, "nests too deeply");
+            return true;
+        });
+    } catch (const nlohmann::json::exception&) {
+        bad(name, "not JSON");
+    }
+    if (!j.is_object()) bad(name, "not a JSON object");
+    const std::string type = j.contains("model_type") && j["model_type"].is_string() ? j["model_type"].get<std::string>() : "";
+    ParsedConfig p;
+    p.family = find_family_by_model_type(type);
+    if (p.family == nullptr)
+        bad(name, "model_type '" + (type.empty() ? std::string("(none)") : excerpt(type, 40)) + "' is not supported",
+            "attn runs model_type " + family_model_types() + " (attn models lists them)");
+    p.config.model_type = type;
+    p.config.mlp = p.family->recipe.mlp;
+    p.family->parse(j, name, p.config);
+    return p;
+}
+
+std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role r) {
+    if (!f.has(r)) return {};
+    const std::size_t C = c.n_embd, Hd = c.n_head * c.head_dim, Gd = c.n_kv_head * c.head_dim, I = c.n_inner;
+    const bool fused = f.recipe.attention == AttnLayout::fused_conv1d;
+    switch (r) {
+        case Role::embed: return {c.vocab_size, C};
+        case Role::positions: return {c.n_positions, C};
+        case Role::norm1_w: case Role::norm2_w: case Role::final_norm_w: return {C};
+        case Role::norm1_b: case Role::norm2_b: case Role::final_norm_b:
+            return f.recipe.norm_bias ? std::vector<std::size_t>{C} : std::vector<std::size_t>{};
+        case Role::qkv_w: return {C, 3 * C};
+        case Role::qkv_b: return c.qkv_bias ? std::vector<std::size_t>{3 * C} : std::vector<std::size_t>{};
+        case Role::q_w: return {Hd, C};
+        case Role::k_w: case Role::v_w: return {Gd, C};
+        case Role::q_b: return c.qkv_bias ? std::vector<std::size_t>{Hd} : std::vector<std::size_t>{};
+        case Role::k_b: case Role::v_b: return c.qkv_bias ? std::vector<std::size_t>{Gd} : std::vector<std::size_t>{};
+        case Role::o_w: return fused ? std::vector<std::size_t>{Hd, C} : std::vector<std::size_t>{C, Hd};
+        case Role::o_b: return c.o_bias ? std::vector<std::size_t>{C} : std::vector<std::size_t>{};
+        case Role::up_w: return fused ? std::vector<std::size_t>{C, I} : std::vector<std::size_t>{I, C};
+        case Role::gate_w: return {I, C};
+        case Role::up_b: return c.mlp_bias ? std::vector<std::size_t>{I} : std::vector<std::size_t>{};
+        case Role::down_w: return fused ? std::vector<std::size_t>{I, C} : std::vector<std::size_t>{C, I};
+        case Role::down_b: return c.mlp_bias ? std::vector<std::size_t>{C} : std::vector<std::size_t>{};
+        case Role::lm_head: return {c.vocab_size, C};
+        case Role::count: break;
+    }
+    return {};
+}
+
+std::string recipe_summary(const Family& f) {
+    const Recipe& r = f.recipe;
+    std::string s = r.norm == NormKind::layer_norm ? "LayerNorm" : "RMSNorm";
+    s += std::string(" (") + r.eps_key + ") · ";
+    s += r.positions == PosScheme::learned ? "learned positions" : r.positions == PosScheme::rotary ? "rotary positions (rope_theta, rotate_half; rope_scaling linear, dynamic, llama3)" : "no positions";
+    s += " · ";
+    s += r.attention == AttnLayout::fused_conv1d ? "fused q|k|v Conv1D (x·W)" : "q, k, v, o nn.Linear (x·Wᵀ), grouped-query heads (num_key_value_heads)";
+    s += " · ";
+    s += r.mlp == MlpKind::gelu_tanh ? "GELU (tanh) MLP" : r.mlp == MlpKind::gelu_erf ? "GELU (erf) MLP" : "SwiGLU MLP";
+    return s;
+}
+
+}  // namespace attn

@@ -1,0 +1,134 @@
+// The table of model families attn runs from Hugging Face folders: one typed row per family holding
+// every fact about it — its model_type names, its config.json parser, its tensors' names by role and
+// the recipe the one forward pass (core/model/model.cpp) follows: the norm, the positions, the attention
+// layout, the MLP, the output head. The loader (data/checkpoint/model_checkpoint.cpp) resolves names through the
+// roles and checks every shape against the parsed config.
+//
+// Adding a family: one FamilyId, one row in data/checkpoint/model_family.cpp (its constructor takes every column:
+// forgetting one does not compile, and a table shorter than FamilyId::count does not either), one config
+// parser, and a block function in core/model/model.cpp only if the recipe names something new.
+//
+// Letters: L layers, C width (hidden_size), H query heads, G key/value heads, d head_dim, I the MLP's
+// inner width, V vocabulary, P learned positions.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace attn {
+
+enum class FamilyId : std::size_t { gpt2, llama, mistral, qwen2, count };
+constexpr std::size_t kFamilyCount = static_cast<std::size_t>(FamilyId::count);
+
+// The recipe's columns.
+enum class NormKind { layer_norm, rms_norm };          // LayerNorm (weight, bias) | RMSNorm (weight)
+enum class PosScheme { learned, rotary, none };        // wpe added to x | q, k rotated (rotate_half) | nothing
+enum class AttnLayout { fused_conv1d, separate_linear };  // one (C, 3C) x·W | q, k, v, o (out, in) x·Wᵀ
+enum class MlpKind { gelu_tanh, gelu_erf, swiglu };    // fc, act, proj | down(silu(gate x) ⊙ up x)
+
+// Tensors by role. A family names the roles it has ({L} stands for the layer); shapes come from
+// role_shape() and the config.
+enum class Role : std::size_t {
+    embed, positions,                     // (V, C), (P, C)
+    norm1_w, norm1_b,                     // (C)
+    qkv_w, qkv_b,                         // fused: (C, 3C), (3C)
+    q_w, q_b, k_w, k_b, v_w, v_b,         // separate: (H·d, C), (H·d); (G·d, C), (G·d)
+    o_w, o_b,                             // fused (H·d, C) x·W; separate (C, H·d) x·Wᵀ; (C)
+    norm2_w, norm2_b,                     // (C)
+    up_w, up_b, gate_w,                   // fused (C, I) x·W; separate (I, C); (I)
+    down_w, down_b,                       // fused (I, C) x·W; separate (C, I); (C)
+    final_norm_w, final_norm_b,           // (C)
+    lm_head,                              // (V, C)
+    count
+};
+constexpr std::size_t kRoleCount = static_cast<std::size_t>(Role::count);
+bool role_per_layer(Role r);  // the roles between norm1_w and down_b
+
+struct Recipe {
+    NormKind norm;
+    const char* eps_key;  // the config field of the norms' eps
+    PosScheme positions;
+    AttnLayout attention;
+    MlpKind mlp;
+    bool norm_bias;       // LayerNorm's bias
+};
+
+// rope_scaling as Hugging Face computes it (modeling_rope_utils): none, linear (inv_freq / factor),
+// dynamic (NTK: the base grows with the sequence past max_position_embeddings), llama3 (wavelength bands).
+enum class RopeScaling { none, linear, dynamic, llama3 };
+
+// A parsed config.json, one struct for every family.
+struct ModelConfig {
+    std::string model_type;  // as config.json gives it
+    std::size_t n_layer = 0, n_head = 0, n_kv_head = 0, n_embd = 0, head_dim = 0, n_inner = 0;
+    std::size_t n_positions = 0, vocab_size = 0;
+    double norm_eps = 1e-5;
+    // attention
+    bool qkv_bias = false, o_bias = false, mlp_bias = false;
+    bool scale_attn_weights = true;                // scores · 1/√d (GPT-2 may turn it off)
+    bool scale_attn_by_inverse_layer_idx = false;  // GPT-2: layer l's scores also / (l + 1)
+    std::optional<std::size_t> sliding_window;     // Mistral: a query sees its last W keys
+    // rotary positions
+    double rope_theta = 10000.0;
+    RopeScaling rope_scaling = RopeScaling::none;
+    double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
+    std::size_t rope_original_max_positions = 0;
+    // MLP and output head
+    MlpKind mlp = MlpKind::gelu_tanh;
+    bool tie_word_embeddings = true;
+};
+
+// Reads a config.json object (`name` names the file in errors) into a ModelConfig, honouring every field
+// that changes the numbers as Hugging Face does or refusing it by name.
+// `c` arrives with the family's defaults (the recipe's MLP, eps 1e-5).
+using ConfigParser = void (*)(const nlohmann::json& j, const std::string& name, ModelConfig& c);
+using RoleNames = std::array<const char*, kRoleCount>;  // nullptr: the family has no such tensor
+constexpr std::size_t kMaxModelTypes = 3;
+
+class Family {
+public:
+    constexpr Family(FamilyId id_, const char* name_, const char* title_, std::array<const char*, kMaxModelTypes> model_types_,
+                     const char* description_, const char* prefix_, ConfigParser parse_, RoleNames names_, Recipe recipe_)
+        : id(id_), name(name_), title(title_), model_types(model_types_), description(description_), prefix(prefix_), parse(parse_),
+          names(names_), recipe(recipe_) {}
+
+    FamilyId id;
+    const char* name;         // "gpt2": the trace's model type and the figures' file names
+    const char* title;        // "GPT-2": in messages
+    std::array<const char*, kMaxModelTypes> model_types;  // config.json's model_type values (nullptr-padded)
+    const char* description;  // one line: which models
+    const char* prefix;       // an optional prefix of every name but lm_head ("transformer." for GPT-2), or ""
+    ConfigParser parse;
+    RoleNames names;
+    Recipe recipe;
+
+    bool has(Role r) const { return names[static_cast<std::size_t>(r)] != nullptr; }
+    // The role's tensor name for layer l ("{L}" replaced), without the optional prefix.
+    std::string tensor_name(Role r, std::size_t layer = 0) const;
+};
+
+const std::array<Family, kFamilyCount>& families();
+const Family& family(FamilyId id);
+const Family* find_family_by_model_type(const std::string& model_type);  // nullptr when none
+std::string family_model_types();  // "gpt2, llama, smollm, ..." for errors
+
+// Parses config.json's text: the model_type picks the row, its parser reads the rest. Returns the row too.
+struct ParsedConfig {
+    const Family* family = nullptr;
+    ModelConfig config;
+};
+ParsedConfig parse_model_config(const std::string& text, const std::string& name);
+
+// The shape a role's tensor must have under a config (empty when the config says the role is absent,
+// e.g. q_b without qkv_bias).
+std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role r);
+
+// One line of what each family supports (attn models).
+std::string recipe_summary(const Family& f);
+
+}  // namespace attn
