@@ -89,7 +89,12 @@ void run_decode_model(const ModelDecodeCliOptions& o) {
     const policy::OutputRequest& r = o.outputs;
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     // 1. the folder and the text, within the model's context; the layer and head recorded
-    const ModelConfig c = read_model_config(o.model).config;
+    const ParsedConfig parsed = read_model_config(o.model);
+    const ModelConfig& c = parsed.config;
+    if (parsed.family->recipe.stack == Stack::encoder)
+        usage_error(std::string("decode feeds a decoder one token at a time through its key/value cache, and ") + parsed.family->title +
+                        " is an encoder: every token sees every other at once",
+                    "attn show --model " + o.model + " \"text\" shows an encoder's heads");
     const BpeTokenizer tok = BpeTokenizer::load_dir(o.model);
     const std::vector<std::int64_t> ids = model_token_ids(tok, c, o.text);
     const ModelDecodeOptions choice = decode_choice(o, c);

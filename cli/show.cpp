@@ -87,7 +87,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     m.font = o.font, m.scale = static_cast<int>(o.scale);
     m.figure_colour = colour_spec(o.scale_colours), m.values = cell_values(o.values);
     m.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
-    m.query = o.query, m.prefix = o.prefix;
+    m.query = o.query, m.prefix = o.prefix, m.pair = o.pair;
     run_show_model(m);
 }
 

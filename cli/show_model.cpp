@@ -69,18 +69,59 @@ std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer)
     return keep;
 }
 
-std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text) {
-    const std::vector<std::int64_t> ids = tok.encode(text, c.n_positions);
+namespace {
+
+// Usage errors for an empty text or one past the context, an input error for an id outside the vocabulary.
+void check_model_ids(const std::vector<std::int64_t>& ids, const ModelConfig& c) {
+    const std::size_t n = context_length(c);
     if (ids.empty()) usage_error("the text is empty", "give at least one word, e.g. \"Your journey starts\"");
-    if (ids.size() > c.n_positions)
-        usage_error("the text has more than " + std::to_string(c.n_positions) + " tokens, the model's context (n_positions)",
-                    "shorten the text to at most " + std::to_string(c.n_positions) + " tokens");
+    if (ids.size() > n)
+        usage_error("the text has more than " + std::to_string(n) + " tokens, the model's context (" +
+                        (c.position_offset ? "max_position_embeddings less its position offset" : "n_positions") + ")",
+                    "shorten the text to at most " + std::to_string(n) + " tokens");
     for (auto id : ids)
         if (static_cast<std::size_t>(id) >= c.vocab_size)
             input_error("token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(c.vocab_size),
                         "the tokeniser files belong to another model: download them with the weights");
+}
+
+}  // namespace
+
+// The mask token whose positions get the masked-LM head's predictions (-1: none).
+std::int64_t model_mask_id(const BpeTokenizer&) { return -1; }
+
+ModelInput model_input(const BpeTokenizer& tok, const ParsedConfig& p, const std::string& text, const std::optional<std::string>& pair) {
+    const ModelConfig& c = p.config;
+    const bool encoder = p.family->recipe.stack == Stack::encoder;
+    if (pair && !encoder)
+        usage_error(std::string("--pair runs a sentence pair through an encoder, and ") + p.family->title + " is a decoder",
+                    "drop --pair, or give an encoder's folder (BERT, RoBERTa, DistilBERT)");
+    ModelInput in;
+    in.ids = tok.encode(text, context_length(c));
+    if (pair) {
+        if (in.ids.empty()) usage_error("the text is empty", "give at least one word before --pair");
+        const std::vector<std::int64_t> b = tok.encode(*pair, context_length(c));
+        if (b.empty()) usage_error("--pair: the second text is empty", "give at least one word, e.g. --pair \"The cat slept.\"");
+        in.segments.assign(in.ids.size(), 0);
+        in.segments.resize(in.ids.size() + b.size(), 1);
+        in.ids.insert(in.ids.end(), b.begin(), b.end());
+    }
+    check_model_ids(in.ids, c);
+    if (encoder && p.family->recipe.token_types) {
+        // BERT feeds token type 1 to the second text; RoBERTa's one type row is 0 for both
+        in.type_ids.assign(in.ids.size(), 0);
+        if (c.type_vocab_size > 1)
+            for (std::size_t i = 0; i < in.segments.size(); ++i) in.type_ids[i] = in.segments[i];
+    }
+    return in;
+}
+
+std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text) {
+    const std::vector<std::int64_t> ids = tok.encode(text, context_length(c));
+    check_model_ids(ids, c);
     return ids;
 }
+
 
 // --show: the stages a model run keeps per head (core/model/model.cpp keeps scores, mask and weights; its
 // queries, keys, values and contexts are not stored). Any other stage is refused by name, never
@@ -107,11 +148,13 @@ void run_show_model(const ModelShowOptions& o) {
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     // 2. the folder: config, tokeniser, the weights' header
     const std::string dir = o.model;
-    const ModelConfig c = read_model_config(dir).config;
+    const ParsedConfig parsed = read_model_config(dir);
+    const ModelConfig& c = parsed.config;
     const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
-    // 3. the text as token ids, within the model's context
+    // 3. the text (and a sentence pair's second) as token ids, within the model's context
     const std::string text = model_text(o);
-    const std::vector<std::int64_t> ids = model_token_ids(tok, c, text);
+    const ModelInput input = model_input(tok, parsed, text, o.pair);
+    const std::vector<std::int64_t>& ids = input.ids;
     if (o.query && *o.query >= ids.size())
         usage_error("--query " + std::to_string(*o.query) + " is past the last query (" + std::to_string(ids.size()) + " tokens)",
                     "pick a query from 0 to " + std::to_string(ids.size() - 1));
@@ -138,6 +181,8 @@ void run_show_model(const ModelShowOptions& o) {
     policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);
     run.progress = progress.callback();
     run.predict_last_only = !r.json && !r.html;  // the terminal shows the last position's predictions only
+    run.type_ids = input.type_ids, run.segments = input.segments;
+    run.mask_id = model_mask_id(tok);
     const Trace t = run_model(*model, tok, ids, run);
     render::HeadChoice choice;
     choice.layer = static_cast<std::size_t>(std::find(kept.begin(), kept.end(), layer) - kept.begin()), choice.head = head;

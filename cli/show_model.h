@@ -38,6 +38,7 @@ struct ModelShowOptions {
     std::vector<std::string> figures;       // --figures: a head's figures (empty: the default set)
     std::optional<std::size_t> query;       // --query I: that query's strip (figure "query", terminal)
     std::optional<std::string> prefix;      // --prefix: the figures' names start with it instead of the family
+    std::optional<std::string> pair;        // --pair: an encoder's second text
 };
 
 void run_show_model(const ModelShowOptions& o);
@@ -45,6 +46,14 @@ void run_show_model(const ModelShowOptions& o);
 // The text as the model's token ids: usage errors for an empty text or one past the context, an input
 // error for an id outside the vocabulary (tokeniser files of another model). show and decode share it.
 std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text);
+
+// A model's input: the ids, and for an encoder each token's type id and a sentence pair's segments.
+struct ModelInput {
+    std::vector<std::int64_t> ids, type_ids;
+    std::vector<std::uint8_t> segments;  // empty for one text
+};
+// The text, or the text and `pair` as a sentence pair (encoders only), checked as model_token_ids checks.
+ModelInput model_input(const BpeTokenizer& tok, const ParsedConfig& p, const std::string& text, const std::optional<std::string>& pair);
 
 // attn bench --model DIR: times each stage of a run on `tokens` tokens (cli/bench_model.cpp).
 void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t repeat);

@@ -65,7 +65,11 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
     cmd->add_option("--npy", o.npy, "Write every matrix as a NumPy .npy file into folder DIR");
     cmd->add_flag("--force", o.force, "Write a JSON trace even above 256 MiB (--npy is the better choice)");
     cmd->add_option("--model", o.model,
-                    "A GPT-2-family model folder (config.json, model.safetensors, vocab.json + merges.txt)");
+                    "A Hugging Face model folder: GPT-2, Llama, Mistral, Qwen2 (decoders); BERT, RoBERTa, DistilBERT "
+                    "(encoders). config.json, the weights, the tokeniser files (attn models lists them)");
+    cmd->add_option("--pair", o.pair,
+                    "--model with an encoder: a second text, run as a sentence pair ([CLS] A [SEP] B [SEP]; "
+                    "BERT's token type 1 for B)");
     cmd->add_option("--layer", o.layer, "--model: the layer whose head is printed and drawn (default: the first kept)")
         ->check(rule("--layer"));
     cmd->add_option("--head", o.head, "The head printed and drawn (default: --model head 0; seeded kinds every head)")
@@ -121,6 +125,8 @@ std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std:
 const Kind& check_seeded_options(const ShowOptions& o) {
     if (o.layer) usage_error("--layer applies only with --model", "attn show --model DIR --layer 5 --head 1 \"text\"");
     if (o.keep_layers) usage_error("--keep-layers applies only with --model", "attn show --model DIR --keep-layers 0,5 \"text\"");
+    if (o.pair) usage_error("--pair runs a sentence pair through an encoder model, which needs --model",
+                            "attn show --model BERT_DIR \"first text\" --pair \"second text\"");
     const Kind& kind = check_common_options(o.common);
     if (kind.source == SourceRule::required && !o.source && !o.embeddings)
         usage_error("kind '" + std::string(kind.name) + "' needs --source (its keys and values)",

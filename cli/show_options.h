@@ -40,6 +40,7 @@ struct ShowOptions {
     bool no_live = false;  // --no-live: the --html page without the live panel
     CLI::App* cmd = nullptr;  // the subcommand, to ask which options were given
     std::optional<std::string> model, keep_layers;  // --model DIR, --keep-layers LIST
+    std::optional<std::string> pair;                // --pair TEXT2: an encoder's sentence pair
     std::optional<std::size_t> layer, head;         // --layer, --head
 };
 

@@ -213,7 +213,7 @@ inline void write_model_fixtures(const std::string& dir) {
     write_model_folder(dir, "model-noconfig", "", ok);
     write_model_folder(dir, "model-pickle", cfg, "", true);
     write_bytes(dir + "/model-pickle/pytorch_model.bin", "PK\x03\x04 a pickle");
-    write_model_folder(dir, "model-bert", tiny_gpt2_config("bert"), ok);
+    write_model_folder(dir, "model-t5", tiny_gpt2_config("t5"), ok);
     write_model_folder(dir, "model-heads", tiny_gpt2_config("gpt2", 3), ok);
     write_model_folder(dir, "st-empty", cfg, "");
     std::string past(8, '\0');

@@ -33,8 +33,14 @@ TEST_CASE("families: one row per FamilyId in order, model_type names in one row 
         for (const char* t : f.model_types)
             if (t != nullptr) CHECK(types.insert(t).second);
         for (auto r : {attn::Role::embed, attn::Role::norm1_w, attn::Role::o_w, attn::Role::norm2_w, attn::Role::up_w,
-                       attn::Role::down_w, attn::Role::final_norm_w, attn::Role::lm_head})
+                       attn::Role::down_w, attn::Role::lm_head})
             CHECK(f.has(r));
+        // a final norm closes a pre-norm stack; a post-norm stack's last layer ends in its own norm
+        CHECK(f.has(attn::Role::final_norm_w) == (f.recipe.norm_place == attn::NormPlace::pre));
+        CHECK(f.has(attn::Role::token_types) == f.recipe.token_types);
+        CHECK(f.has(attn::Role::embed_norm_w) == f.recipe.embed_norm);
+        CHECK(f.has(attn::Role::mlm_dense_w) == (f.recipe.head == attn::OutputHead::masked_lm));
+        CHECK((f.recipe.stack == attn::Stack::encoder) == (f.recipe.norm_place == attn::NormPlace::post));
         const bool fused = f.recipe.attention == attn::AttnLayout::fused_conv1d;
         CHECK(f.has(attn::Role::qkv_w) == fused);
         CHECK(f.has(attn::Role::q_w) == !fused);
@@ -43,6 +49,45 @@ TEST_CASE("families: one row per FamilyId in order, model_type names in one row 
         CHECK(attn::find_family_by_model_type(f.model_types[0]) == &f);
     }
     CHECK(attn::family(attn::FamilyId::llama).tensor_name(attn::Role::k_w, 7) == "model.layers.7.self_attn.k_proj.weight");
+    CHECK(attn::family(attn::FamilyId::bert).tensor_name(attn::Role::norm1_w, 2) == "encoder.layer.2.attention.output.LayerNorm.weight");
+    CHECK(attn::family(attn::FamilyId::distilbert).tensor_name(attn::Role::mlm_bias) == "vocab_projector.bias");
+}
+
+TEST_CASE("encoder configs: BERT's defaults, RoBERTa's position offset from pad_token_id, DistilBERT's own names and fixed eps") {
+    const std::string bert = R"({"model_type": "bert", "hidden_size": 12, "num_hidden_layers": 2, "num_attention_heads": 3,
+        "intermediate_size": 20, "max_position_embeddings": 40, "vocab_size": 99)";
+    auto p = attn::parse_model_config(bert + "}", "config.json");
+    CHECK(p.family->id == attn::FamilyId::bert);
+    CHECK(p.config.type_vocab_size == 2);  // BertConfig's default
+    CHECK(p.config.norm_eps == doctest::Approx(1e-12));
+    CHECK(p.config.mlp == attn::MlpKind::gelu_erf);  // hidden_act "gelu" is the erf form
+    CHECK(p.config.head_dim == 4);
+    CHECK(attn::context_length(p.config) == 40);
+    auto r = attn::parse_model_config(R"({"model_type": "roberta", "hidden_size": 12, "num_hidden_layers": 2,
+        "num_attention_heads": 3, "intermediate_size": 20, "max_position_embeddings": 514, "vocab_size": 99,
+        "pad_token_id": 1, "hidden_act": "relu", "layer_norm_eps": 1e-5})", "config.json");
+    CHECK(r.config.position_offset == 2);
+    CHECK(attn::context_length(r.config) == 512);
+    CHECK(r.config.mlp == attn::MlpKind::relu);
+    CHECK(r.config.head_act == attn::MlpKind::gelu_erf);  // RoBERTa's lm_head calls gelu whatever hidden_act says
+    auto d = attn::parse_model_config(R"({"model_type": "distilbert", "dim": 12, "n_layers": 2, "n_heads": 2,
+        "hidden_dim": 30, "max_position_embeddings": 16, "vocab_size": 99, "sinusoidal_pos_embds": true})", "config.json");
+    CHECK(d.config.n_embd == 12);
+    CHECK(d.config.head_dim == 6);
+    CHECK(d.config.norm_eps == doctest::Approx(1e-12));
+    CHECK(d.config.sinusoidal_positions);
+    CHECK(d.family->recipe.scale_at == attn::ScaleAt::query);
+    for (const auto& [extra, word] : {std::pair{R"("position_embedding_type": "relative_key")", "relative_key"},
+                                      std::pair{R"("is_decoder": true)", "is_decoder"},
+                                      std::pair{R"("add_cross_attention": true)", "add_cross_attention"},
+                                      std::pair{R"("hidden_act": "mish")", "hidden_act"}}) {
+        try {
+            attn::parse_model_config(bert + ", " + extra + "}", "config.json");
+            FAIL("accepted " << extra);
+        } catch (const attn::Error& e) {
+            CHECK(std::string(e.what()).find(word) != std::string::npos);
+        }
+    }
 }
 
 TEST_CASE("gpt2 config: Hugging Face's alias names win, n_inner and the scaling flags are read, an unknown field is refused by name") {

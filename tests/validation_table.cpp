@@ -359,9 +359,9 @@ std::vector<ValidationRule> make_rules() {
                     model("model-pickle"),
                     e("'model-pickle' has only pytorch_model.bin, which attn never opens (a pickle can run code) (hint: convert "
                       "it to model.safetensors (Hugging Face's safetensors convert tool), or download model.safetensors)")});
-    rows.push_back({"model.type", "config.json", "a model_type of attn's families (attn models)", R, model("model-bert"),
-                    e("model-bert/config.json: model_type 'bert' is not supported (hint: attn runs model_type gpt2, llama, "
-                      "smollm, mistral, qwen2 (attn models lists them))")});
+    rows.push_back({"model.type", "config.json", "a model_type of attn's families (attn models)", R, model("model-t5"),
+                    e("model-t5/config.json: model_type 't5' is not supported (hint: attn runs model_type gpt2, llama, "
+                      "smollm, mistral, qwen2, bert, roberta, xlm-roberta, camembert, distilbert (attn models lists them))")});
     rows.push_back({"model.heads", "config.json", "n_head divides n_embd", R, model("model-heads"),
                     e("model-heads/config.json: n_head 3 does not divide n_embd 4 (hint: each head takes n_embd / n_head "
                       "channels: use the config.json that came with the model)")});
@@ -735,7 +735,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"model-ok", "a GPT-2 folder: 1 layer, 2 heads, n_embd 4, n_positions 4, the 256 byte tokens and <|endoftext|>"},
         {"model-noconfig", "model-ok without config.json"},
         {"model-pickle", "config.json and pytorch_model.bin only"},
-        {"model-bert", "model-ok with model_type bert"},
+        {"model-t5", "model-ok with model_type t5"},
         {"model-heads", "model-ok with n_head 3"},
         {"st-empty", "model-ok with an empty model.safetensors"},
         {"st-length", "model-ok; model.safetensors: a header length of 65536, then {}"},

@@ -88,12 +88,19 @@ struct Prediction {
     float p = 0.0f;
 };
 
+// The masked-LM head's top tokens at one mask position (encoders).
+struct MaskPrediction {
+    std::size_t position = 0;
+    std::vector<Prediction> top;
+};
+
 struct ModelInfo {
     std::string type;   // "gpt2"
     std::string dtype;  // stored dtype: "F32" | "F16" | "BF16"
     std::size_t n_layer = 0, n_head = 0, n_embd = 0, n_positions = 0, vocab_size = 0;
     std::uint64_t n_params = 0;
     double layer_norm_epsilon = 1e-5;
+    std::string stack = "decoder";  // "decoder" (causal, next-token predictions) | "encoder" (bidirectional)
 };
 
 struct Trace {
@@ -116,7 +123,10 @@ struct Trace {
     std::vector<std::int64_t> token_ids;  // (T) model runs
     std::vector<Mat> layer_mean;  // (L) (T, T) mean over a layer's heads
     std::vector<Mat> rollout;  // (L) (T, T) attention rollout through layer l
-    std::vector<std::vector<Prediction>> predictions;  // (T) top 5 next tokens
+    std::vector<std::vector<Prediction>> predictions;  // (T) top 5 next tokens (decoders)
+    std::vector<std::int64_t> token_type_ids;          // (T) encoders: the token types fed to the model
+    std::vector<std::uint8_t> segments;                // (T) a sentence pair's segment of each token (0, 1); empty for one text
+    std::vector<MaskPrediction> mask_predictions;      // encoders: the top 5 at each mask position
 
     // The first set's layers, and the heads of its first layer (all of a seeded run's heads).
     // Precondition: the set and layer exist (every run makes them before filling them).

@@ -1,18 +1,13 @@
-// One forward pass for every family of data/checkpoint/model_family.h, in float32, recording every layer's and
-// head's attention. The family's recipe picks the blocks; the attention itself is attend_head
-// (core/base/head.h, the function the seeded kinds run per head), the rotary positions are rope_rotate
+// A forward pass for every family of data/checkpoint/model_family.h, in float32, recording every
+// layer's and head's attention: the family's stack picks the function (core/model/stacks.h), built from
+// the layer functions of core/model/layers.h. The attention itself is attend_head (core/base/head.h,
+// the function the seeded kinds run per head), the rotary positions are rope_rotate
 // (core/base/positions.h, `--pos rope --rope-style half`), and query head h reads key/value head
 // kv_head_of(h, H, G) as the `gqa` kind does.
 //
-//   x = E[ids] (+ P[0..T) with learned positions)                        (T, C)
-//   per layer l:
-//     a = norm_1(x)                                                     (T, C)   LayerNorm | RMSNorm
-//     q, k, v = a·W_qkv + b (fused Conv1D) | a·W_qᵀ, a·W_kᵀ, a·W_vᵀ (+ b)  (T, H·d), (T, G·d), (T, G·d)
-//     head h, g = kv_head_of(h): q_h, k_g rotated by position (rotary); attend_head with the causal
-//       mask (and a sliding window), scale 1/√d (GPT-2: or 1, and / (l + 1) as its config says)
-//     x += concat(contexts)·W_o (+ b)                                  (T, C)
-//     x += mlp(norm_2(x)): proj(gelu(fc·)) | down(silu(gate·) ⊙ up·)   (T, C)
-//   logits = norm_f(x)·W_headᵀ                                           (T, V)
+// Decoders (core/model/decoder.cpp): pre-norm, causal, logits after every position (next tokens).
+// Encoders (core/model/encoder.cpp): post-norm, bidirectional (no key hidden), token types, and the
+// masked-LM head's top tokens at each mask position.
 // Aggregates: layer_mean[l] = mean over heads of weights (T, T); rollout (Abnar & Zuidema 2020):
 // Ã_l = 0.5·layer_mean[l] + 0.5·I, rows renormalised, rollout[l] = Ã_l · rollout[l-1] (rollout[0] = Ã_0).
 #pragma once
@@ -42,6 +37,12 @@ struct ModelRunOptions {
     // Predictions after the last position only (t.predictions then holds 1 row, not T): the terminal
     // shows only those; the JSON trace, the page and decode --model need every position's.
     bool predict_last_only = false;
+    // Encoders: each token's type id (empty: all 0, as Hugging Face feeds one text), the segment each
+    // token belongs to (a sentence pair's 0 and 1; empty for one text), and the mask token whose
+    // positions get the masked-LM head's predictions (-1: none).
+    std::vector<std::int64_t> type_ids;
+    std::vector<std::uint8_t> segments;
+    std::int64_t mask_id = -1;
     ModelTiming* timing = nullptr;
     std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
 };

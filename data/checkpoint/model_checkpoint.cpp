@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include <map>
@@ -194,6 +195,19 @@ TensorFiles open_tensor_files(const std::string& dir, bool populate) {
     });
 }
 
+// DistilBERT's sinusoidal_pos_embds table (create_sinusoidal_embeddings), interleaved: row p holds
+// sin(p / 10000^(2i/C)) in column 2i and the cos in column 2i + 1, computed in double as numpy does,
+// rounded once to float32.                                                                       (P, C)
+std::vector<float> sinusoidal_interleaved(std::size_t P, std::size_t C) {
+    std::vector<float> out(P * C);
+    for (std::size_t p = 0; p < P; ++p)
+        for (std::size_t j = 0; j < C; ++j) {
+            const double angle = static_cast<double>(p) / std::pow(10000.0, 2.0 * static_cast<double>(j / 2) / static_cast<double>(C));
+            out[p * C + j] = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+        }
+    return out;
+}
+
 std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     // 1. the config and the files
     auto m = std::make_unique<ModelCheckpoint>();
@@ -202,26 +216,54 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     m->files = open_tensor_files(dir, true);
     const Family& f = *m->family;
     const ModelConfig& c = m->config;
-    // 2. the names' optional prefix
+    // 2. the names' optional prefix ("bert." when saved from BertForMaskedLM; the head's names never have it)
     const std::string embed = f.tensor_name(Role::embed);
     Loader l{*m, "", m->files.sharded ? dir + "/model.safetensors.index.json" : m->files.files[0].path(), ""};
     if (*f.prefix && m->files.find(embed).second == nullptr && m->files.find(f.prefix + embed).second != nullptr) l.prefix = f.prefix;
+    // The stored name of a role: under the prefix unless it is the head's; a LayerNorm's gain and bias
+    // also under the pre-2019 names .gamma and .beta, which Hugging Face renames when it loads.
+    auto name_of = [&](Role r, std::size_t layer) {
+        const std::string name = (role_head(r) ? std::string() : l.prefix) + f.tensor_name(r, layer);
+        if (!role_norm(r) || m->files.find(name).second != nullptr) return name;
+        for (const auto& [now, old] : {std::pair{".weight", ".gamma"}, std::pair{".bias", ".beta"}}) {
+            const std::string n = std::string(now);
+            if (name.size() > n.size() && name.compare(name.size() - n.size(), n.size(), n) == 0) {
+                const std::string renamed = name.substr(0, name.size() - n.size()) + old;
+                if (m->files.find(renamed).second != nullptr) return renamed;
+            }
+        }
+        return name;
+    };
     auto load = [&](Role r, std::size_t layer) {
         const std::vector<std::size_t> shape = role_shape(f, c, r);
-        return shape.empty() ? Weight{} : l.get(l.prefix + f.tensor_name(r, layer), shape, field_of(r, f));
+        return shape.empty() ? Weight{} : l.get(name_of(r, layer), shape, field_of(r, f));
     };
+    auto global = [&](Role r) -> Weight& { return m->globals[static_cast<std::size_t>(r)]; };
     // 3. every tensor, shape checked against the config, as float32, in the file's order of roles
-    for (Role r : {Role::embed, Role::positions}) m->globals[static_cast<std::size_t>(r)] = load(r, 0);
+    global(Role::embed) = load(Role::embed, 0);
+    if (c.sinusoidal_positions && f.has(Role::positions) && m->files.find(name_of(Role::positions, 0)).second == nullptr) {
+        // DistilBERT with sinusoidal_pos_embds and no stored table: Hugging Face computes it
+        m->widened.push_back(sinusoidal_interleaved(c.n_positions, c.n_embd));
+        global(Role::positions) = Weight{m->widened.back().data(), c.n_positions, c.n_embd};
+    } else {
+        global(Role::positions) = load(Role::positions, 0);
+    }
+    for (Role r : {Role::token_types, Role::embed_norm_w, Role::embed_norm_b}) global(r) = load(r, 0);
     for (std::size_t i = 0; i < c.n_layer; ++i) {
         LayerWeights w{};
         for (std::size_t r = 0; r < kRoleCount; ++r)
             if (role_per_layer(static_cast<Role>(r))) w[r] = load(static_cast<Role>(r), i);
         m->layers.push_back(w);
     }
-    for (Role r : {Role::final_norm_w, Role::final_norm_b}) m->globals[static_cast<std::size_t>(r)] = load(r, 0);
+    for (Role r : {Role::final_norm_w, Role::final_norm_b}) global(r) = load(r, 0);
     // 4. the output head: tied to the embedding (as Hugging Face ties them: one tensor, a stored
-    //    lm_head.weight is not used), or its own lm_head.weight (never prefixed)
+    //    lm_head.weight is not used), or its own lm_head.weight (never prefixed). An encoder's
+    //    masked-LM head is optional: a folder saved from the bare model (BertModel) has none.
     const std::string head = f.tensor_name(Role::lm_head);
+    if (f.recipe.head == OutputHead::masked_lm) {
+        if (m->files.find(name_of(Role::mlm_dense_w, 0)).second == nullptr) return m;  // no head: attention only
+        for (Role r : {Role::mlm_dense_w, Role::mlm_dense_b, Role::mlm_norm_w, Role::mlm_norm_b, Role::mlm_bias}) global(r) = load(r, 0);
+    }
     if (c.tie_word_embeddings) {
         m->globals[static_cast<std::size_t>(Role::lm_head)] = (*m)[Role::embed];
     } else {

@@ -46,13 +46,16 @@ struct ModelCheckpoint {
     ModelConfig config;
     std::string dtype;           // the stored dtype of the weights: "F32" | "F16" | "BF16"
     std::uint64_t n_params = 0;  // distinct parameters (a tied lm_head counts once)
-    std::array<Weight, kRoleCount> globals;  // embed, positions, final norm, lm_head (the embedding when tied)
+    std::array<Weight, kRoleCount> globals;  // embed, positions, token types, norms, the output head (lm_head: the embedding when tied)
     std::vector<LayerWeights> layers;        // (L)
 
     TensorFiles files;                         // the mappings the F32 weights point into
     std::vector<std::vector<float>> widened;   // F16/BF16 (or unaligned F32) weights as float32
 
     const Weight& operator[](Role r) const { return globals[static_cast<std::size_t>(r)]; }
+    // Whether the model has an output head: always for a decoder; for an encoder when the folder holds
+    // its masked-LM head (a folder saved from the bare BertModel has none: attention only).
+    bool has_head() const { return (*this)[Role::lm_head].data != nullptr; }
 };
 
 // Checks that DIR holds config.json and model.safetensors or model.safetensors.index.json (refusing a

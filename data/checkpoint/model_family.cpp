@@ -194,6 +194,140 @@ void parse_llama(const nlohmann::json& j, const std::string& n, ModelConfig& c) 
 void parse_mistral(const nlohmann::json& j, const std::string& n, ModelConfig& c) { parse_llama_like(j, n, c, FamilyId::mistral); }
 void parse_qwen2(const nlohmann::json& j, const std::string& n, ModelConfig& c) { parse_llama_like(j, n, c, FamilyId::qwen2); }
 
+// hidden_act / activation as Hugging Face's ACT2FN maps it, for the activations attn runs.
+MlpKind activation(const nlohmann::json& j, const char* key, MlpKind fallback, const std::string& name) {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    const auto& a = j[key];
+    if (a == "gelu") return MlpKind::gelu_erf;
+    if (a == "gelu_new" || a == "gelu_pytorch_tanh") return MlpKind::gelu_tanh;
+    if (a == "relu") return MlpKind::relu;
+    bad(name, std::string(key) + " is not an activation attn runs (gelu, gelu_new, gelu_pytorch_tanh, relu)",
+        "attn computes the activations BERT-family checkpoints use; another one would change the numbers");
+}
+
+// Fields that turn an encoder into something else: refused by name (they change every number).
+void refuse_encoder_variants(const nlohmann::json& j, const std::string& name) {
+    if (flag(j, "is_decoder", name).value_or(false))
+        bad(name, "is_decoder is true: a causal BERT-family model, which attn does not run", "attn runs BERT-family models as encoders");
+    if (flag(j, "add_cross_attention", name).value_or(false))
+        bad(name, "add_cross_attention is true: an encoder with cross-attention, which attn does not run",
+            "attn runs BERT-family models as encoders on their own");
+    if (j.contains("position_embedding_type") && j["position_embedding_type"] != "absolute")
+        bad(name, "position_embedding_type '" + excerpt(j["position_embedding_type"].dump(), 40) +
+                      "' is not one attn runs (relative_key and relative_key_query add distance embeddings to the scores)",
+            "attn runs BERT-family models with absolute positions");
+}
+
+// BERT and RoBERTa (BertConfig, RobertaConfig): the same layer; RoBERTa's positions start at pad_token_id + 1.
+void parse_bert_like(const nlohmann::json& j, const std::string& name, ModelConfig& c, FamilyId id) {
+    const char* hint = "a BERT config.json names hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, "
+                       "max_position_embeddings and vocab_size";
+    check_fields(j, name,
+                 {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act",
+                  "max_position_embeddings", "vocab_size", "type_vocab_size", "layer_norm_eps", "position_embedding_type",
+                  "tie_word_embeddings", "add_cross_attention"},
+                 {"hidden_dropout_prob", "attention_probs_dropout_prob", "classifier_dropout", "gradient_checkpointing",
+                  "directionality", "pooler_fc_size", "pooler_num_attention_heads", "pooler_num_fc_layers",
+                  "pooler_size_per_head", "pooler_type"});
+    refuse_encoder_variants(j, name);
+    c.n_embd = required(j, {"hidden_size"}, 1, 65536, name, hint);
+    c.n_layer = required(j, {"num_hidden_layers"}, 1, 1024, name, hint);
+    c.n_head = required(j, {"num_attention_heads"}, 1, 1024, name, hint);
+    c.n_inner = required(j, {"intermediate_size"}, 1, 1 << 20, name, hint);
+    c.n_positions = required(j, {"max_position_embeddings"}, 1, 1 << 20, name, hint);
+    c.vocab_size = required(j, {"vocab_size"}, 1, 1 << 24, name, hint);
+    c.type_vocab_size = whole(j, {"type_vocab_size"}, 1, 1 << 16, name).value_or(2);
+    c.norm_eps = number(j, "layer_norm_eps", 0.0, 1.0, "between 0 and 1", name).value_or(1e-12);
+    c.mlp = activation(j, "hidden_act", MlpKind::gelu_erf, name);
+    // BERT's head transform uses hidden_act; RoBERTa's lm_head calls gelu (the erf form) whatever it says
+    c.head_act = id == FamilyId::roberta ? MlpKind::gelu_erf : c.mlp;
+    c.tie_word_embeddings = flag(j, "tie_word_embeddings", name).value_or(true);
+    if (c.n_embd % c.n_head != 0)
+        bad(name, "num_attention_heads " + std::to_string(c.n_head) + " does not divide hidden_size " + std::to_string(c.n_embd),
+            "each head takes hidden_size / num_attention_heads channels: use the config.json that came with the model");
+    c.n_kv_head = c.n_head, c.head_dim = c.n_embd / c.n_head;
+    c.qkv_bias = c.o_bias = c.mlp_bias = true;
+    if (id == FamilyId::roberta) {
+        // create_position_ids_from_input_ids: positions padding_idx + 1, padding_idx + 2, ...
+        const std::size_t pad = whole(j, {"pad_token_id"}, 0, 1 << 24, name).value_or(1);
+        c.position_offset = pad + 1;
+        if (c.position_offset >= c.n_positions)
+            bad(name, "pad_token_id " + std::to_string(pad) + " leaves no position of max_position_embeddings " +
+                          std::to_string(c.n_positions) + " (RoBERTa's positions start at pad_token_id + 1)");
+    }
+}
+
+void parse_bert(const nlohmann::json& j, const std::string& n, ModelConfig& c) { parse_bert_like(j, n, c, FamilyId::bert); }
+void parse_roberta(const nlohmann::json& j, const std::string& n, ModelConfig& c) { parse_bert_like(j, n, c, FamilyId::roberta); }
+
+// DistilBERT (DistilBertConfig): its own names (dim, n_heads, ...), every LayerNorm's eps fixed at 1e-12.
+void parse_distilbert(const nlohmann::json& j, const std::string& name, ModelConfig& c) {
+    const char* hint = "a DistilBERT config.json names dim, n_layers, n_heads, hidden_dim, max_position_embeddings and vocab_size";
+    check_fields(j, name,
+                 {"dim", "hidden_size", "n_layers", "num_hidden_layers", "n_heads", "num_attention_heads", "hidden_dim",
+                  "activation", "max_position_embeddings", "vocab_size", "sinusoidal_pos_embds", "tie_word_embeddings"},
+                 {"dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout", "tie_weights_"});
+    refuse_encoder_variants(j, name);
+    // Hugging Face's names (DistilBertConfig.attribute_map) win over DistilBERT's own when both are given.
+    c.n_embd = required(j, {"hidden_size", "dim"}, 1, 65536, name, hint);
+    c.n_layer = required(j, {"num_hidden_layers", "n_layers"}, 1, 1024, name, hint);
+    c.n_head = required(j, {"num_attention_heads", "n_heads"}, 1, 1024, name, hint);
+    c.n_inner = required(j, {"hidden_dim"}, 1, 1 << 20, name, hint);
+    c.n_positions = required(j, {"max_position_embeddings"}, 1, 1 << 20, name, hint);
+    c.vocab_size = required(j, {"vocab_size"}, 1, 1 << 24, name, hint);
+    c.norm_eps = 1e-12;
+    c.mlp = c.head_act = activation(j, "activation", MlpKind::gelu_erf, name);
+    c.sinusoidal_positions = flag(j, "sinusoidal_pos_embds", name).value_or(false);
+    c.tie_word_embeddings = flag(j, "tie_word_embeddings", name).value_or(true);
+    if (c.n_embd % c.n_head != 0)
+        bad(name, "n_heads " + std::to_string(c.n_head) + " does not divide dim " + std::to_string(c.n_embd),
+            "each head takes dim / n_heads channels: use the config.json that came with the model");
+    c.n_kv_head = c.n_head, c.head_dim = c.n_embd / c.n_head;
+    c.qkv_bias = c.o_bias = c.mlp_bias = true;
+}
+
+// The body shared by BERT and RoBERTa (modeling_bert, modeling_roberta), under "bert." / "roberta.".
+#define ATTN_BERT_BODY                                                                                              \
+    "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",                                   \
+        "encoder.layer.{L}.attention.output.LayerNorm.weight", "encoder.layer.{L}.attention.output.LayerNorm.bias", \
+        nullptr, nullptr,                                                                                           \
+        "encoder.layer.{L}.attention.self.query.weight", "encoder.layer.{L}.attention.self.query.bias",             \
+        "encoder.layer.{L}.attention.self.key.weight", "encoder.layer.{L}.attention.self.key.bias",                 \
+        "encoder.layer.{L}.attention.self.value.weight", "encoder.layer.{L}.attention.self.value.bias",             \
+        "encoder.layer.{L}.attention.output.dense.weight", "encoder.layer.{L}.attention.output.dense.bias",         \
+        "encoder.layer.{L}.output.LayerNorm.weight", "encoder.layer.{L}.output.LayerNorm.bias",                     \
+        "encoder.layer.{L}.intermediate.dense.weight", "encoder.layer.{L}.intermediate.dense.bias", nullptr,        \
+        "encoder.layer.{L}.output.dense.weight", "encoder.layer.{L}.output.dense.bias",                             \
+        nullptr, nullptr
+constexpr RoleNames kBertNames = {ATTN_BERT_BODY, "cls.predictions.decoder.weight",
+    "embeddings.token_type_embeddings.weight", "embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias",
+    "cls.predictions.transform.dense.weight", "cls.predictions.transform.dense.bias",
+    "cls.predictions.transform.LayerNorm.weight", "cls.predictions.transform.LayerNorm.bias", "cls.predictions.bias"};
+constexpr RoleNames kRobertaNames = {ATTN_BERT_BODY, "lm_head.decoder.weight",
+    "embeddings.token_type_embeddings.weight", "embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias",
+    "lm_head.dense.weight", "lm_head.dense.bias", "lm_head.layer_norm.weight", "lm_head.layer_norm.bias", "lm_head.bias"};
+#undef ATTN_BERT_BODY
+constexpr RoleNames kDistilbertNames = {
+    "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
+    "transformer.layer.{L}.sa_layer_norm.weight", "transformer.layer.{L}.sa_layer_norm.bias",
+    nullptr, nullptr,
+    "transformer.layer.{L}.attention.q_lin.weight", "transformer.layer.{L}.attention.q_lin.bias",
+    "transformer.layer.{L}.attention.k_lin.weight", "transformer.layer.{L}.attention.k_lin.bias",
+    "transformer.layer.{L}.attention.v_lin.weight", "transformer.layer.{L}.attention.v_lin.bias",
+    "transformer.layer.{L}.attention.out_lin.weight", "transformer.layer.{L}.attention.out_lin.bias",
+    "transformer.layer.{L}.output_layer_norm.weight", "transformer.layer.{L}.output_layer_norm.bias",
+    "transformer.layer.{L}.ffn.lin1.weight", "transformer.layer.{L}.ffn.lin1.bias", nullptr,
+    "transformer.layer.{L}.ffn.lin2.weight", "transformer.layer.{L}.ffn.lin2.bias",
+    nullptr, nullptr,
+    "vocab_projector.weight",
+    nullptr, "embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias",
+    "vocab_transform.weight", "vocab_transform.bias", "vocab_layer_norm.weight", "vocab_layer_norm.bias", "vocab_projector.bias"};
+// An encoder's recipe: post-norm layers, learned positions, nn.Linear projections with biases, the masked-LM head.
+constexpr Recipe encoder_recipe(const char* eps_key, ScaleAt scale_at, bool token_types) {
+    return {Stack::encoder, NormKind::layer_norm, NormPlace::post, eps_key, PosScheme::learned, scale_at,
+            AttnLayout::separate_linear, MlpKind::gelu_erf, true, true, false, token_types, OutputHead::masked_lm};
+}
+
 // Llama's names, shared by Mistral and Qwen2 (modeling_llama, modeling_mistral, modeling_qwen2).
 constexpr RoleNames kLlamaNames = {
     "model.embed_tokens.weight", nullptr,
@@ -208,8 +342,9 @@ constexpr RoleNames kLlamaNames = {
     "model.layers.{L}.mlp.down_proj.weight", nullptr,
     "model.norm.weight", nullptr,
     "lm_head.weight"};
-constexpr Recipe kLlamaRecipe = {NormKind::rms_norm, "rms_norm_eps", PosScheme::rotary, AttnLayout::separate_linear,
-                                 MlpKind::swiglu, false};
+constexpr Recipe kLlamaRecipe = {Stack::decoder, NormKind::rms_norm, NormPlace::pre, "rms_norm_eps", PosScheme::rotary,
+                                 ScaleAt::scores, AttnLayout::separate_linear, MlpKind::swiglu, false, false, false, false,
+                                 OutputHead::lm_head};
 
 constexpr std::array<Family, kFamilyCount> kFamilies = {{
     {FamilyId::gpt2, "gpt2", "GPT-2", {"gpt2", nullptr, nullptr},
@@ -224,13 +359,23 @@ constexpr std::array<Family, kFamilyCount> kFamilies = {{
       "h.{L}.mlp.c_proj.weight", "h.{L}.mlp.c_proj.bias",
       "ln_f.weight", "ln_f.bias",
       "lm_head.weight"},
-     {NormKind::layer_norm, "layer_norm_epsilon", PosScheme::learned, AttnLayout::fused_conv1d, MlpKind::gelu_tanh, true}},
+     {Stack::decoder, NormKind::layer_norm, NormPlace::pre, "layer_norm_epsilon", PosScheme::learned, ScaleAt::scores,
+      AttnLayout::fused_conv1d, MlpKind::gelu_tanh, true, false, false, false, OutputHead::lm_head}},
     {FamilyId::llama, "llama", "Llama", {"llama", "smollm", nullptr},
      "Llama 2, Llama 3, TinyLlama, SmolLM and SmolLM2", "", parse_llama, kLlamaNames, kLlamaRecipe},
     {FamilyId::mistral, "mistral", "Mistral", {"mistral", nullptr, nullptr},
      "Mistral 7B and its fine-tunes (sliding-window attention)", "", parse_mistral, kLlamaNames, kLlamaRecipe},
     {FamilyId::qwen2, "qwen2", "Qwen2", {"qwen2", nullptr, nullptr},
      "Qwen2 and Qwen2.5 (q, k, v biases)", "", parse_qwen2, kLlamaNames, kLlamaRecipe},
+    {FamilyId::bert, "bert", "BERT", {"bert", nullptr, nullptr},
+     "BERT base and large, cased and uncased, multilingual BERT and their fine-tunes (encoder)", "bert.", parse_bert,
+     kBertNames, encoder_recipe("layer_norm_eps", ScaleAt::scores, true)},
+    {FamilyId::roberta, "roberta", "RoBERTa", {"roberta", "xlm-roberta", "camembert"},
+     "RoBERTa, XLM-RoBERTa and CamemBERT (encoder; positions from pad_token_id + 1)", "roberta.", parse_roberta,
+     kRobertaNames, encoder_recipe("layer_norm_eps", ScaleAt::scores, true)},
+    {FamilyId::distilbert, "distilbert", "DistilBERT", {"distilbert", nullptr, nullptr},
+     "DistilBERT and its fine-tunes (encoder; no token types, queries scaled before the product)", "distilbert.",
+     parse_distilbert, kDistilbertNames, encoder_recipe("", ScaleAt::query, false)},
 }};
 static_assert(kFamilies.size() == kFamilyCount, "one row per FamilyId");
 
@@ -247,6 +392,22 @@ bool role_per_layer(Role r) {
     return static_cast<std::size_t>(r) >= static_cast<std::size_t>(Role::norm1_w) &&
            static_cast<std::size_t>(r) <= static_cast<std::size_t>(Role::down_b);
 }
+
+bool role_head(Role r) {
+    return r == Role::lm_head || r == Role::mlm_dense_w || r == Role::mlm_dense_b || r == Role::mlm_norm_w ||
+           r == Role::mlm_norm_b || r == Role::mlm_bias;
+}
+
+bool role_norm(Role r) {
+    switch (r) {
+        case Role::norm1_w: case Role::norm1_b: case Role::norm2_w: case Role::norm2_b: case Role::final_norm_w:
+        case Role::final_norm_b: case Role::embed_norm_w: case Role::embed_norm_b: case Role::mlm_norm_w: case Role::mlm_norm_b:
+            return true;
+        default: return false;
+    }
+}
+
+std::size_t context_length(const ModelConfig& c) { return c.n_positions - c.position_offset; }
 
 std::string Family::tensor_name(Role r, std::size_t layer) const {
     std::string s = names[static_cast<std::size_t>(r)];
@@ -320,6 +481,11 @@ std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role 
         case Role::down_w: return fused ? std::vector<std::size_t>{I, C} : std::vector<std::size_t>{C, I};
         case Role::down_b: return c.mlp_bias ? std::vector<std::size_t>{C} : std::vector<std::size_t>{};
         case Role::lm_head: return {c.vocab_size, C};
+        case Role::token_types: return f.recipe.token_types ? std::vector<std::size_t>{c.type_vocab_size, C} : std::vector<std::size_t>{};
+        case Role::embed_norm_w: case Role::embed_norm_b: case Role::mlm_norm_w: case Role::mlm_norm_b: case Role::mlm_dense_b:
+            return {C};
+        case Role::mlm_dense_w: return {C, C};
+        case Role::mlm_bias: return {c.vocab_size};
         case Role::count: break;
     }
     return {};
@@ -327,13 +493,19 @@ std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role 
 
 std::string recipe_summary(const Family& f) {
     const Recipe& r = f.recipe;
-    std::string s = r.norm == NormKind::layer_norm ? "LayerNorm" : "RMSNorm";
-    s += std::string(" (") + r.eps_key + ") · ";
+    std::string s = r.stack == Stack::encoder ? "encoder (bidirectional) · " : "decoder (causal) · ";
+    s += r.norm == NormKind::layer_norm ? "LayerNorm" : "RMSNorm";
+    s += *r.eps_key ? std::string(" (") + r.eps_key + ")" : std::string(" (eps 1e-12)");
+    s += r.norm_place == NormPlace::post ? " after each sublayer · " : " before each sublayer · ";
+    if (r.embed_norm) s += "LayerNorm on the embeddings · ";
+    if (r.token_types) s += "token type embeddings · ";
     s += r.positions == PosScheme::learned ? "learned positions" : r.positions == PosScheme::rotary ? "rotary positions (rope_theta, rotate_half; rope_scaling linear, dynamic, llama3)" : "no positions";
+    s += r.scale_at == ScaleAt::query ? " · queries scaled by 1/√d" : "";
     s += " · ";
     s += r.attention == AttnLayout::fused_conv1d ? "fused q|k|v Conv1D (x·W)" : "q, k, v, o nn.Linear (x·Wᵀ), grouped-query heads (num_key_value_heads)";
     s += " · ";
-    s += r.mlp == MlpKind::gelu_tanh ? "GELU (tanh) MLP" : r.mlp == MlpKind::gelu_erf ? "GELU (erf) MLP" : "SwiGLU MLP";
+    s += r.mlp == MlpKind::gelu_tanh ? "GELU (tanh) MLP" : r.mlp == MlpKind::gelu_erf ? "GELU (erf) MLP" : r.mlp == MlpKind::relu ? "ReLU MLP" : "SwiGLU MLP";
+    s += r.head == OutputHead::masked_lm ? " · masked-LM head (transform, LayerNorm, tied decoder + bias) when the folder has one" : "";
     return s;
 }
 

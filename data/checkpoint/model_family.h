@@ -1,7 +1,8 @@
-// The table of model families attn runs from Hugging Face folders: one typed row per family holding
+// The table of model architectures attn runs from Hugging Face folders: one typed row per family holding
 // every fact about it — its model_type names, its config.json parser, its tensors' names by role and
-// the recipe the one forward pass (core/model/model.cpp) follows: the norm, the positions, the attention
-// layout, the MLP, the output head. The loader (data/checkpoint/model_checkpoint.cpp) resolves names through the
+// the recipe its stack's forward pass (core/model/) follows: the stack (decoder or encoder), where the
+// norm sits (before or after each sublayer), the positions, where the scores are scaled, the attention
+// layout and biases, the MLP, token types, the embedding's own norm and scale, and the output head. The loader (data/checkpoint/model_checkpoint.cpp) resolves names through the
 // roles and checks every shape against the parsed config.
 //
 // Adding a family: one FamilyId, one row in data/checkpoint/model_family.cpp (its constructor takes every column:
@@ -22,14 +23,18 @@
 
 namespace attn {
 
-enum class FamilyId : std::size_t { gpt2, llama, mistral, qwen2, count };
+enum class FamilyId : std::size_t { gpt2, llama, mistral, qwen2, bert, roberta, distilbert, count };
 constexpr std::size_t kFamilyCount = static_cast<std::size_t>(FamilyId::count);
 
 // The recipe's columns.
 enum class NormKind { layer_norm, rms_norm };          // LayerNorm (weight, bias) | RMSNorm (weight)
-enum class PosScheme { learned, rotary, none };        // wpe added to x | q, k rotated (rotate_half) | nothing
+enum class PosScheme { learned, rotary, none };        // P[offset + i] added to x | q, k rotated (rotate_half) | nothing
 enum class AttnLayout { fused_conv1d, separate_linear };  // one (C, 3C) x·W | q, k, v, o (out, in) x·Wᵀ
-enum class MlpKind { gelu_tanh, gelu_erf, swiglu };    // fc, act, proj | down(silu(gate x) ⊙ up x)
+enum class MlpKind { gelu_tanh, gelu_erf, relu, swiglu };  // fc, act, proj | down(silu(gate x) ⊙ up x)
+enum class Stack { decoder, encoder };                 // causal self-attention | bidirectional (nothing hidden)
+enum class NormPlace { pre, post };                    // x + f(norm(x)) (GPT-2, Llama) | norm(x + f(x)) (BERT)
+enum class ScaleAt { scores, query };                  // (q·kᵀ)·1/√d (GPT-2, BERT) | (q/√d)·kᵀ (DistilBERT)
+enum class OutputHead { lm_head, masked_lm };          // logits = norm_f(x)·Wᵀ | transform, norm, ·Eᵀ + bias
 
 // Tensors by role. A family names the roles it has ({L} stands for the layer); shapes come from
 // role_shape() and the config.
@@ -44,18 +49,32 @@ enum class Role : std::size_t {
     down_w, down_b,                       // fused (I, C) x·W; separate (C, I); (C)
     final_norm_w, final_norm_b,           // (C)
     lm_head,                              // (V, C)
+    token_types,                          // (type_vocab_size, C) BERT's segment embeddings
+    embed_norm_w, embed_norm_b,           // (C) the norm right after the embeddings (BERT)
+    mlm_dense_w, mlm_dense_b,             // (C, C), (C) the masked-LM head's transform (nn.Linear)
+    mlm_norm_w, mlm_norm_b,               // (C) its norm
+    mlm_bias,                             // (V) the masked-LM head's output bias
     count
 };
 constexpr std::size_t kRoleCount = static_cast<std::size_t>(Role::count);
 bool role_per_layer(Role r);  // the roles between norm1_w and down_b
+bool role_head(Role r);       // the output head's roles (lm_head, mlm_*): never under the family's prefix
+bool role_norm(Role r);       // a LayerNorm's gain or bias (old checkpoints name them .gamma and .beta)
 
 struct Recipe {
+    Stack stack;
     NormKind norm;
-    const char* eps_key;  // the config field of the norms' eps
+    NormPlace norm_place;
+    const char* eps_key;  // the config field of the norms' eps ("" when the modeling code fixes it)
     PosScheme positions;
+    ScaleAt scale_at;
     AttnLayout attention;
-    MlpKind mlp;
+    MlpKind mlp;          // the default; config.json's activation may choose another
     bool norm_bias;       // LayerNorm's bias
+    bool embed_norm;      // a norm right after the embeddings (BERT's embeddings.LayerNorm)
+    bool embed_scale;     // embeddings · √C before the positions are added
+    bool token_types;     // segment embeddings added to the embeddings (BERT, RoBERTa; not DistilBERT)
+    OutputHead head;
 };
 
 // rope_scaling as Hugging Face computes it (modeling_rope_utils): none, linear (inv_freq / factor),
@@ -80,7 +99,12 @@ struct ModelConfig {
     std::size_t rope_original_max_positions = 0;
     // MLP and output head
     MlpKind mlp = MlpKind::gelu_tanh;
+    MlpKind head_act = MlpKind::gelu_erf;          // the masked-LM head's transform activation
     bool tie_word_embeddings = true;
+    // encoders
+    std::size_t position_offset = 0;               // learned positions start at this row (RoBERTa: padding_idx + 1)
+    std::size_t type_vocab_size = 0;               // rows of the segment embeddings (0: none)
+    bool sinusoidal_positions = false;             // DistilBERT's sinusoidal_pos_embds (computed when not stored)
 };
 
 // Reads a config.json object (`name` names the file in errors) into a ModelConfig, honouring every field
@@ -127,6 +151,9 @@ ParsedConfig parse_model_config(const std::string& text, const std::string& name
 // The shape a role's tensor must have under a config (empty when the config says the role is absent,
 // e.g. q_b without qkv_bias).
 std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role r);
+
+// The longest text the positions allow: max_position_embeddings less the offset learned positions start at.
+std::size_t context_length(const ModelConfig& c);
 
 // One line of what each family supports (attn models).
 std::string recipe_summary(const Family& f);

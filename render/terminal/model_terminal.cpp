@@ -61,6 +61,10 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
     out << "model:    " << m.type << " \xC2\xB7 " << m.dtype << " \xC2\xB7 " << m.n_layer << " layers \xC3\x97 " << m.n_head
         << " heads \xC2\xB7 " << m.n_embd << " wide \xC2\xB7 " << millions(m.n_params) << " parameters \xC2\xB7 context "
         << m.n_positions << "\n";
+    const bool encoder = m.stack == "encoder";
+    if (encoder)
+        out << "          an encoder: every token sees every token (nothing is hidden), "
+            << (t.segments.empty() ? "one text" : "a sentence pair (segments A and B)") << "\n";
     const std::size_t H_ = t.config.heads, G_ = t.config.kv_heads;
     if (G_ > 0 && G_ < H_)  // grouped-query attention: name the groups (kv_head_of in core/base/head.h)
         out << "          " << H_ << " query heads share " << G_ << " key/value heads, " << H_ / G_
@@ -82,7 +86,10 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
     print_aggregates(out, t, t.layers()[c.layer].layer, opt);
     // 3. every head at a glance: mean attention distance
     const std::size_t H = m.n_head;
-    out << "mean attention distance in tokens (0: each token looks at itself; \xE2\x89\x88" "1: at the previous token; large: far back or at the first token)\n";
+    if (encoder)
+        out << "mean attention distance in tokens (0: each token looks at itself; \xE2\x89\x88" "1: at a neighbour; large: far away, often at [CLS] or [SEP])\n";
+    else
+        out << "mean attention distance in tokens (0: each token looks at itself; \xE2\x89\x88" "1: at the previous token; large: far back or at the first token)\n";
     out << "        ";
     for (std::size_t h = 0; h < H; ++h) {
         const std::string name = "h" + std::to_string(h);
@@ -94,22 +101,27 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
         for (const auto& hd : l.heads) out << "  " << fmt(mean_attention_distance(hd.weights), "%5.1f");
         out << "\n";
     }
-    // 4. what the model predicts after the last token
+    // 4. what the model predicts: after the last token (decoders), at each mask (encoders)
+    auto shown = [](const std::string& token) {
+        std::string label = token, s;
+        if (!label.empty() && label[0] == ' ') label = "\xC2\xB7" + label.substr(1);
+        for (char ch : label) {
+            if (ch == '\n') s += "\xE2\x86\xB5";                               // ↵
+            else if (ch == '\t') s += "\xE2\x87\xA5";                          // ⇥
+            else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) s += "\xEF\xBF\xBD";  // a control character
+            else s += ch;
+        }
+        return s;
+    };
     if (!t.predictions.empty()) {
         out << "\nnext token after \"" << t.tokens.back() << "\":";
-        for (const auto& p : t.predictions.back()) {
-            std::string label = p.token;
-            if (!label.empty() && label[0] == ' ') label = "\xC2\xB7" + label.substr(1);
-            std::string shown;
-            for (char ch : label) {
-                if (ch == '\n') shown += "\xE2\x86\xB5";                               // ↵
-                else if (ch == '\t') shown += "\xE2\x87\xA5";                          // ⇥
-                else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) shown += "\xEF\xBF\xBD";  // a control character
-                else shown += ch;
-            }
-            label = shown;
-            out << "  " << label << " " << fmt(100.0 * p.p, "%.1f%%");
-        }
+        for (const auto& p : t.predictions.back()) out << "  " << shown(p.token) << " " << fmt(100.0 * p.p, "%.1f%%");
+        out << "\n";
+    }
+    for (const auto& mp : t.mask_predictions) {
+        out << (&mp == &t.mask_predictions.front() ? "\n" : "") << "masked-LM head at " << t.tokens.at(mp.position) << " (token "
+            << mp.position << "):";
+        for (const auto& p : mp.top) out << "  " << shown(p.token) << " " << fmt(100.0 * p.p, "%.1f%%");
         out << "\n";
     }
     return out.str();

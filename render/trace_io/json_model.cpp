@@ -1,5 +1,5 @@
 // A model trace's own fields in the JSON trace (docs/trace-format.md): model, token_ids, its attention
-// set, aggregates, predictions.
+// set, aggregates, predictions; an encoder's stack, token types, segments and mask predictions.
 #include "render/trace_io/json_out.h"
 
 namespace attn::render {
@@ -33,6 +33,19 @@ void write_model_trace(JsonOut& j, const Trace& t) {
         j.value(r);
     }
     j.end_array();
+    if (m.stack == "encoder") {  // an encoder's own fields (a decoder's trace is as it was)
+        j.key("stack"), j.value(m.stack);
+        j.key("token_type_ids"), j.value(t.token_type_ids);
+        j.key("segments"), j.value(t.segments);
+        j.key("mask_predictions");
+        j.begin_array();
+        for (const auto& mp : t.mask_predictions) {
+            Json top = Json::array();
+            for (const auto& p : mp.top) top.push_back({{"id", p.id}, {"token", p.token}, {"p", p.p}});
+            j.value(Json{{"position", mp.position}, {"top", top}});
+        }
+        j.end_array();
+    }
     j.key("empty_rows"), j.value(t.empty_rows);
     j.end_object();
 }

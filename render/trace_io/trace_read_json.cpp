@@ -313,6 +313,48 @@ AttentionSet read_set(const Reader& r, const Json& v, const Trace& t) {
     return set;
 }
 
+// An encoder's own fields: "stack": "encoder", token_type_ids and segments (one per token, or none),
+// mask_predictions [{position, top: [{id, token, p}]}].
+void read_encoder(const Reader& r, const Json& j, Trace& t) {
+    const std::size_t T = t.tokens.size();
+    const Json* stack = r.find(j, "stack");
+    if (!stack) return;
+    const std::string s = r.text(*stack, "stack");
+    if (s != "encoder" && s != "decoder") r.fail("stack", "is not \"encoder\" or \"decoder\"");
+    if (t.model) t.model->stack = s;
+    if (auto* v = r.find(j, "token_type_ids")) {
+        r.expect(v->is_array() && (v->empty() || v->size() == T), "token_type_ids", "one id per token");
+        for (const Json& x : *v) t.token_type_ids.push_back(r.integer(x, "token_type_ids"));
+    }
+    if (auto* v = r.find(j, "segments")) {
+        r.expect(v->is_array() && (v->empty() || v->size() == T), "segments", "one segment (0 or 1) per token");
+        for (const Json& x : *v) {
+            const std::int64_t seg = r.integer(x, "segments");
+            if (seg != 0 && seg != 1) r.fail("segments", "holds a value that is not 0 or 1");
+            t.segments.push_back(static_cast<std::uint8_t>(seg));
+        }
+    }
+    if (auto* v = r.find(j, "mask_predictions")) {
+        r.expect(v->is_array(), "mask_predictions", "an array of {position, top}");
+        for (std::size_t i = 0; i < v->size(); ++i) {
+            const std::string w = "mask_predictions[" + std::to_string(i) + "]";
+            const Json& e = (*v)[i];
+            r.expect(e.is_object(), w, "an object {\"position\", \"top\"}");
+            MaskPrediction mp;
+            mp.position = r.size(r.need(e, "position", w), w + ".position");
+            if (mp.position >= T) r.fail(w + ".position", "is past the last token");
+            const Json& top = r.need(e, "top", w);
+            r.expect(top.is_array(), w + ".top", "an array");
+            for (const Json& p : top) {
+                r.expect(p.is_object(), w + ".top", "objects {\"id\", \"token\", \"p\"}");
+                mp.top.push_back({r.integer(r.need(p, "id", w), w + ".id"), r.text(r.need(p, "token", w), w + ".token"),
+                                  r.number(r.need(p, "p", w), w + ".p")});
+            }
+            t.mask_predictions.push_back(std::move(mp));
+        }
+    }
+}
+
 void read_model(const Reader& r, const Json& j, Trace& t) {
     const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
     if (auto* v = r.find(j, "model")) {
@@ -361,6 +403,7 @@ void read_model(const Reader& r, const Json& j, Trace& t) {
             t.predictions.push_back(std::move(row));
         }
     }
+    read_encoder(r, j, t);
 }
 
 }  // namespace

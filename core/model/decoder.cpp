@@ -1,0 +1,218 @@
+// The decoder stack (GPT-2, Llama, Mistral, Qwen2): pre-norm layers over a key/value cache, causal,
+// shared by the full pass (attn show --model) and the step-by-step decode (attn decode --model).
+//
+//   x = E[ids] (+ P[0..T) with learned positions)                        (T, C)
+//   per layer l:
+//     a = norm_1(x)                                                     (T, C)   LayerNorm | RMSNorm
+//     q, k, v = a·W_qkv + b (fused Conv1D) | a·W_qᵀ, a·W_kᵀ, a·W_vᵀ (+ b)  (T, H·d), (T, G·d), (T, G·d)
+//     head h, g = kv_head_of(h): q_h, k_g rotated by position (rotary); causal (and a window)
+//     x += concat(contexts)·W_o (+ b)                                  (T, C)
+//     x += mlp(norm_2(x))                                              (T, C)
+//   logits = norm_f(x)·W_headᵀ                                           (T, V)
+#include "core/model/stacks.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/ops.h"
+#include "core/model/layers.h"
+
+namespace attn {
+namespace {
+
+using namespace layers;
+
+// Buffers a layer reuses between calls.
+struct Scratch {
+    Buf a, q, k, v, ctx, y, hidden, up;
+};
+
+// One layer on n rows at positions p0 .. p0 + n − 1 of x (n, C), in place. The layer's cache gains the
+// rows' keys (rotated at their positions) and values; their queries attend over every cached row.
+void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t n, std::size_t p0, LayerCache& cache,
+                   const RopeTable* rope, const ModelRunOptions& opt, Scratch& b, Trace& t,
+                   std::vector<HeadTrace>& heads) {
+    const ModelConfig& cfg = m.config;
+    const Recipe& r = m.family->recipe;
+    const std::size_t C = cfg.n_embd, H = cfg.n_head, G = cfg.n_kv_head, d = cfg.head_dim, Hd = H * d, Gd = G * d;
+    const LayerWeights& w = m.layers[l];
+    auto W = [&](Role role) -> const Weight& { return w[static_cast<std::size_t>(role)]; };
+    {
+        Timer timer(opt.timing, &ModelTiming::layer_norm);
+        norm(r, x, W(Role::norm1_w), W(Role::norm1_b), cfg.norm_eps, n, C, b.a);
+    }
+    // 1. q (n, H·d), k and v (n, G·d): fused q | k | v columns, or three nn.Linear
+    Columns cq{&b.q, 3 * C, 0}, ck{&b.q, 3 * C, C}, cv{&b.q, 3 * C, 2 * C};
+    {
+        Timer timer(opt.timing, &ModelTiming::qkv);
+        if (r.attention == AttnLayout::fused_conv1d) {
+            conv1d(b.a, W(Role::qkv_w), W(Role::qkv_b), n, b.q);  // (n, 3C)
+        } else {
+            linear_t(b.a, W(Role::q_w), W(Role::q_b), n, b.q);  // (n, H·d)
+            linear_t(b.a, W(Role::k_w), W(Role::k_b), n, b.k);  // (n, G·d)
+            linear_t(b.a, W(Role::v_w), W(Role::v_b), n, b.v);  // (n, G·d)
+            cq = {&b.q, Hd, 0}, ck = {&b.k, Gd, 0}, cv = {&b.v, Gd, 0};
+        }
+        // 2. the new keys, rotated at their positions (once per key/value head), and values into the cache
+        const std::size_t S = cache.rows + n;
+        cache.k.resize(S * Gd), cache.v.resize(S * Gd);
+        for (std::size_t g = 0; g < G; ++g) {
+            Mat kg = ck.head(n, g, d);  // (n, d)
+            if (rope != nullptr) rope_rotate(kg, static_cast<std::int64_t>(p0), *rope, RopeStyle::half);
+            const Mat vg = cv.head(n, g, d);
+            for (std::size_t i = 0; i < n; ++i) {
+                std::copy_n(kg.data() + i * d, d, cache.k.data() + (cache.rows + i) * Gd + g * d);
+                std::copy_n(vg.data() + i * d, d, cache.v.data() + (cache.rows + i) * Gd + g * d);
+            }
+        }
+        cache.rows = S;
+    }
+    // 3. the heads over the cache: causal (bottom-right: row i stands at key p0 + i), Mistral's window
+    //    lets a query see its last W keys (i − j ≤ W − 1); scale 1/√d (GPT-2: or 1, and / (l + 1))
+    {
+        Timer timer(opt.timing, &ModelTiming::attention);
+        MaskSpec mask;
+        mask.causal = true, mask.shift = static_cast<std::int64_t>(p0);
+        if (cfg.sliding_window) mask.window = *cfg.sliding_window - 1;
+        const Mask materialised = mask.materialize(n, cache.rows);
+        mask.cached = &materialised;
+        float scale = cfg.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
+        if (cfg.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
+        const HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, rope};
+        attention(cq, Columns{&cache.k, Gd, 0}, Columns{&cache.v, Gd, 0}, s, t, heads, b.ctx);  // (n, H·d)
+    }
+    // 4. x += o(contexts)
+    {
+        Timer timer(opt.timing, &ModelTiming::attn_proj);
+        project(r, b.ctx, W(Role::o_w), W(Role::o_b), n, b.y);  // (n, C)
+        for (std::size_t i = 0; i < n * C; ++i) x[i] += b.y[i];
+    }
+    // 5. x += mlp(norm_2(x))
+    {
+        Timer timer(opt.timing, &ModelTiming::mlp);
+        norm(r, x, W(Role::norm2_w), W(Role::norm2_b), cfg.norm_eps, n, C, b.a);
+        if (cfg.mlp == MlpKind::swiglu) {
+            linear_t(b.a, W(Role::gate_w), Weight{}, n, b.hidden);  // (n, I)
+            linear_t(b.a, W(Role::up_w), W(Role::up_b), n, b.up);   // (n, I)
+            silu_times(b.hidden, b.up);
+        } else {
+            project(r, b.a, W(Role::up_w), W(Role::up_b), n, b.hidden);  // (n, I)
+            if (cfg.mlp == MlpKind::gelu_tanh) gelu_tanh(b.hidden);
+            else gelu_erf(b.hidden);
+        }
+        project(r, b.hidden, W(Role::down_w), W(Role::down_b), n, b.y);  // (n, C)
+        for (std::size_t i = 0; i < n * C; ++i) x[i] += b.y[i];
+    }
+}
+
+// x (n, C) = E[ids[p0 .. p0 + n)] (+ P[p0 .. p0 + n) with learned positions)
+void embed(const ModelCheckpoint& m, const std::vector<std::int64_t>& ids, std::size_t p0, std::size_t n, Buf& x) {
+    const std::size_t C = m.config.n_embd;
+    const Weight &E = m[Role::embed], &P = m[Role::positions];
+    const bool learned = m.family->recipe.positions == PosScheme::learned;
+    x.resize(n * C);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t c = 0; c < C; ++c)
+            x[i * C + c] = learned ? E.data[static_cast<std::size_t>(ids[p0 + i]) * C + c] + P.data[(p0 + i) * C + c]
+                                   : E.data[static_cast<std::size_t>(ids[p0 + i]) * C + c];
+}
+
+}  // namespace
+
+Trace decoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+                      const ModelRunOptions& opt) {
+    const ModelConfig& cfg = m.config;
+    const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, V = m[Role::lm_head].rows;
+    Trace t = model_trace_header(m, tok, ids);
+    // 1. token embeddings (+ learned positions)                              (T, C)
+    Buf x;
+    {
+        Timer timer(opt.timing, &ModelTiming::embed);
+        embed(m, ids, 0, T, x);
+    }
+    // the rotary angles of positions 0 .. T − 1, once for every layer and head
+    const RopeTable rope =
+        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg, T)) : RopeTable();
+    // 2. the layers, every row at once (each layer's cache holds only this pass)
+    Scratch b;
+    for (std::size_t l = 0; l < L; ++l) {
+        LayerCache cache;
+        LayerTrace lt;
+        lt.layer = l;
+        layer_forward(m, l, x, T, 0, cache, rope.n ? &rope : nullptr, opt, b, t, lt.heads);
+        {
+            Timer timer(opt.timing, &ModelTiming::attention);
+            t.layer_mean.push_back(head_mean(lt.heads));
+        }
+        if (opt.keep_layers.empty() || opt.keep_layers.at(l)) t.layers().push_back(std::move(lt));
+        if (opt.progress) opt.progress("layers", l + 1, L);
+    }
+    t.rollout = attention_rollout(t.layer_mean);
+    // 3. logits = norm_f(x) · W_headᵀ at the positions whose predictions are shown: every position, or
+    //    only the last (predict_last_only)                                     (P, V), P = T or 1
+    const std::size_t P = opt.predict_last_only ? 1 : T;
+    Buf logits(P * V);
+    {
+        Timer timer(opt.timing, &ModelTiming::logits);
+        norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, T, C, b.a);
+        gemm(b.a.data() + (T - P) * C, C, m[Role::lm_head].data, C, logits.data(), V, P, V, C, true);
+    }
+    // 4. the top k next tokens after each of those positions
+    Timer timer(opt.timing, &ModelTiming::predictions);
+    t.predictions = top_predictions(logits, P, V, opt.top_k, tok);
+    t.output = Mat::from_shape({T, C});  // the final hidden state (after the final norm)
+    std::copy(b.a.begin(), b.a.end(), t.output.begin());
+    return t;
+}
+
+DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
+                             const ModelDecodeOptions& opt) {
+    const ModelConfig& cfg = m.config;
+    const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, H = cfg.n_head, G = cfg.n_kv_head, d = cfg.head_dim;
+    const std::size_t V = m[Role::lm_head].rows;
+    DecodeTrace out;
+    out.full = run_model(m, tok, ids, ModelRunOptions{});
+    out.layers = L, out.heads = H, out.kv_heads = G, out.d_k = out.d_v = d;
+    // the cache one token costs: every layer's G keys and values of head_dim, in the checkpoint's dtype
+    DecodeModel info;
+    info.layer = opt.layer, info.dtype = m.dtype, info.dtype_bytes = safetensors_dtype_size(m.dtype);
+    out.variants = cache_variants(L, H, G, d, d, info.dtype_bytes);
+    const std::uint64_t per_token = cache_bytes_per_token(L, G, d, d, info.dtype_bytes);
+    // the tokens one at a time through the caches; every step's rows against the full pass's
+    // the rotary angles of positions 0 .. T − 1, once for every layer and head
+    const RopeTable rope =
+        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg, T)) : RopeTable();
+    std::vector<LayerCache> caches(L);
+    Scratch b;
+    Buf x, logits(V);
+    for (std::size_t p = 0; p < T; ++p) {
+        DecodeStep s;
+        s.step = p, s.token = out.full.tokens[p], s.token_id = ids[p];
+        embed(m, ids, p, 1, x);  // (1, C)
+        Trace step = model_trace_header(m, tok, ids);
+        for (std::size_t l = 0; l < L; ++l) {
+            std::vector<HeadTrace> heads;
+            layer_forward(m, l, x, 1, p, caches[l], rope.n ? &rope : nullptr, ModelRunOptions{}, b, step, heads);
+            for (const HeadTrace& h : heads) {  // (1, p + 1) against row p of the full pass's (T, T)
+                const Mat& full = out.full.layers()[l].heads[h.head].weights;
+                for (std::size_t j = 0; j < T; ++j) {
+                    const double got = j <= p ? static_cast<double>(h.weights(0, j)) : 0.0;
+                    out.max_abs_diff = std::max(out.max_abs_diff, std::abs(got - static_cast<double>(full(p, j))));
+                }
+                if (l != opt.layer || (opt.head && *opt.head != h.head)) continue;
+                s.heads.push_back({h.head, h.kv_head, std::vector<float>(h.weights.begin(), h.weights.begin() + (p + 1))});
+            }
+        }
+        norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, 1, C, b.a);
+        gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, 1, V, C, true);
+        s.next_id = static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        s.next = tok.label(s.next_id);
+        s.cache_bytes = caches[0].rows * per_token;
+        if (s.next_id != out.full.predictions[p][0].id) info.top_changed = true;
+        out.steps.push_back(std::move(s));
+    }
+    out.model = info;
+    return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,204 @@
+// The layer functions of core/model/layers.h.
+#include "core/model/layers.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/head.h"
+#include "core/base/ops.h"
+#include "core/base/simd.h"
+
+namespace attn::layers {
+
+
+// out (T, C) = LayerNorm over each row of x (T, C) with gain g and bias b (biased variance, as PyTorch).
+void layer_norm(const Buf& x, const Weight& g, const Weight& b, double eps, std::size_t T, std::size_t C, Buf& out) {
+    parallel_for(T, C * 4, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t i = r0; i < r1; ++i) {
+            const float* row = x.data() + i * C;
+            double mean = 0.0, var = 0.0;
+            for (std::size_t c = 0; c < C; ++c) mean += row[c];
+            mean /= static_cast<double>(C);
+            for (std::size_t c = 0; c < C; ++c) var += (row[c] - mean) * (row[c] - mean);
+            const double inv = 1.0 / std::sqrt(var / static_cast<double>(C) + eps);
+            float* o = out.data() + i * C;
+            for (std::size_t c = 0; c < C; ++c)
+                o[c] = static_cast<float>((row[c] - mean) * inv) * g.data[c] + b.data[c];
+        }
+    });
+}
+
+// out (T, C) = RMSNorm: x / sqrt(mean(x²) + eps) · g over each row (no mean, no bias; Llama's).
+void rms_norm(const Buf& x, const Weight& g, double eps, std::size_t T, std::size_t C, Buf& out) {
+    parallel_for(T, C * 4, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t i = r0; i < r1; ++i) {
+            const float* row = x.data() + i * C;
+            double sq = 0.0;
+            for (std::size_t c = 0; c < C; ++c) sq += static_cast<double>(row[c]) * row[c];
+            const double inv = 1.0 / std::sqrt(sq / static_cast<double>(C) + eps);
+            float* o = out.data() + i * C;
+            for (std::size_t c = 0; c < C; ++c) o[c] = static_cast<float>(row[c] * inv) * g.data[c];
+        }
+    });
+}
+
+// The recipe's norm: (T, C) -> (T, C).
+void norm(const Recipe& r, const Buf& x, const Weight& g, const Weight& b, double eps, std::size_t T, std::size_t C, Buf& out) {
+    out.resize(T * C);
+    if (r.norm == NormKind::layer_norm) layer_norm(x, g, b, eps, T, C, out);
+    else rms_norm(x, g, eps, T, C, out);
+}
+
+// y (T, N) = x (T, K) · W (K, N) + b (1, N): one BLAS product on the weights where they lie (Conv1D).
+void conv1d(const Buf& x, const Weight& w, const Weight& b, std::size_t T, Buf& y) {
+    y.resize(T * w.cols);
+    gemm(x.data(), w.rows, w.data, w.cols, y.data(), w.cols, T, w.cols, w.rows, false);
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t n = 0; n < w.cols; ++n) y[i * w.cols + n] += b.data[n];
+}
+
+// y (T, N) = x (T, K) · W (N, K)ᵀ (+ b (1, N) when the role is present): nn.Linear.
+void linear_t(const Buf& x, const Weight& w, const Weight& b, std::size_t T, Buf& y) {
+    y.resize(T * w.rows);
+    gemm(x.data(), w.cols, w.data, w.cols, y.data(), w.rows, T, w.rows, w.cols, true);
+    if (b.data != nullptr)
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t n = 0; n < w.rows; ++n) y[i * w.rows + n] += b.data[n];
+}
+
+// The recipe's projection: Conv1D (K, N) x·W + b, or nn.Linear (N, K) x·Wᵀ (+ b).
+void project(const Recipe& r, const Buf& x, const Weight& w, const Weight& b, std::size_t T, Buf& y) {
+    if (r.attention == AttnLayout::fused_conv1d) conv1d(x, w, b, T, y);
+    else linear_t(x, w, b, T, y);
+}
+
+// GELU, tanh form ("gelu_new"), in place: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), vectorised.
+void gelu_tanh(Buf& x) {
+    using B = simd::Batch;
+    const float k = std::sqrt(2.0f / 3.14159265358979323846f);
+    parallel_for(x.size(), 16, [&](std::size_t a, std::size_t e) {
+        std::size_t i = a;
+        for (; i + B::size <= e; i += B::size) {
+            const B v = B::load_unaligned(x.data() + i);
+            const B g = B(0.5f) * v * (B(1.0f) + simd::tanh(B(k) * (v + B(0.044715f) * v * v * v)));
+            g.store_unaligned(x.data() + i);
+        }
+        for (; i < e; ++i) {
+            const float v = x[i];
+            x[i] = 0.5f * v * (1.0f + std::tanh(k * (v + 0.044715f * v * v * v)));
+        }
+    });
+}
+
+// GELU, erf form ("gelu"), in place: 0.5·x·(1 + erf(x/√2)).
+void gelu_erf(Buf& x) {
+    parallel_for(x.size(), 16, [&](std::size_t a, std::size_t e) {
+        for (std::size_t i = a; i < e; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
+    });
+}
+
+// ReLU in place: max(x, 0).
+void relu(Buf& x) {
+    for (auto& v : x) v = v > 0.0f ? v : 0.0f;
+}
+
+void activate(MlpKind act, Buf& x) {
+    if (act == MlpKind::gelu_tanh) gelu_tanh(x);
+    else if (act == MlpKind::gelu_erf) gelu_erf(x);
+    else relu(x);
+}
+
+// SwiGLU's gate in place: gate = silu(gate) ⊙ up, silu(x) = x·sigmoid(x) = x / (1 + e^(−x)).
+void silu_times(Buf& gate, const Buf& up) {
+    parallel_for(gate.size(), 16, [&](std::size_t a, std::size_t e) {
+        for (std::size_t i = a; i < e; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+    });
+}
+
+// Columns [first, first + count) of a (T, width) buffer as a (T, count) matrix.
+Mat slice(const Buf& b, std::size_t T, std::size_t width, std::size_t first, std::size_t count) {
+    Mat m = Mat::from_shape({T, count});
+    for (std::size_t i = 0; i < T; ++i) std::copy_n(b.data() + i * width + first, count, m.data() + i * count);
+    return m;
+}
+
+
+
+// One layer's heads: q (n, H·d) over the cached k and v (S, G·d) (keys already rotated) -> contexts side
+// by side (n, H·d); the heads' traces in `heads`.
+void attention(const Columns& q, const Columns& k, const Columns& v, const HeadsSetup& s, Trace& t,
+               std::vector<HeadTrace>& heads, Buf& ctx) {
+    const std::size_t n = s.n, H = s.H, d = s.d, width = H * d;
+    Settings c;
+    c.kind = "model", c.keep_weights = true;
+    TorchGenerator unused(0);  // no dropout in inference
+    ctx.resize(n * width);
+    // The heads are independent: split them over both cores (each head's BLAS calls then run on its
+    // own thread). A causal mask leaves no row without a key, so no head touches t.empty_rows.
+    // Each head's scores read its key/value head's cached keys in place (row stride G·d), not a copy.
+    // (One product for the H/G query heads of a group, (H/G·n, d)·kᵀ, rounds some scores differently
+    // in OpenBLAS than a product per head, by an ulp: it would change the traces, so it is not done.)
+    const std::size_t S = s.S, Gd = s.G * d;
+    std::vector<HeadTrace> out(H);
+    parallel_for(H, n * S * d, [&](std::size_t h0, std::size_t h1) {
+        for (std::size_t h = h0; h < h1; ++h) {
+            const std::size_t g = kv_head_of(h, H, s.G);
+            Mat qh = q.head(n, h, d);  // (n, d)
+            if (s.rope != nullptr) rope_rotate(qh, s.p0, *s.rope, RopeStyle::half);  // rotate_half, at its position
+            Mat scores = Mat::from_shape({n, S});  // (n, S) = q_h · k_gᵀ
+            gemm(qh.data(), d, k.buf->data() + k.first + g * d, Gd, scores.data(), S, n, S, d, true);
+            out[h] = attend_head_scores(Mat(), Mat(), v.head(S, g, d), std::move(scores), s.scale, *s.mask, c, unused, t);
+            HeadTrace& ht = out[h];
+            ht.head = h, ht.kv_head = g;
+            for (std::size_t i = 0; i < n; ++i) std::copy_n(ht.context.data() + i * d, d, ctx.data() + i * width + h * d);
+            ht.values = Mat(), ht.context = Mat();
+        }
+    });
+    for (auto& h : out) heads.push_back(std::move(h));
+}
+
+// The top k tokens after each position: softmax of each logits row (T, V), in place.
+std::vector<std::vector<Prediction>> top_predictions(Buf& logits, std::size_t T, std::size_t V, std::size_t k,
+                                                     const Tokenizer& tok) {
+    std::vector<std::vector<std::pair<std::int64_t, float>>> best(T);
+    k = std::min(k, V);
+    parallel_for(T, V, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t i = r0; i < r1; ++i) {
+            float* row = logits.data() + i * V;
+            // 1. the k largest logits in one pass (ties: the lower id first)
+            std::vector<std::pair<float, std::int64_t>> top;  // sorted, largest first
+            for (std::size_t v = 0; v < V; ++v) {
+                if (top.size() == k && row[v] <= top.back().first) continue;
+                auto at = std::find_if(top.begin(), top.end(), [&](const auto& e) { return row[v] > e.first; });
+                top.insert(at, {row[v], static_cast<std::int64_t>(v)});
+                if (top.size() > k) top.pop_back();
+            }
+            // 2. their probabilities: exp(l - max) / sum over the row
+            const float mx = top.front().first;
+            const double sum = static_cast<double>(exp_shift_sum(row, V, mx));
+            for (const auto& [l, id] : top)
+                best[i].push_back({id, static_cast<float>(std::exp(static_cast<double>(l - mx)) / sum)});
+        }
+    });
+    std::vector<std::vector<Prediction>> out(T);
+    for (std::size_t i = 0; i < T; ++i)
+        for (const auto& [id, p] : best[i]) out[i].push_back({id, tok.text(id), p});
+    return out;
+}
+
+Trace model_trace_header(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids) {
+    const ModelConfig& cfg = m.config;
+    Trace t;
+    t.kind = "model";
+    t.config.kind = "model", t.config.heads = cfg.n_head, t.config.kv_heads = cfg.n_kv_head, t.config.causal = true;
+    t.config.d_in = t.config.d_out = cfg.n_embd;
+    t.model = ModelInfo{m.family->name, m.dtype, cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.n_positions, cfg.vocab_size,
+                        m.n_params, cfg.norm_eps};
+    t.token_ids = ids;
+    for (auto id : ids) t.tokens.push_back(tok.label(id));
+    t.source_tokens = t.tokens;
+    t.sets = {AttentionSet{"self", t.tokens, t.tokens, {}, true}};  // a decoder's one set: a layer per kept block
+    return t;
+}
+
+}  // namespace attn::layers

@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""attn show --model on encoders (BERT, RoBERTa, DistilBERT) against a plain PyTorch forward written
+from each architecture (tests/encoder/encoder_reference.py).
+
+Builds tiny random checkpoints (tests/encoder/make_encoder.py: safetensors written by hand; F32, F16,
+BF16; with and without the base prefix; the pre-2019 LayerNorm names .gamma/.beta; GELU and ReLU;
+DistilBERT's sinusoidal table; a folder without the masked-LM head), runs `attn show --model DIR
+--json`, and compares every layer's and head's attention weights (within 1e-5) and, at each mask
+token, the masked-LM head's top-5 ids and probabilities (within 1e-6) with PyTorch in float32; a
+sentence pair's token types too. Then the config fields attn refuses by name.
+Usage: encoder_check.py ATTN [--tokenizer json|files]"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from encoder_reference import forward, mlm_probs  # noqa: E402
+from make_encoder import make  # noqa: E402
+
+ATTN = sys.argv[1]
+TOKENIZER = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--tokenizer" else "json"
+TOL, PTOL = 1e-5, 1e-6
+torch.set_num_threads(1)
+failures = []
+
+
+def run(args):
+    return subprocess.run([ATTN] + args, capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def texts(family):
+    mask = "<mask>" if family == "roberta" else "[MASK]"
+    if TOKENIZER == "files":
+        return "the cat sat on the mat", None
+    return f"the cat sat on the {mask}. it was tired", "paris is the capital of france"
+
+
+cases = [
+    dict(family="bert"),
+    dict(family="bert", dtype="F16", prefix=False, heads=2, embd=8),
+    dict(family="bert", dtype="BF16", old_names=True, layers=3),
+    dict(family="bert", act="relu", embd=16, heads=4, store_decoder=False),
+    dict(family="bert", mlm=False),
+    dict(family="bert", tokenizer="vocab.txt", act="gelu_new"),
+    dict(family="roberta", heads=4, embd=16),
+    dict(family="roberta", dtype="F16", prefix=False, old_names=True, pad_id=1),
+    dict(family="distilbert", heads=2, embd=12),  # d = 6: the queries scaled by 1/√6 before the product
+    dict(family="distilbert", dtype="BF16", sinusoidal=True, act="relu"),
+]
+with tempfile.TemporaryDirectory() as tmp:
+    for n, case in enumerate(cases):
+        case = dict(case)
+        if TOKENIZER == "files":
+            case["tokenizer"] = "files"
+        d = os.path.join(tmp, f"m{n}")
+        values, cfg = make(d, seed=n, **case)
+        text, pair = texts(case["family"])
+        for with_pair in ([False, True] if pair and case["family"] != "distilbert" else [False]):
+            out = os.path.join(tmp, f"m{n}{with_pair}.json")
+            args = ["show", "--model", d, "--json", out, text] + (["--pair", pair] if with_pair else [])
+            r = run(args)
+            what = f"{case} pair={with_pair}"
+            check(r.returncode == 0, f"{what}: exit {r.returncode}: {r.stderr.strip()}")
+            if r.returncode:
+                continue
+            trace = json.load(open(out))
+            ids, types = trace["token_ids"], trace.get("token_type_ids") or None
+            check(trace.get("stack") == "encoder", f"{what}: stack {trace.get('stack')}")
+            if with_pair:
+                segs = trace["segments"]
+                check(len(segs) == len(ids) and segs[0] == 0 and segs[-1] == 1, f"{what}: segments {segs}")
+                if case["family"] == "bert":
+                    check(types == segs, f"{what}: BERT's token types {types} are not the segments {segs}")
+                else:
+                    check(not any(types or []), f"{what}: RoBERTa's token types are all 0, not {types}")
+            ref, x = forward(values, cfg, ids, types)
+            worst = 0.0
+            layers = trace["attention"][0]["layers"]
+            check(len(layers) == len(ref), f"{what}: {len(layers)} layers")
+            for layer in layers:
+                for h in layer["heads"]:
+                    got = np.array(h["weights"], dtype=np.float64)
+                    worst = max(worst, float(np.abs(got - ref[layer["layer"]][h["head"]]).max()))
+                    check(np.all(np.array(h["mask"]) == 1), f"{what}: an encoder's mask hides a key")
+            check(worst <= TOL, f"{what}: weights differ by {worst:.3g}")
+            preds = trace.get("mask_predictions", [])
+            if not case.get("mlm", True) or TOKENIZER == "files":
+                check(preds == [], f"{what}: mask predictions without a head or a mask: {preds}")
+                print(f"ok {what}: weights within {worst:.2g}")
+                continue
+            check(len(preds) == 1, f"{what}: {len(preds)} mask predictions, expected 1")
+            pworst = 0.0
+            for mp in preds:
+                probs = mlm_probs(values, cfg, x, [mp["position"]])[0]
+                order = np.argsort(-probs, kind="stable")[:5]
+                got_ids = [p["id"] for p in mp["top"]]
+                check(got_ids == list(order), f"{what}: top-5 ids {got_ids} vs {list(order)}")
+                for p in mp["top"]:
+                    pworst = max(pworst, abs(p["p"] - float(probs[p["id"]])))
+            check(pworst <= PTOL, f"{what}: probabilities differ by {pworst:.3g}")
+            print(f"ok {what}: weights within {worst:.2g}, masked-LM probabilities within {pworst:.2g}")
+
+    # config fields that change the numbers and that attn does not run: refused by name, exit 1
+    for family, extra, word in [("bert", {"position_embedding_type": "relative_key"}, "relative_key"),
+                                ("bert", {"position_embedding_type": "relative_key_query"}, "relative_key_query"),
+                                ("bert", {"is_decoder": True}, "is_decoder"),
+                                ("roberta", {"add_cross_attention": True}, "add_cross_attention"),
+                                ("bert", {"hidden_act": "mish"}, "hidden_act"),
+                                ("distilbert", {"activation": "tanh"}, "activation"),
+                                ("bert", {"rotary_value": True}, "rotary_value")]:
+        d = os.path.join(tmp, "bad-" + word)
+        make(d, family, config_extra=extra, tokenizer="files" if TOKENIZER == "files" else "json")
+        r = run(["show", "--model", d, "the cat"])
+        check(r.returncode == 1 and word in r.stderr and r.stderr.count("\n") == 1,
+              f"{family} {extra}: exit {r.returncode}, {r.stderr.strip()!r}")
+
+if failures:
+    print(f"{len(failures)} failed")
+    sys.exit(1)
+print("encoders: every check passed")
