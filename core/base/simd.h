@@ -1,4 +1,4 @@
-// The vector width of the few hand-vectorised loops (softmax rows, GELU), chosen by one switch.
+// The vector width of the few hand-vectorised loops (softmax rows, both GELUs), chosen by one switch.
 //
 // Natively these are xsimd batches (SSE/AVX/NEON, whatever the compiler targets). Debian 12's xsimd 8.1
 // has no WebAssembly architecture (`xsimd::batch<float>` does not compile under em++, with or without
@@ -17,6 +17,7 @@ namespace attn::simd {
 #ifndef ATTN_SCALAR_SIMD
 
 using Batch = xsimd::batch<float>;
+using xsimd::erf;
 using xsimd::exp;
 using xsimd::hadd;
 using xsimd::max;
@@ -36,6 +37,7 @@ struct Batch {
     friend Batch operator-(Batch a, Batch b) { return Batch(a.v - b.v); }
     friend Batch operator*(Batch a, Batch b) { return Batch(a.v * b.v); }
 };
+inline Batch erf(Batch a) { return Batch(std::erf(a.v)); }
 inline Batch exp(Batch a) { return Batch(std::exp(a.v)); }
 inline Batch tanh(Batch a) { return Batch(std::tanh(a.v)); }
 inline Batch max(Batch a, Batch b) { return Batch(a.v < b.v ? b.v : a.v); }

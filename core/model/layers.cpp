@@ -90,10 +90,19 @@ void gelu_tanh(Buf& x) {
     });
 }
 
-// GELU, erf form ("gelu"), in place: 0.5·x·(1 + erf(x/√2)).
+// GELU, erf form ("gelu"), in place: 0.5·x·(1 + erf(x/√2)), vectorised (xsimd's erf is within an ulp
+// or two of std::erf; BERT-base at 128 tokens evaluates it 4.7 million times).
 void gelu_erf(Buf& x) {
+    using B = simd::Batch;
+    const float r = 0.70710678118654752f;
     parallel_for(x.size(), 16, [&](std::size_t a, std::size_t e) {
-        for (std::size_t i = a; i < e; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
+        std::size_t i = a;
+        for (; i + B::size <= e; i += B::size) {
+            const B v = B::load_unaligned(x.data() + i);
+            const B g = B(0.5f) * v * (B(1.0f) + simd::erf(v * B(r)));
+            g.store_unaligned(x.data() + i);
+        }
+        for (; i < e; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * r));
     });
 }
 

@@ -109,13 +109,15 @@ def head_names(family):
 
 def make(out, family="bert", layers=2, heads=3, embd=12, inner=None, positions=40, dtype="F32", prefix=True,
          old_names=False, mlm=True, seed=0, scale=0.5, tokenizer="json", act="gelu", sinusoidal=False,
-         store_decoder=True, type_vocab=2, pad_id=1, config_extra=None):
+         store_decoder=True, type_vocab=2, pad_id=1, vocab_size=None, config_extra=None):
     rng = np.random.default_rng(seed)
     C, I = embd, inner or 4 * embd
     if family == "roberta" or tokenizer == "files":
         vocab, merges = roberta_vocab()
     else:
         vocab, merges = wordpiece_vocab(), None
+    for i in range(len(vocab), vocab_size or 0):  # unused entries up to a real model's vocabulary size
+        vocab[f"[unused{i}]"] = i
     V = len(vocab)
 
     def rand(*shape, s=scale, mean=0.0):
