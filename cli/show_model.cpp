@@ -110,8 +110,13 @@ ModelInput model_input(const BpeTokenizer& tok, const ParsedConfig& p, const std
     if (encoder && p.family->recipe.token_types) {
         // BERT feeds token type 1 to the second text; RoBERTa's one type row is 0 for both
         in.type_ids.assign(in.ids.size(), 0);
-        if (c.type_vocab_size > 1)
+        if (p.family->id == FamilyId::bert)
             for (std::size_t i = 0; i < in.segments.size(); ++i) in.type_ids[i] = in.segments[i];
+        for (auto type : in.type_ids)
+            if (static_cast<std::size_t>(type) >= c.type_vocab_size)
+                input_error("the tokeniser gives token type " + std::to_string(type) + ", but config.json's type_vocab_size is " +
+                                std::to_string(c.type_vocab_size),
+                            "Hugging Face would fail on this pair too: run the two texts one at a time, or use a model trained on pairs");
     }
     return in;
 }

@@ -502,9 +502,12 @@ std::string recipe_summary(const Family& f) {
     s += r.positions == PosScheme::learned ? "learned positions" : r.positions == PosScheme::rotary ? "rotary positions (rope_theta, rotate_half; rope_scaling linear, dynamic, llama3)" : "no positions";
     s += r.scale_at == ScaleAt::query ? " · queries scaled by 1/√d" : "";
     s += " · ";
-    s += r.attention == AttnLayout::fused_conv1d ? "fused q|k|v Conv1D (x·W)" : "q, k, v, o nn.Linear (x·Wᵀ), grouped-query heads (num_key_value_heads)";
+    s += r.attention == AttnLayout::fused_conv1d  ? "fused q|k|v Conv1D (x·W)"
+         : r.stack == Stack::encoder              ? "q, k, v, o nn.Linear (x·Wᵀ) with biases"
+                                                  : "q, k, v, o nn.Linear (x·Wᵀ), grouped-query heads (num_key_value_heads)";
     s += " · ";
-    s += r.mlp == MlpKind::gelu_tanh ? "GELU (tanh) MLP" : r.mlp == MlpKind::gelu_erf ? "GELU (erf) MLP" : r.mlp == MlpKind::relu ? "ReLU MLP" : "SwiGLU MLP";
+    s += r.stack == Stack::encoder ? "MLP with the config's activation (gelu, gelu_new, relu)"
+         : r.mlp == MlpKind::gelu_tanh ? "GELU (tanh) MLP" : r.mlp == MlpKind::gelu_erf ? "GELU (erf) MLP" : "SwiGLU MLP";
     s += r.head == OutputHead::masked_lm ? " · masked-LM head (transform, LayerNorm, tied decoder + bias) when the folder has one" : "";
     return s;
 }
