@@ -52,6 +52,11 @@ std::size_t check_view(const TorchView& v, const TorchStorageRef& s, const std::
     if (count > 0 && last >= s.numel)
         bad(path, where + " reads element " + std::to_string(last) + " of storage '" + excerpt(s.key, 40) + "', which holds " +
                       std::to_string(s.numel));
+    // a view holds at most its storage's elements (a slice, a transpose, an expand of a size-1 dimension):
+    // a broadcast to more would let a small file ask for any amount of memory
+    if (count > s.numel)
+        bad(path, where + " has " + std::to_string(count) + " elements, more than its storage '" + excerpt(s.key, 40) + "' holds (" +
+                      std::to_string(s.numel) + ")", kTorchPickleHint);
     return static_cast<std::size_t>(count);
 }
 
@@ -97,12 +102,22 @@ std::vector<std::pair<std::string, std::size_t>> entries(const Pickle& pk, const
 }
 
 // Every view of the state dict copied out of its storage's bytes.
+// Tied weights repeat a storage once (an embedding and the output head): the views together may hold at
+// most kMaxViewRepeat times the storages' bytes, so many views of one storage cannot exhaust memory.
+constexpr std::uint64_t kMaxViewRepeat = 4;
+
 std::vector<TorchTensor> assemble(const Pickle& pk, const StorageBytes& storages, const std::string& path) {
     std::vector<TorchTensor> out;
+    std::uint64_t stored = 0, viewed = 0;
+    for (const auto& s : storages) stored += s.second;
     for (const auto& [name, view] : entries(pk, path)) {
         const TorchView& v = pk.views[view];
         const TorchStorageRef& s = pk.storages[v.storage];
         const std::size_t count = check_view(v, s, name, path);
+        viewed += count * s.elem_size;
+        if (viewed > kMaxViewRepeat * stored)
+            bad(path, "the tensors hold more than " + std::to_string(kMaxViewRepeat) + " times their storages' " + std::to_string(stored) +
+                          " bytes (views repeating a storage)", kTorchPickleHint);
         TorchTensor t;
         t.name = name, t.dtype = s.dtype;
         for (auto d : v.size) t.shape.push_back(static_cast<std::size_t>(d));
@@ -197,6 +212,13 @@ std::vector<TorchTensor> read_zip(const std::uint8_t* data, std::size_t size, co
         if (i < 0) bad(path, "storage '" + excerpt(s.key, 40) + "' is missing (no '" + excerpt(name, 80) + "' in the zip)");
         const std::size_t want = storage_bytes(s, path);
         const std::uint64_t have = entry_size(z.get(), static_cast<zip_uint64_t>(i));
+        zip_stat_t st;
+        zip_stat_init(&st);
+        zip_stat_index(z.get(), static_cast<zip_uint64_t>(i), 0, &st);
+        // deflate expands at most 1032 times: a directory claiming more is a zip bomb or a lie
+        if ((st.valid & ZIP_STAT_COMP_SIZE) && st.comp_method != ZIP_CM_STORE && have / 1032 > st.comp_size)
+            bad(path, "storage '" + excerpt(s.key, 40) + "' claims " + std::to_string(have) + " bytes from " + std::to_string(st.comp_size) +
+                          " compressed, more than deflate can give");
         if (have != want)
             bad(path, "storage '" + excerpt(s.key, 40) + "' holds " + std::to_string(have) + " bytes but its " + std::to_string(s.numel) +
                           " " + s.dtype + " elements need " + std::to_string(want));

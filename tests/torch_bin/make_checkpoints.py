@@ -185,6 +185,8 @@ def make(out):
     bad["protocol4.bin"] = "uses pickle protocol 4; torch.save writes protocol 2"
     save(collections.OrderedDict(w=torch.zeros(2, dtype=torch.float64)), os.path.join(bad_dir, "double.bin"))
     bad["double.bin"] = "the checkpoint holds a torch.DoubleStorage, which attn does not read"
+    save(collections.OrderedDict(p=torch.arange(4).expand(3, -1)), os.path.join(bad_dir, "broadcast.bin"))
+    bad["broadcast.bin"] = "tensor 'p' has 12 elements, more than its storage '0' holds (4)"
     w = struct.pack("<6f", *range(6))
     ok = [("w", "FloatStorage", "0", 6, 0, [2, 3], [3, 1])]
     zip_file(os.path.join(bad_dir, "truncated.bin"), state_dict_pickle(ok), {"0": w[:20]})
