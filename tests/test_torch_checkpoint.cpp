@@ -202,3 +202,14 @@ TEST_CASE("corpus: torch_checkpoint seeds named ok- load and those named bad- ar
     CHECK(ok >= 5);
     CHECK(bad >= 5);
 }
+
+TEST_CASE("torch checkpoint: a deflated entry claiming more than 1032 times its compressed bytes is refused before it is allocated") {
+    // data.pkl: 4 bytes stored; its headers then rewritten to say deflated, 2^27 bytes from 4
+    std::string z = attn::test::zip_stored({{"archive/data.pkl", "abcd"}});
+    auto patch = [&](std::size_t at, std::uint64_t v, int n) { z.replace(at, static_cast<std::size_t>(n), attn::test::pickle_le(v, n)); };
+    const std::size_t central = z.find("PK\x01\x02");
+    REQUIRE(central != std::string::npos);
+    patch(8, 8, 2), patch(22, 1ull << 27, 4);                       // the local header: method, uncompressed size
+    patch(central + 10, 8, 2), patch(central + 24, 1ull << 27, 4);  // the central directory's
+    CHECK(torch_error(z) == "m/pytorch_model.bin: 'archive/data.pkl' claims 134217728 bytes from 4 compressed, more than deflate can give");
+}

@@ -152,6 +152,11 @@ std::string read_entry(zip_t* z, zip_uint64_t i, const std::string& name, const 
     zip_stat_t st;
     zip_stat_init(&st);
     zip_stat_index(z, i, 0, &st);
+    // deflate expands at most 1032 times: a directory claiming more is a zip bomb or a lie, refused
+    // before its size is allocated
+    if ((st.valid & ZIP_STAT_COMP_SIZE) && st.comp_method != ZIP_CM_STORE && st.size / 1032 > st.comp_size)
+        bad(path, "'" + excerpt(name, 80) + "' claims " + std::to_string(st.size) + " bytes from " + std::to_string(st.comp_size) +
+                      " compressed, more than deflate can give");
     std::string bytes(static_cast<std::size_t>(st.size), '\0');
     const zip_int64_t got = bytes.empty() ? 0 : zip_fread(f.get(), &bytes[0], st.size);
     if (got < 0 || static_cast<zip_uint64_t>(got) != st.size)
@@ -212,13 +217,6 @@ std::vector<TorchTensor> read_zip(const std::uint8_t* data, std::size_t size, co
         if (i < 0) bad(path, "storage '" + excerpt(s.key, 40) + "' is missing (no '" + excerpt(name, 80) + "' in the zip)");
         const std::size_t want = storage_bytes(s, path);
         const std::uint64_t have = entry_size(z.get(), static_cast<zip_uint64_t>(i));
-        zip_stat_t st;
-        zip_stat_init(&st);
-        zip_stat_index(z.get(), static_cast<zip_uint64_t>(i), 0, &st);
-        // deflate expands at most 1032 times: a directory claiming more is a zip bomb or a lie
-        if ((st.valid & ZIP_STAT_COMP_SIZE) && st.comp_method != ZIP_CM_STORE && have / 1032 > st.comp_size)
-            bad(path, "storage '" + excerpt(s.key, 40) + "' claims " + std::to_string(have) + " bytes from " + std::to_string(st.comp_size) +
-                          " compressed, more than deflate can give");
         if (have != want)
             bad(path, "storage '" + excerpt(s.key, 40) + "' holds " + std::to_string(have) + " bytes but its " + std::to_string(s.numel) +
                           " " + s.dtype + " elements need " + std::to_string(want));
