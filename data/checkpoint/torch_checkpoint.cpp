@@ -221,8 +221,10 @@ std::vector<TorchTensor> read_zip(const std::uint8_t* data, std::size_t size, co
             bad(path, "storage '" + excerpt(s.key, 40) + "' holds " + std::to_string(have) + " bytes but its " + std::to_string(s.numel) +
                           " " + s.dtype + " elements need " + std::to_string(want));
         held.push_back(read_entry(z.get(), static_cast<zip_uint64_t>(i), name, path));
-        storages.emplace_back(reinterpret_cast<const std::uint8_t*>(held.back().data()), held.back().size());
     }
+    // pointers taken once every storage is read (a string moved by the vector's growth moves a short
+    // storage's bytes with it)
+    for (const std::string& h : held) storages.emplace_back(reinterpret_cast<const std::uint8_t*>(h.data()), h.size());
     return assemble(pk, storages, path);
 }
 
