@@ -114,6 +114,8 @@ TEST_CASE("torch checkpoint: a legacy file with a wrong magic number, a zip with
           "m/pytorch_model.bin: the zip holds no <folder>/data.pkl: not a PyTorch checkpoint");
     CHECK(torch_error(zip_of_pickle(std::string("\x80\x02X\xff\xff\xff\x7f" "abc"))) ==
           "m/pytorch_model.bin: the pickle ends inside BINUNICODE at byte 2");
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02X\x02\0\0\0\xf5\x80.", 10))) ==
+          "m/pytorch_model.bin: the pickle holds a string that is not UTF-8 (byte 2), which is not a state dict torch.save writes");
     CHECK(torch_error("hello") == "m/pytorch_model.bin: not a PyTorch checkpoint (neither a zip nor a pickle)");
     CHECK(torch_error("") == "m/pytorch_model.bin: the file is empty");
 }

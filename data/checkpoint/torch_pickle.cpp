@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "data/base/error.h"
+#include "data/base/utf8.h"
 
 namespace attn {
 
@@ -323,6 +324,9 @@ private:
                 const std::uint8_t* s = take(static_cast<std::size_t>(len));
                 PickleObject o;
                 o.kind = K::string, o.text.assign(reinterpret_cast<const char*>(s), static_cast<std::size_t>(len));
+                char32_t cp = 0;
+                for (std::size_t i = 0, k = 0; i < o.text.size(); i += k)  // Python decodes it as UTF-8 or fails
+                    if ((k = utf8_decode(o.text, i, cp)) == 0) malformed("holds a string that is not UTF-8");
                 push(make(std::move(o)));
                 return false;
             }
