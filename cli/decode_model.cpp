@@ -43,7 +43,7 @@ void check_decode_budget(const ModelDecodeCliOptions& o, const ModelConfig& c, s
     plan.png = r.png.has_value(), plan.svg = r.svg.has_value(), plan.html = r.html.has_value();
     plan.scale = o.scale, plan.text_scale = text_scale, plan.force = true;  // the trace's JSON is not written
     plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
-    check_model_run_budget(c, open_tensor_files(o.model, false), T, c.n_layer, plan);
+    check_model_run_budget(c, weights_memory(o.model), T, c.n_layer, plan);
     if (!r.json) return;
     const double half = double(T) * double(T + 1) / 2.0;
     const double json = json_text_bytes(double(recorded_heads) * half + 2.0 * double(T), 0.0, 0.0, 64.0 * double(T));

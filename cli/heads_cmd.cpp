@@ -123,7 +123,7 @@ void run_heads(const HeadsOptions& o) {
     plan.png = o.png.has_value(), plan.svg = o.svg.has_value(), plan.scale = static_cast<int>(o.scale), plan.text_scale = text_scale;
     plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
     plan.fewer = "use shorter texts or a shorter --induction-length";
-    check_model_run_budget(c, open_tensor_files(o.model, false), longest, c.n_layer, plan);
+    check_model_run_budget(c, weights_memory(o.model), longest, c.n_layer, plan);
     const auto model = load_model_checkpoint(o.model);
     // 3. the runs
     const bool json_to_stdout = o.json && *o.json == "-";

@@ -179,7 +179,7 @@ void run_show_model(const ModelShowOptions& o) {
     plan.html = r.html.has_value(), plan.npy = r.npy.has_value(), plan.force = o.force;
     plan.scale = o.scale, plan.text_scale = text_scale;
     plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
-    check_model_run_budget(c, open_tensor_files(dir, false), ids.size(), kept.size(), plan);
+    check_model_run_budget(c, weights_memory(dir), ids.size(), kept.size(), plan);
     const auto model = load_model_checkpoint(dir);
     // 5. the run
     const bool quiet = policy::json_to_stdout(r);

@@ -51,10 +51,10 @@ void check_run_budget(const Settings& c, const RunShape& shape, const OutputPlan
                     out.big_json);
 }
 
-void check_model_run_budget(const ModelConfig& c, const TensorFiles& f, std::size_t T, std::size_t kept,
+void check_model_run_budget(const ModelConfig& c, std::uint64_t weight_bytes, std::size_t T, std::size_t kept,
                             const OutputPlan& out) {
     const double TT = double(T) * double(T), H = double(c.n_head);
-    const double weights = double(f.mapped_bytes()) + double(f.widened_bytes());  // mapped pages + widened copies
+    const double weights = double(weight_bytes);  // mapped pages + widened copies (weights_memory)
     const double run = model_run_bytes(c, T, kept);
     // per kept head the scores, the weights (the causal half 0), the mask's booleans; the layer means
     // and rollouts (causal too); the predictions

@@ -8,7 +8,6 @@
 
 namespace attn {
 struct ModelConfig;
-struct TensorFiles;
 }  // namespace attn
 
 namespace attn {
@@ -36,7 +35,7 @@ void check_run_budget(const Settings& s, const RunShape& shape, const OutputPlan
 
 // The same for a model run (show --model), before the weights are read: the weights' mapped pages and
 // widened copies, the forward pass over T tokens keeping `kept` layers, and the outputs in `out`.
-void check_model_run_budget(const ModelConfig& c, const TensorFiles& f, std::size_t T, std::size_t kept,
+void check_model_run_budget(const ModelConfig& c, std::uint64_t weight_bytes, std::size_t T, std::size_t kept,
                             const OutputPlan& out);
 
 std::size_t physical_memory_bytes();

@@ -212,6 +212,38 @@ TensorFiles open_tensor_files(const std::string& dir, bool populate) {
     });
 }
 
+std::uint64_t weights_memory(const std::string& dir) {
+    const std::string bin = dir + "/pytorch_model.bin", bin_index = dir + "/pytorch_model.bin.index.json";
+    const bool torch = !is_file(dir + "/model.safetensors") && !is_file(dir + "/model.safetensors.index.json");
+    if (!torch) {
+        const TensorFiles f = open_tensor_files(dir, false);  // the headers only
+        return f.mapped_bytes() + f.widened_bytes();
+    }
+    // pytorch_model.bin: converting holds the storages, the tensors copied out and the safetensors image,
+    // about three times the file (and a widened float32 copy of F16/BF16, counted as a fourth)
+    auto size = [](const std::string& path) -> std::uint64_t {
+        struct stat st {};
+        return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+    };
+    std::uint64_t bytes = 0;
+    if (is_file(bin)) {
+        bytes = size(bin);
+    } else if (is_file(bin_index)) {
+        std::set<std::string> shards;
+        try {
+            const auto j = nlohmann::json::parse(read_file(bin_index, "index file"));
+            if (j.is_object() && j.contains("weight_map") && j["weight_map"].is_object())
+                for (const auto& [tensor, file] : j["weight_map"].items())
+                    if (file.is_string()) shards.insert(file.get<std::string>());
+        } catch (const nlohmann::json::exception&) {
+            // the loader names what is wrong with the index
+        }
+        for (const auto& f : shards)
+            if (f.find('/') == std::string::npos) bytes += size(dir + "/" + f);
+    }
+    return 4 * bytes;
+}
+
 // DistilBERT's sinusoidal_pos_embds table (create_sinusoidal_embeddings), interleaved: row p holds
 // sin(p / 10000^(2i/C)) in column 2i and the cos in column 2i + 1, computed in double as numpy does,
 // rounded once to float32.                                                                       (P, C)

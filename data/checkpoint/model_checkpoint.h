@@ -67,6 +67,9 @@ ParsedConfig read_model_config(const std::string& dir);
 
 // The folder's safetensors files, headers checked; with populate every page is read in at once.
 TensorFiles open_tensor_files(const std::string& dir, bool populate = true);
+// The memory the folder's weights will take, for the run's budget, without reading them: safetensors'
+// mapped and widened bytes from the headers; a pytorch_model.bin's conversion about four times its size.
+std::uint64_t weights_memory(const std::string& dir);
 // Opens a shard by its file name in the folder (headers checked), or nothing when there is no such file.
 using ShardOpener = std::function<std::optional<SafetensorsFile>(const std::string& file)>;
 // The same from an index's text (the fuzzer and tests call this with shards held in memory).

@@ -4,6 +4,7 @@ from each architecture (tests/encoder/encoder_reference.py).
 
 Builds tiny random checkpoints (tests/encoder/make_encoder.py: safetensors written by hand; F32, F16,
 BF16; with and without the base prefix; the pre-2019 LayerNorm names .gamma/.beta; GELU and ReLU;
+pytorch_model.bin from torch.save in both formats;
 DistilBERT's sinusoidal table; a folder without the masked-LM head), runs `attn show --model DIR
 --json`, and compares every layer's and head's attention weights (within 1e-5) and, at each mask
 token, the masked-LM head's top-5 ids and probabilities (within 1e-6) with PyTorch in float32; a
@@ -58,6 +59,10 @@ cases = [
     dict(family="roberta", dtype="F16", prefix=False, old_names=True, pad_id=1),
     dict(family="distilbert", heads=2, embd=12),  # d = 6: the queries scaled by 1/√6 before the product
     dict(family="distilbert", dtype="BF16", sinusoidal=True, act="relu"),
+    # pytorch_model.bin only, as older BERTs and DistilBERTs ship: torch.save's zip and legacy formats
+    dict(family="bert", weights="bin", old_names=True),
+    dict(family="distilbert", weights="bin-legacy", dtype="F16"),
+    dict(family="roberta", weights="bin-legacy", prefix=False),
 ]
 with tempfile.TemporaryDirectory() as tmp:
     for n, case in enumerate(cases):

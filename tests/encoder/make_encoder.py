@@ -109,7 +109,7 @@ def head_names(family):
 
 def make(out, family="bert", layers=2, heads=3, embd=12, inner=None, positions=40, dtype="F32", prefix=True,
          old_names=False, mlm=True, seed=0, scale=0.5, tokenizer="json", act="gelu", sinusoidal=False,
-         store_decoder=True, type_vocab=2, pad_id=1, vocab_size=None, config_extra=None):
+         store_decoder=True, type_vocab=2, pad_id=1, vocab_size=None, weights="safetensors", config_extra=None):
     rng = np.random.default_rng(seed)
     C, I = embd, inner or 4 * embd
     if family == "roberta" or tokenizer == "files":
@@ -167,8 +167,25 @@ def make(out, family="bert", layers=2, heads=3, embd=12, inner=None, positions=4
         tensors.append((base + "pooler.dense.weight", dtype, (C, C), tensor_bytes(rand(C, C), dtype)))
         tensors.append((base + "pooler.dense.bias", dtype, (C,), tensor_bytes(rand(C), dtype)))
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "model.safetensors"), "wb") as f:
-        f.write(safetensors_bytes(tensors, {"format": "pt"}))
+    if weights == "safetensors":
+        with open(os.path.join(out, "model.safetensors"), "wb") as f:
+            f.write(safetensors_bytes(tensors, {"format": "pt"}))
+    else:  # pytorch_model.bin by torch.save: "bin" the zip format, "bin-legacy" the pre-1.6 one; the decoder tied
+        import collections
+        import torch
+        dt = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
+        sd = collections.OrderedDict()
+        for name, dtype_, shape, raw in tensors:
+            src = w.get(name[len(base):]) if name.startswith(base) else None
+            src = src if src is not None else heads_w.get(name)
+            if name == hn["decoder"]:  # tied: the very storage of the word embeddings
+                sd[name] = sd[stored_name("embeddings.word_embeddings.weight", True)]
+            elif src is not None:
+                sd[name] = torch.from_numpy(np.array(src)).to(dt[dtype_])
+            else:  # buffers: position_ids as int64, as BERT stores it
+                a = np.frombuffer(raw, np.float32).reshape(shape)
+                sd[name] = torch.from_numpy(a.astype(np.int64)) if "position_ids" in name else torch.from_numpy(a.copy()).to(dt[dtype_])
+        torch.save(sd, os.path.join(out, "pytorch_model.bin"), _use_new_zipfile_serialization=(weights == "bin"))
     if family == "distilbert":
         config = {"model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"], "dim": C, "n_heads": heads,
                   "n_layers": layers, "hidden_dim": I, "activation": act, "max_position_embeddings": positions,
