@@ -90,7 +90,7 @@ void run_decode_model(const ModelDecodeCliOptions& o) {
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     // 1. the folder and the text, within the model's context; the layer and head recorded
     const ModelConfig c = read_model_config(o.model).config;
-    const BpeTokenizer tok = BpeTokenizer::load_dir(o.model);
+    const Tokenizer tok = Tokenizer::load_dir(o.model);
     const std::vector<std::int64_t> ids = model_token_ids(tok, c, o.text);
     const ModelDecodeOptions choice = decode_choice(o, c);
     check_decode_budget(o, c, ids.size(), choice.head ? 1 : c.n_head, text_scale);

@@ -12,7 +12,7 @@
 #include "core/model/model.h"
 #include "data/base/error.h"
 #include "data/checkpoint/model_checkpoint.h"
-#include "data/text/bpe_tokenizer.h"
+#include "data/text/tokenizer.h"
 #include "data/base/files.h"
 #include "cli/policy/files.h"
 #include "render/text/font.h"
@@ -69,8 +69,8 @@ std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer)
     return keep;
 }
 
-std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text) {
-    const std::vector<std::int64_t> ids = tok.encode(text, c.n_positions);
+std::vector<std::int64_t> model_token_ids(const Tokenizer& tok, const ModelConfig& c, const std::string& text) {
+    const std::vector<std::int64_t> ids = tok.ids(text, c.n_positions);
     if (ids.empty()) usage_error("the text is empty", "give at least one word, e.g. \"Your journey starts\"");
     if (ids.size() > c.n_positions)
         usage_error("the text has more than " + std::to_string(c.n_positions) + " tokens, the model's context (n_positions)",
@@ -108,7 +108,7 @@ void run_show_model(const ModelShowOptions& o) {
     // 2. the folder: config, tokeniser, the weights' header
     const std::string dir = o.model;
     const ModelConfig c = read_model_config(dir).config;
-    const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
+    const Tokenizer tok = Tokenizer::load_dir(dir);
     // 3. the text as token ids, within the model's context
     const std::string text = model_text(o);
     const std::vector<std::int64_t> ids = model_token_ids(tok, c, text);

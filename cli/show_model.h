@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "data/text/bpe_tokenizer.h"
+#include "data/text/tokenizer.h"
 #include "data/checkpoint/model_family.h"
 
 #include <cstddef>
@@ -44,7 +44,7 @@ void run_show_model(const ModelShowOptions& o);
 
 // The text as the model's token ids: usage errors for an empty text or one past the context, an input
 // error for an id outside the vocabulary (tokeniser files of another model). show and decode share it.
-std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text);
+std::vector<std::int64_t> model_token_ids(const Tokenizer& tok, const ModelConfig& c, const std::string& text);
 
 // attn bench --model DIR: times each stage of a run on `tokens` tokens (cli/bench_model.cpp).
 void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t repeat);

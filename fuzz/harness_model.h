@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
-#include "data/text/bpe_tokenizer.h"
+#include "data/text/tokenizer.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "data/checkpoint/safetensors.h"
 #include "data/text/tokenize.h"
@@ -135,26 +135,32 @@ inline std::string gpt2_tokenizer_one(std::string_view data) {
         data.remove_prefix(z == std::string_view::npos ? data.size() : z + 1);
         return part;
     };
-    BpeTokenizer tok;
+    Tokenizer tok;
     try {
         if (json) {
             const std::string tj = next();
-            tok = BpeTokenizer::from_tokenizer_json(tj, "tokenizer.json");
+            tok = Tokenizer::from_tokenizer_json(tj, "tokenizer.json");
         } else {
             const std::string vocab = next(), merges = next();
-            tok = BpeTokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
+            tok = Tokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
         }
     } catch (const Error& e) {
         return model_error(e);
     }
     const std::string text(data);
     if (text_problem(text)) return "";
-    const auto ids = tok.encode(text);
+    std::vector<std::int64_t> ids;
+    try {
+        ids = tok.ids(text);
+    } catch (const Error& e) {
+        return model_error(e);  // a WordPiece file without its unknown token, text it refuses
+    }
     std::string back;
     for (std::size_t i = 0; i < ids.size(); ++i) {
         const auto id = ids[i];
         if (id < 0 || static_cast<std::size_t>(id) >= tok.vocab_size()) return "an id outside the vocabulary";
-        if (i == 0 && id == tok.bos()) continue;  // the BOS the post-processor puts first is not text
+        // the special tokens the post-processor puts around the text are not text
+        if (i < tok.specials_before() || i + tok.specials_after() >= ids.size()) continue;
         back += tok.decode(id);
     }
     if (!tok.round_trips()) return "";  // unknown characters became <unk>
