@@ -4,6 +4,7 @@
 // is wrong ("" when nothing is).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -13,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/base/utf8.h"
+#include "data/text/normalizer.h"
 #include "data/text/tokenizer.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "data/checkpoint/safetensors.h"
@@ -173,6 +176,19 @@ inline std::string gpt2_tokenizer_one(std::string_view data) {
             else spaced += t[at++];
         }
         if (back == t || back == spaced || back == " " + t || back == " " + spaced) return "";
+    }
+    if (tok.strips_whitespace()) {  // an added token's lstrip / rstrip took whitespace: the rest must be the text's
+        auto no_space = [](const std::string& t) {
+            std::string o;
+            for (std::size_t i = 0; i < t.size();) {
+                char32_t c = 0;
+                const std::size_t n = std::max<std::size_t>(utf8_decode(t, i, c), 1);
+                if (!rust_is_whitespace(c)) o.append(t, i, n);
+                i += n;
+            }
+            return o;
+        };
+        if (no_space(back) == no_space(text)) return "";
     }
     return "the tokens' bytes are not the text";
 }

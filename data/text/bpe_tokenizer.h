@@ -68,6 +68,7 @@ public:
     // Whether decoding every id gives the text back (up to a prepended space and '▁' read
     // as a space): byte-level, or sentencepiece-style with byte fallback. (The fuzzer checks it.)
     bool round_trips() const { return pre_.byte_level || byte_fallback_; }
+    bool strips_whitespace() const { return !strip_.empty(); }  // an added token with lstrip or rstrip
 
     // Added tokens matched before the model (content, id); a folder's added_tokens.json adds to them.
     void add_tokens(const std::vector<std::pair<std::string, std::int64_t>>& tokens, const std::string& name);

@@ -61,7 +61,10 @@ public:
     std::int64_t bos() const { return post_.bos(); }  // the special token before the text, -1 when none
     std::int64_t mask_id() const { return mask_; }    // [MASK] / <mask>, -1 when none
     std::int64_t token_id(std::string_view token) const;  // -1 when absent
+    // Whether decoding every id between the special tokens gives the text back (BPE: byte-level or with
+    // byte fallback), up to the whitespace an added token's lstrip / rstrip takes (strips_whitespace).
     bool round_trips() const { return bpe_ && bpe_->round_trips(); }
+    bool strips_whitespace() const { return bpe_ && bpe_->strips_whitespace(); }
     bool wordpiece() const { return !bpe_; }
     // How many special tokens encode() puts before and after a text's ids.
     std::size_t specials_before() const { return post_.prefix_count(false); }

@@ -42,16 +42,16 @@ WordPieceModel WordPieceModel::from_json(const nlohmann::json& m, const std::str
 }
 
 WordPieceModel WordPieceModel::from_vocab_txt(const std::string& text, const std::string& name) {
+    // transformers' load_vocab: the file read in Python's text mode (universal newlines: "\r\n" and "\r"
+    // end lines too), each line with its "\n" removed and nothing else, a repeated token taking its last id
     WordPieceModel w;
     std::int64_t id = 0;
     for (std::size_t at = 0; at < text.size(); ++id) {
-        std::size_t nl = text.find('\n', at);
+        std::size_t nl = text.find_first_of("\r\n", at);
         if (nl == std::string::npos) nl = text.size();
-        std::string tok = text.substr(at, nl - at);
-        at = nl + 1;
-        while (!tok.empty() && (tok.back() == '\r' || tok.back() == ' ' || tok.back() == '\t')) tok.pop_back();  // trim_end
         if (id >= kMaxId) tokenizer_file_error(name, "more than 2^24 lines");
-        w.vocab.emplace(tok, id);  // a repeated line keeps its first id
+        w.vocab[text.substr(at, nl - at)] = id;
+        at = nl + (text.compare(nl, 2, "\r\n") == 0 ? 2 : 1);
     }
     w.finish(name);
     return w;
