@@ -247,7 +247,7 @@ void Tokenizer::wordpiece_ids(std::string_view text, std::size_t max_tokens, std
 }
 
 // Step 0 for WordPiece: the added tokens not normalised, found in the raw text (leftmost, then longest).
-void Tokenizer::split_added(std::string_view text, bool, std::size_t max_tokens, std::vector<std::int64_t>& out) const {
+void Tokenizer::split_added(std::string_view text, std::size_t max_tokens, std::vector<std::int64_t>& out) const {
     for (std::size_t at = 0; at <= text.size() && out.size() <= max_tokens;) {
         std::size_t e = std::string_view::npos;
         const Added* hit = nullptr;
@@ -273,7 +273,7 @@ std::vector<std::int64_t> Tokenizer::content_ids(std::string_view text, std::siz
     if (bpe_) return bpe_->encode(text, max_tokens);
     check_text(text);
     std::vector<std::int64_t> ids;
-    split_added(text, false, max_tokens, ids);
+    split_added(text, max_tokens, ids);
     return ids;
 }
 

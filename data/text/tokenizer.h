@@ -78,7 +78,7 @@ private:
     };
     std::vector<std::int64_t> content_ids(std::string_view text, std::size_t max_tokens) const;
     void wordpiece_ids(std::string_view text, std::size_t max_tokens, std::vector<std::int64_t>& out) const;
-    void split_added(std::string_view text, bool normalized, std::size_t max_tokens, std::vector<std::int64_t>& out) const;
+    void split_added(std::string_view text, std::size_t max_tokens, std::vector<std::int64_t>& out) const;
     void add_wordpiece_token(Added a, const std::string& name);
     void find_mask(const std::string& mask_token);
 
