@@ -56,7 +56,7 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
     if (file_exists(tj)) {
         t = from_tokenizer_json(read_file(tj, "tokeniser file"), tj);
     } else if (file_exists(vocab) && file_exists(merges)) {
-        t = from_vocab_merges(read_file(vocab, "vocabulary"), read_file(merges, "merges file"), vocab, merges);
+        BpeTokenizer bpe = BpeTokenizer::from_vocab_merges(read_file(vocab, "vocabulary"), read_file(merges, "merges file"), vocab, merges);
         if (file_exists(added)) {  // {"<pad>": 50257, ...}: matched before the model, as the slow and fast tokenisers do
             const nlohmann::json j = parse_tokenizer_file(read_file(added, "added tokens file"), added);
             if (!j.is_object()) tokenizer_file_error(added, "not an object of token -> id");
@@ -66,10 +66,9 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
                     tokenizer_file_error(added, "the id of token '" + excerpt(tok, 40) + "' is not a whole number below 2^24");
                 list.emplace_back(tok, id.get<std::int64_t>());
             }
-            auto bpe = std::make_shared<BpeTokenizer>(*t.bpe_);
-            bpe->add_tokens(list, added);
-            t.bpe_ = std::move(bpe);
+            bpe.add_tokens(list, added);
         }
+        t.bpe_ = std::make_shared<BpeTokenizer>(std::move(bpe));
     } else if (file_exists(vocab_txt)) {
         nlohmann::json merged = config.is_object() ? config : nlohmann::json::object();
         if (file_exists(stm)) {  // special_tokens_map.json's tokens where tokenizer_config.json has none

@@ -15,7 +15,7 @@ constexpr std::int64_t kMaxId = 1 << 24;
 
 std::size_t chars(std::string_view s) {
     std::size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
     return n;
 }
 
