@@ -164,3 +164,74 @@ TEST_CASE("tokenizer.json WordPiece: what attn does not run is refused by name, 
         CHECK(std::string(e.what()).rfind(d + "/vocab.txt: the special token '[CLS]' is not in the vocabulary", 0) == 0);
     }
 }
+
+TEST_CASE("tokenizer.json WordPiece and post-processors: every broken field is a one-line error naming the file and the field") {
+    const std::string ok = tiny_bert("false");
+    auto with = [&](const std::string& from, const std::string& to) {
+        std::string j = ok;
+        const auto at = j.find(from);
+        REQUIRE(at != std::string::npos);
+        return j.replace(at, from.size(), to);
+    };
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {with(R"("lowercase": true)", R"("lowercase": 1)"), "tokenizer.json: BertNormalizer's lowercase is not true, false or null"},
+        {with(R"("max_input_chars_per_word": 10)", R"("max_input_chars_per_word": -1)"), "tokenizer.json: max_input_chars_per_word is not a whole number"},
+        {with(R"("vocab": {"[PAD]")", R"("vocab": [], "x": {"[PAD]")"), "tokenizer.json: the WordPiece model has no \"vocab\" object"},
+        {with(R"("ids": [2])", R"("ids": [99])"), "tokenizer.json: the post_processor's token id 99 is not a token"},
+        {with(R"("ids": [2])", R"("ids": ["2"])"), "tokenizer.json: the post_processor's special token '[CLS]' has an id that is not a whole number"},
+        {with(R"("special_tokens": {"[CLS]")", R"("special_tokens": {"[CLX]")"), "tokenizer.json: the post_processor's special token '[CLS]' has no ids"},
+        {with(R"({"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],)",
+              R"({"Sequence": {"id": "B", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],)"),
+         "tokenizer.json: a post_processor template names sequence 'B'"},
+        {with(R"("single": [)", R"("single": 1, "x": [)"), "tokenizer.json: a post_processor template is not a list"},
+        {with(R"("single": [{"SpecialToken")", R"("single": [{"Special")"), "tokenizer.json: a post_processor template piece is neither Sequence nor SpecialToken"},
+        {with(R"("type": "TemplateProcessing",)", R"("type": "BertProcessing", "sep": ["[SEP]"], "cls": ["[CLS]", 2],)"),
+         "tokenizer.json: the post_processor's sep is not [token, id]"},
+        {with(R"("id": 4, "content": "[MASK]")", R"("id": 16777216, "content": "[MASK]")"), "tokenizer.json: an added token's id is out of range"},
+    };
+    for (const auto& [json, want] : cases) {
+        INFO(want);
+        CHECK(tokenizer_error(json).rfind(want, 0) == 0);
+    }
+    // a Sequence of post-processors: ByteLevel is skipped, two that add tokens are refused
+    const std::string bp = R"({"type": "BertProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2]})";
+    const auto seq = attn::Tokenizer::from_tokenizer_json(
+        tiny_bert("false", "", R"({"type": "BertPreTokenizer"})", R"({"type": "Sequence", "processors": [{"type": "ByteLevel"}, )" + bp + "]}"),
+        "tokenizer.json");
+    CHECK(seq.encode_pair("the", "cat").type_ids == Ids{0, 0, 0, 1, 1});
+    CHECK(tokenizer_error(tiny_bert("false", "", R"({"type": "BertPreTokenizer"})", R"({"type": "Sequence", "processors": [)" + bp + ", " + bp + "]}"))
+              .rfind("tokenizer.json: a post_processor Sequence with two processors that add tokens, which attn does not run", 0) == 0);
+}
+
+TEST_CASE("vocab.txt folder: a broken or foreign one is refused naming the file") {
+    const std::string d = attn::test::temp_dir();
+    auto error_of = [&] {
+        try {
+            attn::Tokenizer::load_dir(d);
+        } catch (const attn::Error& e) {
+            CHECK(e.exit_code() == 1);
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    attn::test::write_bytes(d + "/vocab.txt", "[PAD]\nthe\n");
+    CHECK(error_of() == d + "/vocab.txt: unk_token '[UNK]' is not in the vocabulary");
+    attn::test::write_bytes(d + "/vocab.txt", "[PAD]\n<unk>\n[CLS]\n[SEP]\nthe\n");
+    attn::test::write_bytes(d + "/tokenizer_config.json", R"({"unk_token": "<unk>"})");
+    CHECK(attn::Tokenizer::load_dir(d).ids("the cat") == Ids{2, 4, 1, 3});  // tokenizer_config.json's unk_token
+    attn::test::write_bytes(d + "/vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n");
+    attn::test::write_bytes(d + "/tokenizer_config.json", R"({"tokenizer_class": "ElectraTokenizer"})");
+    CHECK(error_of() == d + "/tokenizer_config.json: tokenizer_class 'ElectraTokenizer' with only a vocab.txt, which attn does not run");
+    attn::test::write_bytes(d + "/tokenizer_config.json", R"({"do_lower_case": "yes"})");
+    CHECK(error_of() == d + "/tokenizer_config.json: do_lower_case is not true, false or null");
+    attn::test::write_bytes(d + "/vocab.txt", "");
+    attn::test::write_bytes(d + "/tokenizer_config.json", "{}");
+    CHECK(error_of() == d + "/vocab.txt: the vocabulary is empty");
+    const std::string empty = attn::test::temp_dir();
+    try {
+        attn::Tokenizer::load_dir(empty);
+        FAIL("an empty folder gave a tokeniser");
+    } catch (const attn::Error& e) {
+        CHECK(std::string(e.what()) == "no tokeniser in '" + empty + "' (tokenizer.json, vocab.json and merges.txt, or vocab.txt)");
+    }
+}

@@ -167,15 +167,13 @@ Tokenizer Tokenizer::from_vocab_txt(const std::string& vocab_txt, const std::str
     t.norm_.lowercase = flag("do_lower_case", true);
     t.norm_.handle_chinese_chars = flag("tokenize_chinese_chars", true);
     t.norm_.strip_accents = flag("strip_accents", t.norm_.lowercase);
-    t.wp_ = WordPieceModel::from_vocab_txt(vocab_txt, vocab_name);
     auto special = [&](const char* key, const char* dflt) {
         const std::string s = token_text(c, key);
         return s.empty() ? std::string(dflt) : s;
     };
     const std::string unk = special("unk_token", "[UNK]"), sep = special("sep_token", "[SEP]"), pad = special("pad_token", "[PAD]");
     const std::string cls = special("cls_token", "[CLS]"), mask = special("mask_token", "[MASK]");
-    if (!t.wp_.vocab.count(unk)) tokenizer_file_error(vocab_name, "the unknown token '" + excerpt(unk, 40) + "' is not in the vocabulary");
-    t.wp_.unk_token = unk, t.wp_.unk = t.wp_.vocab.at(unk);
+    t.wp_ = WordPieceModel::from_vocab_txt(vocab_txt, unk, vocab_name);
     for (const std::string& s : {unk, sep, pad, cls, mask}) {  // the special tokens, added (not normalised) as HF adds them
         if (!t.wp_.vocab.count(s)) continue;
         t.add_wordpiece_token({s, t.wp_.vocab.at(s), false, false, false}, vocab_name);

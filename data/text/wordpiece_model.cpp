@@ -41,10 +41,11 @@ WordPieceModel WordPieceModel::from_json(const nlohmann::json& m, const std::str
     return w;
 }
 
-WordPieceModel WordPieceModel::from_vocab_txt(const std::string& text, const std::string& name) {
+WordPieceModel WordPieceModel::from_vocab_txt(const std::string& text, const std::string& unk_token, const std::string& name) {
     // transformers' load_vocab: the file read in Python's text mode (universal newlines: "\r\n" and "\r"
     // end lines too), each line with its "\n" removed and nothing else, a repeated token taking its last id
     WordPieceModel w;
+    w.unk_token = unk_token;
     std::int64_t id = 0;
     for (std::size_t at = 0; at < text.size(); ++id) {
         std::size_t nl = text.find_first_of("\r\n", at);

@@ -27,7 +27,7 @@ struct WordPieceModel {
     std::size_t max_chars = 100;
 
     static WordPieceModel from_json(const nlohmann::json& m, const std::string& name);
-    static WordPieceModel from_vocab_txt(const std::string& text, const std::string& name);
+    static WordPieceModel from_vocab_txt(const std::string& text, const std::string& unk_token, const std::string& name);
 
     // The ids of one word (valid UTF-8, non-empty), appended to out.
     void tokenize(std::string_view word, std::vector<std::int64_t>& out) const;
