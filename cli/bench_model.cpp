@@ -7,7 +7,7 @@
 #include "core/model/model.h"
 #include "data/base/error.h"
 #include "data/checkpoint/model_checkpoint.h"
-#include "data/text/bpe_tokenizer.h"
+#include "data/text/tokenizer.h"
 
 namespace attn::cli {
 
@@ -16,7 +16,7 @@ void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t rep
     auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
     // 1. the folder
     auto t0 = Clock::now();
-    const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
+    const Tokenizer tok = Tokenizer::load_dir(dir);
     const double t_tok_load = since(t0);
     t0 = Clock::now();
     const auto model = load_model_checkpoint(dir);
@@ -29,7 +29,7 @@ void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t rep
     std::vector<std::int64_t> ids;
     while (ids.size() < tokens) {
         text += "Your journey starts with one step, and the animal didn't cross the street because it was too tired. ";
-        ids = tok.encode(text, tokens);
+        ids = tok.ids(text, tokens);
     }
     ids.resize(tokens);
     const double t_encode = since(t0);

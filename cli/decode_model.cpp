@@ -95,7 +95,7 @@ void run_decode_model(const ModelDecodeCliOptions& o) {
         usage_error(std::string("decode feeds a decoder one token at a time through its key/value cache, and ") + parsed.family->title +
                         " is an encoder: every token sees every other at once",
                     "attn show --model " + o.model + " \"text\" shows an encoder's heads");
-    const BpeTokenizer tok = BpeTokenizer::load_dir(o.model);
+    const Tokenizer tok = Tokenizer::load_dir(o.model);
     const std::vector<std::int64_t> ids = model_token_ids(tok, c, o.text);
     const ModelDecodeOptions choice = decode_choice(o, c);
     check_decode_budget(o, c, ids.size(), choice.head ? 1 : c.n_head, text_scale);

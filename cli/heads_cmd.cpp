@@ -107,7 +107,7 @@ void run_heads(const HeadsOptions& o) {
     // 2. the folder and the texts as token ids, each within the model's context
     const ParsedConfig parsed = read_model_config(o.model);
     const ModelConfig& c = parsed.config;
-    const BpeTokenizer tok = BpeTokenizer::load_dir(o.model);
+    const Tokenizer tok = Tokenizer::load_dir(o.model);
     const std::vector<std::string> texts = heads_texts(o);
     std::vector<std::vector<std::int64_t>> ids;
     for (const auto& text : texts) ids.push_back(model_token_ids(tok, c, text));

@@ -12,7 +12,7 @@
 #include "core/model/model.h"
 #include "data/base/error.h"
 #include "data/checkpoint/model_checkpoint.h"
-#include "data/text/bpe_tokenizer.h"
+#include "data/text/tokenizer.h"
 #include "data/base/files.h"
 #include "cli/policy/files.h"
 #include "render/text/font.h"
@@ -87,33 +87,23 @@ void check_model_ids(const std::vector<std::int64_t>& ids, const ModelConfig& c)
 
 }  // namespace
 
-// The mask token whose positions get the masked-LM head's predictions (-1: none).
-std::int64_t model_mask_id(const BpeTokenizer&) { return -1; }
-
-ModelInput model_input(const BpeTokenizer& tok, const ParsedConfig& p, const std::string& text, const std::optional<std::string>& pair) {
+ModelInput model_input(const Tokenizer& tok, const ParsedConfig& p, const std::string& text, const std::optional<std::string>& pair) {
     const ModelConfig& c = p.config;
     const bool encoder = p.family->recipe.stack == Stack::encoder;
     if (pair && !encoder)
         usage_error(std::string("--pair runs a sentence pair through an encoder, and ") + p.family->title + " is a decoder",
                     "drop --pair, or give an encoder's folder (BERT, RoBERTa, DistilBERT)");
+    if (pair && pair->empty()) usage_error("--pair: the second text is empty", "give at least one word, e.g. --pair \"The cat slept.\"");
+    // the ids with the post-processor's special tokens ([CLS] A [SEP] (B [SEP]), <s> A </s>), as Hugging Face's tokenizer gives them
+    const Encoding e = pair ? tok.encode_pair(text, *pair, context_length(c)) : tok.encode(text, context_length(c));
     ModelInput in;
-    in.ids = tok.encode(text, context_length(c));
-    if (pair) {
-        if (in.ids.empty()) usage_error("the text is empty", "give at least one word before --pair");
-        const std::vector<std::int64_t> b = tok.encode(*pair, context_length(c));
-        if (b.empty()) usage_error("--pair: the second text is empty", "give at least one word, e.g. --pair \"The cat slept.\"");
-        in.segments.assign(in.ids.size(), 0);
-        in.segments.resize(in.ids.size() + b.size(), 1);
-        in.ids.insert(in.ids.end(), b.begin(), b.end());
-    }
+    in.ids = e.ids;
+    if (pair) in.segments = e.segment;
     check_model_ids(in.ids, c);
     if (encoder && p.family->recipe.token_types) {
-        // BERT feeds token type 1 to the second text; RoBERTa's one type row is 0 for both
-        in.type_ids.assign(in.ids.size(), 0);
-        if (p.family->id == FamilyId::bert)
-            for (std::size_t i = 0; i < in.segments.size(); ++i) in.type_ids[i] = in.segments[i];
+        in.type_ids = e.type_ids;
         for (auto type : in.type_ids)
-            if (static_cast<std::size_t>(type) >= c.type_vocab_size)
+            if (type < 0 || static_cast<std::size_t>(type) >= c.type_vocab_size)
                 input_error("the tokeniser gives token type " + std::to_string(type) + ", but config.json's type_vocab_size is " +
                                 std::to_string(c.type_vocab_size),
                             "Hugging Face would fail on this pair too: run the two texts one at a time, or use a model trained on pairs");
@@ -121,8 +111,8 @@ ModelInput model_input(const BpeTokenizer& tok, const ParsedConfig& p, const std
     return in;
 }
 
-std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text) {
-    const std::vector<std::int64_t> ids = tok.encode(text, context_length(c));
+std::vector<std::int64_t> model_token_ids(const Tokenizer& tok, const ModelConfig& c, const std::string& text) {
+    const std::vector<std::int64_t> ids = tok.ids(text, context_length(c));
     check_model_ids(ids, c);
     return ids;
 }
@@ -155,7 +145,7 @@ void run_show_model(const ModelShowOptions& o) {
     const std::string dir = o.model;
     const ParsedConfig parsed = read_model_config(dir);
     const ModelConfig& c = parsed.config;
-    const BpeTokenizer tok = BpeTokenizer::load_dir(dir);
+    const Tokenizer tok = Tokenizer::load_dir(dir);
     // 3. the text (and a sentence pair's second) as token ids, within the model's context
     const std::string text = model_text(o);
     const ModelInput input = model_input(tok, parsed, text, o.pair);
@@ -187,7 +177,7 @@ void run_show_model(const ModelShowOptions& o) {
     run.progress = progress.callback();
     run.predict_last_only = !r.json && !r.html;  // the terminal shows the last position's predictions only
     run.type_ids = input.type_ids, run.segments = input.segments;
-    run.mask_id = model_mask_id(tok);
+    run.mask_id = tok.mask_id();
     const Trace t = run_model(*model, tok, ids, run);
     render::HeadChoice choice;
     choice.layer = static_cast<std::size_t>(std::find(kept.begin(), kept.end(), layer) - kept.begin()), choice.head = head;

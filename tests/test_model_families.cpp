@@ -164,7 +164,7 @@ TEST_CASE("attn models lists every family with its model_type names and recipe")
 
 // ---- GPT-2's tokeniser files read as Hugging Face reads them ---------------------------------------
 
-#include "data/text/bpe_tokenizer.h"
+#include "data/text/tokenizer.h"
 #include "tests/model_fixtures.h"
 
 namespace {
@@ -183,7 +183,7 @@ std::string tiny_tokenizer_json(const std::string& pre_tokenizer, const std::str
 
 std::string tokeniser_error(const std::string& text) {
     try {
-        attn::BpeTokenizer::from_tokenizer_json(text, "tokenizer.json");
+        attn::Tokenizer::from_tokenizer_json(text, "tokenizer.json");
     } catch (const attn::Error& e) {
         return e.what();
     }
@@ -197,10 +197,10 @@ using Ids = std::vector<std::int64_t>;
 TEST_CASE("gpt2 tokeniser: added tokens are matched first (added_tokens.json and tokenizer.json's added_tokens)") {
     const std::string d = tokeniser_folder({{"vocab.json", attn::test::tiny_gpt2_vocab()}, {"merges.txt", "#version: 0.2\n"},
                                             {"added_tokens.json", R"({"<pad>": 257})"}});
-    CHECK(attn::BpeTokenizer::load_dir(d).encode("a <pad> b") == Ids{'a', ' ', 257, ' ', 'b'});
-    const auto tj = attn::BpeTokenizer::from_tokenizer_json(
+    CHECK(attn::Tokenizer::load_dir(d).ids("a <pad> b") == Ids{'a', ' ', 257, ' ', 'b'});
+    const auto tj = attn::Tokenizer::from_tokenizer_json(
         tiny_tokenizer_json(R"({"type": "ByteLevel"})", R"(, {"id": 257, "content": "<pad>", "special": false})"), "tokenizer.json");
-    CHECK(tj.encode("a <pad> b<|endoftext|>") == Ids{'a', ' ', 257, ' ', 'b', 256});
+    CHECK(tj.ids("a <pad> b<|endoftext|>") == Ids{'a', ' ', 257, ' ', 'b', 256});
     CHECK(tj.label(257) == "<pad>");
 }
 
@@ -209,9 +209,9 @@ TEST_CASE("gpt2 tokeniser: tokenizer.json wins over vocab.json + merges.txt, its
                                                R"(, {"id": 257, "content": "<x>", "special": true})");
     const std::string d = tokeniser_folder({{"vocab.json", attn::test::tiny_gpt2_vocab()}, {"merges.txt", "#version: 0.2\n"},
                                             {"tokenizer.json", tj}});
-    const auto tok = attn::BpeTokenizer::load_dir(d);
-    CHECK(tok.encode("<x>") == Ids{257});  // only tokenizer.json has <x>
-    CHECK(tok.encode("hi") == Ids{' ', 'h', 'i'});  // add_prefix_space: "hi" is encoded as " hi"
+    const auto tok = attn::Tokenizer::load_dir(d);
+    CHECK(tok.ids("<x>") == Ids{257});  // only tokenizer.json has <x>
+    CHECK(tok.ids("hi") == Ids{' ', 'h', 'i'});  // add_prefix_space: "hi" is encoded as " hi"
     CHECK(tokeniser_error(R"({"normalizer": {"type": "Lowercase"},)" + tiny_tokenizer_json(R"({"type": "ByteLevel"})").substr(1)) ==
           "tokenizer.json: the normalizer 'Lowercase', which attn does not run");
     CHECK(tokeniser_error(tiny_tokenizer_json(R"({"type": "BertPreTokenizer"})")) ==
@@ -250,15 +250,15 @@ TEST_CASE("utf8_nfc: composed and decomposed text give Unicode's NFC (results fr
 TEST_CASE("tokenizer.json's NFC normaliser: decomposed text is encoded as its composed form, before the pre-tokeniser") {
     const std::string plain = tiny_tokenizer_json(R"({"type": "ByteLevel"})");
     const std::string nfc = R"({"normalizer": {"type": "NFC"},)" + plain.substr(1);
-    const auto with = attn::BpeTokenizer::from_tokenizer_json(nfc, "tokenizer.json");
-    const auto without = attn::BpeTokenizer::from_tokenizer_json(plain, "tokenizer.json");
+    const auto with = attn::Tokenizer::from_tokenizer_json(nfc, "tokenizer.json");
+    const auto without = attn::Tokenizer::from_tokenizer_json(plain, "tokenizer.json");
     // the tiny vocabulary's ids are the bytes: é is C3 A9 composed, e CC 81 decomposed
-    CHECK(with.encode("cafe\xCC\x81") == Ids{'c', 'a', 'f', 0xC3, 0xA9});
-    CHECK(with.encode("caf\xC3\xA9") == Ids{'c', 'a', 'f', 0xC3, 0xA9});
-    CHECK(without.encode("cafe\xCC\x81") == Ids{'c', 'a', 'f', 'e', 0xCC, 0x81});
+    CHECK(with.ids("cafe\xCC\x81") == Ids{'c', 'a', 'f', 0xC3, 0xA9});
+    CHECK(with.ids("caf\xC3\xA9") == Ids{'c', 'a', 'f', 0xC3, 0xA9});
+    CHECK(without.ids("cafe\xCC\x81") == Ids{'c', 'a', 'f', 'e', 0xCC, 0x81});
     // a Sequence holding NFC, and added tokens matched on the text before it is normalised
     const std::string seq = R"({"normalizer": {"type": "Sequence", "normalizers": [{"type": "NFC"}]},)" + plain.substr(1);
-    CHECK(attn::BpeTokenizer::from_tokenizer_json(seq, "tokenizer.json").encode("A\xCC\x8A<|endoftext|>e\xCC\x81") ==
+    CHECK(attn::Tokenizer::from_tokenizer_json(seq, "tokenizer.json").ids("A\xCC\x8A<|endoftext|>e\xCC\x81") ==
           Ids{0xC3, 0x85, 256, 0xC3, 0xA9});
 }
 

@@ -41,7 +41,7 @@ inline constexpr std::size_t kHeadPatternCount = 7;
 const std::array<HeadPatternInfo, kHeadPatternCount>& head_patterns();
 const HeadPatternInfo* find_head_pattern(const std::string& name);  // nullptr when unknown
 
-// True when a token's label (BpeTokenizer::label) is punctuation as defined above.
+// True when a token's label (Tokenizer::label) is punctuation as defined above.
 bool is_punctuation_label(const std::string& label);
 
 // The sink of one head in one text: key `key` holds `weight`, its mean weight over the queries after it.

@@ -12,7 +12,7 @@
 
 #include "core/analysis/head_patterns.h"
 #include "core/base/trace.h"
-#include "data/text/bpe_tokenizer.h"
+#include "data/text/tokenizer.h"
 #include "data/checkpoint/model_checkpoint.h"
 
 namespace attn {

@@ -21,7 +21,7 @@
 
 #include "core/kinds/decode.h"
 #include "core/base/trace.h"
-#include "data/text/bpe_tokenizer.h"
+#include "data/text/tokenizer.h"
 #include "data/checkpoint/model_checkpoint.h"
 
 namespace attn {

@@ -1,7 +1,5 @@
 #include "data/text/bpe_tokenizer.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <functional>
 #include <queue>
@@ -10,6 +8,7 @@
 
 #include "data/base/error.h"
 #include "data/base/files.h"
+#include "data/text/normalizer.h"
 #include "data/text/pre_tokenizer.h"
 #include "data/text/tokenize.h"
 #include "data/base/utf8.h"
@@ -75,17 +74,6 @@ std::unordered_map<std::string, std::int64_t> parse_vocab(const nlohmann::json& 
     return vocab;
 }
 
-nlohmann::json parse_json(const std::string& text, const std::string& name) {
-    try {
-        return nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-            if (depth > 8) bad_file(name, "nests deeper than a tokeniser file does");
-            return true;
-        });
-    } catch (const nlohmann::json::exception& e) {
-        bad_file(name, "not JSON (" + std::string(e.what()).substr(0, 100) + ")");
-    }
-}
-
 // One merge "a b": two non-empty symbols separated by one space.
 void add_merge(std::unordered_map<std::string, std::size_t>& ranks, const std::string& a, const std::string& b,
                const std::string& name, std::size_t line) {
@@ -113,6 +101,38 @@ std::string byte_token_name(unsigned char b) {
 }
 
 }  // namespace
+
+nlohmann::json parse_tokenizer_file(const std::string& text, const std::string& name) {
+    try {
+        return nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+            if (depth > 8) bad_file(name, "nests deeper than a tokeniser file does");
+            return true;
+        });
+    } catch (const nlohmann::json::exception& e) {
+        bad_file(name, "not JSON (" + std::string(e.what()).substr(0, 100) + ")");
+    }
+}
+
+std::size_t whitespace_before(std::string_view text, std::size_t from, std::size_t at) {
+    while (at > from) {
+        std::size_t b = at - 1;
+        while (b > from && (static_cast<unsigned char>(text[b]) & 0xC0) == 0x80) --b;
+        char32_t c = 0;
+        if (utf8_decode(text, b, c) == 0 || !rust_is_whitespace(c)) break;
+        at = b;
+    }
+    return at;
+}
+
+std::size_t whitespace_after(std::string_view text, std::size_t at) {
+    while (at < text.size()) {
+        char32_t c = 0;
+        const std::size_t n = utf8_decode(text, at, c);
+        if (n == 0 || !rust_is_whitespace(c)) break;
+        at += n;
+    }
+    return at;
+}
 
 std::string utf8_replace_invalid(const std::string& raw) {
     std::string out;
@@ -158,53 +178,10 @@ const std::vector<std::string>& gpt2_byte_symbols() {
     return table;
 }
 
-BpeTokenizer BpeTokenizer::load_dir(const std::string& dir) {
-    auto exists = [](const std::string& p) {
-        struct stat st {};
-        return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-    };
-    const std::string vocab = dir + "/vocab.json", merges = dir + "/merges.txt", tj = dir + "/tokenizer.json";
-    const std::string added = dir + "/added_tokens.json", tc = dir + "/tokenizer_config.json";
-    BpeTokenizer t;
-    // tokenizer.json wins, as in Hugging Face's AutoTokenizer
-    if (exists(tj)) t = from_tokenizer_json(read_file(tj, "tokeniser file"), tj);
-    else if (exists(vocab) && exists(merges)) {
-        t = from_vocab_merges(read_file(vocab, "vocabulary"), read_file(merges, "merges file"), vocab, merges);
-        if (exists(added)) {  // {"<pad>": 50257, ...}: matched before the model, as the slow and fast tokenisers do
-            const nlohmann::json j = parse_json(read_file(added, "added tokens file"), added);
-            if (!j.is_object()) bad_file(added, "not an object of token -> id");
-            std::vector<std::pair<std::string, std::int64_t>> list;
-            for (const auto& [tok, id] : j.items()) {
-                if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= kMaxId || tok.empty())
-                    bad_file(added, "the id of token '" + excerpt(tok, 40) + "' is not a whole number below 2^24");
-                list.emplace_back(tok, id.get<std::int64_t>());
-            }
-            t.add_tokens(list, added);
-        }
-    } else {
-        input_error("no tokeniser in '" + dir + "' (vocab.json and merges.txt, or tokenizer.json)",
-                    "download the model's vocab.json and merges.txt into the folder");
-    }
-    if (exists(tc)) {  // add_bos_token (Llama's tokenizer_config.json) decides whether BOS comes first
-        const nlohmann::json j = parse_json(read_file(tc, "tokeniser config"), tc);
-        if (j.is_object() && j.contains("add_bos_token") && j["add_bos_token"].is_boolean()) {
-            if (!j["add_bos_token"].get<bool>()) t.set_bos(-1);
-            else {
-                const auto& b = j.contains("bos_token") ? j["bos_token"] : nlohmann::json();
-                const std::string bos = b.is_string() ? b.get<std::string>() : b.is_object() ? b.value("content", "") : "";
-                const auto it = t.vocab_.find(bos);
-                if (it == t.vocab_.end()) bad_file(tc, "add_bos_token is true but bos_token '" + excerpt(bos, 40) + "' is not a token");
-                t.set_bos(it->second);
-            }
-        }
-    }
-    return t;
-}
-
 BpeTokenizer BpeTokenizer::from_vocab_merges(const std::string& vocab_json, const std::string& merges_txt,
                                              const std::string& vocab_name, const std::string& merges_name) {
     BpeTokenizer t;
-    t.vocab_ = parse_vocab(parse_json(vocab_json, vocab_name), vocab_name);
+    t.vocab_ = parse_vocab(parse_tokenizer_file(vocab_json, vocab_name), vocab_name);
     // merges.txt: "#version: 0.2" (optional, as Hugging Face reads it), then one "a b" per line.
     std::size_t line = 0;
     for (std::size_t at = 0; at < merges_txt.size();) {
@@ -245,8 +222,7 @@ void BpeTokenizer::add_tokens(const std::vector<std::pair<std::string, std::int6
     if (vocab_.count(kEndOfText)) eot_ = vocab_.at(kEndOfText);
 }
 
-BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const std::string& name) {
-    const nlohmann::json j = parse_json(text, name);
+BpeTokenizer BpeTokenizer::from_json(const nlohmann::json& j, const std::string& name) {
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object()) bad_file(name, "no \"model\" object");
     const auto& m = j["model"];
     const std::string type = m.contains("type") && m["type"].is_string() ? m["type"].get<std::string>() : "";
@@ -295,42 +271,15 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const std::string& text, const st
         for (const auto& a : j["added_tokens"]) {
             if (!a.is_object() || !a.contains("id") || !a["id"].is_number_integer() || str(a, "content").empty())
                 bad_file(name, "an added token without content or id");
-            if (yes(a, "single_word", false) || yes(a, "lstrip", false) || yes(a, "rstrip", false))
-                tokenizer_unsupported(name, "added token '" + excerpt(str(a, "content"), 40) + "' with single_word, lstrip or rstrip");
+            if (yes(a, "single_word", false))
+                tokenizer_unsupported(name, "added token '" + excerpt(str(a, "content"), 40) + "' with single_word");
             added.emplace_back(str(a, "content"), a["id"].get<std::int64_t>());
+            // lstrip / rstrip: the token takes the whitespace before / after it
+            if (yes(a, "lstrip", false) || yes(a, "rstrip", false)) t.strip_[str(a, "content")] = {yes(a, "lstrip", false), yes(a, "rstrip", false)};
         }
-    // 5. the post-processor: BOS from a template's leading special token
-    std::function<void(const nlohmann::json&)> post = [&](const nlohmann::json& p) {
-        if (p.is_null()) return;
-        const std::string ty = str(p, "type");
-        if (ty == "Sequence" && p.contains("processors") && p["processors"].is_array()) {
-            for (const auto& x : p["processors"]) post(x);
-        } else if (ty == "ByteLevel") {
-            // offsets only
-        } else if (ty == "TemplateProcessing" && p.contains("single") && p["single"].is_array()) {
-            bool seen_text = false;
-            for (const auto& piece : p["single"]) {
-                if (piece.contains("Sequence")) {
-                    seen_text = true;
-                } else if (piece.contains("SpecialToken")) {
-                    if (seen_text) tokenizer_unsupported(name, "a post_processor template adding tokens after the text");
-                    const std::string id = str(piece["SpecialToken"], "id");
-                    const auto& sp = p.contains("special_tokens") ? p["special_tokens"] : nlohmann::json();
-                    if (!sp.is_object() || !sp.contains(id) || !sp[id].contains("ids") || !sp[id]["ids"].is_array() ||
-                        sp[id]["ids"].size() != 1 || !sp[id]["ids"][0].is_number_integer() || t.bos_ >= 0)
-                        tokenizer_unsupported(name, "a post_processor template other than one BOS token before the text");
-                    t.bos_ = sp[id]["ids"][0].get<std::int64_t>();
-                }
-            }
-        } else {
-            tokenizer_unsupported(name, "the post_processor '" + (ty.empty() ? std::string("(none)") : excerpt(ty, 32)) + "'");
-        }
-    };
-    post(j.contains("post_processor") ? j["post_processor"] : nlohmann::json());
     for (const auto& [content, id] : added) t.vocab_[content] = id;
     t.finish(name, name);
     t.add_tokens(added, name);
-    if (t.bos_ >= static_cast<std::int64_t>(t.id_to_token_.size())) bad_file(name, "the post_processor's BOS id is not a token");
     return t;
 }
 
@@ -442,7 +391,6 @@ std::vector<std::int64_t> BpeTokenizer::encode(std::string_view text, std::size_
         usage_error("the text " + *problem, problem->find("UTF-8") != std::string::npos ? "save the text as UTF-8"
                                                                                         : "remove it; tabs and newlines are fine");
     std::vector<std::int64_t> ids;
-    if (bos_ >= 0) ids.push_back(bos_);
     std::vector<std::string> ps;
     auto encode_part = [&](std::string_view part, bool first) {
         ps.clear();
@@ -465,13 +413,26 @@ std::vector<std::int64_t> BpeTokenizer::encode(std::string_view text, std::size_
             const std::size_t f = text.find(a.first, at);
             if (f < e) e = f, hit = &a;  // added_ is longest first: a tie keeps the longer
         }
-        encode_part(text.substr(at, e == std::string_view::npos ? std::string_view::npos : e - at), at == 0);
-        if (e == std::string_view::npos) break;
+        if (e == std::string_view::npos) {
+            encode_part(text.substr(at), at == 0);
+            break;
+        }
+        std::size_t stop = e + hit->first.size();
+        if (const auto s = strip_.find(hit->first); s != strip_.end()) {  // lstrip / rstrip take the whitespace around
+            if (s->second.first) e = whitespace_before(text, at, e);
+            if (s->second.second) stop = whitespace_after(text, stop);
+        }
+        encode_part(text.substr(at, e - at), at == 0);
         ids.push_back(hit->second);
-        at = e + hit->first.size();
+        at = stop;
     }
-    if (ids.size() > 1 && ids.size() - 1 > max_tokens) ids.resize(max_tokens + 1);
+    if (ids.size() > max_tokens + 1 && max_tokens != std::numeric_limits<std::size_t>::max()) ids.resize(max_tokens + 1);
     return ids;
+}
+
+std::int64_t BpeTokenizer::token_id(const std::string& token) const {
+    const auto it = vocab_.find(token);
+    return it == vocab_.end() ? -1 : it->second;
 }
 
 std::string BpeTokenizer::decode(std::int64_t id) const {

@@ -15,9 +15,11 @@
 // Sentencepiece-style BPE (Llama 2, TinyLlama, Mistral), from tokenizer.json: spaces become '▁' (a
 // Replace normaliser with Prepend '▁', or the Metaspace pre-tokeniser), merges run on characters, and
 // a symbol the vocabulary lacks becomes its bytes' <0xNN> tokens (byte_fallback).
-// A BOS token comes first when the post-processor's template (or tokenizer_config.json's add_bos_token)
-// puts one there. Anything in the files that would change the ids and that attn does not run (a
-// normaliser, a pre-tokeniser, a model type) is refused by name: a one-line error (exit 1).
+// This is the model step of data/text/tokenizer.h for BPE files (with the BPE files' own normalisers and
+// pre-tokenisers, and the added tokens matched first); the post-processor's special tokens (a BOS)
+// are data/text/post_processor.h's. Anything in the files that would change the ids and that attn
+// does not run (a normaliser, a pre-tokeniser, an added token's single_word) is refused by name: a
+// one-line error (exit 1).
 //
 // Labels (what the terminal, the figures and the trace's "tokens" show): the token's bytes as UTF-8
 // with a leading space drawn as '·' (U+00B7), so " journey" (or "▁journey") reads "·journey"; a newline
@@ -35,20 +37,21 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "data/text/pre_tokenizer.h"
 
 namespace attn {
 
 class BpeTokenizer {
 public:
-    // tokenizer.json in `dir` (Hugging Face's AutoTokenizer reads it first), else vocab.json + merges.txt
-    // (with added_tokens.json); tokenizer_config.json's add_bos_token when present. A one-line error
-    // when there is no tokeniser.
-    static BpeTokenizer load_dir(const std::string& dir);
-    // From the files' bytes; the names only name the files in errors. (The fuzzer calls these.)
+    // From the files' bytes; the names only name the files in errors. (data/text/tokenizer.h's
+    // Tokenizer::load_dir reads the files.)
     static BpeTokenizer from_vocab_merges(const std::string& vocab_json, const std::string& merges_txt,
                                           const std::string& vocab_name, const std::string& merges_name);
-    static BpeTokenizer from_tokenizer_json(const std::string& text, const std::string& name);
+    // tokenizer.json's model ("type": "BPE"), normalizer, pre_tokenizer and added_tokens; its
+    // post_processor is data/text/post_processor.h's.
+    static BpeTokenizer from_json(const nlohmann::json& j, const std::string& name);
 
     // Token ids of a UTF-8 text (usage error for invalid UTF-8). Stops after max_tokens + 1 ids. A word
     // so long that it alone must give more ids than are left (its bytes over the longest token's) is
@@ -61,14 +64,14 @@ public:
     std::string label(std::int64_t id) const;   // as the header describes ("·journey")
     std::size_t vocab_size() const { return id_to_token_.size(); }  // largest id + 1
     std::int64_t end_of_text() const { return eot_; }                // -1 when the vocabulary lacks it
-    std::int64_t bos() const { return bos_; }                        // -1 when none is added
-    // Whether decoding every id gives the text back (after a BOS, up to a prepended space and '▁' read
+    std::int64_t token_id(const std::string& token) const;          // -1 when absent
+    // Whether decoding every id gives the text back (up to a prepended space and '▁' read
     // as a space): byte-level, or sentencepiece-style with byte fallback. (The fuzzer checks it.)
     bool round_trips() const { return pre_.byte_level || byte_fallback_; }
+    bool strips_whitespace() const { return !strip_.empty(); }  // an added token with lstrip or rstrip
 
     // Added tokens matched before the model (content, id); a folder's added_tokens.json adds to them.
     void add_tokens(const std::vector<std::pair<std::string, std::int64_t>>& tokens, const std::string& name);
-    void set_bos(std::int64_t id) { bos_ = id; }
 
 private:
     void finish(const std::string& vocab_name, const std::string& merges_name);
@@ -79,17 +82,23 @@ private:
     std::unordered_map<std::string, std::size_t> ranks_;   // "a b" -> merge rank
     std::vector<std::pair<std::string, std::int64_t>> added_;  // added tokens, longest first
     std::unordered_map<std::int64_t, std::string> added_by_id_;
-    std::int64_t eot_ = -1, bos_ = -1, unk_ = -1;
+    std::unordered_map<std::string, std::pair<bool, bool>> strip_;  // added token -> (lstrip, rstrip)
+    std::int64_t eot_ = -1, unk_ = -1;
     std::size_t max_token_bytes_ = 1;                      // raw bytes of the longest token a merge makes
     bool ignore_merges_ = false, byte_fallback_ = false;
     PreTokenizer pre_;                                     // normaliser and pre-tokeniser (byte-level or sentencepiece style)
 };
 
-// The tokeniser a model run reads labels and prediction texts from.
-using Tokenizer = BpeTokenizer;
-
 // The byte-to-character table of step 3: bytes_to_unicode()[b] is the UTF-8 of byte b's character.
 const std::vector<std::string>& gpt2_byte_symbols();
+
+// A tokeniser file's JSON (a one-line error when it is not JSON or nests deeper than tokenizer.json does).
+nlohmann::json parse_tokenizer_file(const std::string& text, const std::string& name);
+
+// Added tokens' lstrip and rstrip (Hugging Face's AddedVocabulary): the start of the whitespace (Rust's
+// char::is_whitespace) that ends text[from, at), and the end of the whitespace that starts text[at, ...).
+std::size_t whitespace_before(std::string_view text, std::size_t from, std::size_t at);
+std::size_t whitespace_after(std::string_view text, std::size_t at);
 
 // Text as valid UTF-8: each maximal invalid sequence (the Unicode Standard's "maximal subpart", what
 // Python's bytes.decode(errors="replace") does) becomes one U+FFFD.

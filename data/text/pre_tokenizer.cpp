@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/base/utf8.h"
+#include "data/text/normalizer.h"
 #include "data/text/unicode_nfc.h"
 
 namespace attn {
@@ -48,8 +50,8 @@ void tokenizer_file_error(const std::string& name, const std::string& what) {
 
 void tokenizer_unsupported(const std::string& name, const std::string& what) {
     input_error(name + ": " + what + ", which attn does not run",
-                "attn runs byte-level BPE (GPT-2, Llama 3, Qwen2, SmolLM2) and sentencepiece-style BPE with byte fallback "
-                "(Llama 2, TinyLlama, Mistral) as tokenizer.json describes them");
+                "attn runs byte-level BPE (GPT-2, RoBERTa, Llama 3, Qwen2, SmolLM2), sentencepiece-style BPE with byte fallback "
+                "(Llama 2, TinyLlama, Mistral) and WordPiece (BERT) as tokenizer.json describes them");
 }
 
 PreTokenizer PreTokenizer::gpt2(const std::string& name) {
@@ -192,6 +194,24 @@ void PreTokenizer::pieces(std::string_view part, bool first, std::vector<std::st
     }
     for (auto& p : cur)
         if (!p.empty()) out.push_back(std::move(p));
+}
+
+void bert_pre_tokenize(std::string_view text, std::vector<std::string>& out) {
+    std::string word;
+    auto flush = [&] {
+        if (!word.empty()) out.push_back(std::move(word));
+        word.clear();
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        char32_t c = 0;
+        std::size_t n = utf8_decode(text, i, c);
+        if (n == 0) n = 1;
+        if (rust_is_whitespace(c)) flush();
+        else if (bert_is_punctuation(c)) flush(), out.emplace_back(text.substr(i, n));
+        else word.append(text.substr(i, n));
+        i += n;
+    }
+    flush();
 }
 
 }  // namespace attn

@@ -5,7 +5,7 @@
 // Normalisers: none, NFC (utf8proc), and sentencepiece's Prepend '▁' and Replace ' ' -> '▁' (or a Sequence).
 // Pre-tokenisers: ByteLevel (GPT-2's pattern, add_prefix_space), Split with the file's own regex
 // (Isolated, compiled by PCRE2 with Unicode properties), Digits, Metaspace (its prepend_scheme and
-// split), or a Sequence of these. Anything else that would change the pieces is refused by name.
+// split), or a Sequence of these; BertPreTokenizer for WordPiece. Anything else that would change the pieces is refused by name.
 #pragma once
 
 #include <memory>
@@ -53,5 +53,9 @@ struct PreTokenizer {
 private:
     std::string normalise(std::string_view part, bool first) const;
 };
+
+// BertPreTokenizer (WordPiece files): split at whitespace (dropped) and around every punctuation character
+// (data/text/normalizer.h's bert_is_punctuation), each its own piece. Valid UTF-8 in.
+void bert_pre_tokenize(std::string_view text, std::vector<std::string>& out);
 
 }  // namespace attn

@@ -1,0 +1,121 @@
+#include "data/text/normalizer.h"
+
+#include <cstdlib>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+#include <utf8proc.h>
+
+#include "data/base/error.h"
+#include "data/base/utf8.h"
+#include "data/text/pre_tokenizer.h"
+
+namespace attn {
+namespace {
+
+bool is_control(char32_t c) {  // bert.rs is_control: Cc, Cf, Co (and Cs) but not \t \n \r
+    if (c == '\t' || c == '\n' || c == '\r') return false;
+    const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+    return cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_CO ||
+           cat == UTF8PROC_CATEGORY_CS;
+}
+
+bool is_chinese(char32_t c) {  // bert.rs is_chinese_char
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+           (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+std::string nfd(const std::string& s) {
+    utf8proc_uint8_t* out = nullptr;
+    const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
+                                            static_cast<utf8proc_ssize_t>(s.size()), &out,
+                                            static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE));
+    const std::unique_ptr<utf8proc_uint8_t, void (*)(void*)> owned(out, std::free);
+    if (n < 0) input_error(std::string("the text cannot be decomposed (") + utf8proc_errmsg(n) + ")", "give valid UTF-8 text");
+    return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+std::string utf8_encode(char32_t c) {
+    std::string s;
+    if (c < 0x80) s += static_cast<char>(c);
+    else if (c < 0x800) s += static_cast<char>(0xC0 | c >> 6), s += static_cast<char>(0x80 | (c & 0x3F));
+    else if (c < 0x10000)
+        s += static_cast<char>(0xE0 | c >> 12), s += static_cast<char>(0x80 | (c >> 6 & 0x3F)), s += static_cast<char>(0x80 | (c & 0x3F));
+    else
+        s += static_cast<char>(0xF0 | c >> 18), s += static_cast<char>(0x80 | (c >> 12 & 0x3F)),
+            s += static_cast<char>(0x80 | (c >> 6 & 0x3F)), s += static_cast<char>(0x80 | (c & 0x3F));
+    return s;
+}
+
+bool rust_is_whitespace(char32_t c) {
+    return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+bool bert_is_punctuation(char32_t c) {
+    if (c < 0x80) return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
+    const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+    return cat >= UTF8PROC_CATEGORY_PC && cat <= UTF8PROC_CATEGORY_PO;
+}
+
+BertNormalizer BertNormalizer::from_json(const nlohmann::json& n, const std::string& name) {
+    BertNormalizer b;
+    auto flag = [&](const char* key, bool dflt) {
+        if (!n.contains(key) || n[key].is_null()) return dflt;
+        if (!n[key].is_boolean()) tokenizer_file_error(name, std::string("BertNormalizer's ") + key + " is not true, false or null");
+        return n[key].get<bool>();
+    };
+    b.clean_text = flag("clean_text", true);
+    b.handle_chinese_chars = flag("handle_chinese_chars", true);
+    b.lowercase = flag("lowercase", true);
+    b.strip_accents = flag("strip_accents", b.lowercase);
+    return b;
+}
+
+std::string BertNormalizer::normalize(std::string_view text) const {
+    // 1 and 2, character by character
+    std::string s;
+    s.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        char32_t c = 0;
+        const std::size_t n = utf8_decode(text, i, c);
+        if (n == 0) input_error("the text is not valid UTF-8", "save the text as UTF-8");
+        i += n;
+        if (clean_text) {
+            if (c == 0 || c == 0xFFFD || is_control(c)) continue;
+            if (c == '\t' || c == '\n' || c == '\r' || rust_is_whitespace(c)) c = ' ';
+        }
+        if (handle_chinese_chars && is_chinese(c)) s += ' ' + utf8_encode(c) + ' ';
+        else s += utf8_encode(c);
+    }
+    // 3. NFD, then no nonspacing marks
+    if (strip_accents) {
+        const std::string d = nfd(s);
+        s.clear();
+        for (std::size_t i = 0; i < d.size();) {
+            char32_t c = 0;
+            const std::size_t n = utf8_decode(d, i, c);
+            if (utf8proc_category(static_cast<utf8proc_int32_t>(c)) != UTF8PROC_CATEGORY_MN) s.append(d, i, n);
+            i += n;
+        }
+    }
+    // 4. Rust's to_lowercase: utf8proc's simple mapping, and the one unconditional one-to-many mapping
+    // of SpecialCasing.txt, U+0130 'İ' -> "i\u0307"
+    if (lowercase) {
+        std::string l;
+        l.reserve(s.size());
+        for (std::size_t i = 0; i < s.size();) {
+            char32_t c = 0;
+            i += utf8_decode(s, i, c);
+            if (c == 0x130) l += "i\xCC\x87";
+            else l += utf8_encode(static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c))));
+        }
+        s = std::move(l);
+    }
+    return s;
+}
+
+}  // namespace attn
