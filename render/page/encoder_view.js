@@ -34,13 +34,26 @@
   };
 
   // No key is hidden: the decoders' "hatched" keys say nothing here, in the overview's key or the matrix's.
+  // The overview's maps and the matrix draw a sentence pair's line (the layer's mean and rollout, one pixel
+  // a cell, do not: a line there would cover a column of cells).
   const dropHatchedKeys = (root) => {
     for (const item of root.querySelectorAll('.key-item')) if (item.querySelector('.swatch.hatched')) item.remove();
+  };
+  // A sentence pair's line before segment B's first token, across a canvas of the (T, S) matrix.
+  const segmentLine = (canvas, edge, line) => {
+    const ctx = canvas.getContext('2d');
+    const x = segmentB * canvas.width / S, y = segmentB * canvas.height / T;
+    for (const [colour, width] of [['rgb(20, 20, 20)', edge], ['rgb(255, 255, 255)', line]]) {
+      ctx.fillStyle = colour;
+      ctx.fillRect(x - width / 2, 0, width, canvas.height);
+      ctx.fillRect(0, y - width / 2, canvas.width, width);
+    }
   };
   const decoderOverview = buildOverview;
   buildOverview = function () {
     const sec = decoderOverview();
     if (sec) dropHatchedKeys(sec);
+    if (sec && segmentB > 0) for (const c of sec.querySelectorAll('canvas.thumb')) segmentLine(c, 4, 2);
     return sec;
   };
   const decoderKeyDraw = drawMatrix;
@@ -65,12 +78,6 @@
     const decoderDraw = drawMatrix;
     drawMatrix = function () {
       decoderDraw();
-      const canvas = ui.canvas, ctx = canvas.getContext('2d');
-      const x = segmentB * canvas.width / S, y = segmentB * canvas.height / T;
-      for (const [colour, width] of [['rgb(20, 20, 20)', 4], ['rgb(255, 255, 255)', 2]]) {
-        ctx.fillStyle = colour;
-        ctx.fillRect(x - width / 2, 0, width, canvas.height);
-        ctx.fillRect(0, y - width / 2, canvas.width, width);
-      }
+      segmentLine(ui.canvas, 4, 2);
     };
   }
