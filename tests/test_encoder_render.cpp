@@ -174,8 +174,14 @@ TEST_CASE("segments: the SVG holds the line and the legend segments A | B with e
     const std::string svg = svg_of(encoder_trace(), "weights");
     CHECK(svg.find("segments A | B: tokens 0\xE2\x80\x93" "2 | 3\xE2\x80\x93" "4") != std::string::npos);
     CHECK(svg.find("encoder (bidirectional): every query sees every key") != std::string::npos);
-    CHECK(svg.find("#ffffff") != std::string::npos);
+    const auto count = [](const std::string& text, const std::string& what) {
+        std::size_t n = 0;
+        for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+        return n;
+    };
+    CHECK(count(svg, "fill=\"#141414\"") == 3);  // the edges of the column's line and the row's, and the legend's swatch
     const std::string one = svg_of(encoder_trace(false), "weights");
+    CHECK(count(one, "fill=\"#141414\"") == 0);
     CHECK(one.find("segments A | B") == std::string::npos);
     CHECK(one.find("encoder (bidirectional)") != std::string::npos);
     const std::string dec = svg_of(encoder_trace(false, "decoder"), "weights");
