@@ -1,4 +1,5 @@
-// Fuzz bodies for the model files (safetensors header, sharded checkpoint index, GPT-2 tokeniser files),
+// Fuzz bodies for the model files (safetensors header, PyTorch checkpoint, sharded checkpoint index, GPT-2
+// tokeniser files),
 // shared by the libFuzzer targets fuzz/fuzz_safetensors.cpp, fuzz/fuzz_shard_index.cpp and
 // fuzz/fuzz_gpt2_tokenizer.cpp and by the corpus replay in tests/test_model_data.cpp. Each returns what
 // is wrong ("" when nothing is).
@@ -16,6 +17,7 @@
 #include "data/text/bpe_tokenizer.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "data/checkpoint/safetensors.h"
+#include "data/checkpoint/torch_checkpoint.h"
 #include "data/text/tokenize.h"
 #include "data/text/unicode_nfc.h"
 
@@ -52,6 +54,36 @@ inline std::string safetensors_one(const std::string& bytes) {
         } catch (const Error& e) {
             if (auto p = model_error(e); !p.empty()) return p;
         }
+    }
+    return "";
+}
+
+// ---- PyTorch checkpoints (pytorch_model.bin): the whole file, zip or legacy -------------------------------
+// A file that loads must give tensors whose bytes are dtype × shape, and its safetensors image must pass
+// the safetensors checks with every tensor where it was put.
+inline std::string torch_checkpoint_one(const std::string& bytes) {
+    std::vector<TorchTensor> tensors;
+    try {
+        tensors = torch_checkpoint_from_bytes(bytes, "fuzz.bin");
+    } catch (const Error& e) {
+        return model_error(e);
+    }
+    std::vector<std::pair<std::string, std::size_t>> sizes;
+    for (const auto& t : tensors) {
+        std::size_t n = safetensors_dtype_size(t.dtype);
+        if (n == 0) return "tensor '" + t.name + "' has dtype " + t.dtype;
+        for (auto d : t.shape) n *= d;
+        if (n != t.bytes.size()) return "tensor '" + t.name + "' holds a byte count other than dtype × shape";
+        sizes.emplace_back(t.name, n);
+    }
+    try {
+        const SafetensorsFile f = SafetensorsFile::from_bytes(safetensors_image(std::move(tensors), "fuzz.bin"), "fuzz.bin");
+        for (const auto& [name, n] : sizes) {
+            const SafeTensor* t = f.find(name);
+            if (t == nullptr || t->end - t->begin != n) return "tensor '" + name + "' is not in the safetensors image";
+        }
+    } catch (const Error& e) {
+        return model_error(e);  // two tensors of one name
     }
     return "";
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "data/text/bpe_tokenizer.h"
+#include "tests/torch_bin/torch_file.h"
 
 namespace attn::test {
 
@@ -212,7 +213,21 @@ inline void write_model_fixtures(const std::string& dir) {
     write_model_folder(dir, "model-ok", cfg, ok);
     write_model_folder(dir, "model-noconfig", "", ok);
     write_model_folder(dir, "model-pickle", cfg, "", true);
-    write_bytes(dir + "/model-pickle/pytorch_model.bin", "PK\x03\x04 a pickle");
+    write_bytes(dir + "/model-pickle/pytorch_model.bin",
+                torch_zip({}, std::string("\x80\x02") + "cos\nsystem\n" + pickle_str("id") + "\x85R."));
+    std::vector<TorchEntry> bin;  // model-ok's tensors as PyTorch storages "0", "1", ...
+    for (const auto& e : tiny_gpt2_tensors())
+        bin.push_back(torch_entry(e.name, std::to_string(bin.size()), std::vector<std::uint64_t>(e.shape.begin(), e.shape.end()), e.bytes));
+    std::vector<TorchEntry> cut = bin;
+    cut.back().data.resize(12);
+    write_model_folder(dir, "torch-truncated", cfg, "", true);
+    write_bytes(dir + "/torch-truncated/pytorch_model.bin", torch_zip(cut, state_dict_pickle(bin)));
+    std::vector<TorchEntry> moved = bin;
+    moved.back().offset = 1;
+    write_model_folder(dir, "torch-view", cfg, "", true);
+    write_bytes(dir + "/torch-view/pytorch_model.bin", torch_zip(moved));
+    write_model_folder(dir, "torch-magic", cfg, "", true);
+    write_bytes(dir + "/torch-magic/pytorch_model.bin", torch_legacy(bin, 0x20f9469cfc6dull));
     write_model_folder(dir, "model-t5", tiny_gpt2_config("t5"), ok);
     write_model_folder(dir, "model-heads", tiny_gpt2_config("gpt2", 3), ok);
     write_model_folder(dir, "st-empty", cfg, "");

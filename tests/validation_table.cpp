@@ -355,10 +355,21 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.config-file", "--model DIR", "config.json and model.safetensors are files (not a folder, a pipe, "
                     "a device or a looping link)", R, model("model-config-dir"),
                     e("'model-config-dir/config.json' is a folder, not a file (hint: put the model's config.json file there)")});
-    rows.push_back({"model.pickle", "--model DIR", "holds model.safetensors; pytorch_model.bin is never opened", R,
-                    model("model-pickle"),
-                    e("'model-pickle' has only pytorch_model.bin, which attn never opens (a pickle can run code) (hint: convert "
-                      "it to model.safetensors (Hugging Face's safetensors convert tool), or download model.safetensors)")});
+    const std::string never = ", which no state dict holds; attn never runs code from a checkpoint (hint: a weights file holds only "
+                              "tensors: get the model's model.safetensors, or a pytorch_model.bin saved by torch.save(model.state_dict()))";
+    rows.push_back({"model.pickle", "pytorch_model.bin", "read without running code: only a state dict's opcodes and globals "
+                    "(OrderedDict, _rebuild_tensor_v2, Float/Half/BFloat16/LongStorage); os.system or any other call is refused", R,
+                    model("model-pickle"), e("model-pickle/pytorch_model.bin: the pickle calls os.system" + never)});
+    rows.push_back({"torch.storage", "pytorch_model.bin", "each storage holds the bytes its persistent id declares", R,
+                    model("torch-truncated"),
+                    e("torch-truncated/pytorch_model.bin: storage '15' holds 12 bytes but its 4 F32 elements need 16") + dl});
+    rows.push_back({"torch.view", "pytorch_model.bin", "each tensor's offset, size and stride inside its storage", R,
+                    model("torch-view"),
+                    e("torch-view/pytorch_model.bin: tensor 'ln_f.bias' reads element 4 of storage '15', which holds 4") + dl});
+    rows.push_back({"torch.magic", "pytorch_model.bin", "a legacy (non-zip) file starts with torch's magic number", R,
+                    model("torch-magic"),
+                    e("torch-magic/pytorch_model.bin: not a PyTorch checkpoint: the first pickle is not torch's magic number "
+                      "0x1950a86a20f9469cfc6c (hint: give a pytorch_model.bin saved by torch.save, or the model's model.safetensors)")});
     rows.push_back({"model.type", "config.json", "a model_type of attn's families (attn models)", R, model("model-t5"),
                     e("model-t5/config.json: model_type 't5' is not supported (hint: attn runs model_type gpt2, llama, "
                       "smollm, mistral, qwen2, bert, roberta, xlm-roberta, camembert, distilbert (attn models lists them))")});
@@ -734,7 +745,10 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"small-em.ttf", "DejaVu Sans with head.unitsPerEm 16 (its outlines drawn 128 times too large)"},
         {"model-ok", "a GPT-2 folder: 1 layer, 2 heads, n_embd 4, n_positions 4, the 256 byte tokens and <|endoftext|>"},
         {"model-noconfig", "model-ok without config.json"},
-        {"model-pickle", "config.json and pytorch_model.bin only"},
+        {"model-pickle", "config.json, vocab.json, merges.txt and a pytorch_model.bin (zip) whose data.pkl calls os.system('id')"},
+        {"torch-truncated", "model-ok's weights as pytorch_model.bin (zip, a storage per tensor) with ln_f.bias's storage cut to 12 bytes"},
+        {"torch-view", "model-ok's weights as pytorch_model.bin (zip) with ln_f.bias at storage offset 1"},
+        {"torch-magic", "model-ok's weights as a legacy pytorch_model.bin whose magic number ends 6d, not 6c"},
         {"model-t5", "model-ok with model_type t5"},
         {"model-heads", "model-ok with n_head 3"},
         {"st-empty", "model-ok with an empty model.safetensors"},

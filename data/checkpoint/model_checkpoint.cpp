@@ -14,6 +14,7 @@
 
 #include "data/base/error.h"
 #include "data/base/files.h"
+#include "data/checkpoint/torch_checkpoint.h"
 
 namespace attn {
 namespace {
@@ -115,7 +116,7 @@ std::uint64_t TensorFiles::widened_bytes() const {
 }
 
 ParsedConfig read_model_config(const std::string& dir) {
-    // the files: config.json and model.safetensors or its index (never a pickle)
+    // the files: config.json and model.safetensors or its index, else pytorch_model.bin or its index
     const std::string config = dir + "/config.json";
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
@@ -125,10 +126,9 @@ ParsedConfig read_model_config(const std::string& dir) {
     if (!is_file(config))
         input_error("no config.json in '" + dir + "'", "download the model's config.json into the folder");
     if (!is_file(dir + "/model.safetensors") && !is_file(dir + "/model.safetensors.index.json")) {
-        if (is_file(dir + "/pytorch_model.bin") || is_file(dir + "/pytorch_model.bin.index.json"))
-            input_error("'" + dir + "' has only pytorch_model.bin, which attn never opens (a pickle can run code)",
-                        "convert it to model.safetensors (Hugging Face's safetensors convert tool), or download model.safetensors");
-        input_error("no model.safetensors in '" + dir + "'", "download the model's model.safetensors into the folder");
+        refuse_odd_file(dir + "/pytorch_model.bin", "put the model's pytorch_model.bin file there");
+        if (!is_file(dir + "/pytorch_model.bin") && !is_file(dir + "/pytorch_model.bin.index.json"))
+            input_error("no model.safetensors in '" + dir + "'", "download the model's model.safetensors into the folder");
     }
     return parse_model_config(read_file(config, "config file"), config);
 }
@@ -182,13 +182,30 @@ TensorFiles tensor_files_from_index(const std::string& text, const std::string& 
     return out;
 }
 
+// A PyTorch checkpoint as an in-memory safetensors file (data/checkpoint/torch_checkpoint.h reads it
+// without running its pickle), so everything downstream reads it as it reads model.safetensors.
+SafetensorsFile open_torch_file(const std::string& path) {
+    return SafetensorsFile::from_bytes(safetensors_image(read_torch_checkpoint(path), path), path);
+}
+
 TensorFiles open_tensor_files(const std::string& dir, bool populate) {
     const std::string single = dir + "/model.safetensors", index = dir + "/model.safetensors.index.json";
+    const std::string bin = dir + "/pytorch_model.bin", bin_index = dir + "/pytorch_model.bin.index.json";
     if (is_file(single)) {
         TensorFiles out;
         out.files.push_back(SafetensorsFile::open(single, populate));
         return out;
     }
+    if (!is_file(index) && is_file(bin)) {
+        TensorFiles out;
+        out.files.push_back(open_torch_file(bin));
+        return out;
+    }
+    if (!is_file(index) && is_file(bin_index))
+        return tensor_files_from_index(read_file(bin_index, "index file"), bin_index, [&](const std::string& f) {
+            const std::string path = dir + "/" + f;
+            return is_file(path) ? std::optional<SafetensorsFile>(open_torch_file(path)) : std::nullopt;
+        });
     return tensor_files_from_index(read_file(index, "index file"), index, [&](const std::string& f) {
         const std::string path = dir + "/" + f;
         return is_file(path) ? std::optional<SafetensorsFile>(SafetensorsFile::open(path, populate)) : std::nullopt;
@@ -218,7 +235,8 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     const ModelConfig& c = m->config;
     // 2. the names' optional prefix ("bert." when saved from BertForMaskedLM; the head's names never have it)
     const std::string embed = f.tensor_name(Role::embed);
-    Loader l{*m, "", m->files.sharded ? dir + "/model.safetensors.index.json" : m->files.files[0].path(), ""};
+    const std::string index = is_file(dir + "/model.safetensors.index.json") ? "/model.safetensors.index.json" : "/pytorch_model.bin.index.json";
+    Loader l{*m, "", m->files.sharded ? dir + index : m->files.files[0].path(), ""};
     if (*f.prefix && m->files.find(embed).second == nullptr && m->files.find(f.prefix + embed).second != nullptr) l.prefix = f.prefix;
     // The stored name of a role: under the prefix unless it is the head's; a LayerNorm's gain and bias
     // also under the pre-2019 names .gamma and .beta, which Hugging Face renames when it loads.

@@ -1,11 +1,13 @@
 // A checkpoint of any family in data/checkpoint/model_family.h from a Hugging Face model folder:
-// config.json + model.safetensors, or model.safetensors.index.json + its shards.
+// config.json + model.safetensors, or model.safetensors.index.json + its shards; without those,
+// pytorch_model.bin or pytorch_model.bin.index.json + its shards.
 //
 // Every tensor is found through its role's name (the family's table; GPT-2's may carry the
 // "transformer." prefix), and its shape is checked against the config before a value is read. A sharded
 // folder's index must name only shards that exist, each tensor in one shard only, and the tensors attn
-// reads share one dtype. A folder with only pytorch_model.bin is refused: a pickle can run code, so attn
-// never opens one.
+// reads share one dtype. A pytorch_model.bin is read without running its pickle (data/checkpoint/
+// torch_checkpoint.h: only a state dict's opcodes and globals; anything else is refused) into an
+// in-memory safetensors file, so it is checked and read exactly as model.safetensors is.
 #pragma once
 
 #include <array>
@@ -29,7 +31,8 @@ struct Weight {
     std::size_t rows = 0, cols = 0;
 };
 
-// The safetensors files of one folder: one, or the shards an index names.
+// The safetensors files of one folder: one, or the shards an index names (a pytorch_model.bin becomes
+// one in memory).
 struct TensorFiles {
     std::vector<SafetensorsFile> files;
     bool sharded = false;
@@ -58,8 +61,8 @@ struct ModelCheckpoint {
     bool has_head() const { return (*this)[Role::lm_head].data != nullptr; }
 };
 
-// Checks that DIR holds config.json and model.safetensors or model.safetensors.index.json (refusing a
-// folder with only pytorch_model.bin) and parses the config.
+// Checks that DIR holds config.json and model.safetensors, model.safetensors.index.json,
+// pytorch_model.bin or pytorch_model.bin.index.json, and parses the config.
 ParsedConfig read_model_config(const std::string& dir);
 
 // The folder's safetensors files, headers checked; with populate every page is read in at once.

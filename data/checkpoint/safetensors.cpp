@@ -213,7 +213,11 @@ SafetensorsFile SafetensorsFile::open(const std::string& path, bool populate) {
 }
 
 SafetensorsFile SafetensorsFile::from_bytes(const std::string& bytes, const std::string& path) {
-    auto copy = std::make_shared<std::string>(bytes);
+    return from_bytes(std::string(bytes), path);
+}
+
+SafetensorsFile SafetensorsFile::from_bytes(std::string&& bytes, const std::string& path) {
+    auto copy = std::make_shared<std::string>(std::move(bytes));
     SafetensorsFile f;
     f.path_ = path, f.size_ = copy->size();
     f.base_ = reinterpret_cast<const std::uint8_t*>(copy->data());

@@ -52,6 +52,7 @@ public:
     static SafetensorsFile open(const std::string& path, bool populate = true);
     // For tests and fuzzing: the same checks on bytes held in memory (copied).
     static SafetensorsFile from_bytes(const std::string& bytes, const std::string& path);
+    static SafetensorsFile from_bytes(std::string&& bytes, const std::string& path);  // the same, the bytes moved in
 
     const std::string& path() const { return path_; }
     std::size_t size() const { return size_; }

@@ -1,0 +1,217 @@
+// PyTorch checkpoints (pytorch_model.bin) read without running their pickle: hand-built files
+// (tests/torch_bin/torch_file.h) read back exactly, every refusal's message, and a GPT-2 folder holding
+// only pytorch_model.bin giving the same `attn show --model` trace as its model.safetensors.
+// tests/torch_bin/torch_bin_check.py checks files torch.save wrote against torch.load.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "data/base/error.h"
+#include "data/checkpoint/torch_checkpoint.h"
+#include "data/checkpoint/torch_pickle.h"
+#include "fuzz/harness_model.h"
+#include "tests/helpers.h"
+#include "tests/model_fixtures.h"
+#include "tests/torch_bin/torch_file.h"
+
+namespace {
+
+using attn::test::TorchEntry;
+
+std::string floats(std::initializer_list<float> v) {
+    std::string b(v.size() * 4, '\0');
+    std::size_t i = 0;
+    for (float f : v) std::memcpy(&b[4 * i++], &f, 4);
+    return b;
+}
+
+// The error reading `bytes` gives (its exit code checked to be 1), or "" when it loads.
+std::string torch_error(const std::string& bytes) {
+    try {
+        attn::torch_checkpoint_from_bytes(bytes, "m/pytorch_model.bin");
+    } catch (const attn::Error& e) {
+        CHECK(e.exit_code() == 1);
+        CHECK(std::string(e.what()).find('\n') == std::string::npos);
+        return e.what();
+    }
+    return "";
+}
+
+std::string zip_of_pickle(const std::string& pickle) { return attn::test::torch_zip({}, pickle); }
+
+const std::string kNever = ", which no state dict holds; attn never runs code from a checkpoint";
+
+}  // namespace
+
+TEST_CASE("torch checkpoint: a hand-built zip and legacy file read back every tensor, a transposed view copied out row-major") {
+    // storage "0" holds 0..5; w is it as (2, 3), wt the (3, 2) transpose (strides 1, 3), b a slice at offset 4
+    const std::string six = floats({0, 1, 2, 3, 4, 5});
+    TorchEntry w = attn::test::torch_entry("w", "0", {2, 3}, six);
+    TorchEntry wt = w;
+    wt.name = "wt", wt.size = {3, 2}, wt.stride = {1, 3};
+    TorchEntry b = w;
+    b.name = "b", b.offset = 4, b.size = {2}, b.stride = {1};
+    for (bool legacy : {false, true}) {
+        INFO("legacy " << legacy);
+        const std::string bytes = legacy ? attn::test::torch_legacy({w, wt, b}) : attn::test::torch_zip({w, wt, b});
+        const auto t = attn::torch_checkpoint_from_bytes(bytes, "m/pytorch_model.bin");
+        REQUIRE(t.size() == 3);
+        CHECK(t[0].name == "w");
+        CHECK(t[0].dtype == "F32");
+        CHECK(t[0].shape == std::vector<std::size_t>{2, 3});
+        CHECK(t[0].bytes == six);
+        CHECK(t[1].shape == std::vector<std::size_t>{3, 2});
+        CHECK(t[1].bytes == floats({0, 3, 1, 4, 2, 5}));
+        CHECK(t[2].bytes == floats({4, 5}));
+    }
+}
+
+TEST_CASE("torch checkpoint: a GLOBAL os.system, builtins.eval through REDUCE, STACK_GLOBAL and INST are refused by name") {
+    const std::string hint = " (hint: ";
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02") + "cos\nsystem\n" + attn::test::pickle_str("touch /tmp/x") + "\x85R.")) ==
+          "m/pytorch_model.bin: the pickle calls os.system" + kNever);
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02") + "cbuiltins\neval\n" + attn::test::pickle_str("1") + "\x85R.")) ==
+          "m/pytorch_model.bin: the pickle calls builtins.eval" + kNever);
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02") + attn::test::pickle_str("os") + attn::test::pickle_str("system") + "\x93.")) ==
+          "m/pytorch_model.bin: the pickle uses opcode STACK_GLOBAL at byte 20" + kNever);
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02(") + "ios\nsystem\n.")) ==
+          "m/pytorch_model.bin: the pickle uses opcode INST at byte 3" + kNever);
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02(\x81."))) == "m/pytorch_model.bin: the pickle uses opcode NEWOBJ at byte 3" + kNever);
+    // a storage type called as a function (REDUCE on an allowed global that is not a callable of a state dict)
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02") + "ctorch\nFloatStorage\n)R.")) ==
+          "m/pytorch_model.bin: the pickle calls torch.FloatStorage" + kNever);
+    // the legacy format's first pickle runs no code either
+    CHECK(torch_error(std::string("\x80\x02") + "cposix\nsystem\n" + attn::test::pickle_str("id") + "\x85R.") ==
+          "m/pytorch_model.bin: the pickle calls posix.system" + kNever);
+}
+
+TEST_CASE("torch checkpoint: a DoubleStorage is refused by name, as are a truncated storage and a view past its storage's end") {
+    TorchEntry d = attn::test::torch_entry("w", "0", {2}, floats({1, 2, 3, 4}));
+    d.storage_type = "DoubleStorage", d.numel = 2;
+    CHECK(torch_error(attn::test::torch_zip({d})) ==
+          "m/pytorch_model.bin: the checkpoint holds a torch.DoubleStorage, which attn does not read (it reads FloatStorage, HalfStorage, "
+          "BFloat16Storage and LongStorage)");
+    TorchEntry w = attn::test::torch_entry("w", "0", {2, 3}, floats({0, 1, 2, 3, 4, 5}));
+    TorchEntry cut = w;
+    cut.data.resize(20);
+    CHECK(torch_error(attn::test::torch_zip({cut}, attn::test::state_dict_pickle({w}))) ==
+          "m/pytorch_model.bin: storage '0' holds 20 bytes but its 6 F32 elements need 24");
+    TorchEntry past = w;
+    past.offset = 1;
+    CHECK(torch_error(attn::test::torch_zip({past})) == "m/pytorch_model.bin: tensor 'w' reads element 6 of storage '0', which holds 6");
+    past.offset = 0, past.size = {1ull << 40, 1ull << 40};
+    CHECK(torch_error(attn::test::torch_zip({past})) == "m/pytorch_model.bin: tensor 'w' is impossibly large");
+    const std::string legacy = attn::test::torch_legacy({w});
+    CHECK(torch_error(legacy.substr(0, legacy.size() - 4)) == "m/pytorch_model.bin: storage '0' needs 24 bytes but the file has 20 left");
+}
+
+TEST_CASE("torch checkpoint: a legacy file with a wrong magic number, a zip without data.pkl and a cut pickle are refused") {
+    const TorchEntry w = attn::test::torch_entry("w", "0", {2}, floats({1, 2}));
+    CHECK(torch_error(attn::test::torch_legacy({w}, 0x20f9469cfc6dull)) ==
+          "m/pytorch_model.bin: not a PyTorch checkpoint: the first pickle is not torch's magic number 0x1950a86a20f9469cfc6c");
+    CHECK(torch_error(attn::test::zip_stored({{"archive/data/0", w.data}})) ==
+          "m/pytorch_model.bin: the zip holds no <folder>/data.pkl: not a PyTorch checkpoint");
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02X\xff\xff\xff\x7f" "abc"))) ==
+          "m/pytorch_model.bin: the pickle ends inside BINUNICODE at byte 2");
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02X\x02\0\0\0\xf5\x80.", 10))) ==
+          "m/pytorch_model.bin: the pickle holds a string that is not UTF-8 (byte 2), which is not a state dict torch.save writes");
+    CHECK(torch_error("hello") == "m/pytorch_model.bin: not a PyTorch checkpoint (neither a zip nor a pickle)");
+    CHECK(torch_error("") == "m/pytorch_model.bin: the file is empty");
+}
+
+TEST_CASE("torch checkpoint: nesting, the stack and the memo are bounded and a memo entry must exist") {
+    // 2000 nested MARKs: refused at the 1025th, without recursion
+    CHECK(torch_error(zip_of_pickle("\x80\x02" + std::string(2000, '('))).find("nests MARK more than 1024 deep") != std::string::npos);
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02h\x07."))).find("gets memo entry 7, which was never put") != std::string::npos);
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02R."))).find("REDUCE pops an empty stack") != std::string::npos);
+    // a dict holding itself (BINGET of the dict as its own value) is no cycle to follow: it is refused as not a tensor
+    CHECK(torch_error(zip_of_pickle(std::string("\x80\x02}q\x00", 5) + attn::test::pickle_str("k") + std::string("h\x00s.", 4))) ==
+          "m/pytorch_model.bin: the state dict's entry 'k' is not a tensor");
+}
+
+TEST_CASE("torch checkpoint: a GPT-2 folder with only pytorch_model.bin (zip with a transposed wte, legacy, sharded) gives model.safetensors' trace") {
+    const std::string dir = attn::test::temp_dir();
+    const std::string cfg = attn::test::tiny_gpt2_config();
+    const auto st = attn::test::tiny_gpt2_tensors();
+    attn::test::write_model_folder(dir, "st", cfg, attn::test::safetensors_file(st));
+    std::vector<TorchEntry> entries;
+    for (std::size_t i = 0; i < st.size(); ++i) {
+        std::vector<std::uint64_t> shape(st[i].shape.begin(), st[i].shape.end());
+        entries.push_back(attn::test::torch_entry(st[i].name, std::to_string(i), shape, st[i].bytes));
+    }
+    // wte (257, 4) stored as the transpose of a (4, 257) storage: a view with strides (1, 257)
+    TorchEntry& wte = entries[0];
+    std::string t(wte.data.size(), '\0');
+    for (std::size_t r = 0; r < 257; ++r)
+        for (std::size_t c = 0; c < 4; ++c) std::memcpy(&t[(c * 257 + r) * 4], &wte.data[(r * 4 + c) * 4], 4);
+    TorchEntry transposed = wte;
+    transposed.data = t, transposed.stride = {1, 257};
+    std::vector<TorchEntry> zipped = entries;
+    zipped[0] = transposed;
+    auto folder = [&](const std::string& name) {
+        attn::test::write_model_folder(dir, name, cfg, "");
+        return dir + "/" + name;
+    };
+    attn::test::write_bytes(folder("bin-zip") + "/pytorch_model.bin", attn::test::torch_zip(zipped, attn::test::state_dict_pickle(zipped), "pytorch_model"));
+    attn::test::write_bytes(folder("bin-legacy") + "/pytorch_model.bin", attn::test::torch_legacy(entries));
+    const std::string sharded = folder("bin-sharded");
+    std::vector<TorchEntry> a(entries.begin(), entries.begin() + 5), b(entries.begin() + 5, entries.end());
+    attn::test::write_bytes(sharded + "/pytorch_model-00001-of-00002.bin", attn::test::torch_zip(a));
+    attn::test::write_bytes(sharded + "/pytorch_model-00002-of-00002.bin", attn::test::torch_legacy(b));
+    std::string index = "{\"metadata\": {}, \"weight_map\": {";
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        index += std::string(i ? ", " : "") + "\"" + entries[i].name + "\": \"pytorch_model-0000" + (i < 5 ? "1" : "2") + "-of-00002.bin\"";
+    attn::test::write_bytes(sharded + "/pytorch_model.bin.index.json", index + "}}");
+    const auto want = attn::test::run_attn({"show", "--model", dir + "/st", "--json", "-", "a b"});
+    REQUIRE(want.code == 0);
+    for (const std::string name : {"bin-zip", "bin-legacy", "bin-sharded"}) {
+        INFO(name);
+        const auto got = attn::test::run_attn({"show", "--model", dir + "/" + name, "--json", "-", "a b"});
+        CHECK(got.err == "");
+        REQUIRE(got.code == 0);
+        CHECK(attn::test::first_difference(got.out, want.out) == "");
+    }
+    // a hostile pickle in the folder: refused with the file's path, nothing run
+    attn::test::write_bytes(folder("bin-hostile") + "/pytorch_model.bin",
+                            zip_of_pickle(std::string("\x80\x02") + "cos\nsystem\n" + attn::test::pickle_str("id") + "\x85R."));
+    const auto r = attn::test::run_attn({"show", "--model", dir + "/bin-hostile", "--json", "-", "a b"});
+    CHECK(r.code == 1);
+    CHECK(r.err.find(dir + "/bin-hostile/pytorch_model.bin: the pickle calls os.system" + kNever) != std::string::npos);
+}
+
+TEST_CASE("corpus: torch_checkpoint seeds named ok- load and those named bad- are refused, each through the fuzz harness") {
+    const std::string dir = std::string(ATTN_SOURCE_DIR) + "/fuzz/corpus/torch_checkpoint";
+    std::size_t ok = 0, bad = 0;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string name = e->d_name;
+            if (name[0] == '.') continue;
+            INFO(name);
+            const std::string bytes = attn::test::slurp(dir + "/" + name);
+            CHECK(attn::fuzz::torch_checkpoint_one(bytes) == "");
+            if (name.compare(0, 3, "ok-") == 0) {
+                CHECK(torch_error(bytes) == "");
+                ++ok;
+            }
+            if (name.compare(0, 4, "bad-") == 0) {
+                CHECK(torch_error(bytes) != "");
+                ++bad;
+            }
+        }
+        ::closedir(d);
+    }
+    CHECK(ok >= 5);
+    CHECK(bad >= 5);
+}
+
+TEST_CASE("torch checkpoint: a deflated entry claiming more than 1032 times its compressed bytes is refused before it is allocated") {
+    // data.pkl: 4 bytes stored; its headers then rewritten to say deflated, 2^27 bytes from 4
+    std::string z = attn::test::zip_stored({{"archive/data.pkl", "abcd"}});
+    auto patch = [&](std::size_t at, std::uint64_t v, int n) { z.replace(at, static_cast<std::size_t>(n), attn::test::pickle_le(v, n)); };
+    const std::size_t central = z.find("PK\x01\x02");
+    REQUIRE(central != std::string::npos);
+    patch(8, 8, 2), patch(22, 1ull << 27, 4);                       // the local header: method, uncompressed size
+    patch(central + 10, 8, 2), patch(central + 24, 1ull << 27, 4);  // the central directory's
+    CHECK(torch_error(z) == "m/pytorch_model.bin: 'archive/data.pkl' claims 134217728 bytes from 4 compressed, more than deflate can give");
+}
