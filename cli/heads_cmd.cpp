@@ -1,4 +1,4 @@
-// attn heads --model DIR TEXT...: every head of a model scored on seven patterns (core/analysis/head_report.h),
+// attn heads --model DIR TEXT...: every head of a model scored on eight patterns (next: encoders only) (core/analysis/head_report.h),
 // printed as tables, written as JSON and as one layers × heads figure per pattern.
 #include <unistd.h>
 
@@ -107,6 +107,9 @@ void run_heads(const HeadsOptions& o) {
     // 2. the folder and the texts as token ids, each within the model's context
     const ParsedConfig parsed = read_model_config(o.model);
     const ModelConfig& c = parsed.config;
+    if (rank == HeadPattern::next && parsed.family->recipe.stack != Stack::encoder)
+        usage_error(std::string("--rank next: ") + parsed.family->title + " is a decoder, whose causal heads never see the next token",
+                    "rank next on an encoder's folder (BERT, RoBERTa, DistilBERT), or choose previous");
     const Tokenizer tok = Tokenizer::load_dir(o.model);
     const std::vector<std::string> texts = heads_texts(o);
     std::vector<std::vector<std::int64_t>> ids;
@@ -161,17 +164,18 @@ void run_heads(const HeadsOptions& o) {
 
 void setup_heads(CLI::App& app) {
     auto o = std::make_shared<HeadsOptions>();
-    CLI::App* cmd = app.add_subcommand("heads", "What each head of a model does: every layer × head scored on seven patterns");
+    CLI::App* cmd = app.add_subcommand("heads", "What each head of a model does: every layer × head scored on eight patterns");
     cmd->footer(
         "Patterns, per head, from its weights on each text, averaged over the texts that define them:\n"
         "  previous     mean weight on the previous token\n"
+        "  next         mean weight on the next token (encoders only: a decoder's head never sees it)\n"
         "  first        mean weight on the first token\n"
         "  self         mean weight on the query's own token\n"
         "  punctuation  mean total weight on tokens made of punctuation and symbols (Unicode P, S)\n"
         "  duplicate    mean total weight on earlier copies of the query's token\n"
         "  induction    on R random ids repeated twice: weight on the token after the earlier copy\n"
-        "  sink         the largest mean weight one key gets from the queries after it\n"
-        "(docs/trace-format.md, \"attn heads\", gives the exact definitions and the JSON.)\n\n"
+        "  sink         the largest mean weight one key gets from the queries after it (encoders: from all queries)\n"
+        "(docs/trace-format.md, \"attn heads\", gives the exact definitions and the JSON; docs/bert.md an encoder's.)\n\n"
         "Examples:\n"
         "  attn heads --model gpt2/ \"The cat sat on the mat.\" \"She said: no, not today.\"\n"
         "  attn heads --model gpt2/ --file sentences.txt --rank punctuation\n"
@@ -181,7 +185,7 @@ void setup_heads(CLI::App& app) {
     cmd->add_option("texts", o->texts, "The texts, one per argument (quote each)");
     cmd->add_option("--model", o->model, "A model folder (attn models lists the families)")->required();
     cmd->add_option("--file", o->text_file, "Read the texts from a file, one per line ('-' = standard input)");
-    cmd->add_option("--rank", o->rank, "Name the top heads of one pattern: previous, first, self, punctuation, duplicate, induction, sink");
+    cmd->add_option("--rank", o->rank, "Name the top heads of one pattern: previous, next (encoders), first, self, punctuation, duplicate, induction, sink");
     cmd->add_option("--top", o->top, "How many heads --rank names (default 3); with --png/--svg, their weights figures too")
         ->check(CLI::Range(std::size_t(1), std::size_t(1024)));
     cmd->add_option("--induction-length", o->induction_length,

@@ -163,6 +163,10 @@ TEST_CASE("heads end to end: exit 0, the JSON's patterns are layers x heads, and
     CHECK(j["model"]["name"] == "model-ok");
     for (const auto& info : head_patterns()) {
         INFO(info.name);
+        if (!info.decoder) {  // next: a GPT-2's JSON leaves it out
+            CHECK(!j["patterns"].contains(info.name));
+            continue;
+        }
         REQUIRE(j["patterns"][info.name].size() == 1);     // 1 layer
         REQUIRE(j["patterns"][info.name][0].size() == 2);  // 2 heads
         for (const auto& v : j["patterns"][info.name][0]) CHECK((v.get<double>() >= 0.0 && v.get<double>() <= 1.0 + 1e-6));

@@ -1,4 +1,4 @@
-// The seven head patterns of core/analysis/head_patterns.h, each a plain loop over one head's (T, T) weights.
+// The eight head patterns of core/analysis/head_patterns.h, each a plain loop over one head's (T, T) weights.
 #include "core/analysis/head_patterns.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -46,19 +46,29 @@ pcre2_code* punctuation_regex() {
 const std::array<HeadPatternInfo, kHeadPatternCount>& head_patterns() {
     static const std::array<HeadPatternInfo, kHeadPatternCount> table = {{
         {HeadPattern::previous, "previous", "on the previous token",
-         "mean weight on the previous token (queries 1..T-1)"},
+         "mean weight on the previous token (queries 1..T-1)",
+         "mean weight on the previous token (queries 1..T-1)", true},
+        {HeadPattern::next, "next", "on the next token",
+         "not defined for a decoder (a causal query never sees the next token)",
+         "mean weight on the next token (queries 0..T-2)", false},
         {HeadPattern::first, "first", "on the first token",
-         "mean weight on the first token (queries 1..T-1)"},
+         "mean weight on the first token (queries 1..T-1)",
+         "mean weight on the first token, [CLS] or <s> (all queries)", true},
         {HeadPattern::self, "self", "on its own token",
-         "mean weight on the query's own token (queries 1..T-1)"},
+         "mean weight on the query's own token (queries 1..T-1)",
+         "mean weight on the query's own token (all queries)", true},
         {HeadPattern::punctuation, "punctuation", "on punctuation",
-         "mean total weight on punctuation tokens (queries 1..T-1)"},
+         "mean total weight on punctuation tokens (queries 1..T-1)",
+         "mean total weight on punctuation tokens (all queries)", true},
         {HeadPattern::duplicate, "duplicate", "on earlier copies of a repeated token",
-         "mean total weight on earlier copies of the query's token (queries whose token repeats)"},
+         "mean total weight on earlier copies of the query's token (queries whose token repeats)",
+         "mean total weight on the other copies of the query's token (queries whose token repeats)", true},
         {HeadPattern::induction, "induction", "on the token after the same token's earlier occurrence (repeated random tokens)",
-         "mean weight on the token after the same token's first occurrence (second copy of R random ids)"},
+         "mean weight on the token after the same token's first occurrence (second copy of R random ids)",
+         "mean weight on the token after the same token's first occurrence (second copy of R random ids)", true},
         {HeadPattern::sink, "sink", "on one token (a sink), from the queries after it",
-         "the largest mean weight one key gets from the queries after it"},
+         "the largest mean weight one key gets from the queries after it",
+         "the largest mean weight one key gets from all queries", true},
     }};
     static_assert(static_cast<std::size_t>(HeadPattern::sink) + 1 == kHeadPatternCount, "one row per pattern");
     return table;
@@ -68,6 +78,17 @@ const HeadPatternInfo* find_head_pattern(const std::string& name) {
     for (const auto& p : head_patterns())
         if (name == p.name) return &p;
     return nullptr;
+}
+
+const char* pattern_definition(const HeadPatternInfo& p, bool bidirectional) {
+    return bidirectional ? p.encoder_definition : p.definition;
+}
+
+const char* pattern_reading(const HeadPatternInfo& p, bool bidirectional) {
+    if (!bidirectional) return p.reading;
+    if (p.pattern == HeadPattern::duplicate) return "on the other copies of a repeated token";
+    if (p.pattern == HeadPattern::sink) return "on one token (a sink), from every query";
+    return p.reading;
 }
 
 bool is_punctuation_label(const std::string& label) {
@@ -134,9 +155,88 @@ std::optional<HeadSink> head_sink(const Mat& w) {
     return best;
 }
 
-TextHeadScores text_head_scores(const Mat& w, const std::vector<bool>& punct, const std::vector<std::int64_t>& ids) {
+namespace {
+
+// An encoder's mean over all T queries of f(i): undefined for T < 2, as a decoder's.
+template <class F>
+std::optional<double> mean_over_all_queries(const Mat& w, F f) {
+    const std::size_t T = w.shape(0);
+    if (T < 2) return std::nullopt;
+    double total = 0.0;
+    for (std::size_t i = 0; i < T; ++i) total += f(i);
+    return total / static_cast<double>(T);
+}
+
+}  // namespace
+
+std::optional<double> encoder_next_score(const Mat& w) {
+    const std::size_t T = w.shape(0);
+    if (T < 2) return std::nullopt;
+    double total = 0.0;
+    for (std::size_t i = 0; i + 1 < T; ++i) total += double(w(i, i + 1));
+    return total / static_cast<double>(T - 1);
+}
+
+std::optional<double> encoder_first_score(const Mat& w) {
+    return mean_over_all_queries(w, [&](std::size_t i) { return double(w(i, 0)); });
+}
+
+std::optional<double> encoder_self_score(const Mat& w) {
+    return mean_over_all_queries(w, [&](std::size_t i) { return double(w(i, i)); });
+}
+
+std::optional<double> encoder_punctuation_score(const Mat& w, const std::vector<bool>& punct) {
+    return mean_over_all_queries(w, [&](std::size_t i) {
+        double on = 0.0;
+        for (std::size_t j = 0; j < w.shape(1); ++j)
+            if (punct.at(j)) on += double(w(i, j));
+        return on;
+    });
+}
+
+std::optional<double> encoder_duplicate_score(const Mat& w, const std::vector<std::int64_t>& ids) {
+    const std::size_t T = w.shape(0);
+    double total = 0.0;
+    std::size_t queries = 0;
+    for (std::size_t i = 0; i < T; ++i) {
+        double on = 0.0;
+        bool repeated = false;
+        for (std::size_t j = 0; j < T; ++j)
+            if (j != i && ids.at(j) == ids.at(i)) on += double(w(i, j)), repeated = true;
+        if (repeated) total += on, ++queries;
+    }
+    if (queries == 0) return std::nullopt;
+    return total / static_cast<double>(queries);
+}
+
+std::optional<HeadSink> encoder_head_sink(const Mat& w) {
+    const std::size_t T = w.shape(0);
+    if (T < 2) return std::nullopt;
+    HeadSink best{0, -1.0};
+    for (std::size_t j = 0; j < T; ++j) {
+        double on = 0.0;
+        for (std::size_t i = 0; i < T; ++i) on += double(w(i, j));
+        on /= static_cast<double>(T);
+        if (on > best.weight) best = {j, on};
+    }
+    return best;
+}
+
+TextHeadScores text_head_scores(const Mat& w, const std::vector<bool>& punct, const std::vector<std::int64_t>& ids,
+                                bool bidirectional) {
     TextHeadScores s;
     auto at = [&](HeadPattern p) -> std::optional<double>& { return s.score[static_cast<std::size_t>(p)]; };
+    if (bidirectional) {
+        at(HeadPattern::previous) = previous_score(w);
+        at(HeadPattern::next) = encoder_next_score(w);
+        at(HeadPattern::first) = encoder_first_score(w);
+        at(HeadPattern::self) = encoder_self_score(w);
+        at(HeadPattern::punctuation) = encoder_punctuation_score(w, punct);
+        at(HeadPattern::duplicate) = encoder_duplicate_score(w, ids);
+        s.sink = encoder_head_sink(w);
+        if (s.sink) at(HeadPattern::sink) = s.sink->weight;
+        return s;
+    }
     at(HeadPattern::previous) = previous_score(w);
     at(HeadPattern::first) = first_score(w);
     at(HeadPattern::self) = self_score(w);

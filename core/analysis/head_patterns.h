@@ -1,6 +1,8 @@
-// What a head does, as numbers: per layer × head a score for each of seven patterns (attn heads).
+// What a head does, as numbers: per layer × head a score for each of eight patterns (attn heads).
 //
-// For one text of T tokens and one head's causal weights w (T, T) (row i: query i over keys j <= i):
+// A decoder (causal attention): one text of T tokens and one head's causal weights w (T, T) (row i:
+// query i over keys j <= i). Query 0 sees only itself (its weight there is 1 whatever the head does),
+// so the means leave it out:
 //   previous     mean over queries i >= 1 of w[i][i-1]                     (undefined for T < 2)
 //   first        mean over queries i >= 1 of w[i][0]                       (undefined for T < 2)
 //   self         mean over queries i >= 1 of w[i][i]                       (undefined for T < 2)
@@ -14,6 +16,22 @@
 //                token's first occurrence (Olsson et al. 2022; TransformerLens's induction detector)
 //   sink         the key j with the largest mean weight over the queries after it, (1/(T-1-j)) Σ_{i>j} w[i][j],
 //                j < T-1 (ties: the earlier key); its score is that mean (undefined for T < 2)
+//   next         not defined: a causal query never sees the key after it (its weight there is 0 by
+//                construction), so a decoder's tables, JSON and figures leave the pattern out
+//
+// An encoder (bidirectional attention: BERT, RoBERTa, DistilBERT): every query sees every key, query 0
+// included, so every mean runs over all the queries that have the key it asks about:
+//   previous     mean over queries i >= 1 of w[i][i-1]                     (undefined for T < 2)
+//   next         mean over queries i <= T-2 of w[i][i+1]                   (undefined for T < 2)
+//   first        mean over all queries i of w[i][0]: the weight on [CLS] (<s> for RoBERTa)  (undefined for T < 2)
+//   self         mean over all queries i of w[i][i]                        (undefined for T < 2)
+//   punctuation  mean over all queries i of Σ_{j, token j punctuation} w[i][j]  (undefined for T < 2)
+//   duplicate    over the queries i whose token id occurs at some other j != i, the mean of
+//                Σ_{j != i, id_j = id_i} w[i][j]                          (undefined when no id repeats)
+//   induction    as for a decoder (the second copy's queries, on w[i][i-R+1])
+//   sink         the key j with the largest mean weight over all queries, (1/T) Σ_i w[i][j], any j
+//                (ties: the earlier key; often the final [SEP] or [CLS]); its score is that mean
+//                (undefined for T < 2)
 // Scores over several texts are the mean over the texts where the pattern is defined.
 #pragma once
 
@@ -28,18 +46,24 @@
 
 namespace attn {
 
-enum class HeadPattern { previous, first, self, punctuation, duplicate, induction, sink };
+enum class HeadPattern { previous, next, first, self, punctuation, duplicate, induction, sink };
 
 struct HeadPatternInfo {
     HeadPattern pattern;
     const char* name;     // "previous": --rank's word, the JSON's key, the figure's word
     const char* reading;     // completes "layer 1 head 0: 0.61 of its attention " ("on punctuation")
-    const char* definition;  // what the number is, one line (tables and figures)
+    const char* definition;  // what the number is, one line (tables and figures): a decoder's
+    const char* encoder_definition;  // the same for an encoder (bidirectional attention)
+    bool decoder;  // defined for a decoder (next is not: a causal query never sees the key after it)
 };
-inline constexpr std::size_t kHeadPatternCount = 7;
+inline constexpr std::size_t kHeadPatternCount = 8;
 // The patterns in the order above (every table and figure uses it).
 const std::array<HeadPatternInfo, kHeadPatternCount>& head_patterns();
 const HeadPatternInfo* find_head_pattern(const std::string& name);  // nullptr when unknown
+
+// The definition line of a pattern for an encoder (bidirectional) or a decoder, and its reading.
+const char* pattern_definition(const HeadPatternInfo& p, bool bidirectional);
+const char* pattern_reading(const HeadPatternInfo& p, bool bidirectional);
 
 // True when a token's label (Tokenizer::label) is punctuation as defined above.
 bool is_punctuation_label(const std::string& label);
@@ -59,12 +83,22 @@ std::optional<double> duplicate_score(const Mat& w, const std::vector<std::int64
 std::optional<double> induction_score(const Mat& w, std::size_t R);  // w (2R, 2R) on the repeated ids
 std::optional<HeadSink> head_sink(const Mat& w);
 
-// The patterns a text defines (all but induction), per head: (P) scores, nullopt where undefined.
+// An encoder head's scores on one text: w (T, T) bidirectional weights (every key visible).
+std::optional<double> encoder_next_score(const Mat& w);
+std::optional<double> encoder_first_score(const Mat& w);
+std::optional<double> encoder_self_score(const Mat& w);
+std::optional<double> encoder_punctuation_score(const Mat& w, const std::vector<bool>& punct);
+std::optional<double> encoder_duplicate_score(const Mat& w, const std::vector<std::int64_t>& ids);
+std::optional<HeadSink> encoder_head_sink(const Mat& w);
+
+// The patterns a text defines (all but induction), per head: (P) scores, nullopt where undefined
+// (next always for a decoder). bidirectional: an encoder's weights and definitions.
 struct TextHeadScores {
     std::array<std::optional<double>, kHeadPatternCount> score;
     std::optional<HeadSink> sink;
 };
-TextHeadScores text_head_scores(const Mat& w, const std::vector<bool>& punct, const std::vector<std::int64_t>& ids);
+TextHeadScores text_head_scores(const Mat& w, const std::vector<bool>& punct, const std::vector<std::int64_t>& ids,
+                                bool bidirectional = false);
 
 // R distinct ids below vocab_size, drawn from std::mt19937(seed): id = draw mod vocab_size, a repeat
 // drawn again. The induction run feeds them twice (2R tokens).

@@ -19,9 +19,10 @@ using Counts = std::array<std::vector<std::vector<std::size_t>>, kHeadPatternCou
 void add_text(const Trace& t, HeadText& text, Sums& sums, Counts& counts) {
     const std::size_t L = t.layers().size(), H = L ? t.layers()[0].heads.size() : 0;
     text.sinks.assign(L, std::vector<std::optional<HeadSink>>(H));
+    const bool bidirectional = t.model && t.model->stack == "encoder";
     for (std::size_t l = 0; l < L; ++l)
         for (std::size_t h = 0; h < H; ++h) {
-            const TextHeadScores s = text_head_scores(head_weights(t, l, h), text.punctuation, text.ids);
+            const TextHeadScores s = text_head_scores(head_weights(t, l, h), text.punctuation, text.ids, bidirectional);
             text.sinks[l][h] = s.sink;
             for (std::size_t p = 0; p < kHeadPatternCount; ++p)
                 if (s.score[p]) sums[p][l][h] += *s.score[p], ++counts[p][l][h];

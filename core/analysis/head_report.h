@@ -1,4 +1,4 @@
-// attn heads: every head of a model scored on the patterns of core/analysis/head_patterns.h, over one or more
+// attn heads: every head of a model (decoder or encoder) scored on the patterns of core/analysis/head_patterns.h, over one or more
 // texts, plus the induction run on repeated random ids (core/model's forward pass for each).
 #pragma once
 
@@ -47,6 +47,14 @@ struct HeadReport {
 
     const std::optional<double>& score(HeadPattern p, std::size_t l, std::size_t h) const {
         return scores[static_cast<std::size_t>(p)][l][h];
+    }
+    // An encoder's report (bidirectional weights, head_patterns.h's encoder definitions).
+    bool bidirectional() const { return model.stack == "encoder"; }
+    // Whether tables, JSON and figures list the pattern: every one for an encoder; a decoder's leave
+    // out next, which a causal head cannot have (its outputs stay as before the pattern existed).
+    bool shows(HeadPattern p) const { return bidirectional() || head_patterns()[static_cast<std::size_t>(p)].decoder; }
+    const char* definition(HeadPattern p) const {
+        return pattern_definition(head_patterns()[static_cast<std::size_t>(p)], bidirectional());
     }
 };
 

@@ -170,11 +170,28 @@ void draw_legend_item(Surface& cv, Font& font, const LegendItem& it, int x, int 
             cv.hatch(x, sy, kSwatch, kSwatch, kDroppedLine, kHatch, true);
             cv.hatch(x, sy, kSwatch, kSwatch, kDroppedLine, kHatch, false);
             break;
+        case Swatch::Segment:
+            cv.fill(x, sy, kSwatch, kSwatch, kViridis[64]);
+            cv.fill(x + kSwatch / 2 - kSegmentLineWidth / 2 - 1, sy, kSegmentLineWidth + 2, kSwatch, kSegmentEdge);
+            cv.fill(x + kSwatch / 2 - kSegmentLineWidth / 2, sy, kSegmentLineWidth, kSwatch, kSegmentLine);
+            break;
         case Swatch::None: break;
     }
     if (it.swatch != Swatch::None && it.swatch != Swatch::TileLine) cv.frame(x, sy, kSwatch, kSwatch, 1, kFrame);
     const int tx = x + (it.swatch == Swatch::None ? 0 : kSwatch + 6);
     cv.text(font, it.text, kLegendPx, tx, y + lh / 2, Align::Start, Align::Centre, kInk, TextRole::Legend);
+}
+
+// A sentence pair's line before segment B's first token b, across the heatmap on both axes (a pooled
+// cell holding both segments is cut where b falls in it).
+void draw_segment_break(Surface& cv, const Layout& L, std::size_t b, int hx, int hy) {
+    const int x = hx + static_cast<int>(static_cast<std::uint64_t>(b) * static_cast<std::uint64_t>(L.cell_w) / L.fk);
+    const int y = hy + static_cast<int>(static_cast<std::uint64_t>(b) * static_cast<std::uint64_t>(L.cell_h) / L.fq);
+    const int w = kSegmentLineWidth, e = 1;
+    cv.fill(x - w / 2 - e, hy, w + 2 * e, L.heat_h, kSegmentEdge);
+    cv.fill(hx, y - w / 2 - e, L.heat_w, w + 2 * e, kSegmentEdge);
+    cv.fill(x - w / 2, hy, w, L.heat_h, kSegmentLine);
+    cv.fill(hx, y - w / 2, L.heat_w, w, kSegmentLine);
 }
 
 // Framed bands behind the panels of a grid that share a key/value head, one per run of neighbours.
@@ -211,6 +228,7 @@ void draw_panels(Surface& cv, Font& font, const Figure& f) {
                     kPanelTitlePx, hx + L.heat_w / 2, y + 2, Align::Centre, Align::Start, kInk, TextRole::PanelTitle);
         draw_labels(cv, font, L, hx, hy, h == 0);
         draw_heatmap(cv, font, L, f.view, p, f.scale, hx, hy);
+        if (f.segment_b > 0) draw_segment_break(cv, L, f.segment_b, hx, hy);
         if (f.tiles) draw_tiles(cv, font, *f.trace, L, p.head, hx, hy);
     }
 }

@@ -208,13 +208,18 @@ std::string subtitle_of(const Trace& t, const Figure& f) {
     if (L.fq > 1 || L.fk > 1)
         subtitle += kDot + std::string("each cell the largest ") + (f.view.signed_values ? "|value|" : "value") + " of " +
                     std::to_string(L.fq) + "\xC3\x97" + std::to_string(L.fk);
+    if (t.model && t.model->stack == "encoder") subtitle += kDot + std::string("encoder (bidirectional): every query sees every key");
     return subtitle;
 }
 
-// 4c. The legend below the grid: hidden cells, tiles, empty rows, kv groups.
+// 4c. The legend below the grid: a sentence pair's segments, hidden cells, tiles, empty rows, kv groups.
 std::vector<LegendItem> legend_of(const Trace& t, const Figure& f) {
     const Stage m = f.view.stage;
     std::vector<LegendItem> legend;
+    if (f.segment_b > 0)
+        legend.push_back({Swatch::Segment, {}, "segments A | B: tokens 0\xE2\x80\x93" + std::to_string(f.segment_b - 1) + " | " +
+                                                   std::to_string(f.segment_b) + "\xE2\x80\x93" + std::to_string(f.T - 1) +
+                                                   " (the line between them, on both axes)"});
     const bool any_hidden = std::any_of(f.panels.begin(), f.panels.end(), [](const Panel& p) {
         return std::memchr(p.visible().data(), 0, p.visible().size()) != nullptr;
     });
@@ -316,12 +321,20 @@ Rgb Figure::group_colour(std::size_t kv) const {
     return kGroupColours[idx % kGroupColours.size()];
 }
 
+std::size_t segment_break(const Trace& t, std::size_t rows, std::size_t cols) {
+    const std::size_t T = t.tokens.size();
+    if (t.segments.size() != T || rows != T || cols != T || (!t.source_tokens.empty() && t.source_tokens.size() != T)) return 0;
+    const auto b = static_cast<std::size_t>(std::find(t.segments.begin(), t.segments.end(), std::uint8_t{1}) - t.segments.begin());
+    return b < T ? b : 0;
+}
+
 std::optional<Figure> make_figure(const Trace& t, FigureView view, Font& font, int max_side) {
     std::optional<Figure> out(std::in_place);
     Figure& f = *out;
     f.view = std::move(view);
     f.tiles = f.view.name == "tiles", f.trace = &t, f.max_side = max_side;
     if (!make_panels(f)) return std::nullopt;
+    f.segment_b = segment_break(t, f.view.rows, f.view.cols);
     shape_grid(f, font);
     lay_out(f, font);
     f.title = title_of(t, f);

@@ -108,7 +108,7 @@ std::vector<std::uint8_t> visited_tiles(const Trace& t, std::size_t head, std::s
 int bar_labels_width(Font& font, const Scale& sc);
 
 // A legend entry: a swatch and its text.
-enum class Swatch { Colour, Hidden, Skipped, TileLine, Dropped, None };
+enum class Swatch { Colour, Hidden, Skipped, TileLine, Dropped, Segment, None };
 
 struct LegendItem {
     Swatch swatch = Swatch::None;
@@ -127,6 +127,10 @@ struct Flow {
 Flow flow(Font& font, const std::vector<LegendItem>& items, int width);
 
 // ---------------------------------------------------------------------------------------------------
+// The first position of a sentence pair's segment B when a (T, T) matrix of the trace is drawn: the
+// line goes before it on both axes. 0 when the trace is one text or the matrix is not (T, T).
+std::size_t segment_break(const Trace& t, std::size_t rows, std::size_t cols);
+
 // A figure: everything one image shows, measured and placed once. A backend draws it as it stands
 // (render/layout/draw_figure.h draws it on a Surface: a Canvas for the PNGs, SVG elements for the SVGs).
 //
@@ -140,6 +144,7 @@ struct Figure {
     int max_side = kMaxHeatmapSide;    // largest heatmap side over the grid, layout pixels (then max-pool)
     std::size_t T = 0, S = 0;          // the matrix as traced
     std::vector<Panel> panels;         // (H)
+    std::size_t segment_b = 0;         // a sentence pair's first token of segment B (the line before it), 0: none
     bool grid = false;                 // several heads
     int gcols = 1, grows = 1;          // panels per row, rows
     std::vector<std::size_t> kv_ids;   // key/value heads in order of first use

@@ -35,7 +35,8 @@ Drawing pattern_drawing(const HeadReport& r, HeadPattern p, const std::string& m
     const std::string count = p == HeadPattern::induction
                                   ? std::to_string(r.induction_length) + " random ids (seed " + std::to_string(r.induction_seed) + ") repeated twice"
                                   : "mean over " + std::to_string(n) + (n == 1 ? " text" : " texts");
-    const std::string sub = std::string(info.definition) + " \xC2\xB7 " + count + " \xC2\xB7 hatched: undefined";
+    const std::string sub = std::string(r.definition(p)) + " \xC2\xB7 " + count + " \xC2\xB7 hatched: undefined" +
+                            (r.bidirectional() ? " \xC2\xB7 encoder (bidirectional)" : "");
     const int head = heading_height(font), mw = heatmap_width(font, map), mh = heatmap_height(font, map);
     const int w = std::max({2 * kMargin + mw + 30 + kColourBarWidth, font.text_width(title, kTitlePx) + 2 * kMargin,
                             font.text_width(sub, kSubtitlePx) + 2 * kMargin});
@@ -54,7 +55,7 @@ std::string heads_figure_word(HeadPattern p) { return std::string("heads-") + he
 std::vector<Drawing> heads_drawings(const HeadReport& r, const std::string& model_name, Font& font) {
     std::vector<Drawing> out;
     for (const auto& info : head_patterns())
-        if (r.defined[static_cast<std::size_t>(info.pattern)] > 0) out.push_back(pattern_drawing(r, info.pattern, model_name, font));
+        if (r.shows(info.pattern) && r.defined[static_cast<std::size_t>(info.pattern)] > 0) out.push_back(pattern_drawing(r, info.pattern, model_name, font));
     return out;
 }
 

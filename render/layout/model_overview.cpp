@@ -23,17 +23,17 @@ constexpr int kGap = 6, kLabelW = 64, kHeaderH = 22, kGroupGap = 12, kGroupH = 2
 constexpr std::size_t kLabelledTokens = 12;
 constexpr int kBarH = 160;  // the colour bar's height, at most
 
-// One map of a (T, T) causal weight matrix, n × n cells: cell (a, b) covers query rows
-// [a·T/n, (a+1)·T/n) and key columns likewise and holds the largest visible weight it covers; it is
-// hidden when every covered key is in the future of every covered query. Coloured from 0 to the
-// map's own largest weight.
+// One map of a (T, T) weight matrix, n × n cells: cell (a, b) covers query rows [a·T/n, (a+1)·T/n)
+// and key columns likewise and holds the largest visible weight it covers. A decoder's (causal) cell is
+// hidden when every covered key is in the future of every covered query; an encoder's (bidirectional)
+// cells are all visible. Coloured from 0 to the map's own largest weight.
 struct OverviewMap {
     Mat values;   // (n, n)
     Mask visible; // (n, n)
     float top = 1.0f;
 };
 
-OverviewMap make_map(const Mat& w, std::size_t n) {
+OverviewMap make_map(const Mat& w, std::size_t n, bool causal) {
     const std::size_t T = w.shape(0);
     OverviewMap m;
     m.values = Mat::from_shape({n, n});
@@ -45,9 +45,9 @@ OverviewMap make_map(const Mat& w, std::size_t n) {
             const std::size_t j0 = b * T / n, j1 = std::max(j0 + 1, (b + 1) * T / n);
             float v = 0.0f;
             for (std::size_t i = i0; i < i1; ++i)
-                for (std::size_t j = j0; j < j1 && j <= i; ++j) v = std::max(v, w(i, j));
+                for (std::size_t j = j0; j < j1 && (j <= i || !causal); ++j) v = std::max(v, w(i, j));
             m.values(a, b) = v;
-            m.visible(a, b) = j0 <= i1 - 1;
+            m.visible(a, b) = j0 <= i1 - 1 || !causal;
         }
     }
     return m;
@@ -115,12 +115,16 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
         int row, col;  // col H and H + 1: the mean and the rollout
     };
     auto maps = std::make_shared<std::vector<Placed>>();
+    const bool encoder = t.model->stack == "encoder";
+    // a sentence pair: the line before segment B's first token, at its place on every map's axes
+    const std::size_t seg_b = segment_break(t, T, T);
+    const int seg_px = seg_b ? static_cast<int>(seg_b * static_cast<std::size_t>(side) / T) : 0;
     for (std::size_t r = 0; r < L; ++r) {
         const LayerTrace& l = t.layers()[r];
         for (const auto& h : l.heads)
-            if (h.weights.size()) maps->push_back({make_map(h.weights, n), int(r), int(h.head)});
-        if (l.layer < t.layer_mean.size()) maps->push_back({make_map(t.layer_mean[l.layer], n), int(r), int(H)});
-        if (l.layer < t.rollout.size()) maps->push_back({make_map(t.rollout[l.layer], n), int(r), int(H) + 1});
+            if (h.weights.size()) maps->push_back({make_map(h.weights, n, !encoder), int(r), int(h.head)});
+        if (l.layer < t.layer_mean.size()) maps->push_back({make_map(t.layer_mean[l.layer], n, !encoder), int(r), int(H)});
+        if (l.layer < t.rollout.size()) maps->push_back({make_map(t.rollout[l.layer], n, !encoder), int(r), int(H) + 1});
     }
     // 2. the layout: L rows × (H + 2) maps, a gap before the two aggregate columns; with grouped-query
     //    attention (G < H) a wider gap between key/value groups and a row of group labels above the heads
@@ -141,8 +145,12 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
                                                      std::to_string(H / G) + " query heads each)";
     const std::string title = t.model->type + dot + std::to_string(t.model->n_layer) + (t.model->n_layer == 1 ? " layer \xC3\x97 " : " layers \xC3\x97 ") +
                               std::to_string(H) + (H == 1 ? " head" : " heads") + groups + dot + "attention weights";
-    const std::string subtitle = std::to_string(T) + " tokens" + dot + "rows: queries, columns: keys" + dot +
-                                 "each map coloured from 0 to its own largest weight" + dot + "hatched: future keys";
+    const std::string subtitle =
+        std::to_string(T) + " tokens" + dot + "rows: queries, columns: keys" + dot + "each map coloured from 0 to its own largest weight" +
+        dot + (encoder ? "encoder (bidirectional): no key hidden" : "hatched: future keys") +
+        (seg_b ? std::string(dot) + "segments A | B: tokens 0\xE2\x80\x93" + std::to_string(seg_b - 1) + " | " + std::to_string(seg_b) +
+                     "\xE2\x80\x93" + std::to_string(T - 1) + " (white line)"
+               : std::string());
     const int text_w = std::max(font.text_width(title, kTitlePx), font.text_width(subtitle, kSubtitlePx));
     Drawing d;
     d.word = figure_word::overview;
@@ -179,7 +187,14 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
         for (std::size_t r = 0; r < layer_numbers.size(); ++r)
             s.text(font, "layer " + std::to_string(layer_numbers[r]), kTickPx, grid_x - 8 - query_w,
                    grid_y + int(r) * (side + kGap) + side / 2, Align::End, Align::Centre, kInk, TextRole::QueryLabel);
-        for (const Placed& p : *maps) draw_map(s, p.map, column_x(p.col), grid_y + p.row * (side + kGap), cell);
+        for (const Placed& p : *maps) {
+            const int x = column_x(p.col), y = grid_y + p.row * (side + kGap);
+            draw_map(s, p.map, x, y, cell);
+            if (seg_b == 0) continue;
+            const int w = kSegmentLineWidth;  // the line as the figures draw it: white, a dark pixel either side
+            s.fill(x + seg_px - w / 2 - 1, y, w + 2, side, kSegmentEdge), s.fill(x, y + seg_px - w / 2 - 1, side, w + 2, kSegmentEdge);
+            s.fill(x + seg_px - w / 2, y, w, side, kSegmentLine), s.fill(x, y + seg_px - w / 2, side, w, kSegmentLine);
+        }
     };
     return d;
 }

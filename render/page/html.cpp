@@ -221,7 +221,8 @@ Json head_scores_json(const Trace& t, const std::string& text) {
     Json patterns = Json::array();
     std::vector<HeadPattern> shown;
     for (const auto& info : head_patterns())
-        if (info.pattern != HeadPattern::induction) patterns.push_back({info.name, info.definition}), shown.push_back(info.pattern);
+        if (info.pattern != HeadPattern::induction && r.shows(info.pattern))
+            patterns.push_back({info.name, r.definition(info.pattern)}), shown.push_back(info.pattern);
     Json scores = Json::array(), sinks = Json::array();
     const HeadText& ht = r.texts.at(0);
     for (std::size_t l = 0; l < r.n_layer; ++l) {
@@ -322,6 +323,17 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
         preds.push_back(r);
     }
     j["predictions"] = preds;
+    if (t.model && t.model->stack == "encoder") {  // only an encoder's page has these (a decoder's stays as it was)
+        j["stack"] = "encoder";
+        j["segments"] = t.segments;
+        Json masks = Json::array();
+        for (const auto& mp : t.mask_predictions) {
+            Json top = Json::array();
+            for (const auto& p : mp.top) top.push_back({p.token, p.p});
+            masks.push_back({mp.position, t.tokens.at(mp.position), top});
+        }
+        j["mask_predictions"] = masks;
+    }
     j["layered"] = t.sets.at(0).model_layers;
     j["stages"] = Json::array();
     for (PageMatrix s : stages) j["stages"].push_back(stage_name(s));
@@ -414,7 +426,7 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
             throw std::logic_error("render_html: the WebAssembly core's script holds </script or <!--");
         page += "<script>\n" + core + "</script>\n";
     }
-    page += "<script>\n" + page_js() + "</script>\n</body>\n</html>\n";
+    page += "<script>\n" + page_js(t.model && t.model->stack == "encoder") + "</script>\n</body>\n</html>\n";
     return page;
 }
 

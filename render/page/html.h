@@ -52,7 +52,7 @@ std::string format_ten_thousandths(std::int64_t k);
 
 // The page's code as embedded (for tests: node --check runs on the source files themselves). page_js()
 // is render/page/page.js, then the view scripts in order inside one function (render/page/page_assets.cpp).
-std::string page_js();
+std::string page_js(bool encoder = false);
 std::string page_css();
 // attn's core compiled to WebAssembly, as one script defining AttnCore (cli/web/); empty when this attn
 // was built without em++ (CMake's ATTN_WASM off).

@@ -6,7 +6,8 @@
 // their names stay out of the page's global scope:
 //     page.js  "\n(function () {\n"  shared.js  "\n"  frame.js  "\n"  ...  start.js  "})();\n"
 // Each view file is a run of declarations (indented as the function's body) and uses what the files
-// before it declare; start.js, last, builds the page.
+// before it declare; start.js builds the page. An encoder's page adds encoder_view.js after it, which wraps
+// the header and the matrix view before start() builds them (a decoder's page stays as it was).
 #include <cstddef>
 #include <iterator>
 #include <string>
@@ -37,6 +38,7 @@ asm(".pushsection .rodata\n"
     ATTN_EMBED("attn_page_flash_steps", "flash_steps.js")
     ATTN_EMBED("attn_page_live", "live.js")
     ATTN_EMBED("attn_page_start", "start.js")
+    ATTN_EMBED("attn_page_encoder_view", "encoder_view.js")
     ATTN_EMBED("attn_page_css", "page.css")
     ".popsection\n");
 
@@ -53,6 +55,7 @@ ATTN_EMBEDDED(attn_page_model_overview)
 ATTN_EMBEDDED(attn_page_flash_steps)
 ATTN_EMBEDDED(attn_page_live)
 ATTN_EMBEDDED(attn_page_start)
+ATTN_EMBEDDED(attn_page_encoder_view)
 ATTN_EMBEDDED(attn_page_css)
 
 // attn's core compiled to WebAssembly (one JavaScript file with the .wasm inside, cli/web/), when the
@@ -93,13 +96,14 @@ const Embedded kViews[] = {
 
 }  // namespace
 
-std::string page_js() {
+std::string page_js(bool encoder) {
     std::string js(attn_page_js_begin, attn_page_js_end);
     js += "\n(function () {\n";
     for (std::size_t k = 0; k < std::size(kViews); ++k) {
         if (k > 0) js += "\n";
         js.append(kViews[k].begin, kViews[k].end);
     }
+    if (encoder) js += "\n" + std::string(attn_page_encoder_view_begin, attn_page_encoder_view_end);  // after start.js
     return js + "})();\n";
 }
 

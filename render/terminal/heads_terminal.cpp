@@ -23,7 +23,7 @@ std::string left(const std::string& s, std::size_t w) {
 
 void table(std::ostringstream& out, const HeadReport& r, HeadPattern p, const HeadsViewOptions& opt) {
     const auto i = static_cast<std::size_t>(p);
-    out << head_patterns()[i].name << ": " << head_patterns()[i].definition;
+    out << head_patterns()[i].name << ": " << r.definition(p);
     if (p == HeadPattern::induction) out << "\n";
     else out << " \xC2\xB7 " << r.defined[i] << " of " << r.texts.size() << (r.texts.size() == 1 ? " text\n" : " texts\n");
     if (r.defined[i] == 0) {
@@ -71,7 +71,7 @@ std::string head_reading(const HeadReport& r, HeadPattern p, std::size_t layer, 
     const auto& s = r.score(p, layer, head);
     std::string line = "layer " + std::to_string(layer) + " head " + std::to_string(head) + ": ";
     if (!s) return line + "undefined";
-    line += fixed(*s, precision) + " of its attention " + head_patterns()[static_cast<std::size_t>(p)].reading;
+    line += fixed(*s, precision) + " of its attention " + pattern_reading(head_patterns()[static_cast<std::size_t>(p)], r.bidirectional());
     std::size_t text = 0;
     if (p == HeadPattern::sink)
         if (const auto sink = first_sink(r, layer, head, &text))
@@ -86,7 +86,7 @@ std::string sink_caution(const HeadReport& r, std::size_t layer, std::size_t hea
     const auto sink = first_sink(r, layer, head, &text);
     if (!s || !sink || *s < kSinkCaution) return "";
     const std::size_t T = r.texts[text].tokens.size(), after = T - 1 - sink->key;
-    if (2 * after < T - 1) return "";
+    if (!r.bidirectional() && 2 * after < T - 1) return "";  // an encoder's sink is seen by every query
     return "caution: this head parks " + fixed(*s, precision) + " of its attention on one token (\"" +
            r.texts[text].tokens.at(sink->key) + "\" at position " + std::to_string(sink->key) +
            (r.texts.size() > 1 ? " of text " + std::to_string(text + 1) : "") +
@@ -105,14 +105,16 @@ std::string heads_terminal_view(const HeadReport& r, const HeadsViewOptions& opt
         out << "induction: " << r.induction_length << " random token ids (seed " << r.induction_seed << ") repeated twice\n";
     out << "\n";
     // 2. a table per pattern
-    for (const auto& info : head_patterns()) table(out, r, info.pattern, opt);
+    for (const auto& info : head_patterns())
+        if (r.shows(info.pattern)) table(out, r, info.pattern, opt);
     // 3. the readings: --rank's top heads, or every pattern's best
     if (opt.rank) {
         out << "top heads by " << head_patterns()[static_cast<std::size_t>(*opt.rank)].name << ":\n";
         reading_lines(out, r, *opt.rank, opt.top, opt, false);
     } else {
         out << "the best head of each pattern (--rank PATTERN names more):\n";
-        for (const auto& info : head_patterns()) reading_lines(out, r, info.pattern, 1, opt, true);
+        for (const auto& info : head_patterns())
+            if (r.shows(info.pattern)) reading_lines(out, r, info.pattern, 1, opt, true);
     }
     return out.str();
 }

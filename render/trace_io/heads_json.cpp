@@ -24,9 +24,11 @@ Json heads_json(const HeadReport& r, const std::string& model_name) {
     j["format"] = "attn-heads";
     j["version"] = 1;
     j["model"] = {{"name", model_name}, {"type", r.model.type}, {"n_layer", r.n_layer}, {"n_head", r.n_head}};
+    if (r.bidirectional()) j["model"]["stack"] = "encoder";  // the encoder definitions (head_patterns.h)
     j["patterns"] = Json::object();
     j["defined_texts"] = Json::object();
     for (const auto& info : head_patterns()) {
+        if (!r.shows(info.pattern)) continue;  // a decoder's JSON has no next
         j["patterns"][info.name] = score_grid(r, info.pattern);
         j["defined_texts"][info.name] = r.defined[static_cast<std::size_t>(info.pattern)];
     }

@@ -57,7 +57,7 @@ AggregateView aggregate_view(const Trace& t, std::size_t layer, LayerAggregate a
     const std::size_t H = t.model ? t.model->n_head : t.config.heads;
     AggregateView v;
     Trace& one = v.trace;
-    one.model = t.model, one.tokens = t.tokens, one.source_tokens = t.tokens;
+    one.model = t.model, one.tokens = t.tokens, one.source_tokens = t.tokens, one.segments = t.segments;
     one.config.heads = 1, one.config.kv_heads = 1;  // one matrix: no "head 0" in titles
     HeadTrace h;
     h.weights = a == LayerAggregate::mean ? t.layer_mean.at(layer) : t.rollout.at(layer);

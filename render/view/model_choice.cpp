@@ -9,7 +9,7 @@ Trace layer_view(const Trace& t, std::size_t layer, std::optional<std::size_t> h
     const LayerTrace& chosen = set.layers.at(layer);
     Trace v;
     v.kind = kind, v.config = t.config, v.model = t.model;
-    v.tokens = t.tokens, v.source_tokens = t.source_tokens;
+    v.tokens = t.tokens, v.source_tokens = t.source_tokens, v.segments = t.segments;
     v.has_source = t.has_source, v.empty_rows = t.empty_rows;
     LayerTrace one{chosen.layer, head ? std::vector<HeadTrace>{chosen.heads.at(*head)} : chosen.heads};
     v.sets = {AttentionSet{set.name, set.query_tokens, set.key_tokens, {std::move(one)}, false}};

@@ -19,6 +19,13 @@ inline constexpr Rgb kNonFinite{255, 0, 255};    // NaN or infinity (should not 
 inline constexpr Rgb kDroppedBase{255, 255, 255};// a weight the dropout removed: white ...
 inline constexpr Rgb kDroppedLine{214, 39, 40};  // ... with a red "X" cross-hatch
 inline constexpr Rgb kTileLine{255, 85, 0};      // flash: tile boundaries
+// A sentence pair (encoders): the line between segment A's last token and B's first on both axes, and
+// the colours of the two segments' names in legends (the page's token strip uses the same three).
+inline constexpr Rgb kSegmentLine{255, 255, 255};
+inline constexpr Rgb kSegmentEdge{20, 20, 20};   // either side of kSegmentLine: it reads on dark and light cells
+inline constexpr Rgb kSegmentA{31, 119, 180};
+inline constexpr Rgb kSegmentB{214, 39, 40};
+inline constexpr int kSegmentLineWidth = 2;      // kSegmentLine's width; an edge of 1 px either side
 inline constexpr Rgb kSkippedShade{30, 30, 45};  // flash: tile never visited, shaded ...
 inline constexpr Rgb kSkippedLine{235, 235, 235};// ... and hatched "\"
 // Key/value groups (matplotlib's tab10).
