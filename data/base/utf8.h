@@ -12,6 +12,8 @@ namespace attn {
 // valid UTF-8 (a stray continuation byte, a truncated sequence, an overlong form, a surrogate or a
 // value above U+10FFFF).
 std::size_t utf8_decode(std::string_view s, std::size_t i, char32_t& cp);
+// The UTF-8 bytes of one code point (1 to 4 bytes).
+std::string utf8_encode(char32_t c);
 
 // Stands for one invalid UTF-8 sequence in decode_utf8's output (not a Unicode scalar value).
 inline constexpr char32_t kInvalidUtf8 = 0xFFFFFFFFu;

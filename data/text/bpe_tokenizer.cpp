@@ -19,18 +19,6 @@ namespace {
 constexpr const char* kEndOfText = "<|endoftext|>";
 constexpr std::int64_t kMaxId = 1 << 24;  // far above any GPT-2 vocabulary (50,257)
 
-std::string utf8(char32_t c) {
-    std::string s;
-    if (c < 0x80) s += static_cast<char>(c);
-    else if (c < 0x800) s += static_cast<char>(0xC0 | c >> 6), s += static_cast<char>(0x80 | (c & 0x3F));
-    else if (c < 0x10000)
-        s += static_cast<char>(0xE0 | c >> 12), s += static_cast<char>(0x80 | (c >> 6 & 0x3F)), s += static_cast<char>(0x80 | (c & 0x3F));
-    else
-        s += static_cast<char>(0xF0 | c >> 18), s += static_cast<char>(0x80 | (c >> 12 & 0x3F)),
-            s += static_cast<char>(0x80 | (c >> 6 & 0x3F)), s += static_cast<char>(0x80 | (c & 0x3F));
-    return s;
-}
-
 // The inverse of gpt2_byte_symbols(): a symbol's character -> its byte.
 const std::unordered_map<std::string, unsigned char>& symbol_bytes() {
     static const auto table = [] {
@@ -171,7 +159,7 @@ const std::vector<std::string>& gpt2_byte_symbols() {
         char32_t next = 0x100;
         for (int b = 0; b < 256; ++b) {
             const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-            t[static_cast<std::size_t>(b)] = utf8(printable ? static_cast<char32_t>(b) : next++);
+            t[static_cast<std::size_t>(b)] = utf8_encode(printable ? static_cast<char32_t>(b) : next++);
         }
         return t;
     }();

@@ -30,6 +30,5 @@ struct BertNormalizer {
 // Character classes as Hugging Face's Rust code tests them (utf8proc's Unicode 15 tables).
 bool rust_is_whitespace(char32_t c);  // char::is_whitespace (White_Space)
 bool bert_is_punctuation(char32_t c); // BertPreTokenizer: ASCII punctuation or a P* category
-std::string utf8_encode(char32_t c);
 
 }  // namespace attn
