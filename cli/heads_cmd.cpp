@@ -110,7 +110,7 @@ void run_heads(const HeadsOptions& o) {
     if (rank == HeadPattern::next && parsed.family->recipe.stack != Stack::encoder)
         usage_error(std::string("--rank next: ") + parsed.family->title + " is a decoder, whose causal heads never see the next token",
                     "rank next on an encoder's folder (BERT, RoBERTa, DistilBERT), or choose previous");
-    const Tokenizer tok = Tokenizer::load_dir(o.model);
+    const Tokenizer tok = load_model_tokenizer(o.model, parsed);
     const std::vector<std::string> texts = heads_texts(o);
     std::vector<std::vector<std::int64_t>> ids;
     for (const auto& text : texts) ids.push_back(model_token_ids(tok, c, text));

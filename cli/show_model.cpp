@@ -1,6 +1,7 @@
 // attn show --model DIR: read the folder, tokenise, run the model, print and write the outputs.
 #include "cli/show_model.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -87,6 +88,17 @@ void check_model_ids(const std::vector<std::int64_t>& ids, const ModelConfig& c)
 
 }  // namespace
 
+Tokenizer load_model_tokenizer(const std::string& dir, const ParsedConfig& p) {
+    struct stat st {};
+    auto present = [&](const char* name) { return ::stat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode); };
+    // an encoder's special tokens come from its tokenizer.json's post-processor (or BERT's vocab.txt
+    // rules); vocab.json + merges.txt alone would run RoBERTa without its <s> … </s>
+    if (p.family->recipe.stack == Stack::encoder && !present("tokenizer.json") && !present("vocab.txt"))
+        input_error("'" + dir + "' has no tokenizer.json or vocab.txt, which say where an encoder's special tokens go ([CLS] … [SEP], <s> … </s>)",
+                    "download the model's tokenizer.json into the folder");
+    return Tokenizer::load_dir(dir);
+}
+
 ModelInput model_input(const Tokenizer& tok, const ParsedConfig& p, const std::string& text, const std::optional<std::string>& pair) {
     const ModelConfig& c = p.config;
     const bool encoder = p.family->recipe.stack == Stack::encoder;
@@ -145,7 +157,7 @@ void run_show_model(const ModelShowOptions& o) {
     const std::string dir = o.model;
     const ParsedConfig parsed = read_model_config(dir);
     const ModelConfig& c = parsed.config;
-    const Tokenizer tok = Tokenizer::load_dir(dir);
+    const Tokenizer tok = load_model_tokenizer(dir, parsed);
     // 3. the text (and a sentence pair's second) as token ids, within the model's context
     const std::string text = model_text(o);
     const ModelInput input = model_input(tok, parsed, text, o.pair);

@@ -47,6 +47,10 @@ void run_show_model(const ModelShowOptions& o);
 // error for an id outside the vocabulary (tokeniser files of another model). show and decode share it.
 std::vector<std::int64_t> model_token_ids(const Tokenizer& tok, const ModelConfig& c, const std::string& text);
 
+// The folder's tokeniser; an encoder's folder must say where its special tokens go (tokenizer.json or
+// BERT's vocab.txt), else an input error.
+Tokenizer load_model_tokenizer(const std::string& dir, const ParsedConfig& p);
+
 // A model's input: the ids, and for an encoder each token's type id and a sentence pair's segments.
 struct ModelInput {
     std::vector<std::int64_t> ids, type_ids;

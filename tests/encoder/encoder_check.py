@@ -131,6 +131,12 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode == 1 and word in r.stderr and r.stderr.count("\n") == 1,
               f"{family} {extra}: exit {r.returncode}, {r.stderr.strip()!r}")
 
+    # a RoBERTa folder with vocab.json + merges.txt and no tokenizer.json: where <s> and </s> go is not said
+    d = os.path.join(tmp, "roberta-files")
+    make(d, "roberta", tokenizer="files")
+    r = run(["show", "--model", d, "the cat"])
+    check(r.returncode == 1 and "no tokenizer.json or vocab.txt" in r.stderr, f"roberta without tokenizer.json: {r.stderr.strip()!r}")
+
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)
