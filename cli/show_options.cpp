@@ -19,6 +19,8 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         "  attn show --file essay.txt --kind causal --json trace.json\n"
         "  attn show --model gpt2/ --layer 5 --head 1 --png out/ \"Your journey starts with one\"\n"
         "  attn show --model gpt2/ --layer 3 --show mean,rollout --png slides/ \"Your journey starts with one\"\n"
+        "  attn show --model bert-base-uncased/ \"The capital of France is [MASK].\" --html bert.html\n"
+        "  attn show --model bert-base-uncased/ \"The cat sat.\" --pair \"It was tired.\" --png out/\n"
         "  attn show --kind causal --pos rope --show queries,keys,weights \"the cat sat on the mat\"\n"
         "  attn show --kind mha --heads 8 --d-out 16 --pos alibi --png out/ \"one two three four five\"\n"
         "  attn show --kind mha --heads 12 --values always --png slides/ \"Your journey starts with one step\"\n"
