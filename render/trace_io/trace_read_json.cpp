@@ -372,8 +372,9 @@ void read_model(const Reader& r, const Json& j, Trace& t) {
         t.model = m;
     }
     if (auto* v = r.find(j, "token_ids")) {
-        r.expect(v->is_array() && v->size() == T, "token_ids", "one id per token");
-        for (std::size_t i = 0; i < T; ++i) t.token_ids.push_back(r.integer((*v)[i], "token_ids"));
+        // one id per token, or none (a trace read without ids is written with an empty list)
+        r.expect(v->is_array() && (v->empty() || v->size() == T), "token_ids", "one id per token");
+        for (std::size_t i = 0; i < v->size(); ++i) t.token_ids.push_back(r.integer((*v)[i], "token_ids"));
     }
     if (auto* v = r.find(j, "aggregates")) {
         r.expect(v->is_object(), "aggregates", "an object");
@@ -445,8 +446,10 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     if (auto* v = r.find(j, "params")) read_params(r, *v, t);
     // 4. the model's fields, then the attention: version 2's one set, or version 1's seeded "heads" or
     //    model "layers" (numbered as the model's)
-    read_model(r, j, t);
+    //    (a seeded kind's trace has no model fields: a "model" object there is ignored, as the writer would
+    //    otherwise write it back as a model's trace without its source tokens)
     const bool model = t.kind == "model";
+    if (model) read_model(r, j, t);
     AttentionSet set{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {}, model};
     if (!v1) {
         set = read_set(r, r.need(j, "attention", ""), t);
