@@ -72,14 +72,19 @@ struct LayerTrace {
 
 // One attention set: the queries of one sequence over the keys of one sequence, layer by layer.
 // A seeded kind is one set with one layer; a decoder model one set ("self") with a layer per kept block;
-// an encoder-decoder model would be three (encoder self, decoder self, cross). Every renderer reads this.
+// an encoder-decoder model three: "encoder" (source × source), "decoder" (decoder tokens × decoder tokens,
+// causal) and "cross" (decoder tokens × source). Every renderer reads this.
 struct AttentionSet {
-    std::string name;                       // "self" (queries and keys from the sentence) | "cross" (keys from the source)
+    std::string name;                       // "self" | "cross" (seeded kinds, decoder and encoder models);
+                                            // "encoder" | "decoder" | "cross" (encoder-decoder models)
     std::vector<std::string> query_tokens;  // (T)
     std::vector<std::string> key_tokens;    // (S)
     std::vector<LayerTrace> layers;         // (L) in order
     bool model_layers = false;              // the layers are a model's blocks (views name them "layer N");
                                             // false: a seeded kind's one layer
+    // Encoder-decoder models only (the other traces keep theirs in Trace::layer_mean and rollout):
+    std::vector<Mat> layer_mean;            // (L) (T, S) mean over a layer's heads, every layer
+    std::vector<Mat> rollout;               // (L) (T, T) rollout through layer l; empty for "cross"
 };
 
 struct Prediction {
@@ -101,6 +106,8 @@ struct ModelInfo {
     std::uint64_t n_params = 0;
     double layer_norm_epsilon = 1e-5;
     std::string stack = "decoder";  // "decoder" (causal, next-token predictions) | "encoder" (bidirectional)
+                                    // | "encoder-decoder" (n_layer encoder blocks, n_decoder_layer decoder blocks)
+    std::size_t n_decoder_layer = 0;
 };
 
 struct Trace {
@@ -127,6 +134,12 @@ struct Trace {
     std::vector<std::int64_t> token_type_ids;          // (T) encoders: the token types fed to the model
     std::vector<std::uint8_t> segments;                // (T) a sentence pair's segment of each token (0, 1); empty for one text
     std::vector<MaskPrediction> mask_predictions;      // encoders: the top 5 at each mask position
+    // Encoder-decoder models: the source is the encoder's input (source_tokens, S), the decoder reads
+    // tokens / token_ids (T) = [decoder start] + generated_ids[:-1], so decoder row i predicts generated_ids[i]
+    // (predictions[i] are that step's top 5); sets are "encoder", "decoder", "cross".
+    std::vector<std::int64_t> source_token_ids;        // (S)
+    std::vector<std::int64_t> generated_ids;           // (T) every generated id, the end token included
+    bool teacher_forced = false;                       // generated_ids are --target's labels, not greedy choices
 
     // The first set's layers, and the heads of its first layer (all of a seeded run's heads).
     // Precondition: the set and layer exist (every run makes them before filling them).

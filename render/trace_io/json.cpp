@@ -87,7 +87,10 @@ std::size_t reserve_bytes(const Trace& t) {
             for (const auto& s : *list) text += 2.0 * double(s.size()) + 3.0;
         for (const auto& l : set.layers)
             for (const auto& h : l.heads) head(h);
+        for (const auto& m : set.layer_mean) count(m);
+        for (const auto& m : set.rollout) count(m);
     }
+    numbers += 8.0 * double(t.source_token_ids.size() + t.generated_ids.size());
     for (const auto& m : t.layer_mean) count(m);
     for (const auto& m : t.rollout) count(m);
     numbers += 8.0 * double(t.tiles.size()) + 8.0 * double(t.token_ids.size());
@@ -205,6 +208,14 @@ void write_attention(JsonOut& j, const Trace& t) {
             j.end_object();
         }
         j.end_array();
+        // an encoder-decoder model's sets carry their own aggregates
+        for (const auto& [name, list] : {std::pair{"layer_mean", &set.layer_mean}, std::pair{"rollout", &set.rollout}}) {
+            if (list->empty()) continue;
+            j.key(name);
+            j.begin_array();
+            for (const auto& a : *list) j.matrix(a);
+            j.end_array();
+        }
         j.end_object();
     }
     j.end_array();

@@ -1,5 +1,6 @@
 // A model trace's own fields in the JSON trace (docs/trace-format.md): model, token_ids, its attention
-// set, aggregates, predictions; an encoder's stack, token types, segments and mask predictions.
+// set, aggregates, predictions; an encoder's stack, token types, segments and mask predictions; an
+// encoder-decoder's stack, source, generated ids (its three sets carry their own aggregates).
 #include "render/trace_io/json_out.h"
 
 namespace attn::render {
@@ -45,6 +46,14 @@ void write_model_trace(JsonOut& j, const Trace& t) {
             j.value(Json{{"position", mp.position}, {"top", top}});
         }
         j.end_array();
+    }
+    if (m.stack == "encoder-decoder") {  // the source, the decoder's generated ids, the decoder's depth
+        j.key("stack"), j.value(m.stack);
+        j.key("n_decoder_layer"), j.value(m.n_decoder_layer);
+        j.key("source_tokens"), j.value(t.source_tokens);
+        j.key("source_token_ids"), j.value(t.source_token_ids);
+        j.key("generated_ids"), j.value(t.generated_ids);
+        j.key("teacher_forced"), j.value(t.teacher_forced);
     }
     j.key("empty_rows"), j.value(t.empty_rows);
     j.end_object();
