@@ -162,7 +162,7 @@ void check_model_stages(const std::vector<std::string>& show, const std::vector<
 void seq2seq_settings(const Seq2SeqRequest& o, const Tokenizer& tok, const ParsedConfig& p, GenerationConfig& g,
                       ModelRunOptions& run) {
     const ModelConfig& c = p.config;
-    g = read_generation_config(o.model);
+    g = read_generation_config(o.model, c.model_type);
     check_generation_ids(g, c.vocab_size);
     const std::size_t positions = context_length(c);  // the decoder's input may not pass its positions
     if (o.max_new_tokens < 1)
