@@ -42,6 +42,8 @@ struct ShowOptions {
     std::optional<std::string> model, keep_layers;  // --model DIR, --keep-layers LIST
     std::optional<std::string> pair;                // --pair TEXT2: an encoder's sentence pair
     std::optional<std::size_t> layer, head;         // --layer, --head
+    std::optional<std::string> align_at;            // --align-at output|input: an encoder-decoder's alignment
+    bool words = false;                             // --words: the alignment in words
 };
 
 // Adds the subcommand "show" to app with every option bound to o (no callback: the caller's).
