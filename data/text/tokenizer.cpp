@@ -99,7 +99,7 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
         }
         t = from_vocab_txt(read_file(vocab_txt, "vocabulary"), merged.dump(), vocab_txt, tc);
     } else {
-        input_error("no tokeniser in '" + dir + "' (tokenizer.json, vocab.json and merges.txt, or vocab.txt)",
+        input_error("no tokeniser in '" + dir + "' (tokenizer.json, source.spm, spiece.model, vocab.json and merges.txt, or vocab.txt)",
                     "download the model's tokenizer.json (or vocab.json and merges.txt) into the folder");
     }
     // 2. tokenizer_config.json: add_bos_token (Llama's) decides whether a BOS comes first
@@ -115,6 +115,7 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
     // 3. the mask token the model's fill-mask head reads
     if (const std::string m = token_text(config, "mask_token"); !m.empty() && t.token_id(m) >= 0) t.mask_ = t.token_id(m);
     // 4. the padding and end-of-sequence tokens an encoder-decoder's generation starts and stops with
+    t.find_pad_eos();
     if (const std::string p = token_text(config, "pad_token"); !p.empty() && t.token_id(p) >= 0) t.pad_ = t.token_id(p);
     if (const std::string e = token_text(config, "eos_token"); !e.empty() && t.token_id(e) >= 0) t.eos_ = t.token_id(e);
     return t;
@@ -235,6 +236,10 @@ void Tokenizer::find_mask(const std::string& mask_token) {
 
 // The padding and end-of-sequence tokens by their usual names (load_dir lets the config's win).
 void Tokenizer::find_pad_eos() {
+    if (uni_) {  // the tokeniser's own: T5's and Marian's </s> and <pad>
+        pad_ = uni_->pad_id(), eos_ = uni_->eos_id();
+        return;
+    }
     for (const char* p : {"<pad>", "[PAD]"})
         if (token_id(p) >= 0) {
             pad_ = token_id(p);
