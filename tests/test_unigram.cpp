@@ -288,6 +288,10 @@ TEST_CASE("Marian folder: >>xx<< kept as one token, pieces looked up in vocab.js
     CHECK(t.pad_id() == 10);
     CHECK(t.decode_text({9, 4, 6, 10, 0}) == ">>de<< abc");
     CHECK(t.label(3) == "\xC2\xB7" "a");
+    // Hugging Face's test on opus-mt-en-de, "||" -> [unk, unk, eos]: sentencepiece gives "▁" and the unknown
+    // run "||", and neither is in vocab.json
+    const std::string no_space = marian_folder(R"({"</s>": 0, "<unk>": 1, "▁a": 2, "<pad>": 3})");
+    CHECK(attn::Tokenizer::load_dir(no_space).ids("||") == Ids{1, 1, 0});
 }
 
 TEST_CASE("Marian and T5 folders: separate_vocabs, a vocab.json without </s>, <unk> or <pad>, a missing file are refused by name") {
