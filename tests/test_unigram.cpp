@@ -262,7 +262,9 @@ TEST_CASE("T5 spiece.model alone: the spm's ids, <extra_id_N> at vocab_size - 1 
     CHECK(t.vocab_size() == 14);
     CHECK(t.token_id("<extra_id_0>") == 13);
     CHECK(t.token_id("<extra_id_2>") == 11);
-    CHECK(t.ids("a<extra_id_0>b</s>") == Ids{4, 13, 3, 5, 2, 2});
+    CHECK(t.ids("a<extra_id_0>b</s>") == Ids{4, 13, 3, 5, 2});  // T5Tokenizer adds no second </s>
+    CHECK(t.ids("</s>a") == Ids{2, 4, 2});
+    CHECK(t.encode_pair("a</s>", "b").ids == Ids{4, 2, 3, 5, 2});
     CHECK(t.eos_id() == 2);
     CHECK(t.pad_id() == -1);
     CHECK(t.label(4) == "\xC2\xB7" "a");  // "▁a" reads "·a", as BPE's " a" does

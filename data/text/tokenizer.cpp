@@ -75,6 +75,7 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
         }
         t.uni_ = std::make_shared<UnigramTokenizer>(UnigramTokenizer::from_t5_spm(read_file(spiece, "tokeniser file"), extra, spiece));
         t.post_ = PostProcessor::eos_template(t.uni_->eos_id());
+        t.eos_unless_present_ = true;
     } else if (file_exists(vocab) && file_exists(merges)) {
         BpeTokenizer bpe = BpeTokenizer::from_vocab_merges(read_file(vocab, "vocabulary"), read_file(merges, "merges file"), vocab, merges);
         if (file_exists(added)) {  // {"<pad>": 50257, ...}: matched before the model, as the slow and fast tokenisers do
@@ -321,7 +322,9 @@ Encoding Tokenizer::encode(std::string_view text, std::size_t max_tokens) const 
     const std::size_t before = post_.prefix_count(false);
     const std::size_t budget = max_tokens == SIZE_MAX ? SIZE_MAX : max_tokens > before ? max_tokens - before : 0;
     Encoding e;
-    post_.apply(content_ids(text, budget), nullptr, e);
+    std::vector<std::int64_t> a = content_ids(text, budget);
+    if (eos_unless_present_ && !a.empty() && a.back() == eos_) PostProcessor{}.apply(a, nullptr, e);  // T5Tokenizer's _add_eos_if_not_present
+    else post_.apply(a, nullptr, e);
     if (max_tokens != SIZE_MAX && e.ids.size() > max_tokens + 1) {
         e.ids.resize(max_tokens + 1), e.type_ids.resize(max_tokens + 1), e.segment.resize(max_tokens + 1);
     }
@@ -329,9 +332,17 @@ Encoding Tokenizer::encode(std::string_view text, std::size_t max_tokens) const 
 }
 
 Encoding Tokenizer::encode_pair(std::string_view text, std::string_view pair, std::size_t max_tokens) const {
-    const std::vector<std::int64_t> a = content_ids(text, max_tokens), b = content_ids(pair, max_tokens);
+    std::vector<std::int64_t> a = content_ids(text, max_tokens), b = content_ids(pair, max_tokens);
     Encoding e;
-    post_.apply(a, &b, e);
+    if (eos_unless_present_) {  // T5Tokenizer: each side gets </s> unless it ends in one, every type id 0
+        for (auto* side : {&a, &b})
+            if (side->empty() || side->back() != eos_) side->push_back(eos_);
+        PostProcessor plain;
+        plain.pair = {PostProcessor::Piece{0, {}, 0}, PostProcessor::Piece{1, {}, 0}};
+        plain.apply(a, &b, e);
+    } else {
+        post_.apply(a, &b, e);
+    }
     if (max_tokens != SIZE_MAX && e.ids.size() > max_tokens + 1) {
         e.ids.resize(max_tokens + 1), e.type_ids.resize(max_tokens + 1), e.segment.resize(max_tokens + 1);
     }

@@ -100,6 +100,7 @@ private:
     std::vector<Added> added_;                 // longest first
     PostProcessor post_;
     std::int64_t mask_ = -1, pad_ = -1, eos_ = -1;
+    bool eos_unless_present_ = false;  // T5Tokenizer (spiece.model alone): no second </s> after a text ending in one
 };
 
 }  // namespace attn

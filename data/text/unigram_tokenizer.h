@@ -7,7 +7,8 @@
 //   2. the Metaspace pre-tokeniser (data/text/pre_tokenizer.h): ' ' -> '▁', a '▁' before, split before each '▁';
 //   3. Viterbi (data/text/unigram_model.h) on each piece; a piece's string looked up in the vocabulary
 //      (a fused unknown run -> unk_id).
-// An .spm (T5's spiece.model without tokenizer.json; data/text/sentencepiece_model.h), as sentencepiece does:
+// An .spm (T5's spiece.model without tokenizer.json; data/text/sentencepiece_model.h), as T5Tokenizer runs
+// sentencepiece (its </s> only when the text does not end in one: data/text/tokenizer.h):
 //   0. T5Tokenizer's special tokens (</s>, <unk>, <pad>, <extra_id_N> = vocab_size - 1 - N) found first;
 //   1. normalise: USER_DEFINED pieces matched whole, else the charsmap's longest rule or one character;
 //      remove_extra_whitespaces drops leading spaces, runs of spaces and trailing spaces; a dummy-prefix

@@ -84,7 +84,7 @@ def t5_spm_reference(folder, strings, extra_ids=100):
         ids = []
         for is_special, part in split_specials(s, special):
             ids += [special[part]] if is_special else sp.encode(part)
-        out.append(ids + [special['</s>']])
+        out.append(ids if ids and ids[-1] == special['</s>'] else ids + [special['</s>']])  # _add_eos_if_not_present
     return out
 
 
