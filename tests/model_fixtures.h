@@ -182,7 +182,7 @@ inline void write_llama_fixtures(const std::string& dir) {
     write_llama_folder(dir, "llama-kv", tiny_llama_config("", 3), t);
     write_llama_folder(dir, "llama-head-dim", tiny_llama_config(R"(, "head_dim": 4)"), t);
     write_llama_folder(dir, "llama-rope", tiny_llama_config(R"(, "rope_scaling": {"rope_type": "yarn", "factor": 4.0})"), t);
-    write_llama_folder(dir, "llama-tok-model", tiny_llama_config(), t, 1, tiny_llama_tokenizer("Unigram"));
+    write_llama_folder(dir, "llama-tok-model", tiny_llama_config(), t, 1, tiny_llama_tokenizer("WordLevel"));
     write_llama_folder(dir, "llama-tok-pre", tiny_llama_config(), t, 1, tiny_llama_tokenizer("BPE", "Whitespace"));
     write_llama_folder(dir, "llama-shard-missing", tiny_llama_config(), t, 2);
     ::unlink((dir + "/llama-shard-missing/model-2.safetensors").c_str());

@@ -104,6 +104,15 @@ TEST_CASE("corpus: gpt2_tokenizer") {
     }
 }
 
+TEST_CASE("corpus: spm_tokenizer") {
+    const auto files = corpus("spm_tokenizer");
+    REQUIRE(files.size() >= 3);
+    for (const auto& f : files) {
+        INFO(f);
+        CHECK(attn::fuzz::spm_tokenizer_one(attn::test::slurp(f)) == "");
+    }
+}
+
 TEST_CASE("half_to_float equals sign · 2^(e-15) · (1 + m/1024), subnormals m · 2^-24, for all 65536 patterns") {
     for (std::uint32_t u = 0; u < 65536; ++u) {
         const int sign = (u >> 15) ? -1 : 1, e = static_cast<int>((u >> 10) & 31), m = static_cast<int>(u & 1023);

@@ -414,7 +414,7 @@ std::vector<ValidationRule> make_rules() {
                       "vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
     const std::string shard_hint = " (hint: the index and its shards belong together: download every model-*.safetensors the index names)";
     const std::string tok_hint = " (hint: attn runs byte-level BPE (GPT-2, RoBERTa, Llama 3, Qwen2, SmolLM2), sentencepiece-style BPE with "
-                                 "byte fallback (Llama 2, TinyLlama, Mistral) and WordPiece (BERT) as tokenizer.json describes them)";
+                                 "byte fallback (Llama 2, TinyLlama, Mistral), WordPiece (BERT) and SentencePiece Unigram (T5, Marian) as tokenizer.json describes them)";
     rows.push_back({"model.kv-heads", "config.json", "num_key_value_heads divides num_attention_heads", R, model("llama-kv"),
                     e("llama-kv/config.json: num_attention_heads 2 is not divisible by num_key_value_heads 3 (hint: each "
                       "key/value head serves H/G query heads: use the config.json that came with the model)")});
@@ -425,8 +425,8 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.rope-scaling", "config.json", "rope_scaling of type linear, dynamic or llama3", R, model("llama-rope"),
                     e("llama-rope/config.json: rope_scaling type 'yarn' is not supported (hint: attn computes rope_scaling "
                       "linear, dynamic and llama3 as Hugging Face does; other types would change the numbers)")});
-    rows.push_back({"model.tokenizer-model", "tokenizer.json", "model type BPE or WordPiece", R, model("llama-tok-model"),
-                    e("llama-tok-model/tokenizer.json: the model type is 'Unigram', which attn does not run" + tok_hint)});
+    rows.push_back({"model.tokenizer-model", "tokenizer.json", "model type BPE, WordPiece or Unigram", R, model("llama-tok-model"),
+                    e("llama-tok-model/tokenizer.json: the model type is 'WordLevel', which attn does not run" + tok_hint)});
     rows.push_back({"model.pre-tokenizer", "tokenizer.json", "a pre-tokenizer attn runs (ByteLevel, Split, Digits, Metaspace)", R,
                     model("llama-tok-pre"),
                     e("llama-tok-pre/tokenizer.json: the pre_tokenizer 'Whitespace', which attn does not run" + tok_hint)});
@@ -769,7 +769,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"llama-kv", "llama-ok with num_key_value_heads 3"},
         {"llama-head-dim", "llama-ok with head_dim 4"},
         {"llama-rope", "llama-ok with rope_scaling {rope_type: yarn}"},
-        {"llama-tok-model", "llama-ok with a Unigram tokenizer.json"},
+        {"llama-tok-model", "llama-ok with a WordLevel tokenizer.json"},
         {"llama-tok-pre", "llama-ok with a Whitespace pre_tokenizer"},
         {"llama-shard-missing", "llama-ok in two shards, model-2.safetensors deleted"},
         {"llama-shard-two", "llama-ok in two shards and a third holding the embedding again"},
