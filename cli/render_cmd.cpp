@@ -161,16 +161,22 @@ void run_render(const RenderOptions& o) {
         usage_error(std::string(o.align_at ? "--align-at" : "--words") + " draws an encoder-decoder model's cross-attention; " + base_name(o.input) +
                         " has no \"cross\" set",
                     "leave it out, or render a trace of a translation model (attn show --model DIR TEXT --json F)");
+    const std::optional<std::size_t> index = seq2seq ? std::nullopt : layer_index(t, o, true);
+    std::size_t H = 0;  // the heads of the layer drawn (an encoder-decoder: of any set's first kept layer)
+    for (const AttentionSet& set : t.sets)
+        if (!set.layers.empty()) H = std::max(H, set.layers[seq2seq ? 0 : index.value_or(0)].heads.size());
+    if (o.head && *o.head >= H)
+        usage_error("--head " + std::to_string(*o.head) + " is past the last head (" + std::to_string(H - 1) + ")", "heads are numbered from 0");
     policy::RunOutputs out(outputs);
     if (o.html) {
         render::HtmlOptions h;
-        h.source = base_name(o.input), h.layer = seq2seq ? std::nullopt : layer_index(t, o, true), h.head = o.head;
+        h.source = base_name(o.input), h.layer = index, h.head = o.head;
         out.files.push_back({*o.html, render::render_html(t, h)});
     }
     std::function<void(const std::string&)> warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
     std::vector<std::string> drawn;  // the layer and head prefixes drawn
     if (!seq2seq) {
-        draw_layers(t, base, o, show, layer_index(t, o, true), out, drawn, warn);
+        draw_layers(t, base, o, show, index, out, drawn, warn);
     } else {
         bool held = !o.layer;  // some set holds --layer
         for (const AttentionSet& set : t.sets) {

@@ -88,6 +88,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     m.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
     m.query = o.query, m.prefix = o.prefix, m.pair = o.pair;
     m.target = o.target, m.max_new_tokens = o.max_new_tokens;
+    m.align_at = o.align_at, m.words = o.words;
     run_show_model(m);
 }
 

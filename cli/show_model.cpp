@@ -20,6 +20,7 @@
 #include "cli/policy/outputs.h"
 #include "render/trace_io/file_names.h"
 #include "render/page/html.h"
+#include "render/outputs/encoder_decoder_figures.h"
 #include "render/outputs/model_figures.h"
 #include "render/terminal/model_terminal.h"
 #include "render/trace_io/json_out.h"
@@ -216,6 +217,10 @@ void run_show_model(const ModelShowOptions& o) {
     const ModelInput input = model_input(tok, parsed, text, o.pair);
     const std::vector<std::int64_t>& ids = input.ids;
     const bool seq2seq = parsed.family->recipe.stack == Stack::encoder_decoder;
+    if ((o.align_at || o.words) && !seq2seq)
+        usage_error(std::string(o.align_at ? "--align-at" : "--words") + " draws a translation model's cross-attention, and " +
+                        parsed.family->title + " is not an encoder-decoder",
+                    "drop it, or give a T5, BART or Marian folder");
     if (o.target && !seq2seq)
         usage_error(std::string("--target is the decoder's text of an encoder-decoder model, and ") + parsed.family->title + " is not one",
                     "drop --target, or give a T5, BART or Marian folder");
@@ -258,6 +263,10 @@ void run_show_model(const ModelShowOptions& o) {
     run.type_ids = input.type_ids, run.segments = input.segments;
     run.mask_id = tok.mask_id();
     const Trace t = run_model(*model, tok, ids, run);
+    // an encoder-decoder's alignment: --layer/--head as given (a head, a layer's mean), else the mean over layers
+    render::AlignChoice align;
+    align.layer = o.layer, align.head = o.layer ? o.head : std::nullopt, align.words = o.words;
+    if (o.align_at) align.at = *render::parse_align_at(*o.align_at);
     render::HeadChoice choice;
     choice.layer = static_cast<std::size_t>(std::find(kept.begin(), kept.end(), layer) - kept.begin()), choice.head = head;
     // 6. the outputs
@@ -273,8 +282,14 @@ void run_show_model(const ModelShowOptions& o) {
     for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
         if (folder->dir.empty()) continue;
         progress(type == render::FileType::png ? "rendering images" : "writing SVG figures", 0, 1);
-        folder->add(out.files, render::model_figures(t, choice, fopt, type));
-        folder->add(out.files, render::aggregate_figures(t, layer, aggregates, fopt, type));
+        if (seq2seq) {  // every set's figures (<type>-<set>-...) and the alignment figure (<type>-align-...)
+            render::SetFigures sf;
+            sf.layer = layer, sf.head = head, sf.aggregates = aggregates, sf.align = align;
+            folder->add(out.files, render::encoder_decoder_figures(t, sf, fopt, type));
+        } else {
+            folder->add(out.files, render::model_figures(t, choice, fopt, type));
+            folder->add(out.files, render::aggregate_figures(t, layer, aggregates, fopt, type));
+        }
         fopt.warn = nullptr;  // a missing glyph is said once
     }
     if (r.npy) out.npy.add(out.files, render::model_npy_files(t));
@@ -304,7 +319,8 @@ void run_show_model(const ModelShowOptions& o) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;
         topt.colour = o.colour, topt.width = o.width, topt.scale = o.figure_colour, topt.query = o.query;
-        std::cout << render::model_terminal_view(t, choice, topt);
+        if (seq2seq) std::cout << render::encoder_decoder_terminal_view(t, align, topt);  // after the translation's line
+        else std::cout << render::model_terminal_view(t, choice, topt);
         policy::say_written(r, std::cout);
         std::cout.flush();
     }

@@ -43,6 +43,8 @@ struct ModelShowOptions {
     std::optional<std::string> pair;        // --pair: an encoder's second text
     std::optional<std::string> target;      // --target: an encoder-decoder's decoder text (teacher forcing)
     std::size_t max_new_tokens = 40;        // --max-new-tokens: an encoder-decoder's generation limit
+    std::optional<std::string> align_at;    // --align-at output|input: an encoder-decoder's alignment (render/view/alignment.h)
+    bool words = false;                     // --words: the alignment in words
 };
 
 void run_show_model(const ModelShowOptions& o);

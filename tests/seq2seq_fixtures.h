@@ -81,3 +81,58 @@ inline Trace fake_seq2seq_trace() {
 }
 
 }  // namespace attn::test
+
+#include <cstring>
+
+#include "tests/model_fixtures.h"
+
+namespace attn::test {
+
+// A tiny BART folder's tensors (2 encoder layers, 2 decoder layers, 4 heads, d_model 16, MLP 32, 64
+// positions, the 257 byte tokens), values from a fixed LCG around `base` (norms' weights around 1):
+// enough to run a translation through every renderer (the numbers are random, not a model's).
+inline std::vector<StEntry> tiny_bart_tensors() {
+    const std::size_t V = 257, D = 16, F = 32, P = 64 + 2;
+    std::uint32_t state = 11;
+    std::vector<StEntry> t;
+    auto add = [&](const std::string& n, std::vector<std::size_t> shape, float base, float spread) {
+        std::size_t count = 1;
+        for (auto d : shape) count *= d;
+        std::string b(count * 4, '\0');
+        for (std::size_t i = 0; i < count; ++i) {
+            state = state * 1664525u + 1013904223u;
+            const float v = base + (static_cast<float>(state >> 8) / 16777216.0f - 0.5f) * spread;
+            std::memcpy(&b[i * 4], &v, 4);
+        }
+        t.push_back({n, "F32", shape, b});
+    };
+    add("model.shared.weight", {V, D}, 0, 1.0f);
+    for (const std::string s : {"encoder", "decoder"}) {
+        add("model." + s + ".embed_positions.weight", {P, D}, 0, 1.0f);
+        add("model." + s + ".layernorm_embedding.weight", {D}, 1, 0.1f), add("model." + s + ".layernorm_embedding.bias", {D}, 0, 0.1f);
+        for (std::size_t l = 0; l < 2; ++l) {
+            const std::string p = "model." + s + ".layers." + std::to_string(l) + ".";
+            std::vector<std::string> attns = {"self_attn"};
+            if (s == "decoder") attns.push_back("encoder_attn");
+            for (const std::string& a : attns) {
+                for (const char* x : {"q_proj", "k_proj", "v_proj", "out_proj"})
+                    add(p + a + "." + x + ".weight", {D, D}, 0, 2.0f), add(p + a + "." + x + ".bias", {D}, 0, 0.2f);
+                const std::string ln = a == "self_attn" ? "self_attn_layer_norm" : "encoder_attn_layer_norm";
+                add(p + ln + ".weight", {D}, 1, 0.1f), add(p + ln + ".bias", {D}, 0, 0.1f);
+            }
+            add(p + "fc1.weight", {F, D}, 0, 1.0f), add(p + "fc1.bias", {F}, 0, 0.2f);
+            add(p + "fc2.weight", {D, F}, 0, 1.0f), add(p + "fc2.bias", {D}, 0, 0.2f);
+            add(p + "final_layer_norm.weight", {D}, 1, 0.1f), add(p + "final_layer_norm.bias", {D}, 0, 0.1f);
+        }
+    }
+    add("final_logits_bias", {1, V}, 0, 0.2f);
+    return t;
+}
+
+inline std::string tiny_bart_config() {
+    return R"({"model_type": "bart", "d_model": 16, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
+  "decoder_attention_heads": 4, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32, "max_position_embeddings": 64, "vocab_size": 257,
+  "activation_function": "gelu", "bos_token_id": 0, "pad_token_id": 1, "eos_token_id": 2, "decoder_start_token_id": 2})";
+}
+
+}  // namespace attn::test

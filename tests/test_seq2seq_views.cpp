@@ -256,7 +256,14 @@ TEST_CASE("seq2seq alignment: --words sums a source word's pieces and averages a
     CHECK(render::word_groups({"Hello", "\xC4\xA0" "wor", "ld", "</s>", "x"}) == std::vector<std::vector<std::size_t>>{{0}, {1, 2}, {3}, {4}});
     CHECK(render::word_groups({"<pad>", "ab", "\xC2\xB7" "c"}) == std::vector<std::vector<std::size_t>>{{0}, {1}, {2}});
     CHECK(render::word_labels({kU + "Das", kU + "Ha", "us", "</s>"}, {{0}, {1, 2}, {3}}) == std::vector<std::string>{"Das", "Haus", "</s>"});
+    CHECK(render::word_labels({"Hello", "\xC2\xB7" "wor", "ld"}, {{0}, {1, 2}}) == std::vector<std::string>{"Hello", "world"});
     const Trace t = test::fake_seq2seq_trace();
+    // the last generated token's label: from the predictions, else where the source holds its id (</s>, id 1)
+    Trace unpredicted = t;
+    unpredicted.predictions.back().erase(unpredicted.predictions.back().begin());
+    CHECK(render::generated_labels(unpredicted) == std::vector<std::string>{kU + "Ho", "use", "</s>"});
+    unpredicted.source_token_ids.back() = 99;
+    CHECK(render::generated_labels(unpredicted).back() == "#1");
     // the mean over layers (L0 mean + L1 mean) / 2, by hand:
     //   row 0 (▁Ho)  0.4125 0.1875 0.1875 0.2125
     //   row 1 (use)  0.2375 0.3375 0.2875 0.1375
@@ -476,4 +483,33 @@ TEST_CASE("seq2seq heads: attn heads --trace scores each set of a saved trace, a
         CHECK(e.code == 2);
         CHECK(test::one_line(e) == want);
     }
+}
+
+TEST_CASE("seq2seq show: a BART run draws every set and the alignment, prints the matrix, and render of its trace draws the same alignment") {
+    const std::string dir = test::temp_dir();
+    test::write_model_folder(dir, "bart", test::tiny_bart_config(), test::safetensors_file(test::tiny_bart_tensors()));
+    const test::RunResult r = test::run_in(dir, {"show", "--model", "bart", "Hi there", "--max-new-tokens", "6", "--layer", "1", "--head", "2",
+                                                 "--show", "weights,mean,rollout", "--align-at", "input", "--words", "--png", "p", "--svg", "s",
+                                                 "--json", "t.json"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    for (const std::string set : {"encoder", "decoder", "cross"}) {
+        for (const std::string f : {"-l1-h2-weights.png", "-overview.png", "-l1-mean.png", "-l1-mean.svg"})
+            CHECK_MESSAGE((std::filesystem::exists(dir + "/p/bart-" + set + f) || std::filesystem::exists(dir + "/s/bart-" + set + f)), std::string(set + f));
+        CHECK(std::filesystem::exists(dir + "/p/bart-" + set + "-l1-rollout.png") == (set != "cross"));
+    }
+    CHECK(std::filesystem::exists(dir + "/p/bart-align-l1-h2-input-words.png"));
+    CHECK(r.out.find("bart" + kDot + "encoder-decoder" + kDot + "2 encoder layers \xC3\x97 2 decoder layers" + kDot + "4 heads") != std::string::npos);
+    CHECK(r.out.find("bart" + kDot + "cross-attention" + kDot + "layer 1" + kDot + "head 2") != std::string::npos);
+    CHECK(r.out.find("INPUT it is (--align-at input)") != std::string::npos);
+    const Trace t = render::read_trace_json(test::slurp(dir + "/t.json"), "t.json");
+    CHECK(t.sets.size() == 3);
+    REQUIRE(test::run_in(dir, {"render", "t.json", "--svg", "rs", "--layer", "1", "--head", "2", "--align-at", "input", "--words"}).code == 0);
+    CHECK(test::slurp(dir + "/rs/bart-align-l1-h2-input-words.svg") == test::slurp(dir + "/s/bart-align-l1-h2-input-words.svg"));
+    // a decoder's folder takes no alignment options
+    test::write_model_folder(dir, "gpt2", test::tiny_gpt2_config(), test::safetensors_file(test::tiny_gpt2_tensors()));
+    const test::RunResult g = test::run_in(dir, {"show", "--model", "gpt2", "ab", "--align-at", "output"});
+    CHECK(g.code == 2);
+    CHECK(test::one_line(g) == error_line("--align-at draws a translation model's cross-attention, and GPT-2 is not an encoder-decoder",
+                                          "drop it, or give a T5, BART or Marian folder"));
 }

@@ -149,8 +149,9 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     const std::string title = t.model->type + dot + std::to_string(t.model->n_layer) + (t.model->n_layer == 1 ? " layer \xC3\x97 " : " layers \xC3\x97 ") +
                               std::to_string(H) + (H == 1 ? " head" : " heads") + groups + dot + "attention weights";
     const std::string subtitle =
-        std::to_string(T) + " tokens" + dot + "rows: queries, columns: keys" + dot + "each map coloured from 0 to its own largest weight" +
-        dot + (t.model->stack == "cross" ? "cross-attention: rows the decoder's tokens, columns the source's, no key hidden"
+        (t.model->stack == "cross" ? std::to_string(T) + " decoder tokens \xC3\x97 " + std::to_string(S) + " source tokens" : std::to_string(T) + " tokens") +
+        dot + "rows: queries, columns: keys" + dot + "each map coloured from 0 to its own largest weight" +
+        dot + (t.model->stack == "cross" ? "cross-attention: no key hidden"
                : encoder ? "encoder (bidirectional): no key hidden" : "hatched: future keys") +
         (seg_b ? std::string(dot) + "segments A | B: tokens 0\xE2\x80\x93" + std::to_string(seg_b - 1) + " | " + std::to_string(seg_b) +
                      "\xE2\x80\x93" + std::to_string(T - 1) + " (white line)"
@@ -165,6 +166,7 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     const int bar_w = std::max(kBarWidth + 6 + font.text_width("0.0", kTickPx), font.text_width(bar_caption, kCaptionPx));
     d.width = std::max(bar_x + bar_w + kMargin, 2 * kMargin + text_w);
     d.height = std::max(grid_y + rows * (side + kGap), bar_y + bar_h + font.line_height(kTickPx) / 2) + kMargin;
+    const bool has_rollout = !t.rollout.empty();
     std::vector<int> layer_numbers;
     for (const auto& l : t.layers()) layer_numbers.push_back(static_cast<int>(l.layer));
     d.draw = [=, &font](Surface& s) {
@@ -176,7 +178,7 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
             return c < int(H) ? grid_x + c * (side + kGap) + group_gaps(c) * kGroupGap : agg_x + (c - int(H)) * (side + kGap);
         };
         if (!kv.empty()) draw_kv_groups(s, font, kv, column_x, groups_y, grid_y + rows * (side + kGap) - kGap / 2, side);
-        for (int c = 0; c < int(H) + 2; ++c) {
+        for (int c = 0; c < int(H) + (has_rollout ? 2 : 1); ++c) {  // a cross set has no rollout column
             const std::string head = c < int(H) ? "head " + std::to_string(c) : c == int(H) ? "mean" : "rollout";
             s.text(font, head, kTickPx, column_x(c) + side / 2, grid_y - 4 - key_h, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
             for (std::size_t j = 0; j < labels.size(); ++j)  // the first row's keys, reading upwards

@@ -51,7 +51,7 @@ std::vector<std::string> word_labels(const std::vector<std::string>& labels, con
         std::string word;
         for (std::size_t i : g) {
             std::string piece = labels.at(i);
-            for (const char* m : {kMarks[0], kMarks[1], kMarks[2]})
+            for (const char* m : kMarks)
                 if (starts_with(piece, m)) piece.erase(0, std::char_traits<char>::length(m));
             word += piece;
         }
@@ -83,6 +83,10 @@ std::vector<std::string> generated_labels(const Trace& t) {
         if (t.predictions.size() == T)
             for (const Prediction& p : t.predictions.back())
                 if (p.id == id && last.empty()) last = p.token;
+        // else the id's label where the run read it (BART's end token is its decoder start; every source ends in it)
+        for (const auto& [ids, labels] : {std::pair{&t.token_ids, &t.tokens}, std::pair{&t.source_token_ids, &t.source_tokens}})
+            for (std::size_t i = 0; i < ids->size() && i < labels->size() && last.empty(); ++i)
+                if ((*ids)[i] == id) last = (*labels)[i];
         if (last.empty()) last = "#" + std::to_string(id);
     } else if (t.predictions.size() == T && !t.predictions.back().empty()) {
         last = t.predictions.back().front().token;

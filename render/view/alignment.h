@@ -38,13 +38,14 @@ struct AlignChoice {
 
 // Groups of consecutive labels, each one word (rules above): [[0], [1, 2], [3]] for "▁Das", "▁Ha", "us", "</s>".
 std::vector<std::vector<std::size_t>> word_groups(const std::vector<std::string>& labels);
-// The words' labels: the pieces joined, their word-start marks ("▁", "Ġ", a space) dropped ("Haus").
+// The words' labels: the pieces joined, their word-start marks ("▁", "Ġ", a space, "·") dropped ("Haus").
 std::vector<std::string> word_labels(const std::vector<std::string>& labels, const std::vector<std::vector<std::size_t>>& groups);
 // m (R, C) merged: row groups averaged, column groups summed: (rows.size(), cols.size()).
 Mat merge_words(const Mat& m, const std::vector<std::vector<std::size_t>>& rows, const std::vector<std::vector<std::size_t>>& cols);
 
 // The label of each generated token (T): tokens[i + 1] for i < T - 1 (the decoder reads it next); the
-// last from predictions[T - 1] when its id is among them, else "#<id>".
+// last from predictions[T - 1] when its id is among them, else where token_ids or source_token_ids hold
+// it (an end token), else "#<id>".
 std::vector<std::string> generated_labels(const Trace& t);
 
 struct Alignment {
