@@ -190,13 +190,10 @@ namespace {
 
 // The generated ids as text: every token but the special ones (start, end, pad), joined.
 std::string generated_text(const Trace& t, const Tokenizer& tok, const GenerationConfig& g) {
-    std::string s;
-    for (auto id : t.generated_ids) {
-        if (std::find(g.eos.begin(), g.eos.end(), id) != g.eos.end() || id == g.pad || id == g.decoder_start) continue;
-        s += tok.text(id);
-    }
-    const std::size_t first = s.find_first_not_of(' ');
-    return first == std::string::npos ? std::string() : s.substr(first);
+    std::vector<std::int64_t> ids;
+    for (auto id : t.generated_ids)
+        if (std::find(g.eos.begin(), g.eos.end(), id) == g.eos.end() && id != g.pad && id != g.decoder_start) ids.push_back(id);
+    return tok.decode_text(ids);
 }
 
 }  // namespace
@@ -307,14 +304,12 @@ void run_show_model(const ModelShowOptions& o) {
     written.prefix = render::layer_head_prefix(o.prefix.value_or(t.model->type), t.layers()[choice.layer].layer, choice.head);
     written.npy_prefix = render::kModelArrayPrefix;
     policy::write_outputs(written, out, render::FileSet::show);
-    if (!quiet && seq2seq) {
-        std::cout << "source: " << text << "\n";
-        if (t.teacher_forced) std::cout << "target (teacher-forced): " << *o.target << "\n";
-        else
-            std::cout << "translation (greedy: the first maximum at each step" <<
-                (generation.num_beams > 1 ? "; Hugging Face's generate() would search " + std::to_string(generation.num_beams) + " beams, which may differ"
-                                          : std::string()) << "): " << generated_text(t, tok, generation) << "\n";
-    }
+    if (!quiet && seq2seq && !t.teacher_forced)
+        std::cout << "translation: " << generated_text(t, tok, generation)
+                  << (generation.num_beams > 1 ? "   (greedy; the model's own settings search " + std::to_string(generation.num_beams) +
+                                                     " beams, which may choose other words)"
+                                               : std::string("   (greedy)"))
+                  << "\n";
     if (!quiet) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;
