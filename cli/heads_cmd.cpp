@@ -125,6 +125,34 @@ void run_heads_trace(const HeadsOptions& o) {
     std::cout.flush();
 }
 
+// An encoder-decoder folder: the first text translated greedily (as show --model does), every set's
+// heads scored and printed (the terminal only, as --trace).
+void run_heads_seq2seq(const HeadsOptions& o, const ParsedConfig& parsed, const Tokenizer& tok, const std::vector<std::string>& texts) {
+    if (texts.size() != 1 || o.json || o.png || o.svg || o.rank || o.top || o.induction_length)
+        usage_error(std::string("attn heads scores ") + parsed.family->title +
+                        "'s encoder, decoder and cross heads on one source text, in the terminal; several texts, --json, --png, "
+                        "--svg, --rank, --top and --induction-length apply to decoder and encoder models",
+                    "attn heads --model " + o.model + " \"one source sentence\"");
+    const std::vector<std::int64_t> src = model_input(tok, parsed, texts[0], std::nullopt).ids;
+    GenerationConfig g;
+    ModelRunOptions run;
+    seq2seq_settings({o.model, 40, std::nullopt}, tok, parsed, g, run);
+    OutputPlan plan;
+    plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
+    ModelConfig bound = parsed.config;
+    bound.n_layer = bound.n_layer + 2 * bound.n_decoder_layer;
+    check_model_run_budget(bound, weights_memory(o.model), src.size() + run.max_new_tokens + 1, bound.n_layer, plan);
+    const auto model = load_model_checkpoint(o.model);
+    policy::Progress progress(::isatty(STDERR_FILENO) != 0);
+    run.progress = progress.callback();
+    const Trace t = run_model(*model, tok, src, run);
+    progress("scoring heads", 1, 1);
+    render::HeadsViewOptions v;
+    v.model_name = policy::folder_name(o.model), v.colour = colour_depth(o.color), v.precision = o.precision;
+    std::cout << render::encoder_decoder_heads_terminal_view(score_encoder_decoder(t, texts[0]), v);
+    std::cout.flush();
+}
+
 void run_heads(const HeadsOptions& o) {
     if (o.trace) return run_heads_trace(o);
     if (o.model.empty()) usage_error("give a model: --model DIR (or a saved trace: --trace FILE)", "attn heads --model gpt2/ \"The cat sat on the mat.\"");
@@ -146,6 +174,7 @@ void run_heads(const HeadsOptions& o) {
                     "rank next on an encoder's folder (BERT, RoBERTa, DistilBERT), or choose previous");
     const Tokenizer tok = load_model_tokenizer(o.model, parsed);
     const std::vector<std::string> texts = heads_texts(o);
+    if (parsed.family->recipe.stack == Stack::encoder_decoder) return run_heads_seq2seq(o, parsed, tok, texts);
     std::vector<std::vector<std::int64_t>> ids;
     for (const auto& text : texts) ids.push_back(model_token_ids(tok, c, text));
     HeadRunOptions run;
