@@ -476,14 +476,16 @@ def self_test(source_dir):
                     worst64 = max(worst64, float(np.abs(x - z).max()))
             lw = float((a["logits"] - b["logits"]).abs().max())
             p32 = torch.softmax(a["logits"], -1).double()
-            p64 = torch.softmax(c["logits"], -1)
-            rel = float(((p32 - p64).abs() / p64).max())
+            top = torch.softmax(c["logits"], -1).topk(5, -1)
+            rel = float(((p32.gather(1, top.indices) - top.values).abs() / top.values).max())
             check(worst < 1e-5 and lw < 1e-4, f"{v}: formulations differ: weights {worst:.3g}, logits {lw:.3g}")
+            # float32's own error stays well inside seq2seq_check's tolerances (1e-5), or attn could not meet them
+            check(worst64 < 5e-6 and rel < 1e-5, f"{v}: float32 is {worst64:.3g} from float64 (weights), {rel:.3g} (top-5 p)")
             ent = min(float(-(w * np.log(np.maximum(w, 1e-30))).sum(-1).mean() / math.log(w.shape[-1]))
                       for s in ("encoder", "cross") for w in a[s])
             check(ent < 0.9, f"{v}: attention is close to uniform (normalised entropy {ent:.2f})")
             print(f"ok {v}: generated {gen}; second formulation within {worst:.2g} (logits {lw:.2g}); "
-                  f"float32 vs float64: weights {worst64:.2g}, probabilities {rel:.2g} relative; "
+                  f"float32 vs float64: weights {worst64:.2g}, top-5 probabilities {rel:.2g} relative; "
                   f"lowest normalised entropy {ent:.2f}")
     # 3. the processors on hand-made logits
     V = 10
