@@ -8,10 +8,10 @@ runs `attn show --model DIR TEXT --json F` (greedy, --max-new-tokens N, --target
 asserts, from the trace's source_token_ids:
   - the source ids and --target's labels are the tokenisers' (python3-sentencepiece for T5 and Marian, the
     byte-level vocabulary for BART);
-  - generated_ids equal the reference's greedy ids (float32, Hugging Face's logits processors: max_new_tokens,
-    max_length from generation_config.json over config.json, bad_words_ids, min_length, min_new_tokens,
-    repetition_penalty, no_repeat_ngram_size, forced_bos/eos_token_id, eos_token_id lists); tokens/token_ids =
-    [decoder start] + generated[:-1];
+  - generated_ids equal the reference's greedy ids (float32, generate(max_new_tokens=N), N = 40 when not given,
+    over generation_config.json's max_length; generation_config.json's fields over config.json's; Hugging Face's
+    logits processors: bad_words_ids, min_length, min_new_tokens, repetition_penalty, no_repeat_ngram_size,
+    forced_bos/eos_token_id, eos_token_id lists); tokens/token_ids = [decoder start] + generated[:-1];
   - every set's (encoder S×S, decoder T×T causal, cross T×S) every layer's every head's weights within 1e-5 of
     the float64 reference, its mask, T5's position bias; each set's layer_mean within 1e-5; the predictions' top
     5 ids and p (the softmax of the model's logits) within 1e-5 relative;
@@ -162,6 +162,9 @@ def compare(what, d, family, trace, n=None, target=None):
 def show(what, d, family, out, extra, n=None, target=None):
     args = ["show", "--model", d, TEXT[family], "--json", out] + extra
     r = checks.run(args)
+    if r.returncode is None or r.returncode < 0:
+        check(False, f"{what}: attn crashed or hung ({r.returncode}): {r.stderr.strip()!r}")
+        return None
     if not check(r.returncode == 0, f"{what}: attn refused the {family} encoder–decoder folder (exit {r.returncode}): "
                                     f"{r.stderr.strip()!r} — this check passes once `attn show --model` runs {family} folders"):
         return None
@@ -214,11 +217,11 @@ with tempfile.TemporaryDirectory() as tmp:
     # 2. teacher forcing: labels (with the final eos) → decoder input [start] + labels[:-1]
     for v in ("t5", "bart", "marian-legacy"):
         case(f"{v} --target", v, ["--target", TARGET[fam[v]]], target=TARGET[fam[v]])
-    # 3. the length limit without --max-new-tokens: Hugging Face's default max_length 20 (T5 sets none);
-    #    generation_config.json's max_length 7 over config.json's 512 (Marian)
-    case("t5 without --max-new-tokens (max_length 20)", "t5")
+    # 3. the length limit: without --max-new-tokens, generate(max_new_tokens=40) (show --help's default);
+    #    max_new_tokens wins over generation_config.json's max_length (7 here), as in generate()
+    case("t5 without --max-new-tokens (40 new tokens)", "t5", n=40)
     d = with_generation(folders["marian"], os.path.join(tmp, "marian-len7"), {"max_length": 7})
-    case("marian generation_config max_length 7 over config.json's 512", "marian", d=d)
+    case("marian --max-new-tokens 9 over generation_config's max_length 7", "marian", ["--max-new-tokens", "9"], n=9, d=d)
 
     # 4. the logits processors, each with settings that change the reference's ids (asserted)
     def processor(what, v, overrides, n=8):
