@@ -16,7 +16,7 @@ asserts, from the trace's source_token_ids:
     the float64 reference, its mask, T5's position bias; each set's layer_mean within 1e-5; the predictions' top
     5 ids and p (the softmax of the model's logits) within 1e-5 relative;
 and that folders attn must not run are refused by name (exit 1, one line): decoder_start_token_id ≥ vocab_size,
-no eos_token_id, model_type mbart and an unknown one, suppress_tokens; --max-new-tokens 100000 refused (exit 1 or
+eos_token_id null, model_type mbart and an unknown one, suppress_tokens; --max-new-tokens 100000 refused (exit 1 or
 2) or bounded by --max-memory.
 Usage: seq2seq_check.py ATTN [--only WORD] (only the runs whose description contains WORD)"""
 import json
@@ -37,7 +37,7 @@ import sentencepiece  # noqa: E402
 from attn_run import Checks  # noqa: E402
 from make_encoder import roberta_vocab  # noqa: E402
 from make_seq2seq import VARIANTS, make  # noqa: E402
-from seq2seq_reference import GEN_FIELDS, Model, decoder_input, generate, generation_settings  # noqa: E402
+from seq2seq_reference import Model, decoder_input, generate, generation_settings  # noqa: E402
 
 TOL, PTOL = 1e-5, 1e-5
 torch.set_num_threads(1)
@@ -256,8 +256,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 continue
             path = os.path.join(d, name)
             obj = json.load(open(path)) if os.path.exists(path) else {}
-            obj.update(change)
-            obj = {k_: x for k_, x in obj.items() if x is not None}
+            obj.update(change)  # None is written as null
             json.dump(obj, open(path, "w"))
         out = os.path.join(d, "out.json")
         r = checks.run(["show", "--model", d, TEXT[fam[v]], "--json", out] + list(extra), timeout=timeout)
@@ -269,7 +268,8 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("decoder_start_token_id = vocab_size", "bart", "decoder_start_token_id", config={"decoder_start_token_id": V})
     refused("decoder_start_token_id past the vocabulary in generation_config.json", "t5", "decoder_start_token_id",
             gen={"decoder_start_token_id": 10 ** 6})
-    refused("no eos_token_id", "bart", "eos_token_id", config={"eos_token_id": None, "forced_eos_token_id": None})
+    # eos_token_id null (a config without the key takes its class's default: BART 2, T5 1, Marian 0)
+    refused("eos_token_id null", "bart", "eos_token_id", config={"eos_token_id": None, "forced_eos_token_id": None})
     refused("model_type mbart", "bart", "mbart", config={"model_type": "mbart"})
     refused("an unknown model_type", "bart", "pegasus", config={"model_type": "pegasus"})
     refused("suppress_tokens in generation_config.json", "marian", "suppress_tokens", gen={"suppress_tokens": [5]})

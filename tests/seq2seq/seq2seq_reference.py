@@ -5,14 +5,17 @@ eager attention, float32 (or float64 to measure float32's error): every layer's 
 encoder (S×S), the decoder (T×T, causal) and the cross-attention (T×S), T5's relative-position bias, the
 logits, and greedy generation with Hugging Face's logits processors applied as generate() applies them.
 
-load(dir) reads a Hugging Face folder itself: config.json, generation_config.json (its fields over
-config.json's), model.safetensors (parsed here) or pytorch_model.bin (torch.load, weights only), and
-resolves the tied names (shared ↔ encoder/decoder.embed_tokens, lm_head ↔ shared when tied).
+Model(dir) reads a Hugging Face folder itself: config.json, generation_config.json (its fields over
+config.json's; Hugging Face reads generation_config.json alone when there is one, so the test folders write
+every generation field of config.json into it too and the two readings agree), model.safetensors (parsed
+here) or pytorch_model.bin (torch.load, weights only), and resolves the tied names (shared ↔
+encoder/decoder.embed_tokens, lm_head ↔ shared when tied).
 
 Run as a script: `seq2seq_reference.py buckets FILE` writes T5's bucket table (tests/seq2seq/t5_buckets.txt);
-`seq2seq_reference.py self-test ATTN_SOURCE_DIR` checks the bucket function against the table of
-docs' §6.1 and the committed file, and this forward against a second formulation (torch's own
-multi_head_attention_forward, or a loop over heads) on every folder tests/seq2seq/make_seq2seq.py writes."""
+`seq2seq_reference.py self-test SOURCE_DIR` checks the bucket function against the published values
+(SECTION_6_1), a float64 scalar formulation and the committed table; this forward against a second
+formulation (torch's own multi_head_attention_forward, or a loop over heads) and against float64 on every
+folder tests/seq2seq/make_seq2seq.py writes; and the logits processors on hand-made scores."""
 import json
 import math
 import os
