@@ -18,6 +18,7 @@
 #include "data/base/utf8.h"
 #include "data/text/normalizer.h"
 #include "data/text/tokenizer.h"
+#include "data/text/unigram_tokenizer.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "data/checkpoint/safetensors.h"
 #include "data/checkpoint/torch_checkpoint.h"
@@ -154,6 +155,34 @@ inline std::string shard_index_one(std::string_view data) {
     for (const auto& f : files.files)
         for (const auto& t : f.header().tensors)
             if (!seen.insert(t.name).second) return "tensor '" + t.name + "' is in two shards";
+    return "";
+}
+
+// ---- SentencePiece models (.spm) ----------------------------------------------------------------------
+// Byte 0: extra_ids (0-3); bytes 1-4: the model's length n (little-endian); then n bytes of the model
+// (T5's spiece.model) and the text. A model that loads must give ids inside its vocabulary, a decoded
+// text that is UTF-8, and the same ids again.
+inline std::string spm_tokenizer_one(std::string_view data) {
+    if (data.size() < 5) return "";
+    const auto extra = static_cast<std::int64_t>(static_cast<unsigned char>(data[0]) % 4);
+    std::size_t n = 0;
+    for (int k = 4; k >= 1; --k) n = n << 8 | static_cast<unsigned char>(data[static_cast<std::size_t>(k)]);
+    data.remove_prefix(5);
+    n = std::min(n, data.size());
+    const std::string model(data.substr(0, n)), text(data.substr(n));
+    UnigramTokenizer tok;
+    try {
+        tok = UnigramTokenizer::from_t5_spm(model, extra, "spiece.model");
+    } catch (const Error& e) {
+        return model_error(e);
+    }
+    if (text_problem(text)) return "";
+    const std::vector<std::int64_t> ids = tok.encode(text);
+    for (const auto id : ids)
+        if (id < 0 || static_cast<std::size_t>(id) >= tok.vocab_size()) return "an id outside the vocabulary";
+    const std::string back = tok.decode_text(ids);
+    if (utf8_replace_invalid(back) != back) return "a decoded text that is not UTF-8";
+    if (tok.encode(text) != ids) return "two encodings differ";
     return "";
 }
 

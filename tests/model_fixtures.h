@@ -182,7 +182,7 @@ inline void write_llama_fixtures(const std::string& dir) {
     write_llama_folder(dir, "llama-kv", tiny_llama_config("", 3), t);
     write_llama_folder(dir, "llama-head-dim", tiny_llama_config(R"(, "head_dim": 4)"), t);
     write_llama_folder(dir, "llama-rope", tiny_llama_config(R"(, "rope_scaling": {"rope_type": "yarn", "factor": 4.0})"), t);
-    write_llama_folder(dir, "llama-tok-model", tiny_llama_config(), t, 1, tiny_llama_tokenizer("Unigram"));
+    write_llama_folder(dir, "llama-tok-model", tiny_llama_config(), t, 1, tiny_llama_tokenizer("WordLevel"));
     write_llama_folder(dir, "llama-tok-pre", tiny_llama_config(), t, 1, tiny_llama_tokenizer("BPE", "Whitespace"));
     write_llama_folder(dir, "llama-shard-missing", tiny_llama_config(), t, 2);
     ::unlink((dir + "/llama-shard-missing/model-2.safetensors").c_str());
@@ -228,7 +228,7 @@ inline void write_model_fixtures(const std::string& dir) {
     write_bytes(dir + "/torch-view/pytorch_model.bin", torch_zip(moved));
     write_model_folder(dir, "torch-magic", cfg, "", true);
     write_bytes(dir + "/torch-magic/pytorch_model.bin", torch_legacy(bin, 0x20f9469cfc6dull));
-    write_model_folder(dir, "model-t5", tiny_gpt2_config("t5"), ok);
+    write_model_folder(dir, "model-mbart", tiny_gpt2_config("mbart"), ok);
     write_model_folder(dir, "model-heads", tiny_gpt2_config("gpt2", 3), ok);
     write_model_folder(dir, "st-empty", cfg, "");
     std::string past(8, '\0');

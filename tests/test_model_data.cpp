@@ -104,6 +104,15 @@ TEST_CASE("corpus: gpt2_tokenizer") {
     }
 }
 
+TEST_CASE("corpus: spm_tokenizer") {
+    const auto files = corpus("spm_tokenizer");
+    REQUIRE(files.size() >= 3);
+    for (const auto& f : files) {
+        INFO(f);
+        CHECK(attn::fuzz::spm_tokenizer_one(attn::test::slurp(f)) == "");
+    }
+}
+
 TEST_CASE("half_to_float equals sign · 2^(e-15) · (1 + m/1024), subnormals m · 2^-24, for all 65536 patterns") {
     for (std::uint32_t u = 0; u < 65536; ++u) {
         const int sign = (u >> 15) ? -1 : 1, e = static_cast<int>((u >> 10) & 31), m = static_cast<int>(u & 1023);
@@ -325,7 +334,7 @@ TEST_CASE("gpt2 config: model_type, n_head dividing n_embd, and the numbers are 
     };
     const std::string ok = R"("n_layer": 2, "n_head": 2, "n_embd": 8, "n_positions": 16, "vocab_size": 300)";
     CHECK(err("{\"model_type\": \"gpt2\", " + ok + "}") == "");
-    CHECK(err("{\"model_type\": \"t5\", " + ok + "}") == "config.json: model_type 't5' is not supported");
+    CHECK(err("{\"model_type\": \"mbart\", " + ok + "}") == "config.json: model_type 'mbart' is not supported");
     CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 3, "n_embd": 8, "n_positions": 16, "vocab_size": 300})") ==
           "config.json: n_head 3 does not divide n_embd 8");
     CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 2, "n_embd": 8, "vocab_size": 300})") ==

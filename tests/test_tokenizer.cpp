@@ -139,7 +139,7 @@ TEST_CASE("vocab.txt folder: BertTokenizerFast's rules from tokenizer_config.jso
 
 TEST_CASE("tokenizer.json WordPiece: what attn does not run is refused by name, a broken file names its fault") {
     const std::string hint = " (hint: attn runs byte-level BPE (GPT-2, RoBERTa, Llama 3, Qwen2, SmolLM2), sentencepiece-style BPE with byte "
-                             "fallback (Llama 2, TinyLlama, Mistral) and WordPiece (BERT) as tokenizer.json describes them)";
+                             "fallback (Llama 2, TinyLlama, Mistral), WordPiece (BERT) and SentencePiece Unigram (T5, Marian) as tokenizer.json describes them)";
     CHECK(tokenizer_error(tiny_bert("false", R"(, {"id": 26, "content": "<w>", "single_word": true, "special": true})")) ==
           "tokenizer.json: added token '<w>' with single_word, which attn does not run" + hint);
     CHECK(tokenizer_error(tiny_bert("false", "", R"({"type": "Whitespace"})")) ==
@@ -232,6 +232,6 @@ TEST_CASE("vocab.txt folder: a broken or foreign one is refused naming the file"
         attn::Tokenizer::load_dir(empty);
         FAIL("an empty folder gave a tokeniser");
     } catch (const attn::Error& e) {
-        CHECK(std::string(e.what()) == "no tokeniser in '" + empty + "' (tokenizer.json, vocab.json and merges.txt, or vocab.txt)");
+        CHECK(std::string(e.what()) == "no tokeniser in '" + empty + "' (tokenizer.json, source.spm, spiece.model, vocab.json and merges.txt, or vocab.txt)");
     }
 }

@@ -370,9 +370,9 @@ std::vector<ValidationRule> make_rules() {
                     model("torch-magic"),
                     e("torch-magic/pytorch_model.bin: not a PyTorch checkpoint: the first pickle is not torch's magic number "
                       "0x1950a86a20f9469cfc6c (hint: give a pytorch_model.bin saved by torch.save, or the model's model.safetensors)")});
-    rows.push_back({"model.type", "config.json", "a model_type of attn's families (attn models)", R, model("model-t5"),
-                    e("model-t5/config.json: model_type 't5' is not supported (hint: attn runs model_type gpt2, llama, "
-                      "smollm, mistral, qwen2, bert, roberta, xlm-roberta, camembert, distilbert (attn models lists them))")});
+    rows.push_back({"model.type", "config.json", "a model_type of attn's families (attn models)", R, model("model-mbart"),
+                    e("model-mbart/config.json: model_type 'mbart' is not supported (hint: attn runs model_type gpt2, llama, "
+                      "smollm, mistral, qwen2, bert, roberta, xlm-roberta, camembert, distilbert, t5, bart, marian (attn models lists them))")});
     rows.push_back({"model.heads", "config.json", "n_head divides n_embd", R, model("model-heads"),
                     e("model-heads/config.json: n_head 3 does not divide n_embd 4 (hint: each head takes n_embd / n_head "
                       "channels: use the config.json that came with the model)")});
@@ -414,7 +414,7 @@ std::vector<ValidationRule> make_rules() {
                       "vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
     const std::string shard_hint = " (hint: the index and its shards belong together: download every model-*.safetensors the index names)";
     const std::string tok_hint = " (hint: attn runs byte-level BPE (GPT-2, RoBERTa, Llama 3, Qwen2, SmolLM2), sentencepiece-style BPE with "
-                                 "byte fallback (Llama 2, TinyLlama, Mistral) and WordPiece (BERT) as tokenizer.json describes them)";
+                                 "byte fallback (Llama 2, TinyLlama, Mistral), WordPiece (BERT) and SentencePiece Unigram (T5, Marian) as tokenizer.json describes them)";
     rows.push_back({"model.kv-heads", "config.json", "num_key_value_heads divides num_attention_heads", R, model("llama-kv"),
                     e("llama-kv/config.json: num_attention_heads 2 is not divisible by num_key_value_heads 3 (hint: each "
                       "key/value head serves H/G query heads: use the config.json that came with the model)")});
@@ -425,8 +425,8 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.rope-scaling", "config.json", "rope_scaling of type linear, dynamic or llama3", R, model("llama-rope"),
                     e("llama-rope/config.json: rope_scaling type 'yarn' is not supported (hint: attn computes rope_scaling "
                       "linear, dynamic and llama3 as Hugging Face does; other types would change the numbers)")});
-    rows.push_back({"model.tokenizer-model", "tokenizer.json", "model type BPE or WordPiece", R, model("llama-tok-model"),
-                    e("llama-tok-model/tokenizer.json: the model type is 'Unigram', which attn does not run" + tok_hint)});
+    rows.push_back({"model.tokenizer-model", "tokenizer.json", "model type BPE, WordPiece or Unigram", R, model("llama-tok-model"),
+                    e("llama-tok-model/tokenizer.json: the model type is 'WordLevel', which attn does not run" + tok_hint)});
     rows.push_back({"model.pre-tokenizer", "tokenizer.json", "a pre-tokenizer attn runs (ByteLevel, Split, Digits, Metaspace)", R,
                     model("llama-tok-pre"),
                     e("llama-tok-pre/tokenizer.json: the pre_tokenizer 'Whitespace', which attn does not run" + tok_hint)});
@@ -749,7 +749,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"torch-truncated", "model-ok's weights as pytorch_model.bin (zip, a storage per tensor) with ln_f.bias's storage cut to 12 bytes"},
         {"torch-view", "model-ok's weights as pytorch_model.bin (zip) with ln_f.bias at storage offset 1"},
         {"torch-magic", "model-ok's weights as a legacy pytorch_model.bin whose magic number ends 6d, not 6c"},
-        {"model-t5", "model-ok with model_type t5"},
+        {"model-mbart", "model-ok with model_type mbart"},
         {"model-heads", "model-ok with n_head 3"},
         {"st-empty", "model-ok with an empty model.safetensors"},
         {"st-length", "model-ok; model.safetensors: a header length of 65536, then {}"},
@@ -769,7 +769,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"llama-kv", "llama-ok with num_key_value_heads 3"},
         {"llama-head-dim", "llama-ok with head_dim 4"},
         {"llama-rope", "llama-ok with rope_scaling {rope_type: yarn}"},
-        {"llama-tok-model", "llama-ok with a Unigram tokenizer.json"},
+        {"llama-tok-model", "llama-ok with a WordLevel tokenizer.json"},
         {"llama-tok-pre", "llama-ok with a Whitespace pre_tokenizer"},
         {"llama-shard-missing", "llama-ok in two shards, model-2.safetensors deleted"},
         {"llama-shard-two", "llama-ok in two shards and a third holding the embedding again"},

@@ -443,8 +443,9 @@ std::string BpeTokenizer::decode(std::int64_t id) const {
 
 std::string BpeTokenizer::text(std::int64_t id) const { return utf8_replace_invalid(decode(id)); }
 
-std::string BpeTokenizer::label(std::int64_t id) const {
-    const std::string t = text(id);
+std::string BpeTokenizer::label(std::int64_t id) const { return token_label(text(id)); }
+
+std::string token_label(const std::string& t) {
     std::string out;
     for (std::size_t i = 0; i < t.size();) {
         char32_t c = 0;

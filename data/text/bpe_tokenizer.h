@@ -100,6 +100,9 @@ nlohmann::json parse_tokenizer_file(const std::string& text, const std::string& 
 std::size_t whitespace_before(std::string_view text, std::size_t from, std::size_t at);
 std::size_t whitespace_after(std::string_view text, std::size_t at);
 
+// A token's label from its text (valid UTF-8), as the header describes: a leading space as '·', '↵', '⇥'.
+std::string token_label(const std::string& text);
+
 // Text as valid UTF-8: each maximal invalid sequence (the Unicode Standard's "maximal subpart", what
 // Python's bytes.decode(errors="replace") does) becomes one U+FFFD.
 std::string utf8_replace_invalid(const std::string& raw);

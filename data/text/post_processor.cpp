@@ -59,6 +59,15 @@ PostProcessor PostProcessor::bos_template(std::int64_t bos) {
     return p;
 }
 
+PostProcessor PostProcessor::eos_template(std::int64_t eos) {
+    PostProcessor p;
+    if (eos >= 0) {
+        p.single = {Piece{0, {}, 0}, Piece{-1, {eos}, 0}};
+        p.pair = {Piece{0, {}, 0}, Piece{-1, {eos}, 0}, Piece{1, {}, 0}, Piece{-1, {eos}, 0}};
+    }
+    return p;
+}
+
 PostProcessor PostProcessor::bert(std::int64_t cls, std::int64_t sep) {
     PostProcessor p;
     p.single = {Piece{-1, {cls}, 0}, Piece{0, {}, 0}, Piece{-1, {sep}, 0}};

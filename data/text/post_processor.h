@@ -31,6 +31,8 @@ struct PostProcessor {
     static PostProcessor from_json(const nlohmann::json& p, const std::string& name);
     // Llama's tokenizer_config.json add_bos_token: <s> A, pair <s> A <s> B (-1: no BOS).
     static PostProcessor bos_template(std::int64_t bos);
+    // T5's and Marian's: A </s>, pair A </s> B </s> (every type id 0).
+    static PostProcessor eos_template(std::int64_t eos);
     // BertTokenizerFast's: [CLS] A [SEP], pair [CLS] A [SEP] B [SEP] with type ids 0 and 1.
     static PostProcessor bert(std::int64_t cls, std::int64_t sep);
 

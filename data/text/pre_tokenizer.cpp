@@ -51,7 +51,7 @@ void tokenizer_file_error(const std::string& name, const std::string& what) {
 void tokenizer_unsupported(const std::string& name, const std::string& what) {
     input_error(name + ": " + what + ", which attn does not run",
                 "attn runs byte-level BPE (GPT-2, RoBERTa, Llama 3, Qwen2, SmolLM2), sentencepiece-style BPE with byte fallback "
-                "(Llama 2, TinyLlama, Mistral) and WordPiece (BERT) as tokenizer.json describes them");
+                "(Llama 2, TinyLlama, Mistral), WordPiece (BERT) and SentencePiece Unigram (T5, Marian) as tokenizer.json describes them");
 }
 
 PreTokenizer PreTokenizer::gpt2(const std::string& name) {

@@ -53,8 +53,29 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
     const nlohmann::json config = file_exists(tc) ? parse_tokenizer_file(read_file(tc, "tokeniser config"), tc) : nlohmann::json();
     Tokenizer t;
     // 1. the tokeniser: tokenizer.json wins, as in Hugging Face's AutoTokenizer
+    const std::string source = dir + "/source.spm", target = dir + "/target.spm", spiece = dir + "/spiece.model";
     if (file_exists(tj)) {
         t = from_tokenizer_json(read_file(tj, "tokeniser file"), tj);
+    } else if (file_exists(source)) {  // Marian (Opus-MT): source.spm's pieces looked up in vocab.json, then </s>
+        for (const std::string& f : {target, vocab})
+            if (!file_exists(f)) input_error("a Marian folder with source.spm but no " + f.substr(dir.size() + 1) + " ('" + dir + "')",
+                                             "download the model's source.spm, target.spm and vocab.json into the folder");
+        t.uni_ = std::make_shared<UnigramTokenizer>(UnigramTokenizer::from_marian(
+            read_file(source, "tokeniser file"), read_file(target, "tokeniser file"), read_file(vocab, "vocabulary"),
+            file_exists(tc) ? read_file(tc, "tokeniser config") : std::string(), dir));
+        t.post_ = PostProcessor::eos_template(t.uni_->eos_id());
+    } else if (file_exists(spiece)) {  // T5Tokenizer: spiece.model's ids, <extra_id_N> after them, then </s>
+        const std::string kind = str(config, "tokenizer_class");
+        if (!kind.empty() && kind != "T5Tokenizer" && kind != "T5TokenizerFast")
+            tokenizer_unsupported(tc, "tokenizer_class '" + excerpt(kind, 40) + "' with only a spiece.model");
+        std::int64_t extra = 100;
+        if (config.is_object() && config.contains("extra_ids")) {
+            if (!config["extra_ids"].is_number_integer()) tokenizer_file_error(tc, "extra_ids is not a whole number");
+            extra = config["extra_ids"].get<std::int64_t>();
+        }
+        t.uni_ = std::make_shared<UnigramTokenizer>(UnigramTokenizer::from_t5_spm(read_file(spiece, "tokeniser file"), extra, spiece));
+        t.post_ = PostProcessor::eos_template(t.uni_->eos_id());
+        t.eos_unless_present_ = true;
     } else if (file_exists(vocab) && file_exists(merges)) {
         BpeTokenizer bpe = BpeTokenizer::from_vocab_merges(read_file(vocab, "vocabulary"), read_file(merges, "merges file"), vocab, merges);
         if (file_exists(added)) {  // {"<pad>": 50257, ...}: matched before the model, as the slow and fast tokenisers do
@@ -79,7 +100,7 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
         }
         t = from_vocab_txt(read_file(vocab_txt, "vocabulary"), merged.dump(), vocab_txt, tc);
     } else {
-        input_error("no tokeniser in '" + dir + "' (tokenizer.json, vocab.json and merges.txt, or vocab.txt)",
+        input_error("no tokeniser in '" + dir + "' (tokenizer.json, source.spm, spiece.model, vocab.json and merges.txt, or vocab.txt)",
                     "download the model's tokenizer.json (or vocab.json and merges.txt) into the folder");
     }
     // 2. tokenizer_config.json: add_bos_token (Llama's) decides whether a BOS comes first
@@ -94,6 +115,10 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
     }
     // 3. the mask token the model's fill-mask head reads
     if (const std::string m = token_text(config, "mask_token"); !m.empty() && t.token_id(m) >= 0) t.mask_ = t.token_id(m);
+    // 4. the padding and end-of-sequence tokens an encoder-decoder's generation starts and stops with
+    t.find_pad_eos();
+    if (const std::string p = token_text(config, "pad_token"); !p.empty() && t.token_id(p) >= 0) t.pad_ = t.token_id(p);
+    if (const std::string e = token_text(config, "eos_token"); !e.empty() && t.token_id(e) >= 0) t.eos_ = t.token_id(e);
     return t;
 }
 
@@ -111,6 +136,8 @@ Tokenizer Tokenizer::from_tokenizer_json(const std::string& text, const std::str
     Tokenizer t;
     if (type == "BPE") {
         t.bpe_ = std::make_shared<BpeTokenizer>(BpeTokenizer::from_json(j, name));
+    } else if (type == "Unigram") {
+        t.uni_ = std::make_shared<UnigramTokenizer>(UnigramTokenizer::from_json(j, name));
     } else if (type == "WordPiece") {
         // 1. normaliser and pre-tokeniser
         const auto& n = j.contains("normalizer") ? j["normalizer"] : nlohmann::json();
@@ -145,6 +172,7 @@ Tokenizer Tokenizer::from_tokenizer_json(const std::string& text, const std::str
             for (const std::int64_t id : piece.ids)
                 if (id >= static_cast<std::int64_t>(t.vocab_size())) tokenizer_file_error(name, "the post_processor's token id " + std::to_string(id) + " is not a token");
     t.find_mask("");
+    t.find_pad_eos();
     return t;
 }
 
@@ -182,6 +210,7 @@ Tokenizer Tokenizer::from_vocab_txt(const std::string& vocab_txt, const std::str
         if (!t.wp_.vocab.count(s)) tokenizer_file_error(vocab_name, "the special token '" + excerpt(s, 40) + "' is not in the vocabulary");
     t.post_ = PostProcessor::bert(t.wp_.vocab.at(cls), t.wp_.vocab.at(sep));
     t.find_mask(mask);
+    t.find_pad_eos();
     return t;
 }
 
@@ -204,6 +233,20 @@ void Tokenizer::find_mask(const std::string& mask_token) {
             mask_ = token_id(m);
             return;
         }
+}
+
+// The padding and end-of-sequence tokens by their usual names (load_dir lets the config's win).
+void Tokenizer::find_pad_eos() {
+    if (uni_) {  // the tokeniser's own: T5's and Marian's </s> and <pad>
+        pad_ = uni_->pad_id(), eos_ = uni_->eos_id();
+        return;
+    }
+    for (const char* p : {"<pad>", "[PAD]"})
+        if (token_id(p) >= 0) {
+            pad_ = token_id(p);
+            break;
+        }
+    eos_ = token_id("</s>") >= 0 ? token_id("</s>") : end_of_text();
 }
 
 // ---- encoding -----------------------------------------------------------------------------------------
@@ -269,6 +312,7 @@ void Tokenizer::split_added(std::string_view text, std::size_t max_tokens, std::
 std::vector<std::int64_t> Tokenizer::content_ids(std::string_view text, std::size_t max_tokens) const {
     if (bpe_) return bpe_->encode(text, max_tokens);
     check_text(text);
+    if (uni_) return uni_->encode(text, max_tokens);
     std::vector<std::int64_t> ids;
     split_added(text, max_tokens, ids);
     return ids;
@@ -278,7 +322,9 @@ Encoding Tokenizer::encode(std::string_view text, std::size_t max_tokens) const 
     const std::size_t before = post_.prefix_count(false);
     const std::size_t budget = max_tokens == SIZE_MAX ? SIZE_MAX : max_tokens > before ? max_tokens - before : 0;
     Encoding e;
-    post_.apply(content_ids(text, budget), nullptr, e);
+    std::vector<std::int64_t> a = content_ids(text, budget);
+    if (eos_unless_present_ && !a.empty() && a.back() == eos_) PostProcessor{}.apply(a, nullptr, e);  // T5Tokenizer's _add_eos_if_not_present
+    else post_.apply(a, nullptr, e);
     if (max_tokens != SIZE_MAX && e.ids.size() > max_tokens + 1) {
         e.ids.resize(max_tokens + 1), e.type_ids.resize(max_tokens + 1), e.segment.resize(max_tokens + 1);
     }
@@ -286,9 +332,17 @@ Encoding Tokenizer::encode(std::string_view text, std::size_t max_tokens) const 
 }
 
 Encoding Tokenizer::encode_pair(std::string_view text, std::string_view pair, std::size_t max_tokens) const {
-    const std::vector<std::int64_t> a = content_ids(text, max_tokens), b = content_ids(pair, max_tokens);
+    std::vector<std::int64_t> a = content_ids(text, max_tokens), b = content_ids(pair, max_tokens);
     Encoding e;
-    post_.apply(a, &b, e);
+    if (eos_unless_present_) {  // T5Tokenizer: each side gets </s> unless it ends in one, every type id 0
+        for (auto* side : {&a, &b})
+            if (side->empty() || side->back() != eos_) side->push_back(eos_);
+        PostProcessor plain;
+        plain.pair = {PostProcessor::Piece{0, {}, 0}, PostProcessor::Piece{1, {}, 0}};
+        plain.apply(a, &b, e);
+    } else {
+        post_.apply(a, &b, e);
+    }
     if (max_tokens != SIZE_MAX && e.ids.size() > max_tokens + 1) {
         e.ids.resize(max_tokens + 1), e.type_ids.resize(max_tokens + 1), e.segment.resize(max_tokens + 1);
     }
@@ -297,12 +351,13 @@ Encoding Tokenizer::encode_pair(std::string_view text, std::string_view pair, st
 
 // ---- ids and their texts ------------------------------------------------------------------------------
 
-std::size_t Tokenizer::vocab_size() const { return bpe_ ? bpe_->vocab_size() : wp_.id_to_token.size(); }
+std::size_t Tokenizer::vocab_size() const { return bpe_ ? bpe_->vocab_size() : uni_ ? uni_->vocab_size() : wp_.id_to_token.size(); }
 
 std::int64_t Tokenizer::end_of_text() const { return bpe_ ? bpe_->end_of_text() : -1; }
 
 std::int64_t Tokenizer::token_id(std::string_view token) const {
     if (bpe_) return bpe_->token_id(std::string(token));
+    if (uni_) return uni_->token_id(std::string(token));
     for (const Added& a : added_)
         if (a.content == token) return a.id;
     const auto it = wp_.vocab.find(std::string(token));
@@ -311,14 +366,39 @@ std::int64_t Tokenizer::token_id(std::string_view token) const {
 
 std::string Tokenizer::decode(std::int64_t id) const {
     if (bpe_) return bpe_->decode(id);
+    if (uni_) return uni_->text(id);
     if (id < 0 || static_cast<std::size_t>(id) >= wp_.id_to_token.size()) return "";
     return wp_.id_to_token[static_cast<std::size_t>(id)];
 }
 
 std::string Tokenizer::text(std::int64_t id) const { return bpe_ ? bpe_->text(id) : utf8_replace_invalid(decode(id)); }
 
+std::string Tokenizer::decode_text(const std::vector<std::int64_t>& ids) const {
+    if (uni_) return uni_->decode_text(ids);
+    auto special = [&](std::int64_t id) {
+        if (id == pad_ || id == eos_ || id == bos() || id == mask_ || id == end_of_text()) return true;
+        for (const auto* tpl : {&post_.single, &post_.pair})
+            for (const auto& piece : *tpl)
+                if (std::find(piece.ids.begin(), piece.ids.end(), id) != piece.ids.end()) return true;
+        return false;
+    };
+    std::string out;
+    for (const std::int64_t id : ids) {
+        if (id < 0 || special(id)) continue;
+        if (bpe_) {
+            out += bpe_->decode(id);
+            continue;
+        }
+        const std::string t = decode(id);  // WordPiece: words joined by spaces, "##" pieces glued on
+        if (t.compare(0, 2, "##") == 0) out += t.substr(2);
+        else out += (out.empty() ? "" : " ") + t;
+    }
+    return utf8_replace_invalid(out);
+}
+
 std::string Tokenizer::label(std::int64_t id) const {
     if (bpe_) return bpe_->label(id);
+    if (uni_) return token_label(text(id));
     const std::string t = text(id);
     return t.empty() || text_problem(t, false) ? "\xEF\xBF\xBD" : t;
 }

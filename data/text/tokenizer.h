@@ -4,12 +4,14 @@
 //      them goes through 1-3 (for WordPiece, tokens marked "normalized" are found after step 1);
 //   1. normaliser      BertNormalizer (data/text/normalizer.h); the BPE files' NFC, Prepend, Replace
 //   2. pre-tokeniser   BertPreTokenizer; the BPE files' ByteLevel, Split, Digits, Metaspace (pre_tokenizer.h)
-//   3. model           WordPiece (wordpiece_model.h) or BPE (bpe_tokenizer.h, which runs 0-2 for its files)
+//   3. model           WordPiece (wordpiece_model.h), BPE (bpe_tokenizer.h, which runs 0-2 for its files) or
+//                      SentencePiece Unigram (unigram_tokenizer.h, which runs 0-3 for its files: T5, Marian)
 //   4. post-processor  the special tokens around the text or pair, with token type ids (post_processor.h)
 // load_dir reads, top-down: tokenizer.json when the folder has one (as AutoTokenizer does), else
-// vocab.json + merges.txt (+ added_tokens.json; GPT-2), else vocab.txt (+ tokenizer_config.json and
-// special_tokens_map.json; BertTokenizerFast's rules); then tokenizer_config.json's add_bos_token and
-// mask_token. Anything that would change the ids and is not run is refused by name (exit 1).
+// source.spm + target.spm + vocab.json (Marian, $A </s>), else spiece.model (T5Tokenizer: the spm's ids,
+// tokenizer_config.json's extra_ids, $A </s>), else vocab.json + merges.txt (+ added_tokens.json; GPT-2),
+// else vocab.txt (+ tokenizer_config.json and special_tokens_map.json; BertTokenizerFast's rules); then
+// tokenizer_config.json's add_bos_token, mask_token, eos_token and pad_token. Anything that would change the ids and is not run is refused by name (exit 1).
 #pragma once
 
 #include <cstddef>
@@ -22,6 +24,7 @@
 #include "data/text/bpe_tokenizer.h"
 #include "data/text/normalizer.h"
 #include "data/text/post_processor.h"
+#include "data/text/unigram_tokenizer.h"
 #include "data/text/wordpiece_model.h"
 
 namespace attn {
@@ -60,12 +63,19 @@ public:
     std::int64_t end_of_text() const;           // <|endoftext|>, -1 when none
     std::int64_t bos() const { return post_.bos(); }  // the special token before the text, -1 when none
     std::int64_t mask_id() const { return mask_; }    // [MASK] / <mask>, -1 when none
+    // The padding and end-of-sequence tokens (an encoder-decoder's decoder start and stop): the
+    // config's pad_token / eos_token, else "<pad>" / "[PAD]" and "</s>"; -1 when none.
+    std::int64_t pad_id() const { return pad_; }
+    std::int64_t eos_id() const { return eos_; }
+    // The text of generated ids with the special tokens dropped (sentencepiece: '▁' as spaces, the first
+    // one dropped; BPE: the bytes; WordPiece: words joined by spaces, "##" pieces glued on).
+    std::string decode_text(const std::vector<std::int64_t>& ids) const;
     std::int64_t token_id(std::string_view token) const;  // -1 when absent
     // Whether decoding every id between the special tokens gives the text back (BPE: byte-level or with
     // byte fallback), up to the whitespace an added token's lstrip / rstrip takes (strips_whitespace).
     bool round_trips() const { return bpe_ && bpe_->round_trips(); }
     bool strips_whitespace() const { return bpe_ && bpe_->strips_whitespace(); }
-    bool wordpiece() const { return !bpe_; }
+    bool wordpiece() const { return !bpe_ && !uni_; }
     // How many special tokens encode() puts before and after a text's ids.
     std::size_t specials_before() const { return post_.prefix_count(false); }
     std::size_t specials_after() const { return post_.added(false) - post_.prefix_count(false); }
@@ -81,13 +91,16 @@ private:
     void split_added(std::string_view text, std::size_t max_tokens, std::vector<std::int64_t>& out) const;
     void add_wordpiece_token(Added a, const std::string& name);
     void find_mask(const std::string& mask_token);
+    void find_pad_eos();
 
     std::shared_ptr<const BpeTokenizer> bpe_;  // BPE files; null for WordPiece
+    std::shared_ptr<const UnigramTokenizer> uni_;  // SentencePiece Unigram files (T5, Marian)
     BertNormalizer norm_;
     WordPieceModel wp_;
     std::vector<Added> added_;                 // longest first
     PostProcessor post_;
-    std::int64_t mask_ = -1;
+    std::int64_t mask_ = -1, pad_ = -1, eos_ = -1;
+    bool eos_unless_present_ = false;  // T5Tokenizer (spiece.model alone): no second </s> after a text ending in one
 };
 
 }  // namespace attn

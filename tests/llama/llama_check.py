@@ -176,7 +176,7 @@ with tempfile.TemporaryDirectory() as tmp:
             json.dump(j, open(p, "w", encoding="utf-8"), ensure_ascii=False)
         return edit
 
-    bad("tok-model", tok_edit(lambda j: j["model"].update(type="Unigram")), "the model type is 'Unigram', which attn does not run")
+    bad("tok-model", tok_edit(lambda j: j["model"].update(type="WordLevel")), "the model type is 'WordLevel', which attn does not run")
     bad("tok-pre", tok_edit(lambda j: j.update(pre_tokenizer={"type": "Whitespace"})),
         "the pre_tokenizer 'Whitespace', which attn does not run")
     bad("tok-norm", tok_edit(lambda j: j.update(normalizer={"type": "Lowercase"})),
