@@ -88,6 +88,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     m.figure_colour = colour_spec(o.scale_colours), m.values = cell_values(o.values);
     m.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
     m.query = o.query, m.prefix = o.prefix, m.pair = o.pair;
+    m.target = o.target, m.max_new_tokens = o.max_new_tokens;
     run_show_model(m);
 }
 

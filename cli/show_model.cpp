@@ -102,6 +102,10 @@ Tokenizer load_model_tokenizer(const std::string& dir, const ParsedConfig& p) {
 ModelInput model_input(const Tokenizer& tok, const ParsedConfig& p, const std::string& text, const std::optional<std::string>& pair) {
     const ModelConfig& c = p.config;
     const bool encoder = p.family->recipe.stack == Stack::encoder;
+    if (pair && p.family->recipe.stack == Stack::encoder_decoder)
+        usage_error(std::string("--pair runs a sentence pair through an encoder, and ") + p.family->title +
+                        " is an encoder-decoder: its decoder's text is --target",
+                    "attn show --model DIR \"source sentence\" --target \"its translation\"");
     if (pair && !encoder)
         usage_error(std::string("--pair runs a sentence pair through an encoder, and ") + p.family->title + " is a decoder",
                     "drop --pair, or give an encoder's folder (BERT, RoBERTa, DistilBERT)");
@@ -147,6 +151,48 @@ void check_model_stages(const std::vector<std::string>& show, const std::vector<
     }
 }
 
+namespace {
+
+// An encoder-decoder's run settings: the generation config, the limit, the teacher-forced target.
+void seq2seq_settings(const ModelShowOptions& o, const Tokenizer& tok, const ParsedConfig& p, GenerationConfig& g,
+                      ModelRunOptions& run) {
+    const ModelConfig& c = p.config;
+    g = read_generation_config(o.model);
+    check_generation_ids(g, c.vocab_size);
+    const std::size_t positions = context_length(c);  // the decoder's input may not pass its positions
+    if (o.max_new_tokens < 1)
+        usage_error("--max-new-tokens 0 generates nothing", "give at least 1, e.g. --max-new-tokens 40");
+    run.generation = &g;
+    run.max_new_tokens = std::min(o.max_new_tokens, positions);
+    if (o.max_new_tokens > positions)
+        usage_error("--max-new-tokens " + std::to_string(o.max_new_tokens) + " is past the decoder's " + std::to_string(positions) +
+                        " positions (max_position_embeddings)",
+                    "give at most " + std::to_string(positions));
+    if (!o.target) return;
+    if (o.target->empty()) usage_error("--target: the decoder's text is empty", "give the translation to read, e.g. --target \"Das Haus\"");
+    run.target_ids = tok.encode(*o.target, positions).ids;  // the labels, with the tokeniser's end token
+    if (run.target_ids.size() > positions)
+        usage_error("--target has more than " + std::to_string(positions) + " tokens, the decoder's positions",
+                    "shorten the target to at most " + std::to_string(positions) + " tokens");
+    for (auto id : run.target_ids)
+        if (id < 0 || static_cast<std::size_t>(id) >= c.vocab_size)
+            input_error("--target: token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(c.vocab_size),
+                        "the tokeniser files belong to another model: download them with the weights");
+}
+
+// The generated ids as text: every token but the special ones (start, end, pad), joined.
+std::string generated_text(const Trace& t, const Tokenizer& tok, const GenerationConfig& g) {
+    std::string s;
+    for (auto id : t.generated_ids) {
+        if (std::find(g.eos.begin(), g.eos.end(), id) != g.eos.end() || id == g.pad || id == g.decoder_start) continue;
+        s += tok.text(id);
+    }
+    const std::size_t first = s.find_first_not_of(' ');
+    return first == std::string::npos ? std::string() : s.substr(first);
+}
+
+}  // namespace
+
 void run_show_model(const ModelShowOptions& o) {
     check_model_stages(o.show, o.figures, o.query.has_value());
     const policy::OutputRequest& r = o.outputs;  // checked as a set by the caller, before the folder is read
@@ -162,17 +208,24 @@ void run_show_model(const ModelShowOptions& o) {
     const std::string text = model_text(o);
     const ModelInput input = model_input(tok, parsed, text, o.pair);
     const std::vector<std::int64_t>& ids = input.ids;
+    const bool seq2seq = parsed.family->recipe.stack == Stack::encoder_decoder;
+    if (o.target && !seq2seq)
+        usage_error(std::string("--target is the decoder's text of an encoder-decoder model, and ") + parsed.family->title + " is not one",
+                    "drop --target, or give a T5, BART or Marian folder");
+    GenerationConfig generation;
     if (o.query && *o.query >= ids.size())
         usage_error("--query " + std::to_string(*o.query) + " is past the last query (" + std::to_string(ids.size()) + " tokens)",
                     "pick a query from 0 to " + std::to_string(ids.size() - 1));
     // 4. which layers the trace keeps, the head shown, the memory it takes
     ModelRunOptions run;
-    run.keep_layers = o.keep_layers ? parse_layer_list(*o.keep_layers, c.n_layer) : std::vector<bool>(c.n_layer, true);
+    if (seq2seq) seq2seq_settings(o, tok, parsed, generation, run);
+    const std::size_t depth = std::max(c.n_layer, c.n_decoder_layer);  // an encoder-decoder's layers number both stacks
+    run.keep_layers = o.keep_layers ? parse_layer_list(*o.keep_layers, depth) : std::vector<bool>(depth, true);
     std::vector<std::size_t> kept;
-    for (std::size_t l = 0; l < c.n_layer; ++l)
+    for (std::size_t l = 0; l < depth; ++l)
         if (run.keep_layers[l]) kept.push_back(l);
     const std::size_t layer = o.layer.value_or(kept.front());
-    if (layer >= c.n_layer) usage_error("--layer " + std::to_string(layer) + " is past the model's last layer " + std::to_string(c.n_layer - 1), "layers count from 0");
+    if (layer >= depth) usage_error("--layer " + std::to_string(layer) + " is past the model's last layer " + std::to_string(depth - 1), "layers count from 0");
     if (!run.keep_layers[layer]) usage_error("--layer " + std::to_string(layer) + " is not among --keep-layers", "keep the layer you pick");
     const std::size_t head = o.head.value_or(0);
     if (head >= c.n_head) usage_error("--head " + std::to_string(head) + " is past the model's last head " + std::to_string(c.n_head - 1), "heads count from 0");
@@ -181,7 +234,14 @@ void run_show_model(const ModelShowOptions& o) {
     plan.html = r.html.has_value(), plan.npy = r.npy.has_value(), plan.force = o.force;
     plan.scale = o.scale, plan.text_scale = text_scale;
     plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
-    check_model_run_budget(c, weights_memory(dir), ids.size(), kept.size(), plan);
+    if (seq2seq) {  // a bound: the three sets as layers of one square run over source and decoder tokens together
+        ModelConfig bound = c;
+        bound.n_layer = c.n_layer + 2 * c.n_decoder_layer;
+        const std::size_t T = ids.size() + std::max(run.max_new_tokens, run.target_ids.size()) + 1;
+        check_model_run_budget(bound, weights_memory(dir), T, 3 * kept.size(), plan);
+    } else {
+        check_model_run_budget(c, weights_memory(dir), ids.size(), kept.size(), plan);
+    }
     const auto model = load_model_checkpoint(dir);
     // 5. the run
     const bool quiet = policy::json_to_stdout(r);
@@ -225,6 +285,14 @@ void run_show_model(const ModelShowOptions& o) {
     written.prefix = render::layer_head_prefix(o.prefix.value_or(t.model->type), t.layers()[choice.layer].layer, choice.head);
     written.npy_prefix = render::kModelArrayPrefix;
     policy::write_outputs(written, out, render::FileSet::show);
+    if (!quiet && seq2seq) {
+        std::cout << "source: " << text << "\n";
+        if (t.teacher_forced) std::cout << "target (teacher-forced): " << *o.target << "\n";
+        else
+            std::cout << "translation (greedy: the first maximum at each step" <<
+                (generation.num_beams > 1 ? "; Hugging Face's generate() would search " + std::to_string(generation.num_beams) + " beams, which may differ"
+                                          : std::string()) << "): " << generated_text(t, tok, generation) << "\n";
+    }
     if (!quiet) {
         render::TerminalOptions topt;
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;

@@ -39,6 +39,8 @@ struct ModelShowOptions {
     std::optional<std::size_t> query;       // --query I: that query's strip (figure "query", terminal)
     std::optional<std::string> prefix;      // --prefix: the figures' names start with it instead of the family
     std::optional<std::string> pair;        // --pair: an encoder's second text
+    std::optional<std::string> target;      // --target: an encoder-decoder's decoder text (teacher forcing)
+    std::size_t max_new_tokens = 40;        // --max-new-tokens: an encoder-decoder's generation limit
 };
 
 void run_show_model(const ModelShowOptions& o);

@@ -34,7 +34,7 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
     cmd->add_option("--embeddings", o.embeddings,
                     "Token vectors: JSON rows, {\"tokens\", \"x\"}, or a 2-D float .npy");
     o.common.kind_options.push_back(
-        {cmd->add_option("--source", o.source, "Source text for keys and values (cross, additive, luong)"), opt_source});
+        {cmd->add_option("--source", o.source, "Source text for keys and values (cross, additive, luong; the sentence gives the queries). An encoder-decoder --model reads the sentence as its source and --target as the decoder's text"), opt_source});
     cmd->add_option("--mask", o.mask_file, "A (T, S) mask file: JSON booleans or 0/1, or bool/uint8 .npy");
     cmd->add_option("--max-tokens", o.max_tokens, "Refuse longer inputs")
         ->check(rule("--max-tokens"))
@@ -72,6 +72,12 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
     cmd->add_option("--pair", o.pair,
                     "--model with an encoder: a second text, run as a sentence pair ([CLS] A [SEP] B [SEP]; "
                     "BERT's token type 1 for B)");
+    cmd->add_option("--target", o.target,
+                    "--model with an encoder-decoder (T5, BART, Marian): the decoder's text, read teacher-forced instead of "
+                    "generated (the sentence is the source)");
+    cmd->add_option("--max-new-tokens", o.max_new_tokens,
+                    "--model with an encoder-decoder: generate at most N tokens, the end token included (as generate(max_new_tokens=N))")
+        ->capture_default_str();
     cmd->add_option("--layer", o.layer, "--model: the layer whose head is printed and drawn (default: the first kept)")
         ->check(rule("--layer"));
     cmd->add_option("--head", o.head, "The head printed and drawn (default: --model head 0; seeded kinds every head)")
@@ -129,6 +135,8 @@ const Kind& check_seeded_options(const ShowOptions& o) {
     if (o.keep_layers) usage_error("--keep-layers applies only with --model", "attn show --model DIR --keep-layers 0,5 \"text\"");
     if (o.pair) usage_error("--pair runs a sentence pair through an encoder model, which needs --model",
                             "attn show --model BERT_DIR \"first text\" --pair \"second text\"");
+    if (o.target) usage_error("--target is the decoder's text of an encoder-decoder model, which needs --model",
+                              "seeded kinds take the keys' text with --source: attn show --kind cross \"queries\" --source \"keys\"");
     const Kind& kind = check_common_options(o.common);
     if (kind.source == SourceRule::required && !o.source && !o.embeddings)
         usage_error("kind '" + std::string(kind.name) + "' needs --source (its keys and values)",

@@ -41,6 +41,8 @@ struct ShowOptions {
     CLI::App* cmd = nullptr;  // the subcommand, to ask which options were given
     std::optional<std::string> model, keep_layers;  // --model DIR, --keep-layers LIST
     std::optional<std::string> pair;                // --pair TEXT2: an encoder's sentence pair
+    std::optional<std::string> target;              // --target TEXT: an encoder-decoder's decoder text
+    std::size_t max_new_tokens = 40;                // --max-new-tokens N: an encoder-decoder's generation limit
     std::optional<std::size_t> layer, head;         // --layer, --head
 };
 

@@ -111,9 +111,17 @@ void relu(Buf& x) {
     for (auto& v : x) v = v > 0.0f ? v : 0.0f;
 }
 
+// SiLU in place: x · sigmoid(x) = x / (1 + e^(−x)) (Hugging Face's "silu" and "swish").
+void silu(Buf& x) {
+    parallel_for(x.size(), 16, [&](std::size_t a, std::size_t e) {
+        for (std::size_t i = a; i < e; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+    });
+}
+
 void activate(MlpKind act, Buf& x) {
     if (act == MlpKind::gelu_tanh) gelu_tanh(x);
     else if (act == MlpKind::gelu_erf) gelu_erf(x);
+    else if (act == MlpKind::silu) silu(x);
     else relu(x);
 }
 
@@ -156,8 +164,15 @@ void attention(const Columns& q, const Columns& k, const Columns& v, const Heads
             if (s.rope != nullptr) rope_rotate(qh, s.p0, *s.rope, RopeStyle::half);  // rotate_half, at its position
             Mat scores = Mat::from_shape({n, S});  // (n, S) = q_h · k_gᵀ
             gemm(qh.data(), d, k.buf->data() + k.first + g * d, Gd, scores.data(), S, n, S, d, true);
+            Mat raw;
+            if (s.bias != nullptr) {  // scores + bias, softmaxed as one (the scale is 1 where a bias is added)
+                raw = scores;
+                const Mat& b = (*s.bias)[h];
+                for (std::size_t i = 0; i < n * S; ++i) scores.data()[i] += b.data()[i];
+            }
             out[h] = attend_head_scores(Mat(), Mat(), v.head(S, g, d), std::move(scores), s.scale, *s.mask, c, unused, t);
             HeadTrace& ht = out[h];
+            if (s.bias != nullptr) ht.scores = std::move(raw), ht.bias = (*s.bias)[h];
             ht.head = h, ht.kv_head = g;
             for (std::size_t i = 0; i < n; ++i) std::copy_n(ht.context.data() + i * d, d, ctx.data() + i * width + h * d);
             ht.values = Mat(), ht.context = Mat();

@@ -52,7 +52,8 @@ void project(const Recipe& r, const Buf& x, const Weight& w, const Weight& b, st
 void gelu_tanh(Buf& x);
 void gelu_erf(Buf& x);
 void relu(Buf& x);
-void activate(MlpKind act, Buf& x);  // gelu_tanh | gelu_erf | relu (not swiglu, which needs two inputs)
+void silu(Buf& x);
+void activate(MlpKind act, Buf& x);  // gelu_tanh | gelu_erf | relu | silu (not swiglu, which needs two inputs)
 // SwiGLU's gate in place: gate = silu(gate) ⊙ up, silu(x) = x·sigmoid(x) = x / (1 + e^(−x)).
 void silu_times(Buf& gate, const Buf& up);
 
@@ -73,6 +74,8 @@ struct HeadsSetup {
     float scale;
     const MaskSpec* mask;                 // causal (and a window), or nothing hidden; materialised once
     const RopeTable* rope;                // rotary positions' angles (rows 0 .. T − 1), or nullptr
+    const std::vector<Mat>* bias = nullptr;  // (H) (n, S) added to the scores before the softmax (T5's
+                                             // relative positions; kept in each head's trace), or nullptr
 };
 
 // One layer's heads: q (n, H·d) over k and v (S, G·d) (keys already rotated) -> contexts side by side

@@ -7,6 +7,7 @@
 
 #include "core/base/ops.h"
 #include "core/base/positions.h"
+#include "core/model/seq2seq.h"
 #include "core/model/stacks.h"
 #include "data/base/error.h"
 
@@ -17,7 +18,12 @@ namespace attn {
 Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
                 const ModelRunOptions& opt) {
     try {
-        return m.family->recipe.stack == Stack::encoder ? encoder_forward(m, tok, ids, opt) : decoder_forward(m, tok, ids, opt);
+        switch (m.family->recipe.stack) {
+            case Stack::encoder: return encoder_forward(m, tok, ids, opt);
+            case Stack::encoder_decoder: return seq2seq_forward(m, tok, ids, opt);
+            case Stack::decoder: break;
+        }
+        return decoder_forward(m, tok, ids, opt);
     } catch (const Error& e) {
         const std::string what = e.what();
         if (e.kind() != ErrorKind::runtime || what.find("overflow float32") == std::string::npos) throw;

@@ -22,6 +22,7 @@
 #include "core/kinds/decode.h"
 #include "core/base/trace.h"
 #include "data/text/tokenizer.h"
+#include "data/checkpoint/generation_config.h"
 #include "data/checkpoint/model_checkpoint.h"
 
 namespace attn {
@@ -43,6 +44,12 @@ struct ModelRunOptions {
     std::vector<std::int64_t> type_ids;
     std::vector<std::uint8_t> segments;
     std::int64_t mask_id = -1;
+    // Encoder-decoder models: the ids are the source; the decoder generates greedily under `generation`
+    // until an end token or max_new_tokens, or, with target_ids (the labels, end token included),
+    // reads [start] + target_ids[:-1] (teacher forcing).
+    const GenerationConfig* generation = nullptr;
+    std::size_t max_new_tokens = 40;
+    std::vector<std::int64_t> target_ids;
     ModelTiming* timing = nullptr;
     std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
 };

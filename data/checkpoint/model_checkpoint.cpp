@@ -93,6 +93,18 @@ const char* field_of(Role r, const Family& f) {
     return nullptr;
 }
 
+// An encoder-decoder's shared embedding (V, C): `shared` ("model.shared.weight"), else the copy
+// either stack keeps (encoder.embed_tokens, decoder.embed_tokens: Hugging Face ties all three), else a
+// tied lm_head (checkpoints that keep one name for a shared tensor may keep only that one).
+Weight load_shared_embedding(Loader& l, const std::string& shared, const ModelConfig& c) {
+    const std::vector<std::size_t> shape = {c.vocab_size, c.n_embd};
+    std::vector<std::string> names = {shared, l.prefix + "encoder.embed_tokens.weight", l.prefix + "decoder.embed_tokens.weight"};
+    if (c.tie_word_embeddings) names.push_back("lm_head.weight");
+    for (const auto& n : names)
+        if (l.m.files.find(n).second != nullptr) return l.get(n, shape, "vocab_size and d_model");
+    return l.get(shared, shape);  // the missing-tensor error names the first
+}
+
 }  // namespace
 
 std::pair<const SafetensorsFile*, const SafeTensor*> TensorFiles::find(const std::string& name) const {
@@ -257,6 +269,21 @@ std::vector<float> sinusoidal_interleaved(std::size_t P, std::size_t C) {
     return out;
 }
 
+// Marian's sinusoidal table (MarianSinusoidalPositionalEmbedding): row p holds sin(p / 10000^(2i/C)) in
+// column i and the cos in column C/2 + i (the sine half, then the cosine half; for odd C the sine half
+// has (C + 1) / 2 columns), computed in double as numpy does, rounded once to float32.          (P, C)
+std::vector<float> sinusoidal_halves(std::size_t P, std::size_t C) {
+    std::vector<float> out(P * C);
+    const std::size_t half = C % 2 == 0 ? C / 2 : C / 2 + 1;
+    for (std::size_t p = 0; p < P; ++p)
+        for (std::size_t j = 0; j < C; ++j) {
+            const std::size_t i = j < half ? 2 * j : 2 * (j - half) + 1;  // the column of numpy's position_enc
+            const double angle = static_cast<double>(p) / std::pow(10000.0, 2.0 * static_cast<double>(i / 2) / static_cast<double>(C));
+            out[p * C + j] = static_cast<float>(j < half ? std::sin(angle) : std::cos(angle));
+        }
+    return out;
+}
+
 std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     // 1. the config and the files
     auto m = std::make_unique<ModelCheckpoint>();
@@ -266,14 +293,16 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     const Family& f = *m->family;
     const ModelConfig& c = m->config;
     // 2. the names' optional prefix ("bert." when saved from BertForMaskedLM; the head's names never have it)
-    const std::string embed = f.tensor_name(Role::embed);
+    const bool seq2seq = f.recipe.stack == Stack::encoder_decoder;
+    // (an encoder-decoder's shared embedding may be stored under another name: probe its first layer)
+    const std::string probe = seq2seq ? f.tensor_name(Role::q_w, 0) : f.tensor_name(Role::embed);
     const std::string index = is_file(dir + "/model.safetensors.index.json") ? "/model.safetensors.index.json" : "/pytorch_model.bin.index.json";
     Loader l{*m, "", m->files.sharded ? dir + index : m->files.files[0].path(), ""};
-    if (*f.prefix && m->files.find(embed).second == nullptr && m->files.find(f.prefix + embed).second != nullptr) l.prefix = f.prefix;
+    if (*f.prefix && m->files.find(probe).second == nullptr && m->files.find(f.prefix + probe).second != nullptr) l.prefix = f.prefix;
     // The stored name of a role: under the prefix unless it is the head's; a LayerNorm's gain and bias
     // also under the pre-2019 names .gamma and .beta, which Hugging Face renames when it loads.
-    auto name_of = [&](Role r, std::size_t layer) {
-        const std::string name = (role_head(r) ? std::string() : l.prefix) + f.tensor_name(r, layer);
+    auto name_of = [&](Role r, std::size_t layer, bool decoder = false) {
+        const std::string name = (role_head(r) ? std::string() : l.prefix) + f.tensor_name(r, layer, decoder, c.gated_mlp);
         if (!role_norm(r) || m->files.find(name).second != nullptr) return name;
         for (const auto& [now, old] : {std::pair{".weight", ".gamma"}, std::pair{".bias", ".beta"}}) {
             const std::string n = std::string(now);
@@ -284,28 +313,44 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
         }
         return name;
     };
-    auto load = [&](Role r, std::size_t layer) {
+    auto load = [&](Role r, std::size_t layer, bool decoder = false) {
         const std::vector<std::size_t> shape = role_shape(f, c, r);
-        return shape.empty() ? Weight{} : l.get(name_of(r, layer), shape, field_of(r, f));
+        if (shape.empty() || !(decoder ? f.decoder_has(r) : f.has(r))) return Weight{};
+        return l.get(name_of(r, layer, decoder), shape, field_of(r, f));
     };
     auto global = [&](Role r) -> Weight& { return m->globals[static_cast<std::size_t>(r)]; };
+    auto stored = [&](const std::string& name) { return m->files.find(name).second != nullptr; };
     // 3. every tensor, shape checked against the config, as float32, in the file's order of roles
-    global(Role::embed) = load(Role::embed, 0);
-    if (c.sinusoidal_positions && f.has(Role::positions) && m->files.find(name_of(Role::positions, 0)).second == nullptr) {
-        // DistilBERT with sinusoidal_pos_embds and no stored table: Hugging Face computes it
-        m->widened.push_back(sinusoidal_interleaved(c.n_positions, c.n_embd));
-        global(Role::positions) = Weight{m->widened.back().data(), c.n_positions, c.n_embd};
-    } else {
-        global(Role::positions) = load(Role::positions, 0);
+    if (seq2seq) global(Role::embed) = load_shared_embedding(l, name_of(Role::embed, 0), c);
+    else global(Role::embed) = load(Role::embed, 0);
+    for (Role r : {Role::positions, Role::dec_positions}) {
+        if (c.sinusoidal_positions && f.has(r) && !stored(name_of(r, 0))) {
+            // DistilBERT's sinusoidal_pos_embds and Marian's positions when no table is stored: Hugging Face computes them
+            m->widened.push_back(f.id == FamilyId::marian ? sinusoidal_halves(c.n_positions, c.n_embd)
+                                                          : sinusoidal_interleaved(c.n_positions, c.n_embd));
+            global(r) = Weight{m->widened.back().data(), c.n_positions, c.n_embd};
+        } else {
+            global(r) = load(r, 0);
+        }
     }
-    for (Role r : {Role::token_types, Role::embed_norm_w, Role::embed_norm_b}) global(r) = load(r, 0);
+    for (Role r : {Role::token_types, Role::embed_norm_w, Role::embed_norm_b, Role::dec_embed_norm_w, Role::dec_embed_norm_b,
+                   Role::rel_bias, Role::dec_rel_bias})
+        global(r) = load(r, 0);
     for (std::size_t i = 0; i < c.n_layer; ++i) {
         LayerWeights w{};
         for (std::size_t r = 0; r < kRoleCount; ++r)
             if (role_per_layer(static_cast<Role>(r))) w[r] = load(static_cast<Role>(r), i);
         m->layers.push_back(w);
     }
-    for (Role r : {Role::final_norm_w, Role::final_norm_b}) global(r) = load(r, 0);
+    for (std::size_t i = 0; seq2seq && i < c.n_decoder_layer; ++i) {
+        LayerWeights w{};
+        for (std::size_t r = 0; r < kRoleCount; ++r)
+            if (role_per_layer(static_cast<Role>(r))) w[r] = load(static_cast<Role>(r), i, true);
+        m->decoder_layers.push_back(w);
+    }
+    for (Role r : {Role::final_norm_w, Role::final_norm_b, Role::dec_final_norm_w, Role::dec_final_norm_b}) global(r) = load(r, 0);
+    // BART's and Marian's final_logits_bias: a buffer Hugging Face starts at zeros when the file lacks it
+    if (f.has(Role::logits_bias) && stored(name_of(Role::logits_bias, 0))) global(Role::logits_bias) = load(Role::logits_bias, 0);
     // 4. the output head: tied to the embedding (as Hugging Face ties them: one tensor, a stored
     //    lm_head.weight is not used), or its own lm_head.weight (never prefixed). An encoder's
     //    masked-LM head is optional: a folder saved from the bare model (BertModel) has none.

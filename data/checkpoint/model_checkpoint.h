@@ -49,8 +49,10 @@ struct ModelCheckpoint {
     ModelConfig config;
     std::string dtype;           // the stored dtype of the weights: "F32" | "F16" | "BF16"
     std::uint64_t n_params = 0;  // distinct parameters (a tied lm_head counts once)
-    std::array<Weight, kRoleCount> globals;  // embed, positions, token types, norms, the output head (lm_head: the embedding when tied)
-    std::vector<LayerWeights> layers;        // (L)
+    std::array<Weight, kRoleCount> globals;  // embed, positions, token types, norms, the output head (lm_head: the embedding when tied);
+                                             // encoder-decoder: embed is the shared embedding both stacks read
+    std::vector<LayerWeights> layers;        // (L) the encoder's, for an encoder-decoder model
+    std::vector<LayerWeights> decoder_layers;  // (L_dec) encoder-decoder models: the decoder's (with cross-attention)
 
     TensorFiles files;                         // the mappings the F32 weights point into
     std::vector<std::vector<float>> widened;   // F16/BF16 (or unaligned F32) weights as float32

@@ -4,11 +4,12 @@
 #include <set>
 
 #include "data/base/error.h"
+#include "data/checkpoint/config_parsers.h"
 
 namespace attn {
-namespace {
+namespace config {
 
-[[noreturn]] void bad(const std::string& name, const std::string& what, const std::string& hint = "use the config.json that came with the model") {
+[[noreturn]] void bad(const std::string& name, const std::string& what, const std::string& hint) {
     input_error(name + ": " + what, hint);
 }
 
@@ -67,6 +68,24 @@ void check_fields(const nlohmann::json& j, const std::string& name, const std::s
             "attn computes every field as Hugging Face does or refuses it: remove the field only if the model does not use it");
     }
 }
+
+// hidden_act / activation as Hugging Face's ACT2FN maps it, for the activations attn runs.
+MlpKind activation(const nlohmann::json& j, const char* key, MlpKind fallback, const std::string& name, bool allow_silu) {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    const auto& a = j[key];
+    if (a == "gelu") return MlpKind::gelu_erf;
+    if (a == "gelu_new" || a == "gelu_pytorch_tanh") return MlpKind::gelu_tanh;
+    if (a == "relu") return MlpKind::relu;
+    if (allow_silu && (a == "silu" || a == "swish")) return MlpKind::silu;
+    bad(name, std::string(key) + " is not an activation attn runs (gelu, gelu_new, gelu_pytorch_tanh, relu" +
+                  (allow_silu ? ", silu, swish" : "") + ")",
+        "attn computes the activations these checkpoints use; another one would change the numbers");
+}
+
+}  // namespace config
+
+namespace {
+using namespace config;
 
 void parse_gpt2(const nlohmann::json& j, const std::string& name, ModelConfig& c) {
     const char* hint = "a GPT-2 config.json names n_layer, n_head, n_embd, n_positions and vocab_size";
@@ -194,17 +213,6 @@ void parse_llama(const nlohmann::json& j, const std::string& n, ModelConfig& c) 
 void parse_mistral(const nlohmann::json& j, const std::string& n, ModelConfig& c) { parse_llama_like(j, n, c, FamilyId::mistral); }
 void parse_qwen2(const nlohmann::json& j, const std::string& n, ModelConfig& c) { parse_llama_like(j, n, c, FamilyId::qwen2); }
 
-// hidden_act / activation as Hugging Face's ACT2FN maps it, for the activations attn runs.
-MlpKind activation(const nlohmann::json& j, const char* key, MlpKind fallback, const std::string& name) {
-    if (!j.contains(key) || j[key].is_null()) return fallback;
-    const auto& a = j[key];
-    if (a == "gelu") return MlpKind::gelu_erf;
-    if (a == "gelu_new" || a == "gelu_pytorch_tanh") return MlpKind::gelu_tanh;
-    if (a == "relu") return MlpKind::relu;
-    bad(name, std::string(key) + " is not an activation attn runs (gelu, gelu_new, gelu_pytorch_tanh, relu)",
-        "attn computes the activations BERT-family checkpoints use; another one would change the numbers");
-}
-
 // Fields that turn an encoder into something else: refused by name (they change every number).
 void refuse_encoder_variants(const nlohmann::json& j, const std::string& name) {
     if (flag(j, "is_decoder", name).value_or(false))
@@ -328,6 +336,80 @@ constexpr Recipe encoder_recipe(const char* eps_key, ScaleAt scale_at, bool toke
             AttnLayout::separate_linear, MlpKind::gelu_erf, true, true, false, token_types, OutputHead::masked_lm};
 }
 
+// A row's names given role by role (the roles not listed are absent).
+constexpr RoleNames named(std::initializer_list<std::pair<Role, const char*>> list) {
+    RoleNames n{};
+    for (const auto& [role, text] : list) n[static_cast<std::size_t>(role)] = text;
+    return n;
+}
+
+// T5 (modeling_t5): blocks of layers — self-attention (layer.0), the decoder's cross-attention (layer.1),
+// the MLP (the encoder's layer.1, the decoder's layer.2) — q, k, v, o without biases, RMSNorm without bias.
+#define ATTN_T5_BLOCK(stack, mlp)                                                                                  \
+    {Role::norm1_w, stack ".block.{L}.layer.0.layer_norm.weight"},                                               \
+        {Role::q_w, stack ".block.{L}.layer.0.SelfAttention.q.weight"},                                          \
+        {Role::k_w, stack ".block.{L}.layer.0.SelfAttention.k.weight"},                                          \
+        {Role::v_w, stack ".block.{L}.layer.0.SelfAttention.v.weight"},                                          \
+        {Role::o_w, stack ".block.{L}.layer.0.SelfAttention.o.weight"},                                          \
+        {Role::norm2_w, stack ".block.{L}.layer." mlp ".layer_norm.weight"},                                     \
+        {Role::up_w, stack ".block.{L}.layer." mlp ".DenseReluDense.wi{G}.weight"},                              \
+        {Role::gate_w, stack ".block.{L}.layer." mlp ".DenseReluDense.wi_0.weight"},                             \
+        {Role::down_w, stack ".block.{L}.layer." mlp ".DenseReluDense.wo.weight"}
+constexpr RoleNames kT5Names = named({
+    {Role::embed, "shared.weight"}, ATTN_T5_BLOCK("encoder", "1"),
+    {Role::final_norm_w, "encoder.final_layer_norm.weight"}, {Role::dec_final_norm_w, "decoder.final_layer_norm.weight"},
+    {Role::lm_head, "lm_head.weight"},
+    {Role::rel_bias, "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"},
+    {Role::dec_rel_bias, "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"}});
+constexpr RoleNames kT5DecoderNames = named({
+    ATTN_T5_BLOCK("decoder", "2"),
+    {Role::norm3_w, "decoder.block.{L}.layer.1.layer_norm.weight"},
+    {Role::xq_w, "decoder.block.{L}.layer.1.EncDecAttention.q.weight"},
+    {Role::xk_w, "decoder.block.{L}.layer.1.EncDecAttention.k.weight"},
+    {Role::xv_w, "decoder.block.{L}.layer.1.EncDecAttention.v.weight"},
+    {Role::xo_w, "decoder.block.{L}.layer.1.EncDecAttention.o.weight"}});
+#undef ATTN_T5_BLOCK
+
+// BART and Marian (modeling_bart, modeling_marian; under "model."): post-norm layers, projections with
+// biases; the decoder's cross-attention is encoder_attn. Marian has no layernorm_embedding.
+#define ATTN_BART_LAYER(stack)                                                                                     \
+    {Role::norm1_w, stack ".layers.{L}.self_attn_layer_norm.weight"},                                            \
+        {Role::norm1_b, stack ".layers.{L}.self_attn_layer_norm.bias"},                                          \
+        {Role::q_w, stack ".layers.{L}.self_attn.q_proj.weight"}, {Role::q_b, stack ".layers.{L}.self_attn.q_proj.bias"}, \
+        {Role::k_w, stack ".layers.{L}.self_attn.k_proj.weight"}, {Role::k_b, stack ".layers.{L}.self_attn.k_proj.bias"}, \
+        {Role::v_w, stack ".layers.{L}.self_attn.v_proj.weight"}, {Role::v_b, stack ".layers.{L}.self_attn.v_proj.bias"}, \
+        {Role::o_w, stack ".layers.{L}.self_attn.out_proj.weight"},                                              \
+        {Role::o_b, stack ".layers.{L}.self_attn.out_proj.bias"},                                                \
+        {Role::norm2_w, stack ".layers.{L}.final_layer_norm.weight"},                                            \
+        {Role::norm2_b, stack ".layers.{L}.final_layer_norm.bias"},                                              \
+        {Role::up_w, stack ".layers.{L}.fc1.weight"}, {Role::up_b, stack ".layers.{L}.fc1.bias"},                \
+        {Role::down_w, stack ".layers.{L}.fc2.weight"}, {Role::down_b, stack ".layers.{L}.fc2.bias"}
+#define ATTN_BART_GLOBALS                                                                                          \
+    {Role::embed, "shared.weight"}, ATTN_BART_LAYER("encoder"),                                                  \
+        {Role::positions, "encoder.embed_positions.weight"}, {Role::dec_positions, "decoder.embed_positions.weight"}, \
+        {Role::lm_head, "lm_head.weight"}, {Role::logits_bias, "final_logits_bias"}
+constexpr RoleNames kBartNames = named({
+    ATTN_BART_GLOBALS,
+    {Role::embed_norm_w, "encoder.layernorm_embedding.weight"}, {Role::embed_norm_b, "encoder.layernorm_embedding.bias"},
+    {Role::dec_embed_norm_w, "decoder.layernorm_embedding.weight"}, {Role::dec_embed_norm_b, "decoder.layernorm_embedding.bias"}});
+constexpr RoleNames kMarianNames = named({ATTN_BART_GLOBALS});
+constexpr RoleNames kBartDecoderNames = named({
+    ATTN_BART_LAYER("decoder"),
+    {Role::norm3_w, "decoder.layers.{L}.encoder_attn_layer_norm.weight"},
+    {Role::norm3_b, "decoder.layers.{L}.encoder_attn_layer_norm.bias"},
+    {Role::xq_w, "decoder.layers.{L}.encoder_attn.q_proj.weight"}, {Role::xq_b, "decoder.layers.{L}.encoder_attn.q_proj.bias"},
+    {Role::xk_w, "decoder.layers.{L}.encoder_attn.k_proj.weight"}, {Role::xk_b, "decoder.layers.{L}.encoder_attn.k_proj.bias"},
+    {Role::xv_w, "decoder.layers.{L}.encoder_attn.v_proj.weight"}, {Role::xv_b, "decoder.layers.{L}.encoder_attn.v_proj.bias"},
+    {Role::xo_w, "decoder.layers.{L}.encoder_attn.out_proj.weight"}, {Role::xo_b, "decoder.layers.{L}.encoder_attn.out_proj.bias"}});
+#undef ATTN_BART_GLOBALS
+#undef ATTN_BART_LAYER
+// An encoder-decoder's recipe (the MLP's activation comes from the config).
+constexpr Recipe seq2seq_recipe(NormKind norm, NormPlace place, const char* eps_key, PosScheme pos, ScaleAt scale,
+                                bool norm_bias, bool embed_norm) {
+    return {Stack::encoder_decoder, norm, place, eps_key, pos, scale, AttnLayout::separate_linear, MlpKind::relu, norm_bias,
+            embed_norm, false, false, OutputHead::lm_head};
+}
+
 // Llama's names, shared by Mistral and Qwen2 (modeling_llama, modeling_mistral, modeling_qwen2).
 constexpr RoleNames kLlamaNames = {
     "model.embed_tokens.weight", nullptr,
@@ -376,6 +458,19 @@ constexpr std::array<Family, kFamilyCount> kFamilies = {{
     {FamilyId::distilbert, "distilbert", "DistilBERT", {"distilbert", nullptr, nullptr},
      "DistilBERT and its fine-tunes (encoder; no token types, queries scaled before the product)", "distilbert.",
      parse_distilbert, kDistilbertNames, encoder_recipe("", ScaleAt::query, false)},
+    {FamilyId::t5, "t5", "T5", {"t5", nullptr, nullptr},
+     "T5, T5 v1.1 and FLAN-T5 (encoder-decoder; relative position buckets, RMSNorm before each sublayer, no score scaling)",
+     "", parse_t5, kT5Names,
+     seq2seq_recipe(NormKind::rms_norm, NormPlace::pre, "layer_norm_epsilon", PosScheme::relative_buckets, ScaleAt::none, false, false),
+     kT5DecoderNames},
+    {FamilyId::bart, "bart", "BART", {"bart", nullptr, nullptr},
+     "BART base and large and their fine-tunes (encoder-decoder; learned positions at offset 2, LayerNorm after each sublayer)",
+     "model.", parse_bart, kBartNames,
+     seq2seq_recipe(NormKind::layer_norm, NormPlace::post, "", PosScheme::learned, ScaleAt::query, true, true), kBartDecoderNames},
+    {FamilyId::marian, "marian", "Marian", {"marian", nullptr, nullptr},
+     "Marian translation models, as the opus-mt folders ship them (encoder-decoder; sinusoidal positions, embeddings · √d_model)",
+     "model.", parse_marian, kMarianNames,
+     seq2seq_recipe(NormKind::layer_norm, NormPlace::post, "", PosScheme::learned, ScaleAt::query, true, false), kBartDecoderNames},
 }};
 static_assert(kFamilies.size() == kFamilyCount, "one row per FamilyId");
 
@@ -389,12 +484,13 @@ static_assert(rows_in_order(), "the rows follow FamilyId's order");
 }  // namespace
 
 bool role_per_layer(Role r) {
-    return static_cast<std::size_t>(r) >= static_cast<std::size_t>(Role::norm1_w) &&
-           static_cast<std::size_t>(r) <= static_cast<std::size_t>(Role::down_b);
+    const auto i = static_cast<std::size_t>(r);
+    return (i >= static_cast<std::size_t>(Role::norm1_w) && i <= static_cast<std::size_t>(Role::down_b)) ||
+           (i >= static_cast<std::size_t>(Role::xq_w) && i <= static_cast<std::size_t>(Role::norm3_b));
 }
 
 bool role_head(Role r) {
-    return r == Role::lm_head || r == Role::mlm_dense_w || r == Role::mlm_dense_b || r == Role::mlm_norm_w ||
+    return r == Role::lm_head || r == Role::logits_bias || r == Role::mlm_dense_w || r == Role::mlm_dense_b || r == Role::mlm_norm_w ||
            r == Role::mlm_norm_b || r == Role::mlm_bias;
 }
 
@@ -402,6 +498,8 @@ bool role_norm(Role r) {
     switch (r) {
         case Role::norm1_w: case Role::norm1_b: case Role::norm2_w: case Role::norm2_b: case Role::final_norm_w:
         case Role::final_norm_b: case Role::embed_norm_w: case Role::embed_norm_b: case Role::mlm_norm_w: case Role::mlm_norm_b:
+        case Role::norm3_w: case Role::norm3_b: case Role::dec_embed_norm_w: case Role::dec_embed_norm_b:
+        case Role::dec_final_norm_w: case Role::dec_final_norm_b:
             return true;
         default: return false;
     }
@@ -409,10 +507,10 @@ bool role_norm(Role r) {
 
 std::size_t context_length(const ModelConfig& c) { return c.n_positions - c.position_offset; }
 
-std::string Family::tensor_name(Role r, std::size_t layer) const {
-    std::string s = names[static_cast<std::size_t>(r)];
-    const auto at = s.find("{L}");
-    if (at != std::string::npos) s.replace(at, 3, std::to_string(layer));
+std::string Family::tensor_name(Role r, std::size_t layer, bool decoder, bool gated) const {
+    std::string s = (decoder ? decoder_names : names)[static_cast<std::size_t>(r)];
+    if (const auto at = s.find("{L}"); at != std::string::npos) s.replace(at, 3, std::to_string(layer));
+    if (const auto at = s.find("{G}"); at != std::string::npos) s.replace(at, 3, gated ? "_1" : "");
     return s;
 }
 
@@ -458,7 +556,7 @@ ParsedConfig parse_model_config(const std::string& text, const std::string& name
 }
 
 std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role r) {
-    if (!f.has(r)) return {};
+    if (!f.has(r) && !f.decoder_has(r)) return {};
     const std::size_t C = c.n_embd, Hd = c.n_head * c.head_dim, Gd = c.n_kv_head * c.head_dim, I = c.n_inner;
     const bool fused = f.recipe.attention == AttnLayout::fused_conv1d;
     switch (r) {
@@ -476,7 +574,8 @@ std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role 
         case Role::o_w: return fused ? std::vector<std::size_t>{Hd, C} : std::vector<std::size_t>{C, Hd};
         case Role::o_b: return c.o_bias ? std::vector<std::size_t>{C} : std::vector<std::size_t>{};
         case Role::up_w: return fused ? std::vector<std::size_t>{C, I} : std::vector<std::size_t>{I, C};
-        case Role::gate_w: return {I, C};
+        case Role::gate_w: return f.recipe.stack != Stack::encoder_decoder || c.gated_mlp ? std::vector<std::size_t>{I, C}
+                                                                                          : std::vector<std::size_t>{};
         case Role::up_b: return c.mlp_bias ? std::vector<std::size_t>{I} : std::vector<std::size_t>{};
         case Role::down_w: return fused ? std::vector<std::size_t>{I, C} : std::vector<std::size_t>{C, I};
         case Role::down_b: return c.mlp_bias ? std::vector<std::size_t>{C} : std::vector<std::size_t>{};
@@ -486,6 +585,16 @@ std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role 
             return {C};
         case Role::mlm_dense_w: return {C, C};
         case Role::mlm_bias: return {c.vocab_size};
+        case Role::xq_w: case Role::xk_w: case Role::xv_w: return {Hd, C};
+        case Role::xq_b: case Role::xk_b: case Role::xv_b: return c.qkv_bias ? std::vector<std::size_t>{Hd} : std::vector<std::size_t>{};
+        case Role::xo_w: return {C, Hd};
+        case Role::xo_b: return c.o_bias ? std::vector<std::size_t>{C} : std::vector<std::size_t>{};
+        case Role::norm3_w: case Role::dec_embed_norm_w: case Role::dec_final_norm_w: return {C};
+        case Role::norm3_b: case Role::dec_embed_norm_b: case Role::dec_final_norm_b:
+            return f.recipe.norm_bias ? std::vector<std::size_t>{C} : std::vector<std::size_t>{};
+        case Role::dec_positions: return {c.n_positions, C};
+        case Role::logits_bias: return {1, c.vocab_size};
+        case Role::rel_bias: case Role::dec_rel_bias: return {c.rel_buckets, c.n_head};
         case Role::count: break;
     }
     return {};
@@ -493,6 +602,17 @@ std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role 
 
 std::string recipe_summary(const Family& f) {
     const Recipe& r = f.recipe;
+    if (r.stack == Stack::encoder_decoder) {
+        std::string s = "encoder-decoder (bidirectional encoder; causal decoder with cross-attention over it) · ";
+        s += r.norm == NormKind::layer_norm ? "LayerNorm" : "RMSNorm (no mean, no bias)";
+        s += r.norm_place == NormPlace::post ? " after each sublayer · " : " before each sublayer · ";
+        if (r.embed_norm) s += "LayerNorm on the embeddings · ";
+        s += f.id == FamilyId::t5       ? "relative position buckets (block 0 of each stack) · scores not scaled"
+             : f.id == FamilyId::marian ? "sinusoidal positions, embeddings · √d_model · queries scaled by 1/√d"
+                                        : "learned positions at offset 2 · queries scaled by 1/√d";
+        s += " · MLP with the config's activation · greedy generation (the first maximum)";
+        return s;
+    }
     std::string s = r.stack == Stack::encoder ? "encoder (bidirectional) · " : "decoder (causal) · ";
     s += r.norm == NormKind::layer_norm ? "LayerNorm" : "RMSNorm";
     s += *r.eps_key ? std::string(" (") + r.eps_key + ")" : std::string(" (eps 1e-12)");

@@ -23,17 +23,19 @@
 
 namespace attn {
 
-enum class FamilyId : std::size_t { gpt2, llama, mistral, qwen2, bert, roberta, distilbert, count };
+enum class FamilyId : std::size_t { gpt2, llama, mistral, qwen2, bert, roberta, distilbert, t5, bart, marian, count };
 constexpr std::size_t kFamilyCount = static_cast<std::size_t>(FamilyId::count);
 
 // The recipe's columns.
 enum class NormKind { layer_norm, rms_norm };          // LayerNorm (weight, bias) | RMSNorm (weight)
-enum class PosScheme { learned, rotary, none };        // P[offset + i] added to x | q, k rotated (rotate_half) | nothing
+enum class PosScheme { learned, rotary, none, relative_buckets };  // P[offset + i] added to x | q, k rotated (rotate_half)
+                                                       // | nothing | T5's bucketed bias on the scores
 enum class AttnLayout { fused_conv1d, separate_linear };  // one (C, 3C) x·W | q, k, v, o (out, in) x·Wᵀ
-enum class MlpKind { gelu_tanh, gelu_erf, relu, swiglu };  // fc, act, proj | down(silu(gate x) ⊙ up x)
-enum class Stack { decoder, encoder };                 // causal self-attention | bidirectional (nothing hidden)
+enum class MlpKind { gelu_tanh, gelu_erf, relu, swiglu, silu };  // fc, act, proj | down(silu(gate x) ⊙ up x) | silu act
+enum class Stack { decoder, encoder, encoder_decoder };  // causal self-attention | bidirectional (nothing hidden) |
+                                                         // an encoder, and a decoder with cross-attention over it
 enum class NormPlace { pre, post };                    // x + f(norm(x)) (GPT-2, Llama) | norm(x + f(x)) (BERT)
-enum class ScaleAt { scores, query };                  // (q·kᵀ)·1/√d (GPT-2, BERT) | (q/√d)·kᵀ (DistilBERT)
+enum class ScaleAt { scores, query, none };            // (q·kᵀ)·1/√d (GPT-2, BERT) | (q/√d)·kᵀ (DistilBERT, BART) | q·kᵀ (T5)
 enum class OutputHead { lm_head, masked_lm };          // logits = norm_f(x)·Wᵀ | transform, norm, ·Eᵀ + bias
 
 // Tensors by role. A family names the roles it has ({L} stands for the layer); shapes come from
@@ -54,10 +56,21 @@ enum class Role : std::size_t {
     mlm_dense_w, mlm_dense_b,             // (C, C), (C) the masked-LM head's transform (nn.Linear)
     mlm_norm_w, mlm_norm_b,               // (C) its norm
     mlm_bias,                             // (V) the masked-LM head's output bias
+    // encoder-decoder models: the decoder's layers read the per-layer roles above through the family's
+    // decoder_names, and these (cross-attention over the encoder's output, and its norm)
+    xq_w, xq_b, xk_w, xk_b, xv_w, xv_b,   // (H·d, C), (H·d) each
+    xo_w, xo_b,                           // (C, H·d), (C)
+    norm3_w, norm3_b,                     // (C) the cross-attention's norm
+    // and these globals: the decoder's positions and norms, the logits' bias, T5's relative position bias
+    dec_positions,                        // (P, C)
+    dec_embed_norm_w, dec_embed_norm_b,   // (C)
+    dec_final_norm_w, dec_final_norm_b,   // (C)
+    logits_bias,                          // (1, V) BART's and Marian's final_logits_bias
+    rel_bias, dec_rel_bias,               // (num_buckets, H) block 0's relative_attention_bias, per stack
     count
 };
 constexpr std::size_t kRoleCount = static_cast<std::size_t>(Role::count);
-bool role_per_layer(Role r);  // the roles between norm1_w and down_b
+bool role_per_layer(Role r);  // the roles between norm1_w and down_b, and the cross-attention's
 bool role_head(Role r);       // the output head's roles (lm_head, mlm_*): never under the family's prefix
 bool role_norm(Role r);       // a LayerNorm's gain or bias (old checkpoints name them .gamma and .beta)
 
@@ -105,6 +118,11 @@ struct ModelConfig {
     std::size_t position_offset = 0;               // learned positions start at this row (RoBERTa: padding_idx + 1)
     std::size_t type_vocab_size = 0;               // rows of the segment embeddings (0: none)
     bool sinusoidal_positions = false;             // DistilBERT's sinusoidal_pos_embds (computed when not stored)
+    // encoder-decoder models
+    std::size_t n_decoder_layer = 0;               // the decoder's blocks (n_layer: the encoder's)
+    bool gated_mlp = false;                        // T5's gated-ACT: wo(act(wi_0 x) ⊙ wi_1 x)
+    bool scale_embedding = false;                  // embeddings · √C (BART's scale_embedding; Marian's is true)
+    std::size_t rel_buckets = 32, rel_max_distance = 128;  // T5's relative_attention_num_buckets, _max_distance
 };
 
 // Reads a config.json object (`name` names the file in errors) into a ModelConfig, honouring every field
@@ -112,14 +130,16 @@ struct ModelConfig {
 // `c` arrives with the family's defaults (the recipe's MLP, eps 1e-5).
 using ConfigParser = void (*)(const nlohmann::json& j, const std::string& name, ModelConfig& c);
 using RoleNames = std::array<const char*, kRoleCount>;  // nullptr: the family has no such tensor
+// T5's names hold "{G}": "_1" when the MLP is gated (wi_1 beside the gate wi_0), "" when not (wi).
 constexpr std::size_t kMaxModelTypes = 3;
 
 class Family {
 public:
     constexpr Family(FamilyId id_, const char* name_, const char* title_, std::array<const char*, kMaxModelTypes> model_types_,
-                     const char* description_, const char* prefix_, ConfigParser parse_, RoleNames names_, Recipe recipe_)
+                     const char* description_, const char* prefix_, ConfigParser parse_, RoleNames names_, Recipe recipe_,
+                     RoleNames decoder_names_ = {})
         : id(id_), name(name_), title(title_), model_types(model_types_), description(description_), prefix(prefix_), parse(parse_),
-          names(names_), recipe(recipe_) {}
+          names(names_), recipe(recipe_), decoder_names(decoder_names_) {}
 
     FamilyId id;
     const char* name;         // "gpt2": the trace's model type and the figures' file names
@@ -130,10 +150,13 @@ public:
     ConfigParser parse;
     RoleNames names;
     Recipe recipe;
+    RoleNames decoder_names;  // encoder-decoder models: the decoder's per-layer tensors (names: the encoder's)
 
     bool has(Role r) const { return names[static_cast<std::size_t>(r)] != nullptr; }
-    // The role's tensor name for layer l ("{L}" replaced), without the optional prefix.
-    std::string tensor_name(Role r, std::size_t layer = 0) const;
+    bool decoder_has(Role r) const { return decoder_names[static_cast<std::size_t>(r)] != nullptr; }
+    // The role's tensor name for layer l ("{L}" replaced), without the optional prefix; `decoder` reads
+    // decoder_names (the decoder's layers), `gated` fills T5's "{G}".
+    std::string tensor_name(Role r, std::size_t layer = 0, bool decoder = false, bool gated = false) const;
 };
 
 const std::array<Family, kFamilyCount>& families();
