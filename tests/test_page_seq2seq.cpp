@@ -192,7 +192,14 @@ TEST_CASE("seq2seq page: the translation line says the source, the generated tex
     CHECK(tr["source"] == "The house is.");
     CHECK(tr["text"] == "Das Haus.");
     CHECK(tr["teacher_forced"] == true);
-    // a last id outside row 2's top 5 is written by its number
+    // a last id outside row 2's top 5 (a forced end token) is named where the trace names it: the source's
+    // tokens, the decoder's, another row's top 5; else by its number
+    t.generated_ids.back() = 6;
+    CHECK(page_data(render::render_html(t, {})).json["translation"]["generated"][2] == "\xC2\xB7house");
+    t.generated_ids.back() = 0;
+    CHECK(page_data(render::render_html(t, {})).json["translation"]["generated"][2] == "<pad>");
+    t.generated_ids.back() = 13;
+    CHECK(page_data(render::render_html(t, {})).json["translation"]["generated"][2] == "\xC2\xB7Heim");
     t.generated_ids.back() = 99;
     CHECK(page_data(render::render_html(t, {})).json["translation"]["generated"][2] == "#99");
 }

@@ -389,18 +389,22 @@ std::string labels_text(const std::vector<std::string>& labels) {
     return first == std::string::npos ? std::string() : text.substr(first);
 }
 
-// The generated tokens' labels (T): decoder row i predicted generated_ids[i], which is the decoder's input
-// at row i + 1 (tokens[i + 1]); the last one is read from row T - 1's top 5 (or written "#id").
+// The generated tokens' labels (T): decoder row i chose generated_ids[i], which is the decoder's input at
+// row i + 1 (tokens[i + 1]). The last one's label is found where the trace names that id: the decoder's or
+// the source's tokens, or any row's top 5 (a forced end token need not be among its row's); else "#id".
 std::vector<std::string> generated_labels(const Trace& t) {
     std::vector<std::string> out(t.tokens.begin() + (t.tokens.empty() ? 0 : 1), t.tokens.end());
-    if (t.generated_ids.size() == t.tokens.size() && !t.tokens.empty()) {
-        const std::int64_t last = t.generated_ids.back();
-        std::string label = "#" + std::to_string(last);
-        if (t.predictions.size() == t.tokens.size())
-            for (const Prediction& p : t.predictions.back())
-                if (p.id == last) label = p.token;
-        out.push_back(label);
-    }
+    if (t.generated_ids.size() != t.tokens.size() || t.tokens.empty()) return out;
+    const std::int64_t last = t.generated_ids.back();
+    std::string label = "#" + std::to_string(last);
+    for (std::size_t i = 0; i < t.source_tokens.size() && i < t.source_token_ids.size(); ++i)
+        if (t.source_token_ids[i] == last) label = t.source_tokens[i];
+    for (std::size_t i = 0; i < t.tokens.size() && i < t.token_ids.size(); ++i)
+        if (t.token_ids[i] == last) label = t.tokens[i];
+    for (auto row = t.predictions.rbegin(); row != t.predictions.rend(); ++row)
+        for (const Prediction& p : *row)
+            if (p.id == last) label = p.token;
+    out.push_back(label);
     return out;
 }
 

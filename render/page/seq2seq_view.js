@@ -11,11 +11,11 @@
   const SET_INFO = {
     encoder: { tab: 'Encoder', rows: 'source', cols: 'source',
       about: 'The encoder’s self-attention: each source token over every source token (bidirectional, nothing hidden).' },
-    decoder: { tab: 'Decoder', rows: 'output', cols: 'output',
+    decoder: { tab: 'Decoder', rows: 'decoder', cols: 'decoder',
       about: 'The decoder’s self-attention: each decoder token over itself and the decoder tokens before it (causal).' },
-    cross: { tab: 'Cross', rows: 'output', cols: 'source',
+    cross: { tab: 'Cross', rows: 'decoder', cols: 'source',
       about: 'Cross-attention: each decoder token (left, rows) over the source tokens (right, columns), the encoder’s output. ' +
-        'Row i is the step that chose output token i + 1.' },
+        'Row i is the step whose next token is the decoder’s token i + 1.' },
   };
   const OPENING_SET = SETS.length - 1;  // cross
   const decoderPredictions = D.predictions;  // (T) the decoder's top 5 at each of its rows
@@ -202,7 +202,9 @@
     const where = r.querySelector('.where');
     if (where) where.textContent = '  ·  ' + name + where.textContent;
     const q = r.querySelector('.q'), k = r.querySelector('.k');
-    if (q) q.textContent += ' (' + info.rows + ')';
+    const p = state.hover || state.pin;
+    const next = info.rows === 'decoder' && p ? ', next “' + D.translation.generated[p.i] + '”' : '';  // what row i chose
+    if (q) q.textContent += ' (' + info.rows + next + ')';
     if (k) k.textContent += ' (' + info.cols + ')';
   };
 

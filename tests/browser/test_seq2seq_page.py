@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """An encoder–decoder model's page in a real browser (headless Chromium through Selenium, at 1366 x 768, the
 network blocked): `attn show --model` of a tiny BART (2 encoder layers, 3 decoder layers, 4 heads;
-tests/seq2seq/make_seq2seq.py) greedy and teacher-forced.
+tests/seq2seq/make_seq2seq.py) greedy (5 new tokens over 8 source tokens, so that S x S, T x T and T x S differ)
+and teacher-forced.
 
 Checked against the run's own trace (`--json`): the page opens on the Cross tab; the translation line says the
 source, the generated tokens' text and "greedy" (or "teacher-forced"); each tab (Encoder, Decoder, Cross) shows
 its set: a matrix of S x S, T x T and T x S square cells, row and column labels of the set's tokens, layer
 options as many as the set's layers (the decoder deeper than the encoder), the overview's thumbnails; hovering
 cells of several layers, heads and stages reads back the trace's values at 4 decimals and names the set, layer,
-head and both tokens; the Cross head view puts the decoder's tokens on the left and the source's on the right;
-the arrow keys move between tabs; the URL fragment reopens a tab; no console errors, nothing fetched.
+head, both tokens and the token a decoder row chose; the Cross head view puts the decoder's tokens on the left
+and the source's on the right; the arrow keys move between tabs; the URL fragment reopens a tab; no console
+errors, nothing fetched.
 Screenshots of each tab are saved (cross-1366x768.png is the one to look at).
 
 Usage: test_seq2seq_page.py --attn BIN --chromium PATH --chromedriver PATH --out DIR
@@ -52,6 +54,16 @@ def run(attn, *args, cwd):
 
 def set_of(trace, name):
     return next(s for s in trace["attention"] if s["name"] == name)
+
+
+def generated_labels(trace):
+    """The generated tokens (T): decoder row i chose generated_ids[i], the decoder's token i + 1; the last one's
+    label where the trace names that id (a forced end token need not be in its row's top 5)."""
+    last = trace["generated_ids"][-1]
+    names = dict(zip(trace["source_token_ids"], trace["source_tokens"]))
+    names.update(zip(trace["token_ids"], trace["tokens"]))
+    names.update((p["id"], p["token"]) for row in trace["predictions"] for p in row)
+    return trace["tokens"][1:] + [names.get(last, "#%d" % last)]
 
 
 def tab(page, name):
@@ -103,8 +115,11 @@ def check_tab(page, trace, name, layers_heads, out):
             check(got == want, "%s layer %d head %d %s (%d, %d): page %s, trace %s" % (name, l, hd, stage, i, j, got, want))
             if want != "hidden":
                 check(want in text, "%s: the readout shows %s: %r" % (name, want, text))
-            for part in (name, "layer %d" % s["layers"][l]["layer"], "head %d" % hd, "query %d “%s”" % (i, rows[i]),
-                         "key %d “%s”" % (j, cols[j])):
+            parts = [name, "layer %d" % s["layers"][l]["layer"], "head %d" % hd, "query %d “%s”" % (i, rows[i]),
+                     "key %d “%s”" % (j, cols[j])]
+            if name != "encoder":  # a decoder row names the token it chose
+                parts.append("(decoder, next “%s”)" % generated_labels(trace)[i])
+            for part in parts:
                 check(part in text, "%s: the readout names %r: %r" % (name, part, text))
             check(page.d.execute_script("return document.getElementById('readout').dataset.set") == name,
                   "%s: the readout's set" % name)
@@ -135,8 +150,7 @@ def test_greedy_page(page, trace, out):
     # the translation line: the source, the generated tokens' text, greedy
     line = page.d.find_element(By.ID, "translation").text
     data = page.d.execute_script("return JSON.parse(document.getElementById('attn-data').textContent).translation")
-    labels_gen = trace["tokens"][1:] + [next((p["token"] for p in trace["predictions"][-1] if p["id"] == trace["generated_ids"][-1]),
-                                             "#%d" % trace["generated_ids"][-1])]
+    labels_gen = generated_labels(trace)
     check(data["generated"] == labels_gen, "the generated tokens are the trace's: %s, %s" % (data["generated"], labels_gen))
     check(line.startswith("“" + TEXT + "” → “") and line.endswith("greedy"), "the translation line: %r" % line)
     check("“" + data["text"] + "”" in line, "the line shows the translation %r: %r" % (data["text"], line))
@@ -226,11 +240,13 @@ def main():
     # 1. the pages: a BART whose decoder (3 layers) is deeper than its encoder (2)
     from make_seq2seq import make  # noqa: E402
     make(os.path.join(out, "bart"), "bart", seed=1, dec_layers=3)
-    run(a.attn, "show", "--model", "bart", TEXT, "--html", "greedy.html", "--json", "greedy.json", cwd=out)
-    run(a.attn, "show", "--model", "bart", TEXT, "--target", TARGET, "--html", "forced.html", "--json", "forced.json", cwd=out)
-    greedy = json.load(open(os.path.join(out, "greedy.json")))
+    # (the trace to stdout, where the page's test reads it: the terminal view is not the page's concern)
+    greedy = json.loads(run(a.attn, "show", "--model", "bart", TEXT, "--max-new-tokens", "5", "--html", "greedy.html", "--json", "-", cwd=out))
+    forced = json.loads(run(a.attn, "show", "--model", "bart", TEXT, "--target", TARGET, "--html", "forced.html", "--json", "-", cwd=out))
     check([s["name"] for s in greedy["attention"]] == SETS, "the run's trace has the three sets")
     check([len(set_of(greedy, n)["layers"]) for n in SETS] == [2, 3, 3], "encoder 2 layers, decoder and cross 3")
+    T, S = len(greedy["tokens"]), len(greedy["source_tokens"])
+    check(T == 5 and S == 8, "5 decoder tokens over 8 source tokens: the three shapes differ (%d, %d)" % (T, S))
 
     # 2. the browser at 1366 x 768: headless, no network, a fresh profile
     profile = tempfile.mkdtemp(prefix="attn-chromium-")
@@ -244,7 +260,7 @@ def main():
     hovered = 0
     try:
         hovered += test_greedy_page(Page(driver, os.path.join(out, "greedy.html")), greedy, out)
-        test_teacher_forced_page(Page(driver, os.path.join(out, "forced.html")), json.load(open(os.path.join(out, "forced.json"))))
+        test_teacher_forced_page(Page(driver, os.path.join(out, "forced.html")), forced)
         screenshots_not_blank(driver, test_page.shots)
     finally:
         driver.quit()
