@@ -42,6 +42,7 @@ struct DecodeOptions {
     std::size_t scale = 2;  // --scale, as attn show's
     std::optional<std::string> model;  // --model DIR: a real model instead of a seeded kind
     std::optional<std::size_t> layer, head;  // --model: the layer (and head) whose rows the steps record
+    std::size_t max_new_tokens = 40;         // --model with an encoder-decoder: the generation limit
 };
 
 struct Flag {
@@ -132,13 +133,12 @@ void run_decode_model_cmd(const DecodeOptions& o, const CLI::App& cmd) {
     check_prefix(o.prefix);
     // the outputs as a set, before the folder's weights are read: the figures start with --prefix or the family
     ModelDecodeCliOptions m;
-    m.model = *o.model, m.layer = o.layer, m.head = o.head, m.precision = o.precision;
+    m.model = *o.model, m.layer = o.layer, m.head = o.head, m.precision = o.precision, m.max_new_tokens = o.max_new_tokens;
     m.outputs.json = o.json, m.outputs.png = o.png, m.outputs.svg = o.svg, m.outputs.html = o.html;
     m.outputs.sentence_command = "decode";
     m.outputs.prefix = o.prefix.value_or(read_model_config(*o.model).family->name);
     if (o.text_file) m.outputs.inputs.push_back({"--file", *o.text_file});
-    for (const char* name : {"config.json", "model.safetensors", "model.safetensors.index.json", "vocab.json", "merges.txt",
-                             "tokenizer.json", "tokenizer_config.json", "added_tokens.json"})
+    for (const char* name : model_folder_files())
         m.outputs.inputs.push_back({"--model", policy::join_path(*o.model, name)});
     policy::check_outputs(m.outputs);
     m.force = o.force, m.max_memory = o.max_memory, m.font = o.font, m.scale = static_cast<int>(o.scale);
@@ -210,6 +210,9 @@ void setup_decode(CLI::App& app) {
     cmd->add_option("--model", o->model, "A model folder (attn models lists the families): its key/value cache per token");
     cmd->add_option("--layer", o->layer, "--model: the layer whose rows the steps record (default 0)");
     cmd->add_option("--head", o->head, "--model: record only this query head (default: every head of the layer)");
+    cmd->add_option("--max-new-tokens", o->max_new_tokens,
+                    "--model with an encoder-decoder (T5, BART, Marian): the text is the source; generate at most N tokens")
+        ->capture_default_str();
     cmd->callback([o, flags, d_in, cmd] {
         if (o->model) return run_decode_model_cmd(*o, *cmd);
         for (const char* name : {"--layer", "--head"})

@@ -11,6 +11,7 @@
 #include "cli/policy/progress.h"
 #include "cli/show_model.h"
 #include "core/model/model.h"
+#include "core/model/seq2seq.h"
 #include "data/base/error.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "render/outputs/figures.h"
@@ -83,6 +84,82 @@ void print_decode(const DecodeTrace& d, const ModelCheckpoint& model, int precis
     std::cout << "\n";
 }
 
+// Columns padded by characters, not bytes (labels hold '·' and other non-ASCII text).
+std::string pad(const std::string& s, std::size_t width, bool right = false) {
+    std::size_t chars = 0;
+    for (unsigned char ch : s) chars += (ch & 0xC0) != 0x80;
+    const std::string fill(chars < width ? width - chars : 0, ' ');
+    return right ? fill + s : s + fill;
+}
+
+// A row of weights with the tokens they fall on: "0.12 tok  0.80 tok2 ..." (the recorded heads' mean).
+std::string weighted_row(const std::vector<std::vector<float>>& rows, const std::vector<std::string>& tokens, int precision) {
+    std::string s;
+    for (std::size_t j = 0; j < tokens.size() && j < rows.at(0).size(); ++j) {
+        double w = 0.0;
+        for (const auto& r : rows) w += r[j];
+        w /= double(rows.size());
+        char num[32];
+        std::snprintf(num, sizeof num, "%.*f", std::max(1, precision), w);
+        s += std::string(j ? "  " : "") + num + " " + tokens[j];
+    }
+    return s;
+}
+
+// An encoder-decoder's steps: the terminal only (show --model writes the figures, page and trace).
+void run_decode_seq2seq(const ModelDecodeCliOptions& o, const ParsedConfig& parsed) {
+    const ModelConfig& c = parsed.config;
+    if (o.outputs.json || o.outputs.png || o.outputs.svg || o.outputs.html)
+        usage_error("decode --model prints an encoder-decoder's steps in the terminal; its JSON trace, figures and page come from show",
+                    "attn show --model " + o.model + " \"source sentence\" --json trace.json --png figs/ --html page.html");
+    const Tokenizer tok = load_model_tokenizer(o.model, parsed);
+    const std::vector<std::int64_t> src = model_input(tok, parsed, o.text, std::nullopt).ids;
+    GenerationConfig g;
+    ModelRunOptions run;
+    seq2seq_settings({o.model, o.max_new_tokens, std::nullopt}, tok, parsed, g, run);
+    const std::size_t layer = o.layer.value_or(0);
+    if (layer >= c.n_decoder_layer)
+        usage_error("--layer " + std::to_string(layer) + " is past the decoder's last layer " + std::to_string(c.n_decoder_layer - 1),
+                    "layers count from 0");
+    if (o.head && *o.head >= c.n_head)
+        usage_error("--head " + std::to_string(*o.head) + " is past the model's last head " + std::to_string(c.n_head - 1), "heads count from 0");
+    OutputPlan plan;
+    plan.force = true;
+    plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
+    ModelConfig bound = c;
+    bound.n_layer = c.n_layer + 2 * c.n_decoder_layer;
+    check_model_run_budget(bound, weights_memory(o.model), src.size() + run.max_new_tokens + 1, 1, plan);
+    const auto model = load_model_checkpoint(o.model);
+    policy::Progress progress(::isatty(STDERR_FILENO) != 0);
+    run.progress = progress.callback();
+    const Seq2SeqDecode d = run_seq2seq_decode(*model, tok, src, run, layer, o.head);
+    progress("done", 1, 1);
+    std::cout << "model:    " << model->family->name << " \xC2\xB7 " << model->dtype << " \xC2\xB7 encoder " << c.n_layer
+              << " layers, decoder " << c.n_decoder_layer << " layers \xC3\x97 " << c.n_head << " heads \xC2\xB7 head_dim " << c.head_dim << "\n";
+    std::cout << "source:   " << o.text << "\n";
+    std::cout << "attn decode \xC2\xB7 greedy, one token a step; decoder layer " << layer << ", "
+              << (o.head ? "head " + std::to_string(*o.head) : "the mean of its " + std::to_string(c.n_head) + " heads") << "\n\n";
+    std::cout << pad("step", 5, true) << "  " << pad("input", 16) << pad("next (greedy)", 16) << pad("self cache", 12, true) << "\n";
+    for (std::size_t i = 0; i < d.steps.size(); ++i) {
+        const Seq2SeqStep& s = d.steps[i];
+        std::cout << pad(std::to_string(i), 5, true) << "  " << pad(s.token, 16) << pad(s.next, 16)
+                  << pad(format_bytes(double(s.self_cache_bytes)), 12, true) << "\n";
+        std::vector<std::string> so_far;
+        for (std::size_t j = 0; j <= i; ++j) so_far.push_back(d.steps[j].token);
+        std::cout << "       decoder row: " << weighted_row(s.self, so_far, o.precision) << "\n";
+        std::cout << "       cross row:   " << weighted_row(s.cross, d.source, o.precision) << "\n";
+    }
+    char diff[400];
+    std::snprintf(diff, sizeof diff, "%.*g", std::max(1, o.precision / 2), d.max_abs_diff);
+    std::cout << "\nevery step's rows equal row t of the full pass within " << diff << " (largest difference)\n";
+    std::cout << "self-attention cache: grows by one token a step, " << c.n_decoder_layer << " layers \xC3\x97 " << c.n_head
+              << " heads \xC3\x97 " << c.head_dim << " head_dim \xC3\x97 2 (k, v) \xC3\x97 " << d.dtype_bytes << " bytes = "
+              << format_bytes(double(d.dtype_bytes) * 2.0 * double(c.n_decoder_layer * c.n_head * c.head_dim)) << " per token\n";
+    std::cout << "cross-attention keys and values: computed once from the encoder's " << d.source.size()
+              << " source tokens and read at every step, " << format_bytes(double(d.cross_cache_bytes)) << " whatever the output's length\n";
+    std::cout.flush();
+}
+
 }  // namespace
 
 void run_decode_model(const ModelDecodeCliOptions& o) {
@@ -95,6 +172,7 @@ void run_decode_model(const ModelDecodeCliOptions& o) {
         usage_error(std::string("decode feeds a decoder one token at a time through its key/value cache, and ") + parsed.family->title +
                         " is an encoder: every token sees every other at once",
                     "attn show --model " + o.model + " \"text\" shows an encoder's heads");
+    if (parsed.family->recipe.stack == Stack::encoder_decoder) return run_decode_seq2seq(o, parsed);
     const Tokenizer tok = Tokenizer::load_dir(o.model);
     const std::vector<std::int64_t> ids = model_token_ids(tok, c, o.text);
     const ModelDecodeOptions choice = decode_choice(o, c);

@@ -25,6 +25,7 @@
 #include "render/terminal/heads_terminal.h"
 #include "render/text/font.h"
 #include "render/trace_io/heads_json.h"
+#include "render/trace_io/trace_read.h"
 
 namespace attn::cli {
 namespace {
@@ -35,6 +36,7 @@ constexpr std::size_t kDefaultInductionLength = 25;
 
 struct HeadsOptions {
     std::string model;                 // --model DIR
+    std::optional<std::string> trace;  // --trace FILE: a saved model trace's heads instead
     std::vector<std::string> texts;    // TEXT...
     std::optional<std::string> text_file;  // --file F: one text per line
     std::optional<std::string> rank;   // --rank PATTERN
@@ -93,7 +95,39 @@ std::size_t induction_length(const HeadsOptions& o, const ModelConfig& c) {
     return R;
 }
 
+// --trace FILE: the heads of a saved model trace (attn show --model --json), scored from its weights and
+// printed; an encoder-decoder's per set (core/analysis/head_report.h score_encoder_decoder).
+void run_heads_trace(const HeadsOptions& o) {
+    if (!o.model.empty()) usage_error("give --model DIR or --trace FILE, not both");
+    if (!o.texts.empty() || o.text_file || o.json || o.png || o.svg || o.rank || o.top || o.induction_length || o.prefix)
+        usage_error("--trace scores a saved trace's heads in the terminal; texts, --file, --json, --png, --svg, --prefix, --rank, --top and "
+                    "--induction-length need --model",
+                    "leave them out, or give --model DIR");
+    Trace t = render::read_trace_file(*o.trace, std::nullopt);
+    if (!t.model)
+        usage_error("--trace " + *o.trace + " is not a model's trace: attn heads scores a model's heads",
+                    "write one with attn show --model DIR TEXT --json FILE");
+    render::HeadsViewOptions v;
+    v.model_name = policy::folder_name(*o.trace), v.colour = colour_depth(o.color), v.precision = o.precision;
+    if (t.model->stack == "encoder-decoder") {
+        std::string source;
+        for (const auto& s : t.source_tokens) source += s;
+        std::cout << render::encoder_decoder_heads_terminal_view(score_encoder_decoder(t, source), v);
+    } else {
+        std::string text;
+        for (const auto& s : t.tokens) text += s;
+        if (t.token_ids.size() != t.tokens.size()) {  // a trace without ids: no token repeats (duplicate undefined)
+            t.token_ids.clear();
+            for (std::size_t i = 0; i < t.tokens.size(); ++i) t.token_ids.push_back(-1 - static_cast<std::int64_t>(i));
+        }
+        std::cout << render::heads_terminal_view(score_trace(t, text), v);
+    }
+    std::cout.flush();
+}
+
 void run_heads(const HeadsOptions& o) {
+    if (o.trace) return run_heads_trace(o);
+    if (o.model.empty()) usage_error("give a model: --model DIR (or a saved trace: --trace FILE)", "attn heads --model gpt2/ \"The cat sat on the mat.\"");
     // 1. the options and the outputs' paths, before any work
     const std::optional<HeadPattern> rank = o.rank ? std::optional(pattern_named(*o.rank).pattern) : std::nullopt;
     if (o.top && !rank) usage_error("--top needs --rank PATTERN: the top heads of which pattern?", "e.g. --rank previous --top 3");
@@ -181,9 +215,17 @@ void setup_heads(CLI::App& app) {
         "  attn heads --model gpt2/ --file sentences.txt --rank punctuation\n"
         "  attn heads --model gpt2/ --file sentences.txt --rank previous --top 3 --png slides/\n"
         "  attn heads --model gpt2/ --induction-length 40 --seed 7 --json heads.json \"a b c\"\n"
-        "  attn heads --model gpt2/ --max-memory 2G --file essays.txt");
+        "  attn heads --model gpt2/ --max-memory 2G --file essays.txt\n"
+        "  attn heads --trace t5-trace.json\n"
+        "An encoder-decoder's sets are scored apart: encoder (as an encoder's heads), decoder (as a decoder's), and\n"
+        "cross on two patterns of its own, each beside its chance level (the score of random rows):\n"
+        "  monotonic    share of decoder steps whose most-attended source token is at or after the previous step's\n"
+        "  eos-sink     mean weight on the source's final token (</s>)");
     cmd->add_option("texts", o->texts, "The texts, one per argument (quote each)");
-    cmd->add_option("--model", o->model, "A model folder (attn models lists the families)")->required();
+    cmd->add_option("--model", o->model, "A model folder (attn models lists the families)");
+    cmd->add_option("--trace", o->trace,
+                    "Instead of --model: a saved model trace (attn show --model --json), its heads scored from its weights and printed; "
+                    "an encoder-decoder's (T5, BART, Marian) per set: encoder, decoder, and cross (monotonic, eos-sink)");
     cmd->add_option("--file", o->text_file, "Read the texts from a file, one per line ('-' = standard input)");
     cmd->add_option("--rank", o->rank, "Name the top heads of one pattern: previous, next (encoders), first, self, punctuation, duplicate, induction, sink");
     cmd->add_option("--top", o->top, "How many heads --rank names (default 3); with --png/--svg, their weights figures too")

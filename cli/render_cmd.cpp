@@ -16,6 +16,8 @@
 #include "render/trace_io/trace_read.h"
 #include "render/outputs/model_figures.h"
 #include "render/view/model_choice.h"
+#include "render/view/set_view.h"
+#include "render/outputs/encoder_decoder_figures.h"
 
 namespace attn::cli {
 namespace {
@@ -29,6 +31,8 @@ struct RenderOptions {
     std::size_t scale = 2;  // --scale, as attn show's
     std::string values = "auto";  // --values, as attn show's
     std::string show = "heads";  // --show: heads, mean, rollout (the figures of each layer drawn)
+    std::optional<std::string> align_at;  // --align-at output|input: an encoder-decoder's alignment figure
+    bool words = false;                   // --words: its pieces merged into words
 };
 
 // --show: which figures of each layer drawn; mean and rollout only for a model's trace, over every head.
@@ -68,6 +72,63 @@ Trace png_view(const Trace& t, std::optional<std::size_t> layer, std::optional<s
     return render::layer_view(t, layer.value_or(0), head, title);
 }
 
+// --layer as an index into t.layers() (a --keep-layers trace keeps the model's numbers), or nothing
+// without --layer; `required`: refused when t does not hold it (else nothing).
+std::optional<std::size_t> layer_index(const Trace& t, const RenderOptions& o, bool required) {
+    const std::size_t L = t.sets.at(0).model_layers ? t.layers().size() : 0;  // 0: one unnumbered layer
+    if (o.layer && L == 0) usage_error("--layer applies to traces with layers; " + base_name(o.input) + " has none", "leave out --layer");
+    if (!o.layer) return std::nullopt;
+    std::string held;
+    for (std::size_t l = 0; l < L; ++l) {
+        if (t.layers()[l].layer == *o.layer) return l;
+        held += (l ? ", " : "") + std::to_string(t.layers()[l].layer);
+    }
+    if (required)
+        usage_error("--layer " + std::to_string(*o.layer) + " is not in " + base_name(o.input) + " (it holds layer" + (L == 1 ? " " : "s ") +
+                        held + ")",
+                    "pick one of the layers it holds");
+    return std::nullopt;
+}
+
+// The PNGs and SVGs of one set's layers (all, or `index`), their names starting with `base`.
+void draw_layers(const Trace& t, const std::string& base, const RenderOptions& o, const RenderShow& show, std::optional<std::size_t> index,
+                 policy::RunOutputs& out, std::vector<std::string>& drawn, std::function<void(const std::string&)>& warn) {
+    const std::size_t L = t.sets.at(0).model_layers ? t.layers().size() : 0;
+    if (L == 0 && t.sets.at(0).model_layers) return;  // an encoder-decoder set whose layers were all dropped
+    const std::size_t H = t.layers()[index.value_or(0)].heads.size();
+    if (o.head && *o.head >= H)
+        usage_error("--head " + std::to_string(*o.head) + " is past the last head (" + std::to_string(H - 1) + ")",
+                    "heads are numbered from 0");
+    const render::ColourSpec colours = colour_spec(o.colours);
+    std::vector<std::optional<std::size_t>> layers;  // indexes into t.layers()
+    if (index) layers.push_back(index);
+    else if (L == 0) layers.push_back(std::nullopt);
+    else for (std::size_t l = 0; l < L; ++l) layers.push_back(l);
+    for (const auto& layer : layers) {
+        const std::optional<std::size_t> number = layer ? std::optional<std::size_t>(t.layers()[*layer].layer) : std::nullopt;
+        const std::string prefix = render::layer_head_prefix(base, number, o.head);
+        if (show.heads && (number || o.head)) drawn.push_back(prefix);
+        // a model's head is drawn as show --model draws it: the same names, the same figure
+        const Trace view = t.model && layer && o.head ? render::chosen_head_trace(t, {*layer, *o.head}) : png_view(t, layer, o.head);
+        render::FigureOptions p;
+        p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
+        p.colour = colours, p.values = cell_values(o.values);
+        for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
+            if (folder->dir.empty()) continue;
+            if (show.heads) folder->add(out.files, render::render_figures(view, p, type));
+            if (number && !show.aggregates.empty()) {
+                std::vector<render::LayerAggregate> which;  // a cross set has no rollout (its matrices are not square)
+                for (render::LayerAggregate a : show.aggregates)
+                    if (a == render::LayerAggregate::mean || !t.rollout.empty()) which.push_back(a);
+                render::FigureOptions a = p;
+                a.prefix = base;
+                if (!which.empty()) folder->add(out.files, render::aggregate_figures(t, *number, which, a, type));
+            }
+            p.warn = warn = nullptr;  // a missing glyph is said once
+        }
+    }
+}
+
 void run_render(const RenderOptions& o) {
     // 1. the outputs, checked before anything is read
     if (o.prefix && !o.png && !o.svg) usage_error("--prefix names images, but no --png folder is given", "add --png DIR");
@@ -87,63 +148,50 @@ void run_render(const RenderOptions& o) {
     // the trace's kind
     const std::string base = o.prefix.value_or(t.model ? t.model->type : t.kind);
     outputs.prefix = render::layer_head_prefix(base, std::nullopt, std::nullopt);
-    if (!show.aggregates.empty() && t.layer_mean.empty())
+    if (!show.aggregates.empty() && t.layer_mean.empty() && !render::is_encoder_decoder(t))
         usage_error("--show mean and rollout need a model's trace (attn show --model --json); " + base_name(o.input) + " has no layer means",
                     "use --show heads, or render a trace written by attn show --model");
     outputs.inputs.push_back({"input", o.input});
     if (o.tokens) outputs.inputs.push_back({"--tokens", *o.tokens});
     policy::check_outputs(outputs);
-    // 3. the selection
-    const std::size_t L = t.sets.at(0).model_layers ? t.layers().size() : 0;  // 0: one unnumbered layer
-    if (o.layer && L == 0) usage_error("--layer applies to traces with layers; " + base_name(o.input) + " has none", "leave out --layer");
-    // --layer names a layer by its number in the model (a --keep-layers trace keeps the model's numbers)
-    std::optional<std::size_t> index;
-    if (o.layer) {
-        std::string held;
-        for (std::size_t l = 0; l < L; ++l) {
-            if (t.layers()[l].layer == *o.layer) index = l;
-            held += (l ? ", " : "") + std::to_string(t.layers()[l].layer);
-        }
-        if (!index)
-            usage_error("--layer " + std::to_string(*o.layer) + " is not in " + base_name(o.input) + " (it holds layer" +
-                            (L == 1 ? " " : "s ") + held + ")",
-                        "pick one of the layers it holds");
-    }
-    const std::size_t H = t.layers()[index.value_or(0)].heads.size();
-    if (o.head && *o.head >= H)
-        usage_error("--head " + std::to_string(*o.head) + " is past the last head (" + std::to_string(H - 1) + ")",
-                    "heads are numbered from 0");
-    // 4. the files: the page, and PNGs and SVGs per layer (all layers, or --layer)
+    // 3. the selection and 4. the files: the page, and PNGs and SVGs per layer (all layers, or --layer);
+    //    an encoder-decoder's per set (<prefix>-<set>-...), and its alignment figure
+    const bool seq2seq = render::is_encoder_decoder(t);
+    if ((o.align_at || o.words) && !(seq2seq && render::find_set(t, "cross")))
+        usage_error(std::string(o.align_at ? "--align-at" : "--words") + " draws an encoder-decoder model's cross-attention; " + base_name(o.input) +
+                        " has no \"cross\" set",
+                    "leave it out, or render a trace of a translation model (attn show --model DIR TEXT --json F)");
     policy::RunOutputs out(outputs);
     if (o.html) {
         render::HtmlOptions h;
-        h.source = base_name(o.input), h.layer = index, h.head = o.head;
+        h.source = base_name(o.input), h.layer = seq2seq ? std::nullopt : layer_index(t, o, true), h.head = o.head;
         out.files.push_back({*o.html, render::render_html(t, h)});
     }
-    std::vector<std::optional<std::size_t>> layers;  // indexes into t.layers()
-    if (index) layers.push_back(index);
-    else if (L == 0) layers.push_back(std::nullopt);
-    else for (std::size_t l = 0; l < L; ++l) layers.push_back(l);
     std::function<void(const std::string&)> warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
     std::vector<std::string> drawn;  // the layer and head prefixes drawn
-    for (const auto& layer : layers) {
-        const std::optional<std::size_t> number = layer ? std::optional<std::size_t>(t.layers()[*layer].layer) : std::nullopt;
-        const std::string prefix = render::layer_head_prefix(base, number, o.head);
-        if (show.heads && (number || o.head)) drawn.push_back(prefix);
-        // a model's head is drawn as show --model draws it: the same names, the same figure
-        const Trace view = t.model && layer && o.head ? render::chosen_head_trace(t, {*layer, *o.head}) : png_view(t, layer, o.head);
-        render::FigureOptions p;
-        p.prefix = prefix, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
-        p.colour = colours, p.values = cell_values(o.values);
-        for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {
-            if (folder->dir.empty()) continue;
-            if (show.heads) folder->add(out.files, render::render_figures(view, p, type));
-            if (number && !show.aggregates.empty()) {
-                render::FigureOptions a = p;
-                a.prefix = base;
-                folder->add(out.files, render::aggregate_figures(t, *number, show.aggregates, a, type));
-            }
-            p.warn = warn = nullptr;  // a missing glyph is said once
+    if (!seq2seq) {
+        draw_layers(t, base, o, show, layer_index(t, o, true), out, drawn, warn);
+    } else {
+        bool held = !o.layer;  // some set holds --layer
+        for (const AttentionSet& set : t.sets) {
+            if (set.layers.empty()) continue;  // every layer of the set dropped (--keep-layers)
+            const Trace view = render::set_view(t, set.name);
+            const std::optional<std::size_t> index = layer_index(view, o, false);
+            if (o.layer && !index) continue;  // a set without that layer (encoder and decoder depths differ)
+            held = true;
+            draw_layers(view, render::set_file_prefix(base, set.name), o, show, index, out, drawn, warn);
+        }
+        if (!held)
+            usage_error("--layer " + std::to_string(*o.layer) + " is in none of " + base_name(o.input) + "'s sets", "pick a layer the encoder or the decoder has");
+        if (render::find_set(t, "cross") && (o.png || o.svg)) {
+            render::AlignChoice c;
+            c.layer = o.layer, c.head = o.layer ? o.head : std::nullopt, c.words = o.words;
+            if (o.align_at) c.at = *render::parse_align_at(*o.align_at);
+            render::FigureOptions p;
+            p.prefix = base, p.scale = static_cast<int>(o.scale), p.font_file = o.font.value_or(""), p.warn = warn;
+            p.colour = colours, p.values = cell_values(o.values);
+            for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}})
+                if (!folder->dir.empty()) folder->add(out.files, render::alignment_figures(t, c, p, type)), p.warn = nullptr;
         }
     }
     // a run removes only what it would write itself: each layer's or head's figures it drew that it
@@ -175,7 +223,11 @@ void setup_render(CLI::App& app) {
         "  attn render model-trace.json --png slides/ --layer 3 --show mean,rollout\n"
         "Figures are named <prefix>-l<L>-<figure> (a layer's heads), <prefix>-l<L>-h<H>-<figure> (one head,\n"
         "as attn show --model names it), <prefix>-l<L>-mean and -rollout; the prefix is --prefix, else the\n"
-        "model's type, else the trace's kind.");
+        "model's type, else the trace's kind. An encoder-decoder's trace (T5, BART, Marian) draws each set so,\n"
+        "<prefix>-encoder-..., -decoder-..., -cross-... (no rollout for cross), and the alignment figure of its\n"
+        "cross-attention: <prefix>-align-mean (the mean over layers), -align-l<L>-mean (--layer), -align-l<L>-h<H>\n"
+        "(--layer --head), then -input (--align-at input) and -words (--words):\n"
+        "  attn render t5-trace.json --png slides/ --layer 5 --show heads,mean --words");
     cmd->add_option("input", o->input, "A JSON trace (attn show --json) or a .npy of attention weights")->required();
     cmd->add_option("--html", o->html, "Write the interactive page to FILE (one self-contained HTML file)");
     cmd->add_option("--png", o->png, "Write heatmap PNGs into folder DIR (created as needed); one set per layer");
@@ -188,6 +240,12 @@ void setup_render(CLI::App& app) {
                     "Figures of each layer drawn, comma-separated: heads (every head's figures), mean (the layer's mean "
                     "over heads), rollout (the attention rollout through it); mean and rollout need a model's trace")
         ->capture_default_str();
+    cmd->add_option("--align-at", o->align_at,
+                    "An encoder-decoder trace's alignment figure (<prefix>-align-...): row i is generated word i at the step whose "
+                    "output it is (output, the default) or whose input it is (input: Shift-Att; the last word has no row)")
+        ->check(CLI::IsMember({"output", "input"}));
+    cmd->add_flag("--words", o->words,
+                  "The alignment figure in words, not pieces: a source word's pieces summed, a target word's rows averaged");
     bind_colour_scale_options(*cmd, o->colours);
     bind_color_option(*cmd, o->color);
     cmd->add_option("--tokens", o->tokens,

@@ -75,8 +75,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     // the figures start with --prefix or the model's family (gpt2, llama, ...): its config names it
     outputs.prefix = o.prefix.value_or(read_model_config(*o.model).family->name), outputs.npy_prefix = render::kModelArrayPrefix;
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
-    for (const char* name : {"config.json", "model.safetensors", "model.safetensors.index.json", "vocab.json", "merges.txt",
-                             "tokenizer.json", "tokenizer_config.json", "added_tokens.json"})
+    for (const char* name : model_folder_files())
         outputs.inputs.push_back({"--model", policy::join_path(*o.model, name)});
     policy::check_outputs(outputs);
     ModelShowOptions m;

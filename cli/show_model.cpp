@@ -43,6 +43,14 @@ std::string model_text(const ModelShowOptions& o) {
 
 }  // namespace
 
+const std::vector<const char*>& model_folder_files() {
+    static const std::vector<const char*> files = {
+        "config.json", "generation_config.json", "model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+        "pytorch_model.bin.index.json", "vocab.json", "merges.txt", "vocab.txt", "tokenizer.json", "tokenizer_config.json",
+        "added_tokens.json", "special_tokens_map.json", "source.spm", "target.spm", "spiece.model", "target_vocab.json"};
+    return files;
+}
+
 std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer) {
     std::vector<bool> keep(n_layer, text == "all");
     if (text == "all") return keep;
@@ -151,13 +159,10 @@ void check_model_stages(const std::vector<std::string>& show, const std::vector<
     }
 }
 
-namespace {
-
-// An encoder-decoder's run settings: the generation config, the limit, the teacher-forced target.
-void seq2seq_settings(const ModelShowOptions& o, const Tokenizer& tok, const ParsedConfig& p, GenerationConfig& g,
+void seq2seq_settings(const Seq2SeqRequest& o, const Tokenizer& tok, const ParsedConfig& p, GenerationConfig& g,
                       ModelRunOptions& run) {
     const ModelConfig& c = p.config;
-    g = read_generation_config(o.model);
+    g = read_generation_config(o.model, c.model_type);
     check_generation_ids(g, c.vocab_size);
     const std::size_t positions = context_length(c);  // the decoder's input may not pass its positions
     if (o.max_new_tokens < 1)
@@ -179,6 +184,8 @@ void seq2seq_settings(const ModelShowOptions& o, const Tokenizer& tok, const Par
             input_error("--target: token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(c.vocab_size),
                         "the tokeniser files belong to another model: download them with the weights");
 }
+
+namespace {
 
 // The generated ids as text: every token but the special ones (start, end, pad), joined.
 std::string generated_text(const Trace& t, const Tokenizer& tok, const GenerationConfig& g) {
@@ -218,7 +225,7 @@ void run_show_model(const ModelShowOptions& o) {
                     "pick a query from 0 to " + std::to_string(ids.size() - 1));
     // 4. which layers the trace keeps, the head shown, the memory it takes
     ModelRunOptions run;
-    if (seq2seq) seq2seq_settings(o, tok, parsed, generation, run);
+    if (seq2seq) seq2seq_settings({o.model, o.max_new_tokens, o.target}, tok, parsed, generation, run);
     const std::size_t depth = std::max(c.n_layer, c.n_decoder_layer);  // an encoder-decoder's layers number both stacks
     run.keep_layers = o.keep_layers ? parse_layer_list(*o.keep_layers, depth) : std::vector<bool>(depth, true);
     std::vector<std::size_t> kept;

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "data/text/tokenizer.h"
+#include "core/model/model.h"
+#include "data/checkpoint/generation_config.h"
 #include "data/checkpoint/model_family.h"
 
 #include <cstddef>
@@ -45,6 +47,20 @@ struct ModelShowOptions {
 
 void run_show_model(const ModelShowOptions& o);
 
+// The files of a model folder attn may read: outputs may not overwrite them.
+const std::vector<const char*>& model_folder_files();
+
+// An encoder-decoder's run settings (show and decode): the folder's generation config (its ids checked
+// against the vocabulary), the generation limit within the decoder's positions, and --target's labels
+// for teacher forcing. Usage errors for a limit of 0 or past the positions and for an empty target.
+struct Seq2SeqRequest {
+    std::string model;
+    std::size_t max_new_tokens = 40;
+    std::optional<std::string> target;
+};
+void seq2seq_settings(const Seq2SeqRequest& o, const Tokenizer& tok, const ParsedConfig& p, GenerationConfig& g,
+                      ModelRunOptions& run);
+
 // The text as the model's token ids: usage errors for an empty text or one past the context, an input
 // error for an id outside the vocabulary (tokeniser files of another model). show and decode share it.
 std::vector<std::int64_t> model_token_ids(const Tokenizer& tok, const ModelConfig& c, const std::string& text);
@@ -74,6 +90,7 @@ struct ModelDecodeCliOptions {
     bool force = false;                      // --force: a JSON above 256 MiB
     std::optional<std::string> max_memory, font;
     int scale = 2;
+    std::size_t max_new_tokens = 40;         // --max-new-tokens: an encoder-decoder's generation limit
 };
 void run_decode_model(const ModelDecodeCliOptions& o);
 

@@ -84,6 +84,12 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         ->check(rule("--head"));
     cmd->add_option("--keep-layers", o.keep_layers,
                     "--model: layers whose heads the trace keeps, e.g. 0,5-7 (default: all)");
+    cmd->add_option("--align-at", o.align_at,
+                    "--model with a translation model (T5, BART, Marian): the alignment figure and matrix put generated word i "
+                    "at the step whose output it is (output, the default) or whose input it is (input: Shift-Att)")
+        ->check(CLI::IsMember({"output", "input"}));
+    cmd->add_flag("--words", o.words,
+                  "--model with a translation model: the alignment in words, a source word's pieces summed, a target word's rows averaged");
     for (const auto& k : o.common.kind_options) seeded_only.push_back(k.option);
     for (const char* name : {"--kind", "--example", "--embeddings", "--mask", "--d-in", "--seed", "--max-tokens", "--split"})
         seeded_only.push_back(cmd->get_option(name));
@@ -133,6 +139,9 @@ std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std:
 const Kind& check_seeded_options(const ShowOptions& o) {
     if (o.layer) usage_error("--layer applies only with --model", "attn show --model DIR --layer 5 --head 1 \"text\"");
     if (o.keep_layers) usage_error("--keep-layers applies only with --model", "attn show --model DIR --keep-layers 0,5 \"text\"");
+    if (o.align_at || o.words)
+        usage_error(std::string(o.align_at ? "--align-at" : "--words") + " draws a translation model's cross-attention, which needs --model",
+                    "attn show --model T5_DIR \"The house is small.\" --words");
     if (o.pair) usage_error("--pair runs a sentence pair through an encoder model, which needs --model",
                             "attn show --model BERT_DIR \"first text\" --pair \"second text\"");
     if (o.target) usage_error("--target is the decoder's text of an encoder-decoder model, which needs --model",

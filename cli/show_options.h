@@ -44,6 +44,8 @@ struct ShowOptions {
     std::optional<std::string> target;              // --target TEXT: an encoder-decoder's decoder text
     std::size_t max_new_tokens = 40;                // --max-new-tokens N: an encoder-decoder's generation limit
     std::optional<std::size_t> layer, head;         // --layer, --head
+    std::optional<std::string> align_at;            // --align-at output|input: an encoder-decoder's alignment
+    bool words = false;                             // --words: the alignment in words
 };
 
 // Adds the subcommand "show" to app with every option bound to o (no callback: the caller's).

@@ -158,6 +158,16 @@ inline std::string trace_one(const std::string& bytes) {
         return check_error(e, 1);
     }
     if (t.tokens.empty() || t.source_tokens.empty()) return "accepted a trace without tokens";
+    if (t.model && t.model->stack == "encoder-decoder") {  // several sets: written as read, each set's figures drawable
+        const std::string once = render::trace_json_text(t);
+        if (render::trace_json_text(render::read_trace_json(once, "again.json")) != once) return "a trace written and read again changed";
+        for (const auto& set : t.sets)
+            for (const auto& l : set.layers)
+                for (const auto& h : l.heads)
+                    if (h.weights.size() && (h.weights.shape(0) != set.query_tokens.size() || h.weights.shape(1) != set.key_tokens.size()))
+                        return "accepted a set whose weights are not its tokens' shape";
+        return "";
+    }
     if (t.sets.size() != 1 || t.layers().empty() || t.heads().empty()) return "accepted a trace without heads";
     if (!t.sets[0].model_layers && !looks_like_npy(bytes)) {  // a seeded trace, version 1 or 2: written as 2
         const std::string once = render::trace_json_text(t);

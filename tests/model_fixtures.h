@@ -228,7 +228,7 @@ inline void write_model_fixtures(const std::string& dir) {
     write_bytes(dir + "/torch-view/pytorch_model.bin", torch_zip(moved));
     write_model_folder(dir, "torch-magic", cfg, "", true);
     write_bytes(dir + "/torch-magic/pytorch_model.bin", torch_legacy(bin, 0x20f9469cfc6dull));
-    write_model_folder(dir, "model-t5", tiny_gpt2_config("t5"), ok);
+    write_model_folder(dir, "model-mbart", tiny_gpt2_config("mbart"), ok);
     write_model_folder(dir, "model-heads", tiny_gpt2_config("gpt2", 3), ok);
     write_model_folder(dir, "st-empty", cfg, "");
     std::string past(8, '\0');

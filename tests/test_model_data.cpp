@@ -325,7 +325,7 @@ TEST_CASE("gpt2 config: model_type, n_head dividing n_embd, and the numbers are 
     };
     const std::string ok = R"("n_layer": 2, "n_head": 2, "n_embd": 8, "n_positions": 16, "vocab_size": 300)";
     CHECK(err("{\"model_type\": \"gpt2\", " + ok + "}") == "");
-    CHECK(err("{\"model_type\": \"t5\", " + ok + "}") == "config.json: model_type 't5' is not supported");
+    CHECK(err("{\"model_type\": \"mbart\", " + ok + "}") == "config.json: model_type 'mbart' is not supported");
     CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 3, "n_embd": 8, "n_positions": 16, "vocab_size": 300})") ==
           "config.json: n_head 3 does not divide n_embd 8");
     CHECK(err(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 2, "n_embd": 8, "vocab_size": 300})") ==

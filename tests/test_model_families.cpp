@@ -40,17 +40,29 @@ TEST_CASE("families: one row per FamilyId in order, model_type names in one row 
         CHECK(f.has(attn::Role::token_types) == f.recipe.token_types);
         CHECK(f.has(attn::Role::embed_norm_w) == f.recipe.embed_norm);
         CHECK(f.has(attn::Role::mlm_dense_w) == (f.recipe.head == attn::OutputHead::masked_lm));
-        CHECK((f.recipe.stack == attn::Stack::encoder) == (f.recipe.norm_place == attn::NormPlace::post));
+        const bool seq2seq = f.recipe.stack == attn::Stack::encoder_decoder;
+        if (!seq2seq) CHECK((f.recipe.stack == attn::Stack::encoder) == (f.recipe.norm_place == attn::NormPlace::post));
+        // an encoder-decoder's decoder layers name their cross-attention and its norm; the others have none
+        for (auto r : {attn::Role::xq_w, attn::Role::xk_w, attn::Role::xv_w, attn::Role::xo_w, attn::Role::norm3_w,
+                       attn::Role::q_w, attn::Role::norm1_w, attn::Role::norm2_w, attn::Role::up_w, attn::Role::down_w})
+            CHECK(f.decoder_has(r) == seq2seq);
         const bool fused = f.recipe.attention == attn::AttnLayout::fused_conv1d;
         CHECK(f.has(attn::Role::qkv_w) == fused);
         CHECK(f.has(attn::Role::q_w) == !fused);
-        CHECK(f.has(attn::Role::gate_w) == (f.recipe.mlp == attn::MlpKind::swiglu));
+        // SwiGLU's gate; T5's gate (wi_0) is read only when feed_forward_proj is gated-
+        CHECK(f.has(attn::Role::gate_w) == (f.recipe.mlp == attn::MlpKind::swiglu || f.id == attn::FamilyId::t5));
         CHECK(f.has(attn::Role::positions) == (f.recipe.positions == attn::PosScheme::learned));
         CHECK(attn::find_family_by_model_type(f.model_types[0]) == &f);
     }
     CHECK(attn::family(attn::FamilyId::llama).tensor_name(attn::Role::k_w, 7) == "model.layers.7.self_attn.k_proj.weight");
     CHECK(attn::family(attn::FamilyId::bert).tensor_name(attn::Role::norm1_w, 2) == "encoder.layer.2.attention.output.LayerNorm.weight");
     CHECK(attn::family(attn::FamilyId::distilbert).tensor_name(attn::Role::mlm_bias) == "vocab_projector.bias");
+    const attn::Family& t5 = attn::family(attn::FamilyId::t5);
+    CHECK(t5.tensor_name(attn::Role::up_w, 0) == "encoder.block.0.layer.1.DenseReluDense.wi.weight");
+    CHECK(t5.tensor_name(attn::Role::up_w, 3, true, true) == "decoder.block.3.layer.2.DenseReluDense.wi_1.weight");
+    CHECK(t5.tensor_name(attn::Role::xk_w, 1, true) == "decoder.block.1.layer.1.EncDecAttention.k.weight");
+    CHECK(attn::family(attn::FamilyId::bart).tensor_name(attn::Role::norm3_b, 4, true) == "decoder.layers.4.encoder_attn_layer_norm.bias");
+    CHECK(attn::family(attn::FamilyId::marian).tensor_name(attn::Role::dec_positions) == "decoder.embed_positions.weight");
 }
 
 TEST_CASE("encoder configs: BERT's defaults, RoBERTa's position offset from pad_token_id, DistilBERT's own names and fixed eps") {

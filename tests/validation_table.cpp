@@ -370,9 +370,9 @@ std::vector<ValidationRule> make_rules() {
                     model("torch-magic"),
                     e("torch-magic/pytorch_model.bin: not a PyTorch checkpoint: the first pickle is not torch's magic number "
                       "0x1950a86a20f9469cfc6c (hint: give a pytorch_model.bin saved by torch.save, or the model's model.safetensors)")});
-    rows.push_back({"model.type", "config.json", "a model_type of attn's families (attn models)", R, model("model-t5"),
-                    e("model-t5/config.json: model_type 't5' is not supported (hint: attn runs model_type gpt2, llama, "
-                      "smollm, mistral, qwen2, bert, roberta, xlm-roberta, camembert, distilbert (attn models lists them))")});
+    rows.push_back({"model.type", "config.json", "a model_type of attn's families (attn models)", R, model("model-mbart"),
+                    e("model-mbart/config.json: model_type 'mbart' is not supported (hint: attn runs model_type gpt2, llama, "
+                      "smollm, mistral, qwen2, bert, roberta, xlm-roberta, camembert, distilbert, t5, bart, marian (attn models lists them))")});
     rows.push_back({"model.heads", "config.json", "n_head divides n_embd", R, model("model-heads"),
                     e("model-heads/config.json: n_head 3 does not divide n_embd 4 (hint: each head takes n_embd / n_head "
                       "channels: use the config.json that came with the model)")});
@@ -749,7 +749,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"torch-truncated", "model-ok's weights as pytorch_model.bin (zip, a storage per tensor) with ln_f.bias's storage cut to 12 bytes"},
         {"torch-view", "model-ok's weights as pytorch_model.bin (zip) with ln_f.bias at storage offset 1"},
         {"torch-magic", "model-ok's weights as a legacy pytorch_model.bin whose magic number ends 6d, not 6c"},
-        {"model-t5", "model-ok with model_type t5"},
+        {"model-mbart", "model-ok with model_type mbart"},
         {"model-heads", "model-ok with n_head 3"},
         {"st-empty", "model-ok with an empty model.safetensors"},
         {"st-length", "model-ok; model.safetensors: a header length of 65536, then {}"},

@@ -222,6 +222,48 @@ std::optional<HeadSink> encoder_head_sink(const Mat& w) {
     return best;
 }
 
+const std::array<CrossPatternInfo, kCrossPatternCount>& cross_patterns() {
+    static const std::array<CrossPatternInfo, kCrossPatternCount> k = {{
+        {CrossPattern::monotonic, "monotonic",
+         "share of decoder steps whose most-attended source token is at or after the previous step's"},
+        {CrossPattern::eos_sink, "eos-sink", "mean weight on the source's final token (</s>)"},
+    }};
+    static_assert(kCrossPatternCount == 2, "one row per CrossPattern");
+    return k;
+}
+
+std::optional<double> cross_monotonic_score(const Mat& w) {
+    const std::size_t T = w.shape(0), S = w.shape(1);
+    if (T < 2 || S == 0) return std::nullopt;
+    const auto argmax = [&](std::size_t i) {
+        std::size_t best = 0;
+        for (std::size_t j = 1; j < S; ++j)
+            if (w(i, j) > w(i, best)) best = j;
+        return best;
+    };
+    std::size_t forward = 0;
+    for (std::size_t i = 1, before = argmax(0); i < T; ++i) {
+        const std::size_t now = argmax(i);
+        forward += now >= before ? 1 : 0;
+        before = now;
+    }
+    return static_cast<double>(forward) / static_cast<double>(T - 1);
+}
+
+std::optional<double> cross_eos_sink_score(const Mat& w) {
+    const std::size_t T = w.shape(0), S = w.shape(1);
+    if (T == 0 || S == 0) return std::nullopt;
+    double on = 0.0;
+    for (std::size_t i = 0; i < T; ++i) on += double(w(i, S - 1));
+    return on / static_cast<double>(T);
+}
+
+double cross_chance(CrossPattern p, std::size_t S) {
+    if (S == 0) return 0.0;
+    const double s = static_cast<double>(S);
+    return p == CrossPattern::monotonic ? (s + 1.0) / (2.0 * s) : 1.0 / s;
+}
+
 TextHeadScores text_head_scores(const Mat& w, const std::vector<bool>& punct, const std::vector<std::int64_t>& ids,
                                 bool bidirectional) {
     TextHeadScores s;

@@ -33,6 +33,16 @@
 //                (ties: the earlier key; often the final [SEP] or [CLS]); its score is that mean
 //                (undefined for T < 2)
 // Scores over several texts are the mean over the texts where the pattern is defined.
+//
+// An encoder-decoder (T5, BART, Marian): its "encoder" set is scored as an encoder's heads, its "decoder"
+// set as a decoder's (induction needs a run of its own: left out), and its "cross" set (w (T, S): decoder
+// step i over the S source tokens, every key visible) on two patterns of its own, each beside its chance
+// level (the score of a head whose rows are random in the way said):
+//   monotonic    a_i = argmax_j w[i][j] (the first on ties); the share of rows i >= 1 with a_i >= a_{i-1}:
+//                1 when the alignment never moves back along the source (undefined for T < 2).
+//                chance (S+1)/(2S): the share expected when every a_i is drawn uniformly from the S columns
+//   eos-sink     mean over all rows i of w[i][S-1], the weight on the source's final token (the </s> the
+//                tokenizers append) (undefined for S = 0). chance 1/S: a uniform row's weight there
 #pragma once
 
 #include <array>
@@ -90,6 +100,19 @@ std::optional<double> encoder_self_score(const Mat& w);
 std::optional<double> encoder_punctuation_score(const Mat& w, const std::vector<bool>& punct);
 std::optional<double> encoder_duplicate_score(const Mat& w, const std::vector<std::int64_t>& ids);
 std::optional<HeadSink> encoder_head_sink(const Mat& w);
+
+// A cross-attention head's scores (an encoder-decoder's "cross" set): w (T, S).
+enum class CrossPattern { monotonic, eos_sink };
+struct CrossPatternInfo {
+    CrossPattern pattern;
+    const char* name;        // "monotonic", "eos-sink": the tables' and the docs' word
+    const char* definition;  // one line
+};
+inline constexpr std::size_t kCrossPatternCount = 2;
+const std::array<CrossPatternInfo, kCrossPatternCount>& cross_patterns();
+std::optional<double> cross_monotonic_score(const Mat& w);
+std::optional<double> cross_eos_sink_score(const Mat& w);
+double cross_chance(CrossPattern p, std::size_t S);  // (S+1)/(2S), 1/S; 0 for S = 0
 
 // The patterns a text defines (all but induction), per head: (P) scores, nullopt where undefined
 // (next always for a decoder). bidirectional: an encoder's weights and definitions.

@@ -73,6 +73,49 @@ HeadReport score_trace(const Trace& t, const std::string& text) {
     return r;
 }
 
+EncoderDecoderHeadReport score_encoder_decoder(const Trace& t, const std::string& source_text) {
+    EncoderDecoderHeadReport out;
+    out.model = *t.model;
+    for (const AttentionSet& set : t.sets) {
+        if (set.layers.empty()) continue;
+        const std::size_t H = set.layers[0].heads.size();
+        if (set.name == "cross") {  // (T, S) weights: the cross patterns
+            CrossHeadReport c;
+            c.n_head = H, c.source_length = set.key_tokens.size();
+            for (std::size_t p = 0; p < kCrossPatternCount; ++p) {
+                c.scores[p].assign(set.layers.size(), std::vector<std::optional<double>>(H));
+                c.chance[p] = cross_chance(cross_patterns()[p].pattern, c.source_length);
+            }
+            for (std::size_t l = 0; l < set.layers.size(); ++l) {
+                c.layers.push_back(set.layers[l].layer);
+                for (std::size_t h = 0; h < H && h < set.layers[l].heads.size(); ++h) {
+                    const Mat& w = set.layers[l].heads[h].weights;
+                    c.scores[0][l][h] = cross_monotonic_score(w);
+                    c.scores[1][l][h] = cross_eos_sink_score(w);
+                }
+            }
+            out.cross = std::move(c);
+            continue;
+        }
+        // a self-attention set as a run of its own: its tokens, its ids, its stack's definitions
+        const bool encoder = set.name == "encoder";
+        Trace one;
+        one.kind = t.kind, one.model = t.model;
+        one.model->stack = encoder ? "encoder" : "decoder";
+        one.model->n_layer = encoder ? t.model->n_layer : t.model->n_decoder_layer;
+        one.tokens = set.query_tokens, one.source_tokens = set.key_tokens;
+        one.token_ids = encoder ? t.source_token_ids : t.token_ids;
+        if (one.token_ids.size() != one.tokens.size()) {  // a trace without ids: no token repeats (duplicate undefined)
+            one.token_ids.clear();
+            for (std::size_t i = 0; i < one.tokens.size(); ++i) one.token_ids.push_back(-1 - static_cast<std::int64_t>(i));
+        }
+        one.sets = {set};
+        HeadReport r = score_trace(one, encoder ? source_text : std::string("(the decoder's tokens)"));
+        out.sets.push_back({set.name, std::move(r)});
+    }
+    return out;
+}
+
 HeadReport score_heads(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::string>& texts,
                        const std::vector<std::vector<std::int64_t>>& ids, const HeadRunOptions& opt) {
     const std::size_t L = m.config.n_layer, H = m.config.n_head;

@@ -70,6 +70,29 @@ HeadReport score_heads(const ModelCheckpoint& m, const Tokenizer& tok, const std
 // a model run's causal (T, T) weights and T token ids. r.first stays empty.
 HeadReport score_trace(const Trace& t, const std::string& text);
 
+// An encoder-decoder run's heads, from the weights in its trace (core/base/trace.h: sets "encoder",
+// "decoder", "cross"): each self-attention set scored as score_trace scores a run ("encoder" on the
+// source's tokens and ids with the encoder's definitions, "decoder" on the decoder's with a decoder's;
+// `set` names it), and the cross set on the cross patterns (head_patterns.h), each with its chance level.
+struct SetHeadReport {
+    std::string set;  // "encoder", "decoder"
+    HeadReport report;
+};
+struct CrossHeadReport {
+    std::vector<std::size_t> layers;  // (L) the kept layers' numbers in the decoder
+    std::size_t n_head = 0;
+    std::size_t source_length = 0;    // S: the chance levels' length
+    std::array<std::vector<std::vector<std::optional<double>>>, kCrossPatternCount> scores;  // (P, L, H)
+    std::array<double, kCrossPatternCount> chance{};
+};
+struct EncoderDecoderHeadReport {
+    ModelInfo model;
+    std::vector<SetHeadReport> sets;  // the self-attention sets the trace holds, in its order
+    std::optional<CrossHeadReport> cross;
+};
+// Precondition: t.model->stack == "encoder-decoder". `source_text` names the encoder's text.
+EncoderDecoderHeadReport score_encoder_decoder(const Trace& t, const std::string& source_text);
+
 // One ranked head: (layer, head, score), highest first, ties by layer then head; heads where the pattern
 // is undefined are left out.
 struct RankedHead {

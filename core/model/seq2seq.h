@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/model/model.h"
@@ -34,5 +36,31 @@ void process_logits(const GenerationConfig& g, const std::vector<std::int64_t>& 
 // or max_new tokens (or, teacher-forced, the target's ids); then one pass recording every set.
 Trace seq2seq_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& src,
                       const ModelRunOptions& opt);
+
+}  // namespace attn
+
+namespace attn {
+
+// attn decode --model for an encoder-decoder: the greedy steps one at a time. Each step's decoder row
+// (self-attention over the tokens so far) and cross row (over the source) of one layer, per head; the
+// self-attention cache grows a token a step, while the cross-attention's keys and values are computed
+// once from the encoder's output. max_abs_diff compares every step's rows with the full pass's.
+struct Seq2SeqStep {
+    std::string token, next;                     // the decoder's input token, the step's choice
+    std::int64_t token_id = -1, next_id = -1;
+    std::vector<std::vector<float>> self, cross;  // (heads) (t + 1), (S)
+    std::uint64_t self_cache_bytes = 0;          // the decoder's self-attention keys and values after the step
+};
+struct Seq2SeqDecode {
+    std::vector<std::string> source;             // (S)
+    std::vector<std::size_t> heads;              // the recorded heads
+    std::size_t layer = 0;
+    std::vector<Seq2SeqStep> steps;
+    std::uint64_t cross_cache_bytes = 0;         // every decoder layer's cross keys and values, computed once
+    std::size_t dtype_bytes = 4;
+    double max_abs_diff = 0.0;
+};
+Seq2SeqDecode run_seq2seq_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& src,
+                                 const ModelRunOptions& opt, std::size_t layer, std::optional<std::size_t> head);
 
 }  // namespace attn

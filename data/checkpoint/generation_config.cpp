@@ -119,28 +119,55 @@ GenerationConfig parse_generation_config(const nlohmann::json& j, const std::str
     return g;
 }
 
-GenerationConfig read_generation_config(const std::string& dir) {
-    const std::string gen = dir + "/generation_config.json";
-    struct stat st {};
-    const bool own = ::stat(gen.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-    const std::string path = own ? gen : dir + "/config.json";
+namespace {
+
+nlohmann::json read_json(const std::string& path, const char* what) {
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(read_file(path, own ? "generation config" : "config file"),
-                                  [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-                                      if (depth > 16) bad(path, "nests too deeply", "use the model's own config files");
-                                      return true;
-                                  });
+        j = nlohmann::json::parse(read_file(path, what), [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+            if (depth > 16) bad(path, "nests too deeply", "use the model's own config files");
+            return true;
+        });
     } catch (const nlohmann::json::exception&) {
         bad(path, "not JSON", "use the model's own config files");
     }
     if (!j.is_object()) bad(path, "not a JSON object", "use the model's own config files");
+    return j;
+}
+
+// The config class's defaults for the ids a config.json may leave out.
+nlohmann::json class_defaults(const std::string& model_type) {
+    if (model_type == "bart")
+        return {{"eos_token_id", 2}, {"decoder_start_token_id", 2}, {"forced_eos_token_id", 2}, {"pad_token_id", 1}, {"bos_token_id", 0}};
+    if (model_type == "marian")
+        return {{"eos_token_id", 0}, {"decoder_start_token_id", 58100}, {"forced_eos_token_id", 0}, {"pad_token_id", 58100}};
+    if (model_type == "t5") return {{"eos_token_id", 1}, {"pad_token_id", 0}};
+    return nlohmann::json::object();
+}
+
+}  // namespace
+
+GenerationConfig read_generation_config(const std::string& dir, const std::string& model_type) {
+    const std::string config = dir + "/config.json", gen = dir + "/generation_config.json";
+    nlohmann::json merged = nlohmann::json::object();
+    for (const auto& [key, v] : read_json(config, "config file").items())
+        if (generation_fields().count(key)) merged[key] = v;
+    struct stat st {};
+    const bool own = ::stat(gen.c_str(), &st) == 0 && S_ISREG(st.st_mode);
     if (own)
-        for (const auto& [key, v] : j.items())
+        for (const auto& [key, v] : read_json(gen, "generation config").items()) {
             if (!generation_fields().count(key))
-                bad(path, "field \"" + excerpt(key, 60) + "\" is not one attn reads, and it may change the generated tokens",
+                bad(gen, "field \"" + excerpt(key, 60) + "\" is not one attn reads, and it may change the generated tokens",
                     "attn applies the generation fields Hugging Face's greedy search applies or refuses them by name");
-    return parse_generation_config(j, path);
+            if (!v.is_null()) merged[key] = v;
+        }
+    for (const auto& [key, v] : class_defaults(model_type).items())
+        if (!merged.contains(key)) merged[key] = v;
+    const std::string name = own ? gen : config;
+    if (merged.contains("eos_token_id") && merged["eos_token_id"].is_null())
+        bad(name, "eos_token_id is null: the decoder would never end before --max-new-tokens",
+            "give the model's end token id (eos_token_id), as its own config files do");
+    return parse_generation_config(merged, name);
 }
 
 void check_generation_ids(const GenerationConfig& g, std::size_t vocab_size) {

@@ -33,8 +33,11 @@ struct GenerationConfig {
 // Every field name a generation config may hold (the config parsers let them pass to this reader).
 const std::set<std::string>& generation_fields();
 
-// Reads generation_config.json if the folder has one, else config.json's generation fields.
-GenerationConfig read_generation_config(const std::string& dir);
+// config.json's generation fields with generation_config.json's (when the folder has one) over them; a
+// field neither file gives takes the default of the model type's config class (BartConfig: eos 2,
+// start 2, forced eos 2, pad 1; MarianConfig: eos 0, start and pad 58100, forced eos 0; T5Config: eos 1,
+// pad 0). A null eos_token_id is refused: the decoder would never end before the limit.
+GenerationConfig read_generation_config(const std::string& dir, const std::string& model_type);
 // The same from parsed JSON (`name` names the file in errors).
 GenerationConfig parse_generation_config(const nlohmann::json& j, const std::string& name);
 // Every id must name a row of the vocabulary, and the decoder needs a start token.

@@ -209,6 +209,7 @@ std::string subtitle_of(const Trace& t, const Figure& f) {
         subtitle += kDot + std::string("each cell the largest ") + (f.view.signed_values ? "|value|" : "value") + " of " +
                     std::to_string(L.fq) + "\xC3\x97" + std::to_string(L.fk);
     if (t.model && t.model->stack == "encoder") subtitle += kDot + std::string("encoder (bidirectional): every query sees every key");
+    if (t.model && t.model->stack == "cross") subtitle += kDot + std::string("cross-attention: every target token sees every source token");
     return subtitle;
 }
 

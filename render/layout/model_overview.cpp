@@ -23,8 +23,9 @@ constexpr int kGap = 6, kLabelW = 64, kHeaderH = 22, kGroupGap = 12, kGroupH = 2
 constexpr std::size_t kLabelledTokens = 12;
 constexpr int kBarH = 160;  // the colour bar's height, at most
 
-// One map of a (T, T) weight matrix, n × n cells: cell (a, b) covers query rows [a·T/n, (a+1)·T/n)
-// and key columns likewise and holds the largest visible weight it covers. A decoder's (causal) cell is
+// One map of a (T, S) weight matrix (S = T but for an encoder-decoder's cross set), n × n cells, n <= T
+// and n <= S: cell (a, b) covers query rows [a·T/n, (a+1)·T/n) and key columns [b·S/n, (b+1)·S/n) and
+// holds the largest visible weight it covers. A decoder's (causal) cell is
 // hidden when every covered key is in the future of every covered query; an encoder's (bidirectional)
 // cells are all visible. Coloured from 0 to the map's own largest weight.
 struct OverviewMap {
@@ -34,7 +35,7 @@ struct OverviewMap {
 };
 
 OverviewMap make_map(const Mat& w, std::size_t n, bool causal) {
-    const std::size_t T = w.shape(0);
+    const std::size_t T = w.shape(0), S = w.shape(1);
     OverviewMap m;
     m.values = Mat::from_shape({n, n});
     m.visible = Mask::from_shape({n, n});
@@ -42,7 +43,7 @@ OverviewMap make_map(const Mat& w, std::size_t n, bool causal) {
     for (std::size_t a = 0; a < n; ++a) {
         const std::size_t i0 = a * T / n, i1 = std::max(i0 + 1, (a + 1) * T / n);
         for (std::size_t b = 0; b < n; ++b) {
-            const std::size_t j0 = b * T / n, j1 = std::max(j0 + 1, (b + 1) * T / n);
+            const std::size_t j0 = b * S / n, j1 = std::max(j0 + 1, (b + 1) * S / n);
             float v = 0.0f;
             for (std::size_t i = i0; i < i1; ++i)
                 for (std::size_t j = j0; j < j1 && (j <= i || !causal); ++j) v = std::max(v, w(i, j));
@@ -97,11 +98,13 @@ void draw_kv_groups(Surface& s, Font& font, const std::vector<std::size_t>& kv, 
 
 Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     // 1. the maps: every kept layer's heads, its mean and the rollout through it
-    const std::size_t T = t.tokens.size(), H = t.model->n_head, L = t.layers().size();
+    // (a cross set's maps are T × S: as many cells a side as the shorter axis has tokens, labelled when T = S)
+    const std::size_t T = t.tokens.size(), S = t.source_tokens.size(), H = t.model->n_head, L = t.layers().size();
+    const std::size_t TS = std::min(T, S);
     const int want = static_cast<int>(std::clamp<std::size_t>(T * 8, 48, 72));  // a map's side, layout pixels
-    const auto n = static_cast<std::size_t>(std::max(1, std::min({static_cast<int>(T), want, max_cells})));
+    const auto n = static_cast<std::size_t>(std::max(1, std::min({static_cast<int>(TS), want, max_cells})));
     const int label_h = font.line_height(kCaptionPx);
-    const bool labelled = n == T && T > 0 && T <= kLabelledTokens;  // a cell per token, each a line tall
+    const bool labelled = n == T && S == T && T > 0 && T <= kLabelledTokens;  // a cell per token, each a line tall
     const int cell = labelled ? label_h : std::max(1, want / static_cast<int>(n)), side = cell * static_cast<int>(n);
     std::vector<std::string> labels;  // (T) when labelled
     int label_w = 0;                  // the widest of them
@@ -115,7 +118,7 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
         int row, col;  // col H and H + 1: the mean and the rollout
     };
     auto maps = std::make_shared<std::vector<Placed>>();
-    const bool encoder = t.model->stack == "encoder";
+    const bool encoder = t.model->stack == "encoder" || t.model->stack == "cross";  // nothing hidden
     // a sentence pair: the line before segment B's first token, at its place on every map's axes
     const std::size_t seg_b = segment_break(t, T, T);
     const int seg_px = seg_b ? static_cast<int>(seg_b * static_cast<std::size_t>(side) / T) : 0;
@@ -147,7 +150,8 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
                               std::to_string(H) + (H == 1 ? " head" : " heads") + groups + dot + "attention weights";
     const std::string subtitle =
         std::to_string(T) + " tokens" + dot + "rows: queries, columns: keys" + dot + "each map coloured from 0 to its own largest weight" +
-        dot + (encoder ? "encoder (bidirectional): no key hidden" : "hatched: future keys") +
+        dot + (t.model->stack == "cross" ? "cross-attention: rows the decoder's tokens, columns the source's, no key hidden"
+               : encoder ? "encoder (bidirectional): no key hidden" : "hatched: future keys") +
         (seg_b ? std::string(dot) + "segments A | B: tokens 0\xE2\x80\x93" + std::to_string(seg_b - 1) + " | " + std::to_string(seg_b) +
                      "\xE2\x80\x93" + std::to_string(T - 1) + " (white line)"
                : std::string());

@@ -37,7 +37,7 @@ std::vector<OutputFile> aggregate_figures(const Trace& t, std::size_t layer, con
         std::optional<FigureView> fv = figure_view(v.trace, "weights", o.colour);
         if (!fv) continue;
         fv->values = o.values;
-        const bool encoder = t.model && t.model->stack == "encoder";  // nothing hidden: no "hatched" to explain
+        const bool encoder = t.model && (t.model->stack == "encoder" || t.model->stack == "cross");  // nothing hidden: no "hatched" to explain
         fv->title_word = v.title_word, fv->subtitle = v.subtitle + (encoder ? "" : "; hatched: " + v.hidden), fv->hidden_label = v.hidden;
         if (std::optional<Figure> f = make_figure(v.trace, std::move(*fv), font, max_side))
             drawings.push_back(figure_drawing(std::move(*f), font, aggregate_word(a)));

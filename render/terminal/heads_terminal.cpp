@@ -21,9 +21,12 @@ std::string left(const std::string& s, std::size_t w) {
     return s + std::string(n < w ? w - n : 1, ' ');
 }
 
-void table(std::ostringstream& out, const HeadReport& r, HeadPattern p, const HeadsViewOptions& opt) {
+// One pattern's layers × heads table; rows "layer L", or "<set> layer L" for an encoder-decoder's set.
+void table(std::ostringstream& out, const HeadReport& r, HeadPattern p, const HeadsViewOptions& opt, const std::string& set = "") {
     const auto i = static_cast<std::size_t>(p);
-    out << head_patterns()[i].name << ": " << r.definition(p);
+    const std::string row = set.empty() ? "layer " : set + " layer ";
+    const std::size_t label_w = set.empty() ? 8 : row.size() + 3;  // "layer 11" as before; "decoder layer 11"
+    out << (set.empty() ? "" : set + " ") << head_patterns()[i].name << ": " << r.definition(p);
     if (p == HeadPattern::induction) out << "\n";
     else out << " \xC2\xB7 " << r.defined[i] << " of " << r.texts.size() << (r.texts.size() == 1 ? " text\n" : " texts\n");
     if (r.defined[i] == 0) {
@@ -31,11 +34,11 @@ void table(std::ostringstream& out, const HeadReport& r, HeadPattern p, const He
         return;
     }
     ColourScale scale;  // 0..1 viridis: every score is a share of a query's attention
-    out << std::string(8, ' ');
+    out << std::string(label_w, ' ');
     for (std::size_t h = 0; h < r.n_head; ++h) out << right("h" + std::to_string(h), kCellWidth);
     out << "\n";
     for (std::size_t l = 0; l < r.n_layer; ++l) {
-        out << left("layer " + std::to_string(l), 8);
+        out << left(row + std::to_string(l), label_w);
         for (std::size_t h = 0; h < r.n_head; ++h) {
             const auto& s = r.score(p, l, h);
             const std::string cell = right(s ? fixed(*s, opt.precision) : "\xE2\x80\x93", kCellWidth);  // –
@@ -65,7 +68,48 @@ void reading_lines(std::ostringstream& out, const HeadReport& r, HeadPattern p, 
     }
 }
 
+// A cross pattern's table: "cross monotonic: <definition> · chance 0.58 (S = 6)", then layers × heads.
+void cross_table(std::ostringstream& out, const CrossHeadReport& c, std::size_t p, const HeadsViewOptions& opt) {
+    const CrossPatternInfo& info = cross_patterns()[p];
+    out << "cross " << info.name << ": " << info.definition << kDot << "chance " << fixed(c.chance[p], opt.precision)
+        << " (random rows over " << c.source_length << " source tokens)\n";
+    const std::string row = "cross layer ";
+    const std::size_t label_w = row.size() + 3;
+    ColourScale scale;
+    out << std::string(label_w, ' ');
+    for (std::size_t h = 0; h < c.n_head; ++h) out << right("h" + std::to_string(h), kCellWidth);
+    out << "\n";
+    for (std::size_t l = 0; l < c.layers.size(); ++l) {
+        out << left(row + std::to_string(c.layers[l]), label_w);
+        for (std::size_t h = 0; h < c.n_head; ++h) {
+            const auto& s = c.scores[p][l][h];
+            const std::string cell = right(s ? fixed(*s, opt.precision) : "\xE2\x80\x93", kCellWidth);
+            if (s && opt.colour != ColourDepth::none)
+                out << cell_escape(scale.colour(static_cast<float>(*s)), opt.colour) << cell << "\x1b[0m";
+            else
+                out << cell;
+        }
+        out << "\n";
+    }
+    out << "\n";
+}
+
 }  // namespace
+
+std::string encoder_decoder_heads_terminal_view(const EncoderDecoderHeadReport& r, const HeadsViewOptions& opt) {
+    std::ostringstream out;
+    const auto count = [](std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+    out << "model:     " << opt.model_name << kDot << r.model.type << kDot << "encoder-decoder" << kDot << count(r.model.n_layer, "encoder layer")
+        << " \xC3\x97 " << count(r.model.n_decoder_layer, "decoder layer") << " \xC3\x97 " << count(r.model.n_head, "head") << "\n";
+    out << "sets:      encoder (source \xC3\x97 source, bidirectional), decoder (its tokens, causal), cross (decoder tokens \xC3\x97 source)\n\n";
+    for (const SetHeadReport& s : r.sets)
+        for (const auto& info : head_patterns())
+            if (s.report.shows(info.pattern) && info.pattern != HeadPattern::induction)  // induction needs a run of its own
+                table(out, s.report, info.pattern, opt, s.set);
+    if (r.cross)
+        for (std::size_t p = 0; p < kCrossPatternCount; ++p) cross_table(out, *r.cross, p, opt);
+    return out.str();
+}
 
 std::string head_reading(const HeadReport& r, HeadPattern p, std::size_t layer, std::size_t head, int precision) {
     const auto& s = r.score(p, layer, head);

@@ -35,4 +35,9 @@ std::string sink_caution(const HeadReport& r, std::size_t layer, std::size_t hea
 
 std::string heads_terminal_view(const HeadReport& r, const HeadsViewOptions& opt);
 
+// An encoder-decoder's heads (core/analysis/head_report.h score_encoder_decoder): each self-attention
+// set's pattern tables, rows named "encoder layer L", "decoder layer L" (induction left out: it needs
+// its own run), then the cross set's monotonic and eos-sink tables, each headed by its chance level.
+std::string encoder_decoder_heads_terminal_view(const EncoderDecoderHeadReport& r, const HeadsViewOptions& opt);
+
 }  // namespace attn::render

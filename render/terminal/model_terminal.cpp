@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "render/terminal/text_matrix.h"
+#include "render/view/alignment.h"
 #include "render/view/layer_aggregates.h"
 
 namespace attn::render {
@@ -43,7 +44,67 @@ void print_aggregates(std::ostream& out, const Trace& t, std::size_t layer, cons
     }
 }
 
+// Token labels as one line each, wrapped to `width` columns after `indent` (a leading space shown as "·").
+void print_tokens(std::ostream& out, const std::string& head, const std::vector<std::string>& tokens, std::size_t width) {
+    const std::size_t indent = display_width(head);
+    out << head;
+    std::size_t at = indent;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        std::string label = tokens[i];
+        if (!label.empty() && label[0] == ' ') label = "\xC2\xB7" + label.substr(1);
+        for (char& ch : label)
+            if (static_cast<unsigned char>(ch) < 0x20) ch = ' ';
+        const std::size_t w = display_width(label) + (i ? 1 : 0);
+        if (i && at + w > width) out << "\n" << std::string(indent, ' '), at = indent;
+        else if (i) out << " ";
+        out << label;
+        at += w;
+    }
+    out << "\n";
+}
+
+// Text of parts joined by " · ", broken between parts to fit `width` columns.
+void print_wrapped(std::ostream& out, const std::string& text, std::size_t width) {
+    const std::string dot = " \xC2\xB7 ";
+    std::size_t at = 0, col = 0;
+    while (at <= text.size()) {
+        const std::size_t end = std::min(text.find(dot, at), text.size());
+        const std::string part = text.substr(at, end - at);
+        const std::size_t w = display_width(part);
+        if (col > 0 && col + 3 + w > width) out << "\n", col = 0;
+        else if (col > 0) out << dot, col += 3;
+        out << part, col += w;
+        at = end + dot.size();
+    }
+    out << "\n";
+}
+
 }  // namespace
+
+std::string encoder_decoder_terminal_view(const Trace& t, const AlignChoice& c, const TerminalOptions& opt) {
+    std::ostringstream out;
+    const ModelInfo& m = *t.model;
+    const Alignment a = alignment(t, c);
+    // 1. the model, the source and what the decoder generated
+    const auto count = [](std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+    out << "model:     " << m.type << " \xC2\xB7 encoder-decoder \xC2\xB7 " << count(m.n_layer, "encoder layer") << " \xC3\x97 "
+        << count(m.n_decoder_layer, "decoder layer") << " \xC2\xB7 " << count(m.n_head, "head") << "\n";
+    print_tokens(out, "source:    ", t.source_tokens, opt.width);
+    print_tokens(out, "generated: ", generated_labels(t), opt.width);
+    out << "           " << (t.teacher_forced ? "teacher-forced: the decoder read --target, not its own choices"
+                                              : "greedy: each step's most likely token (beam search may differ)")
+        << "\n\n";
+    // 2. the alignment matrix on the weights' scale
+    ValueRange r;
+    for (float v : a.weights) r.add(v);
+    const ColourScale sc = make_scale(ValueKind::probability, r, opt.scale, "weight");
+    text::MatrixView mv;
+    mv.title = a.title;
+    mv.values = &a.weights, mv.rows = a.rows, mv.cols = a.cols, mv.scale = &sc;
+    for (const std::string& line : a.caption_lines) print_wrapped(out, line, opt.width);
+    text::print_matrix(out, mv, opt);
+    return out.str();
+}
 
 double mean_attention_distance(const Mat& w) {
     const std::size_t T = w.shape(0);

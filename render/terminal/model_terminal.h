@@ -6,6 +6,7 @@
 
 #include "core/base/trace.h"
 #include "render/terminal/terminal.h"
+#include "render/view/alignment.h"
 #include "render/view/model_choice.h"
 
 namespace attn::render {
@@ -17,5 +18,12 @@ double mean_attention_distance(const Mat& weights);
 // Terminal: the model, the tokens, the chosen head's matrices (opt.show), the all-heads summary
 // (mean attention distance, layers × heads) and the top predictions after the last position.
 std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt);
+
+// Terminal of an encoder-decoder run (render/view/set_view.h is_encoder_decoder): the model (its type,
+// encoder layers × decoder layers, heads), the source tokens, the generated tokens, "greedy" or
+// "teacher-forced", and the alignment matrix (render/view/alignment.h: rows the generated tokens or words,
+// columns the source's, for choice c), elided to opt.width columns and 24 rows unless opt.full. The
+// translation's text is the caller's line. Throws attn::Error as alignment() does.
+std::string encoder_decoder_terminal_view(const Trace& t, const AlignChoice& c, const TerminalOptions& opt);
 
 }  // namespace attn::render

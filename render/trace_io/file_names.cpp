@@ -33,8 +33,35 @@ bool is_trace_figure(std::string_view s) {
     return std::find(names.begin(), names.end(), s) != names.end();
 }
 
+// An encoder-decoder's alignment figure: align-l<N>-h<N>, align-l<N>-mean or align-mean, then -input
+// (--align-at input) and -words (--words) when given (render/view/alignment.h).
+bool is_alignment_rest(std::string_view s) {
+    if (s.substr(0, 6) != "align-") return false;
+    s.remove_prefix(6);
+    for (std::string_view tail : {"-words", "-input"})
+        if (s.size() > tail.size() && s.substr(s.size() - tail.size()) == tail) s.remove_suffix(tail.size());
+    if (s == "mean") return true;
+    const std::string padded = std::string(s) + "-";  // take_numbered wants a dash after the number
+    std::string_view p = padded;
+    if (!take_numbered(p, "l")) return false;
+    if (p == "mean-") return true;
+    return take_numbered(p, "h") && p.empty();
+}
+
 bool is_figure_rest(std::string_view rest, FileSet set) {
     using namespace figure_word;
+    // an encoder-decoder's sets: <set>-<rest> names set <set>'s figure <rest> (render/view/set_view.h)
+    // (the set's own figures only: no alignment, no set within a set)
+    const auto set_word = [](std::string_view s) -> std::size_t {
+        for (std::string_view name : {"encoder-", "decoder-", "cross-"})
+            if (s.size() > name.size() && s.substr(0, name.size()) == name) return name.size();
+        return 0;
+    };
+    if (const std::size_t n = set_word(rest); n && set != FileSet::render && set != FileSet::heads && !is_trace_figure(rest)) {
+        const std::string_view of_set = rest.substr(n);
+        return !set_word(of_set) && !is_alignment_rest(of_set) && is_figure_rest(of_set, set);
+    }
+    if (is_alignment_rest(rest)) return set == FileSet::show || set == FileSet::any;
     // render removes, per layer or head prefix it drew ("gpt2-l3", "gpt2-l3-h0"), the trace figures it did not
     if (set == FileSet::render) return is_trace_figure(rest);
     if (one_of(rest, {decode_steps, decode_cache})) return set == FileSet::decode || set == FileSet::any;

@@ -19,6 +19,11 @@
 //                                   P is the model's type for a model's trace, else the trace's kind
 //   l<N>-mean, l<N>-rollout         layer N's mean over heads, the rollout through it (show --model, render)
 //   heads-<pattern>                 attn heads: one layers × heads map per pattern (P: the model's type)
+//   <set>-<rest>                    an encoder-decoder's set <set> (encoder, decoder, cross) drawn as a
+//                                   model's: <rest> as above (l<N>-h<N>-<figure>, overview, l<N>-mean, ...)
+//                                   (render/view/set_view.h set_file_prefix)
+//   align-l<N>-h<N>, align-l<N>-mean, align-mean, each + -input, + -words
+//                                   an encoder-decoder's alignment figure (render/view/alignment.h)
 // Arrays: P-<rest>.npy, <rest> one of
 //   x, source_x, v, output, W_<letters>, b_<letters>,
 //   h<N>-{queries,keys,values,scores,mask,weights,dropped_weights,context}       (render/trace_io/npy.h)

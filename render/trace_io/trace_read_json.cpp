@@ -2,6 +2,7 @@
 // (render/trace_io/trace_read.h). Strict: every field is checked for its type and shape, errors name the field.
 #include "render/trace_io/trace_read.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/kinds/kinds.h"
@@ -263,9 +264,10 @@ void read_tiles(const Reader& r, const Json& j, Trace& t) {
 }
 
 // Layers of heads (a version 2 set's, or a version 1 model's "layers"): each numbered once, within the
-// model's layers when there is a model, every one with the stages of the first.
-std::vector<LayerTrace> read_layers(const Reader& r, const Json& v, const std::string& where, const Trace& t) {
-    const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
+// model's layers when there is a model (`depth`: the set's stack's blocks), every one with the stages of
+// the first; each head (T, S).
+std::vector<LayerTrace> read_layers(const Reader& r, const Json& v, const std::string& where, const Trace& t, std::size_t T,
+                                    std::size_t S, std::size_t depth) {
     r.expect(v.is_array(), where, "an array of layers");
     std::vector<LayerTrace> layers;
     for (std::size_t l = 0; l < v.size(); ++l) {
@@ -275,9 +277,9 @@ std::vector<LayerTrace> read_layers(const Reader& r, const Json& v, const std::s
         LayerTrace layer;
         layer.layer = r.size(r.need(jl, "layer", w), w + ".layer");
         // the writer numbers kept layers as the model does (--keep-layers): each once, within n_layer
-        if (t.model && layer.layer >= t.model->n_layer)
+        if (t.model && layer.layer >= depth)
             r.fail(w + ".layer", std::to_string(layer.layer) + " is past the model's last layer (" +
-                                     (t.model->n_layer ? std::to_string(t.model->n_layer - 1) : std::string("it has none")) + ")");
+                                     (depth ? std::to_string(depth - 1) : std::string("it has none")) + ")");
         for (const LayerTrace& seen : layers)
             if (seen.layer == layer.layer) r.fail(w + ".layer", "layer " + std::to_string(layer.layer) + " appears twice");
         layer.heads = read_heads(r, r.need(jl, "heads", w), w + ".heads", T, S);
@@ -294,7 +296,12 @@ std::vector<LayerTrace> read_layers(const Reader& r, const Json& v, const std::s
     return layers;
 }
 
-// Version 2's "attention": one set (what attn writes today), its tokens the trace's own.
+std::vector<LayerTrace> read_layers(const Reader& r, const Json& v, const std::string& where, const Trace& t) {
+    return read_layers(r, v, where, t, t.tokens.size(), t.source_tokens.size(), t.model ? t.model->n_layer : 0);
+}
+
+// Version 2's "attention": one set (what attn writes for a seeded kind, a decoder or an encoder), its
+// tokens the trace's own.
 AttentionSet read_set(const Reader& r, const Json& v, const Trace& t) {
     r.expect(v.is_array(), "attention", "an array of attention sets");
     if (v.size() != 1)
@@ -313,6 +320,93 @@ AttentionSet read_set(const Reader& r, const Json& v, const Trace& t) {
     return set;
 }
 
+// One of a set's aggregates: one (R, C) matrix per model layer (`depth` of them), or none (`may_be_empty`).
+std::vector<Mat> read_set_aggregate(const Reader& r, const Json& js, const char* key, const std::string& w, std::size_t R,
+                                    std::size_t C, std::size_t depth, bool may_be_empty) {
+    std::vector<Mat> out;
+    const std::string wk = w + "." + key;
+    const Json* a = r.find(js, key);
+    if (!a) {
+        if (!may_be_empty) r.fail(w, std::string("\"") + key + "\" is missing");
+        return out;
+    }
+    r.expect(a->is_array(), wk, "one matrix per layer");
+    if (a->empty() && may_be_empty) return out;
+    if (a->size() != depth)
+        r.fail(wk, "holds " + std::to_string(a->size()) + " matrices but the stack has " + std::to_string(depth) + " layers");
+    for (std::size_t l = 0; l < a->size(); ++l) {
+        const std::string wl = wk + "[" + std::to_string(l) + "]";
+        out.push_back(r.mat((*a)[l], wl));
+        if (out.back().shape(0) != R || out.back().shape(1) != C)
+            r.fail(wl, "is (" + std::to_string(out.back().shape(0)) + ", " + std::to_string(out.back().shape(1)) + ") but the set is (" +
+                           std::to_string(R) + ", " + std::to_string(C) + ")");
+    }
+    return out;
+}
+
+// An encoder-decoder model's "attention": "encoder" (source × source), "decoder" (tokens × tokens) and
+// "cross" (tokens × source), in that order, each at most once, each with its own layer_mean (every layer)
+// and rollout (every layer; none for "cross"). Another name is refused by name.
+std::vector<AttentionSet> read_encoder_decoder_sets(const Reader& r, const Json& v, const Trace& t) {
+    static const char* const kNames[] = {"encoder", "decoder", "cross"};
+    r.expect(v.is_array(), "attention", "an array of attention sets");
+    std::vector<AttentionSet> sets;
+    std::size_t next = 0;  // the first of kNames still allowed
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string w = "attention[" + std::to_string(i) + "]";
+        const Json& js = v[i];
+        r.expect(js.is_object(), w, "an object");
+        AttentionSet set;
+        set.name = r.text(r.need(js, "name", w), w + ".name");
+        std::size_t k = 0;
+        while (k < 3 && set.name != kNames[k]) ++k;
+        if (k == 3)
+            input_error(r.name + ": " + w + ".name: \"" + excerpt(set.name) + "\" is not an attention set of an encoder-decoder model",
+                        "its sets are \"encoder\", \"decoder\" and \"cross\", in that order; write the trace again with attn show --model");
+        if (k < next) r.fail(w + ".name", "\"" + set.name + "\" comes after a set that follows it (the order is encoder, decoder, cross) or twice");
+        next = k + 1;
+        const bool encoder = k == 0, cross = k == 2;
+        const std::vector<std::string>& queries = encoder ? t.source_tokens : t.tokens;
+        const std::vector<std::string>& keys = encoder || cross ? t.source_tokens : t.tokens;
+        set.query_tokens = r.texts(r.need(js, "query_tokens", w), w + ".query_tokens");
+        set.key_tokens = r.texts(r.need(js, "key_tokens", w), w + ".key_tokens");
+        if (set.query_tokens != queries)
+            r.fail(w + ".query_tokens", encoder ? "are not the trace's \"source_tokens\"" : "are not the trace's \"tokens\"");
+        if (set.key_tokens != keys)
+            r.fail(w + ".key_tokens", encoder || cross ? "are not the trace's \"source_tokens\"" : "are not the trace's \"tokens\"");
+        const std::size_t R = queries.size(), C = keys.size();
+        const std::size_t depth = encoder ? t.model->n_layer : t.model->n_decoder_layer;
+        set.layers = read_layers(r, r.need(js, "layers", w), w + ".layers", t, R, C, depth);
+        set.model_layers = true;
+        set.layer_mean = read_set_aggregate(r, js, "layer_mean", w, R, C, depth, false);
+        set.rollout = read_set_aggregate(r, js, "rollout", w, R, C, depth, cross);
+        if (cross && !set.rollout.empty()) r.fail(w + ".rollout", "a cross set has no rollout (its matrices are not square)");
+        if (!cross && set.rollout.empty()) r.fail(w, "\"rollout\" is missing");
+        sets.push_back(std::move(set));
+    }
+    if (sets.empty()) r.fail("attention", "holds no attention sets");
+    return sets;
+}
+
+// An encoder-decoder's own fields: n_decoder_layer, source_token_ids (S, or none), generated_ids (T, or
+// none), teacher_forced; the source is "source_tokens" (read with the tokens).
+void read_encoder_decoder(const Reader& r, const Json& j, Trace& t) {
+    if (!t.model) r.fail("stack", "an encoder-decoder trace needs its \"model\"");
+    const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
+    if (!r.find(j, "source_tokens")) r.fail("", "an encoder-decoder trace needs its \"source_tokens\" (the encoder's input)");
+    t.model->n_decoder_layer = r.size(r.need(j, "n_decoder_layer", ""), "n_decoder_layer");
+    const std::pair<const char*, std::pair<std::vector<std::int64_t>*, std::size_t>> ids[] = {
+        {"source_token_ids", {&t.source_token_ids, S}}, {"generated_ids", {&t.generated_ids, T}}};
+    for (const auto& [key, list] : ids) {
+        const Json* v = r.find(j, key);
+        if (!v) continue;
+        r.expect(v->is_array() && (v->empty() || v->size() == list.second), key,
+                 std::string("one id per ") + (list.second == S ? "source token" : "decoder token"));
+        for (const Json& x : *v) list.first->push_back(r.integer(x, key));
+    }
+    if (auto* v = r.find(j, "teacher_forced")) t.teacher_forced = r.flag(*v, "teacher_forced");
+}
+
 // An encoder's own fields: "stack": "encoder", token_type_ids and segments (one per token, or none),
 // mask_predictions [{position, top: [{id, token, p}]}].
 void read_encoder(const Reader& r, const Json& j, Trace& t) {
@@ -320,8 +414,10 @@ void read_encoder(const Reader& r, const Json& j, Trace& t) {
     const Json* stack = r.find(j, "stack");
     if (!stack) return;
     const std::string s = r.text(*stack, "stack");
-    if (s != "encoder" && s != "decoder") r.fail("stack", "is not \"encoder\" or \"decoder\"");
+    if (s != "encoder" && s != "decoder" && s != "encoder-decoder")
+        r.fail("stack", "is not \"encoder\", \"decoder\" or \"encoder-decoder\"");
     if (t.model) t.model->stack = s;
+    if (s == "encoder-decoder") read_encoder_decoder(r, j, t);
     if (auto* v = r.find(j, "token_type_ids")) {
         r.expect(v->is_array() && (v->empty() || v->size() == T), "token_type_ids", "one id per token");
         for (const Json& x : *v) t.token_type_ids.push_back(r.integer(x, "token_type_ids"));
@@ -451,7 +547,11 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     const bool model = t.kind == "model";
     if (model) read_model(r, j, t);
     AttentionSet set{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {}, model};
-    if (!v1) {
+    const bool encoder_decoder = model && t.model && t.model->stack == "encoder-decoder";
+    if (encoder_decoder) {
+        if (v1) r.fail("version", "an encoder-decoder trace is version 2 (its three sets are in \"attention\")");
+        t.sets = read_encoder_decoder_sets(r, r.need(j, "attention", ""), t);
+    } else if (!v1) {
         set = read_set(r, r.need(j, "attention", ""), t);
         set.model_layers = model;
         if (!model && !set.layers.empty() && !(set.layers.size() == 1 && set.layers[0].layer == 0))
@@ -463,8 +563,12 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         std::vector<HeadTrace> heads = read_heads(r, *v, "heads", T, S);
         if (!heads.empty()) set.layers.push_back({0, std::move(heads)});
     }
-    if (set.layers.empty()) r.fail("", "there are no heads and no layers to show");
-    t.sets = {std::move(set)};
+    if (!encoder_decoder) {
+        if (set.layers.empty()) r.fail("", "there are no heads and no layers to show");
+        t.sets = {std::move(set)};
+    } else if (std::all_of(t.sets.begin(), t.sets.end(), [](const AttentionSet& s) { return s.layers.empty(); })) {
+        r.fail("", "there are no heads and no layers to show");
+    }
     if (auto* v = r.find(j, "output")) t.output = r.mat(*v, "output");
     if (auto* v = r.find(j, "tiles")) read_tiles(r, *v, t);
     if (auto* v = r.find(j, "empty_rows")) {
@@ -479,7 +583,9 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         for (const auto& [key, value] : v->items()) t.diagnostics.push_back({key, r.number(value, "diagnostics." + key)});
     }
     // 5. model runs: every layer's mean and rollout
-    if (model) {
+    if (encoder_decoder && (!t.layer_mean.empty() || !t.rollout.empty()))
+        r.fail("aggregates", "an encoder-decoder trace keeps its aggregates in its sets; the trace's own are empty");
+    if (model && !encoder_decoder) {
         if (t.rollout.empty() || t.layer_mean.size() != t.rollout.size())
             r.fail("aggregates", "a model's trace needs \"layer_mean\" and \"rollout\", one matrix per layer");
         for (const LayerTrace& l : t.layers())

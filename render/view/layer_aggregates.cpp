@@ -57,12 +57,13 @@ AggregateView aggregate_view(const Trace& t, std::size_t layer, LayerAggregate a
     const std::size_t H = t.model ? t.model->n_head : t.config.heads;
     AggregateView v;
     Trace& one = v.trace;
-    one.model = t.model, one.tokens = t.tokens, one.source_tokens = t.tokens, one.segments = t.segments;
+    one.model = t.model, one.tokens = t.tokens, one.source_tokens = t.source_tokens, one.segments = t.segments;
+    one.has_source = t.has_source;  // an encoder-decoder's cross set (render/view/set_view.h): target × source
     one.config.heads = 1, one.config.kv_heads = 1;  // one matrix: no "head 0" in titles
     HeadTrace h;
     h.weights = a == LayerAggregate::mean ? t.layer_mean.at(layer) : t.rollout.at(layer);
     h.mask = a == LayerAggregate::mean ? layer_visible(t, layer) : rollout_visible(t, layer);
-    one.sets = {AttentionSet{"self", t.tokens, t.tokens, {LayerTrace{layer, {std::move(h)}}}, true}};
+    one.sets = {AttentionSet{t.sets.empty() ? std::string("self") : t.sets[0].name, t.tokens, t.source_tokens, {LayerTrace{layer, {std::move(h)}}}, true}};
     if (a == LayerAggregate::mean) {
         one.kind = type + kDot + "layer " + std::to_string(layer);
         v.title_word = "mean of " + std::to_string(H) + " heads";
