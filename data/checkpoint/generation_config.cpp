@@ -150,18 +150,21 @@ nlohmann::json class_defaults(const std::string& model_type) {
 GenerationConfig read_generation_config(const std::string& dir, const std::string& model_type) {
     const std::string config = dir + "/config.json", gen = dir + "/generation_config.json";
     nlohmann::json merged = nlohmann::json::object();
-    for (const auto& [key, v] : read_json(config, "config file").items())
+    const nlohmann::json config_json = read_json(config, "config file");  // items() refers into it: keep it alive
+    for (const auto& [key, v] : config_json.items())
         if (generation_fields().count(key)) merged[key] = v;
     struct stat st {};
     const bool own = ::stat(gen.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    const nlohmann::json gen_json = own ? read_json(gen, "generation config") : nlohmann::json::object();
     if (own)
-        for (const auto& [key, v] : read_json(gen, "generation config").items()) {
+        for (const auto& [key, v] : gen_json.items()) {
             if (!generation_fields().count(key))
                 bad(gen, "field \"" + excerpt(key, 60) + "\" is not one attn reads, and it may change the generated tokens",
                     "attn applies the generation fields Hugging Face's greedy search applies or refuses them by name");
             if (!v.is_null()) merged[key] = v;
         }
-    for (const auto& [key, v] : class_defaults(model_type).items())
+    const nlohmann::json defaults = class_defaults(model_type);
+    for (const auto& [key, v] : defaults.items())
         if (!merged.contains(key)) merged[key] = v;
     const std::string name = own ? gen : config;
     if (merged.contains("eos_token_id") && merged["eos_token_id"].is_null())

@@ -2,7 +2,7 @@
 """An encoder–decoder model's page in a real browser (headless Chromium through Selenium, at 1366 x 768, the
 network blocked): `attn show --model` of a tiny BART (2 encoder layers, 3 decoder layers, 4 heads;
 tests/seq2seq/make_seq2seq.py) greedy (5 new tokens over 8 source tokens, so that S x S, T x T and T x S differ)
-and teacher-forced.
+and teacher-forced, and `attn render` of the greedy run's trace.
 
 Checked against the run's own trace (`--json`): the page opens on the Cross tab; the translation line says the
 source, the generated tokens' text and "greedy" (or "teacher-forced"); each tab (Encoder, Decoder, Cross) shows
@@ -225,6 +225,31 @@ def test_teacher_forced_page(page, trace):
     check(got == four(cross["layers"][0]["heads"][0]["weights"][T - 1][1]), "teacher-forced Cross readout")
 
 
+def test_rendered_page(page, trace):
+    """`attn render TRACE.json --html` of the same run: the same three tabs and numbers, the translation from
+    the tokens' labels (the trace holds no text)."""
+    page.load()
+    page.quiet("rendered seq2seq page")
+    check(selected_tab(page) == ["cross"], "the rendered page opens on Cross: %s" % selected_tab(page))
+    data = page.d.execute_script("return JSON.parse(document.getElementById('attn-data').textContent).translation")
+    check(data["generated"] == generated_labels(trace), "the rendered page's generated tokens: %s" % data["generated"])
+    line = page.d.find_element(By.ID, "translation").text
+    check(line.endswith("greedy") and "“" + data["source"] + "”" in line, "the rendered page's translation line: %r" % line)
+    hovered = 0
+    for name in ("decoder", "encoder", "cross"):
+        tab(page, name)
+        s = set_of(trace, name)
+        T, S = len(s["query_tokens"]), len(s["key_tokens"])
+        page.select("layer", 1)
+        page.select("head", 2)
+        got, _ = page.hover(T - 1, 1, T, S)
+        want = expected(s["layers"][1]["heads"][2], "weights", T - 1, 1)
+        check(got == want, "rendered %s layer 1 head 2 (%d, 1): page %s, trace %s" % (name, T - 1, got, want))
+        hovered += 1
+    page.quiet("rendered seq2seq page after use")
+    return hovered
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn", required=True)
@@ -243,6 +268,8 @@ def main():
     # (the trace to stdout, where the page's test reads it: the terminal view is not the page's concern)
     greedy = json.loads(run(a.attn, "show", "--model", "bart", TEXT, "--max-new-tokens", "5", "--html", "greedy.html", "--json", "-", cwd=out))
     forced = json.loads(run(a.attn, "show", "--model", "bart", TEXT, "--target", TARGET, "--html", "forced.html", "--json", "-", cwd=out))
+    json.dump(greedy, open(os.path.join(out, "greedy.json"), "w"))
+    run(a.attn, "render", "greedy.json", "--html", "rendered.html", cwd=out)
     check([s["name"] for s in greedy["attention"]] == SETS, "the run's trace has the three sets")
     check([len(set_of(greedy, n)["layers"]) for n in SETS] == [2, 3, 3], "encoder 2 layers, decoder and cross 3")
     T, S = len(greedy["tokens"]), len(greedy["source_tokens"])
@@ -261,6 +288,7 @@ def main():
     try:
         hovered += test_greedy_page(Page(driver, os.path.join(out, "greedy.html")), greedy, out)
         test_teacher_forced_page(Page(driver, os.path.join(out, "forced.html")), forced)
+        hovered += test_rendered_page(Page(driver, os.path.join(out, "rendered.html")), greedy)
         screenshots_not_blank(driver, test_page.shots)
     finally:
         driver.quit()
