@@ -218,6 +218,12 @@ void run_show_model(const ModelShowOptions& o) {
         usage_error(std::string(o.align_at ? "--align-at" : "--words") + " draws a translation model's cross-attention, and " +
                         parsed.family->title + " is not an encoder-decoder",
                     "drop it, or give a T5, BART or Marian folder");
+    if (seq2seq && o.query)
+        usage_error("--query follows one query's row through a single-set run; an encoder-decoder's rows are its steps",
+                    "attn decode --model " + dir + " \"source\" prints each step's decoder and cross rows");
+    if (seq2seq && r.npy)
+        usage_error("--npy writes one set's arrays; an encoder-decoder run keeps three (encoder, decoder, cross)",
+                    "write them all with --json FILE (docs/trace-format.md)");
     if (o.target && !seq2seq)
         usage_error(std::string("--target is the decoder's text of an encoder-decoder model, and ") + parsed.family->title + " is not one",
                     "drop --target, or give a T5, BART or Marian folder");
@@ -307,7 +313,7 @@ void run_show_model(const ModelShowOptions& o) {
     // write go, never another head's; the arrays hold every kept head, so that folder is one consistent
     // set (layers no longer kept go)
     policy::OutputRequest written = r;
-    written.prefix = render::layer_head_prefix(o.prefix.value_or(t.model->type), t.layers()[choice.layer].layer, choice.head);
+    written.prefix = render::layer_head_prefix(o.prefix.value_or(t.model->type), layer, choice.head);
     written.npy_prefix = render::kModelArrayPrefix;
     policy::write_outputs(written, out, render::FileSet::show);
     if (!quiet && seq2seq && !t.teacher_forced)

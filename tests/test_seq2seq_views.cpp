@@ -513,3 +513,40 @@ TEST_CASE("seq2seq show: a BART run draws every set and the alignment, prints th
     CHECK(test::one_line(g) == error_line("--align-at draws a translation model's cross-attention, and GPT-2 is not an encoder-decoder",
                                           "drop it, or give a T5, BART or Marian folder"));
 }
+
+TEST_CASE("seq2seq cli: --query, --npy, --pair and a seeded --target are refused by name; decode and heads run an encoder-decoder folder") {
+    const std::string dir = test::temp_dir();
+    test::write_model_folder(dir, "bart", test::tiny_bart_config(), test::safetensors_file(test::tiny_bart_tensors()));
+    const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+        {{"show", "--model", "bart", "Hi there", "--query", "1"},
+         "--query follows one query's row through a single-set run; an encoder-decoder's rows are its steps"},
+        {{"show", "--model", "bart", "Hi there", "--npy", "n"}, "--npy writes one set's arrays; an encoder-decoder run keeps three (encoder, decoder, cross)"},
+        {{"show", "--model", "bart", "Hi there", "--pair", "Bye"},
+         "--pair runs a sentence pair through an encoder, and BART is an encoder-decoder: its decoder's text is --target"},
+        {{"show", "--model", "bart", "Hi there", "--max-new-tokens", "0"}, "--max-new-tokens 0 generates nothing"},
+        {{"show", "--kind", "causal", "Hi there", "--target", "Bye"},
+         "--target is the decoder's text of an encoder-decoder model, which needs --model"},
+        {{"decode", "--model", "bart", "Hi there", "--json", "d.json"},
+         "decode --model prints an encoder-decoder's steps in the terminal; its JSON trace, figures and page come from show"}};
+    for (const auto& [args, want] : refused) {
+        const test::RunResult e = test::run_in(dir, args);
+        CAPTURE(want);
+        CHECK(e.code == 2);
+        CHECK(test::one_line(e).find("attn: error: " + want) == 0);
+    }
+    // decode: every step's rows equal the full pass's, the cross cache is computed once
+    const test::RunResult d = test::run_in(dir, {"decode", "--model", "bart", "Hi there", "--max-new-tokens", "4", "--layer", "1"});
+    INFO(d.err);
+    REQUIRE(d.code == 0);
+    CHECK(d.out.find("every step's rows equal row t of the full pass within 0 (largest difference)") != std::string::npos);
+    CHECK(d.out.find("cross-attention keys and values: computed once from the encoder's") != std::string::npos);
+    CHECK(d.out.find("       cross row:   ") != std::string::npos);
+    // heads: the three sets' tables, the cross patterns beside their chance levels
+    const test::RunResult h = test::run_in(dir, {"heads", "--model", "bart", "Hi there"});
+    INFO(h.err);
+    REQUIRE(h.code == 0);
+    for (const char* want : {"encoder previous", "decoder previous", "cross monotonic", "cross eos-sink"})
+        CHECK_MESSAGE(h.out.find(want) != std::string::npos, want);
+    const test::RunResult hm = test::run_in(dir, {"heads", "--model", "bart", "Hi there", "--json", "h.json"});
+    CHECK(hm.code == 2);
+}
