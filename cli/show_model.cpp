@@ -176,7 +176,7 @@ void seq2seq_settings(const Seq2SeqRequest& o, const Tokenizer& tok, const Parse
                     "give at most " + std::to_string(positions));
     if (!o.target) return;
     if (o.target->empty()) usage_error("--target: the decoder's text is empty", "give the translation to read, e.g. --target \"Das Haus\"");
-    run.target_ids = tok.encode(*o.target, positions).ids;  // the labels, with the tokeniser's end token
+    run.target_ids = tok.encode_target(*o.target, positions).ids;  // the labels, with the tokeniser's end token
     if (run.target_ids.size() > positions)
         usage_error("--target has more than " + std::to_string(positions) + " tokens, the decoder's positions",
                     "shorten the target to at most " + std::to_string(positions) + " tokens");

@@ -296,6 +296,23 @@ TEST_CASE("Marian folder: >>xx<< kept as one token, pieces looked up in vocab.js
     CHECK(attn::Tokenizer::load_dir(no_space).ids("||") == Ids{1, 1, 0});
 }
 
+TEST_CASE("Marian folder: a translation's text (--target) is cut by target.spm when it differs from source.spm") {
+    const std::string d = marian_folder(kMarianVocab);
+    // target.spm: "▁ab" costly, "▁" and "ab" cheap, so "ab" is ▁ + ab there and ▁ab in source.spm
+    std::string m = piece("<unk>", 0, 2) + piece("<s>", 0, 3) + piece("</s>", 0, 3) + piece("\xE2\x96\x81", -0.1f) +
+                    piece("\xE2\x96\x81" "a", -1.5f) + piece("b", -2.5f) + piece("\xE2\x96\x81" "ab", -40) + piece("a", -2) +
+                    piece("c", -3) + piece("<u>", 0, 4) + piece("ab", -0.1f);
+    m += f_bytes(2, f_var(3, 1) + f_var(40, 0) + f_var(41, 1) + f_var(42, 2) + f_var(43, ~std::uint64_t{0}));
+    m += f_bytes(3, f_bytes(1, "identity"));
+    attn::test::write_bytes(d + "/target.spm", m);
+    const auto t = attn::Tokenizer::load_dir(d);
+    CHECK(t.ids("ab") == Ids{4, 0});
+    CHECK(t.encode_target("ab").ids == Ids{2, 8, 0});
+    CHECK(t.encode_target(">>de<< ab").ids == Ids{9, 2, 8, 0});
+    // the same file on both sides: the target's ids are the source's
+    CHECK(attn::Tokenizer::load_dir(marian_folder(kMarianVocab)).encode_target("ab").ids == Ids{4, 0});
+}
+
 TEST_CASE("Marian and T5 folders: separate_vocabs, a vocab.json without </s>, <unk> or <pad>, a missing file are refused by name") {
     const std::string d = marian_folder(kMarianVocab, R"({"separate_vocabs": true})");
     CHECK(error_of([&] { attn::Tokenizer::load_dir(d); }) ==

@@ -60,9 +60,11 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
         for (const std::string& f : {target, vocab})
             if (!file_exists(f)) input_error("a Marian folder with source.spm but no " + f.substr(dir.size() + 1) + " ('" + dir + "')",
                                              "download the model's source.spm, target.spm and vocab.json into the folder");
-        t.uni_ = std::make_shared<UnigramTokenizer>(UnigramTokenizer::from_marian(
-            read_file(source, "tokeniser file"), read_file(target, "tokeniser file"), read_file(vocab, "vocabulary"),
-            file_exists(tc) ? read_file(tc, "tokeniser config") : std::string(), dir));
+        const std::string src = read_file(source, "tokeniser file"), tgt = read_file(target, "tokeniser file");
+        const std::string v = read_file(vocab, "vocabulary"), c = file_exists(tc) ? read_file(tc, "tokeniser config") : std::string();
+        t.uni_ = std::make_shared<UnigramTokenizer>(UnigramTokenizer::from_marian(src, tgt, v, c, dir));
+        if (tgt != src)  // a translation's text is cut by target.spm (MarianTokenizer's target mode), looked up in vocab.json
+            t.target_uni_ = std::make_shared<UnigramTokenizer>(UnigramTokenizer::from_marian(tgt, src, v, c, dir));
         t.post_ = PostProcessor::eos_template(t.uni_->eos_id());
     } else if (file_exists(spiece)) {  // T5Tokenizer: spiece.model's ids, <extra_id_N> after them, then </s>
         const std::string kind = str(config, "tokenizer_class");
@@ -328,6 +330,17 @@ Encoding Tokenizer::encode(std::string_view text, std::size_t max_tokens) const 
     if (max_tokens != SIZE_MAX && e.ids.size() > max_tokens + 1) {
         e.ids.resize(max_tokens + 1), e.type_ids.resize(max_tokens + 1), e.segment.resize(max_tokens + 1);
     }
+    return e;
+}
+
+Encoding Tokenizer::encode_target(std::string_view text, std::size_t max_tokens) const {
+    if (!target_uni_) return encode(text, max_tokens);
+    check_text(text);
+    Encoding e;
+    std::vector<std::int64_t> a = target_uni_->encode(text, max_tokens == SIZE_MAX ? SIZE_MAX : max_tokens);
+    post_.apply(a, nullptr, e);
+    if (max_tokens != SIZE_MAX && e.ids.size() > max_tokens + 1)
+        e.ids.resize(max_tokens + 1), e.type_ids.resize(max_tokens + 1), e.segment.resize(max_tokens + 1);
     return e;
 }
 

@@ -52,6 +52,9 @@ public:
     // (data/text/bpe_tokenizer.h). Usage error for text that is not UTF-8 or has control characters.
     Encoding encode(std::string_view text, std::size_t max_tokens = SIZE_MAX) const;
     Encoding encode_pair(std::string_view text, std::string_view pair, std::size_t max_tokens = SIZE_MAX) const;
+    // A translation's text as labels (Hugging Face's text_target): a Marian folder's target.spm when it
+    // differs from source.spm; every other tokeniser as encode().
+    Encoding encode_target(std::string_view text, std::size_t max_tokens = SIZE_MAX) const;
     std::vector<std::int64_t> ids(std::string_view text, std::size_t max_tokens = SIZE_MAX) const {
         return encode(text, max_tokens).ids;
     }
@@ -95,6 +98,7 @@ private:
 
     std::shared_ptr<const BpeTokenizer> bpe_;  // BPE files; null for WordPiece
     std::shared_ptr<const UnigramTokenizer> uni_;  // SentencePiece Unigram files (T5, Marian)
+    std::shared_ptr<const UnigramTokenizer> target_uni_;  // Marian's target.spm when it is not source.spm's copy
     BertNormalizer norm_;
     WordPieceModel wp_;
     std::vector<Added> added_;                 // longest first
