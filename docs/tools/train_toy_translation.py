@@ -16,8 +16,9 @@ The folder is written as convert_marian_to_pytorch writes opus-mt: pytorch_model
 tied names sharing one storage), config.json, generation_config.json, source.spm, target.spm (one shared
 SentencePiece Unigram model), vocab.json (</s> 0, <unk> 1, the pieces, <pad> last), tokenizer_config.json.
 
-  /usr/bin/python3 docs/tools/train_toy_translation.py OUT_DIR
-Deterministic (fixed seeds, one thread); about a minute on one core.
+  /usr/bin/python3 docs/tools/train_toy_translation.py OUT_DIR                 # train and save
+  /usr/bin/python3 docs/tools/train_toy_translation.py OUT_DIR --attn build/attn  # attn's greedy vs PyTorch's
+Deterministic (fixed seeds, one thread); under two minutes on one core.
 """
 import collections
 import io
@@ -40,7 +41,7 @@ from spm_files import _fields, marian_vocab, read_spm  # noqa: E402  (proto read
 
 # ---- the synthetic language ---------------------------------------------------------------------------
 DETS = {"the": "lo", "a": "un"}
-ADJS = {"small": "pikla", "big": "granda", "red": "roza", "green": "verda", "old": "malnova", "happy": "gaja"}
+ADJS = {"small": "pikla", "big": "granda", "red": "roza", "green": "verda", "tall": "alta", "happy": "gaja"}
 NOUNS = {"dog": "hundo", "cat": "kato", "ball": "bala", "house": "domo", "bird": "birdo", "man": "viro",
          "woman": "virina", "car": "auto"}
 VERBS = {"sees": "ka mira", "likes": "ka ama", "chases": "ka casa", "finds": "ka trova", "eats": "ka manja"}
@@ -275,7 +276,7 @@ def main(out, steps=1200, C=64, H=4, Fd=128, L=2, max_pos=64, seed=0):
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    t0 = time.time()
+    t0, cpu0 = time.time(), time.process_time()
 
     # 1. held-out sentences, a training pool disjoint from them, one shared spm over both sides
     held, seen = [], set()
@@ -320,7 +321,7 @@ def main(out, steps=1200, C=64, H=4, Fd=128, L=2, max_pos=64, seed=0):
             model.shared.weight[pad].zero_()
         if step % 250 == 0 or step == steps - 1:
             print(f"step {step:5d}  loss {loss.item():.4f}  {time.time() - t0:5.1f} s", flush=True)
-    train_s = time.time() - t0
+    train_s, train_cpu = time.time() - t0, time.process_time() - cpu0
 
     # 3. greedy accuracy on the held-out sentences
     model.eval()
@@ -330,7 +331,7 @@ def main(out, steps=1200, C=64, H=4, Fd=128, L=2, max_pos=64, seed=0):
         right += hyp == t
     acc = right / len(held)
     print(f"held-out greedy exact-match accuracy: {right}/{len(held)} = {100 * acc:.1f}%")
-    print(f"training time: {train_s:.1f} s (one thread, {steps} steps of 64 sentences)")
+    print(f"training time: {train_s:.1f} s wall, {train_cpu:.1f} s CPU (one thread, {steps} steps of 64 sentences)")
 
     # 4. the folder, as opus-mt ships it
     os.makedirs(out, exist_ok=True)
@@ -360,9 +361,58 @@ def main(out, steps=1200, C=64, H=4, Fd=128, L=2, max_pos=64, seed=0):
     return model, tok, acc
 
 
+def load(folder):
+    """The saved folder back into the PyTorch model and tokeniser (weights_only: no pickled code runs)."""
+    with open(os.path.join(folder, "config.json")) as f:
+        c = json.load(f)
+    with open(os.path.join(folder, "vocab.json"), encoding="utf-8") as f:
+        vocab = json.load(f)
+    with open(os.path.join(folder, "source.spm"), "rb") as f:
+        tok = Tokeniser(f.read(), vocab)
+    model = Marian(c["vocab_size"], c["d_model"], c["encoder_attention_heads"], c["encoder_ffn_dim"],
+                   c["encoder_layers"], c["max_position_embeddings"], c["pad_token_id"])
+    sd = torch.load(os.path.join(folder, "pytorch_model.bin"), map_location="cpu", weights_only=True)
+    with torch.no_grad():
+        model.shared.weight.copy_(sd["model.shared.weight"])
+        model.final_logits_bias.copy_(sd["final_logits_bias"])
+        for stack in ("encoder", "decoder"):
+            getattr(model, stack).load_state_dict(
+                {k[len("model.") + len(stack) + 1:]: v for k, v in sd.items()
+                 if k.startswith("model." + stack + ".") and "embed_tokens" not in k})
+    return model.eval(), tok
+
+
+def compare_with_attn(folder, attn, sentences):
+    """Greedy translations from the saved folder: this PyTorch forward and `attn show --model`, side by side."""
+    import subprocess
+    model, tok = load(folder)
+    same = 0
+    for s in sentences:
+        ours = tok.decode(greedy(model, tok, s))
+        out = subprocess.run([attn, "show", "--model", folder, s, "--color", "never"], capture_output=True,
+                             text=True, check=True).stdout
+        theirs = next(line for line in out.splitlines() if line.startswith("translation:"))
+        theirs = theirs[len("translation:"):].split("   (greedy")[0].strip()
+        same += ours == theirs
+        print(f"{s!r}\n  pytorch greedy: {ours!r}\n  attn greedy:    {theirs!r}  {'same' if ours == theirs else 'DIFFERENT'}"
+              f"  (rule: {translate_by_rule(s)!r})")
+    print(f"attn and PyTorch agree on {same}/{len(sentences)} sentences")
+    return same == len(sentences)
+
+
 if __name__ == "__main__":
-    out = sys.argv[1] if len(sys.argv) > 1 else "toy"
-    model, tok, _ = main(out)
-    for s in sys.argv[2:] or ["the small dog sees the red ball"]:
+    import argparse
+    a = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    a.add_argument("out", nargs="?", default="toy", help="the model folder to write (or, with --attn, to read)")
+    a.add_argument("--attn", help="only compare: the attn binary whose greedy translations are checked")
+    a.add_argument("--compare", type=int, default=20, help="with --attn: how many held-out sentences (seed 1)")
+    a.add_argument("sentences", nargs="*", default=["the small dog sees the red ball"])
+    args = a.parse_intermixed_args()
+    if args.attn:
+        r = random.Random(1)
+        extra = [sentence(r)[0] for _ in range(args.compare)]
+        sys.exit(0 if compare_with_attn(args.out, args.attn, args.sentences + extra) else 1)
+    model, tok, _ = main(args.out)
+    for s in args.sentences:
         ids = greedy(model, tok, s)
         print(f"pytorch greedy: {s!r} -> {tok.decode(ids)!r}  ids {ids}  (rule: {translate_by_rule(s)!r})")
