@@ -152,7 +152,7 @@ void run_decode_seq2seq(const ModelDecodeCliOptions& o, const ParsedConfig& pars
     char diff[400];
     std::snprintf(diff, sizeof diff, "%.*g", std::max(1, o.precision / 2), d.max_abs_diff);
     std::cout << "\nevery step's rows equal row t of the full pass within " << diff << " (largest difference)\n";
-    std::cout << "self-attention cache: grows by one token a step, " << c.n_decoder_layer << " layers \xC3\x97 " << c.n_head
+    std::cout << "self-attention cache (what a caching decoder keeps; attn recomputes each step): grows by one token a step, " << c.n_decoder_layer << " layers \xC3\x97 " << c.n_head
               << " heads \xC3\x97 " << c.head_dim << " head_dim \xC3\x97 2 (k, v) \xC3\x97 " << d.dtype_bytes << " bytes = "
               << format_bytes(double(d.dtype_bytes) * 2.0 * double(c.n_decoder_layer * c.n_head * c.head_dim)) << " per token\n";
     std::cout << "cross-attention keys and values: computed once from the encoder's " << d.source.size()

@@ -294,6 +294,12 @@ void run_show_model(const ModelShowOptions& o) {
         progress("writing the page", 0, 1);
         render::HtmlOptions page{"attn show --model", choice.layer, choice.head, std::nullopt};
         page.model_name = policy::folder_name(dir), page.text = text;
+        if (seq2seq) {  // the page opens on the cross set: the chosen layer's place there (none: the first)
+            page.translation = generated_text(t, tok, generation);
+            const std::vector<LayerTrace>& cross = t.sets.back().layers;
+            const auto at = std::find_if(cross.begin(), cross.end(), [&](const LayerTrace& x) { return x.layer == layer; });
+            page.layer = at == cross.end() ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(at - cross.begin()));
+        }
         out.files.push_back({*r.html, render::render_html(t, page)});
     }
     progress("writing files", out.files.size(), out.files.size());

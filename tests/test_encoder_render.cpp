@@ -214,7 +214,7 @@ TEST_CASE("page: an encoder's page carries its stack, segments and the masked-LM
     CHECK(j["mask_predictions"][0][2][0][0] == "paris");
     CHECK(j["mask_predictions"][0][2][0][1].get<double>() == doctest::Approx(0.412).epsilon(1e-6));
     CHECK(html.find("an encoder's page (BERT, RoBERTa, DistilBERT)") != std::string::npos);
-    CHECK(render::page_js(true).size() > render::page_js().size());
+    CHECK(render::page_js(render::PageStack::encoder).size() > render::page_js().size());
     // a decoder's page: none of it
     const std::string dec = render::render_html(encoder_trace(false, "decoder"), {});
     const Json jd = page_json(dec);

@@ -1,8 +1,6 @@
 // Reading runs back (render/trace_io/trace_read.h) and the interactive page's data (render/page/html.h): traces
 // round-trip to the same bytes, .npy attention and token files are read strictly, and the page's
 // numbers decode to exactly the trace's values at 4 decimals.
-#include <zlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,12 +19,17 @@
 #include "render/trace_io/json.h"
 #include "render/trace_io/trace_read.h"
 #include "tests/helpers.h"
+#include "tests/page_helpers.h"
 
 using namespace attn;
 using attn::test::run_attn;
 using attn::test::RunResult;
 using Json = nlohmann::json;
 using attn::test::npy;
+using attn::test::four;
+using attn::test::page_cell;
+using attn::test::page_data;
+using attn::test::PageData;
 
 namespace {
 
@@ -41,71 +44,6 @@ std::string error_of(const std::function<void()>& f) {
         return e.what();
     }
     return "(no error)";
-}
-
-std::string four(double v) {  // what "%.4f" prints, the independent reference for the page's digits
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4f", v);
-    std::string s = buf;
-    return s == "-0.0000" ? "0.0000" : s;
-}
-
-// ---- decoding a page's data as the page's JavaScript does (render/page/shared.js: cell, format) ----------
-
-struct PageData {
-    Json json;
-    std::string blob;
-};
-
-PageData page_data(const std::string& html) {
-    const std::string open = "<script type=\"application/json\" id=\"attn-data\">";
-    const auto a = html.find(open);
-    REQUIRE(a != std::string::npos);
-    const auto b = html.find("</script>", a);
-    PageData d;
-    d.json = Json::parse(html.substr(a + open.size(), b - a - open.size()));
-    // base64, then zlib
-    const std::string b64 = d.json["blob"];
-    std::string raw;
-    int bits = 0;
-    std::uint32_t acc = 0;  // keeps only the bits not yet emitted (at most 14)
-    for (char c : b64) {
-        const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        if (c == '=') break;
-        acc = (acc << 6 | static_cast<std::uint32_t>(std::strchr(digits, c) - digits)) & 0x3FFFu;
-        bits += 6;
-        if (bits >= 8) bits -= 8, raw += static_cast<char>((acc >> bits) & 0xFFu);
-    }
-    uLongf size = d.json["raw_bytes"].get<uLongf>();
-    d.blob.assign(size, '\0');
-    REQUIRE(uncompress(reinterpret_cast<Bytef*>(&d.blob[0]), &size, reinterpret_cast<const Bytef*>(raw.data()),
-                       static_cast<uLong>(raw.size())) == Z_OK);
-    REQUIRE(size == d.json["raw_bytes"].get<uLongf>());
-    return d;
-}
-
-std::int64_t page_k(const PageData& d, const Json& desc, std::size_t idx, const Json* scores = nullptr, float scale = 1) {
-    const std::size_t off = desc[0], w = desc[1];
-    std::uint64_t u = 0;
-    const std::size_t n = d.json["tokens"].size() * d.json["source_tokens"].size();  // byte planes of T * S
-    for (std::size_t b = 0; b < w; ++b) u |= std::uint64_t(static_cast<unsigned char>(d.blob[off + b * n + idx])) << (8 * b);
-    std::int64_t k = desc[2].get<std::int64_t>() + static_cast<std::int64_t>(u);
-    if (desc.size() > 5) {  // a residual from round-half-up(scale * raw score), as the page computes it
-        REQUIRE(scores != nullptr);
-        const double x = double(scale) * double(page_k(d, *scores, idx));
-        k += static_cast<std::int64_t>(std::floor(x + 0.5));
-    }
-    return k;
-}
-
-// The page's 4-decimal text of a cell (for masked scores: pass the head's stages, and its scale).
-std::string page_cell(const PageData& d, const Json& desc, std::size_t idx, const Json* scores = nullptr, float scale = 1) {
-    if (desc[1] == 0) {
-        float f;
-        std::memcpy(&f, d.blob.data() + desc[0].get<std::size_t>() + 4 * idx, 4);
-        return four(f);
-    }
-    return render::format_ten_thousandths(page_k(d, desc, idx, scores, scale));
 }
 
 }  // namespace

@@ -115,7 +115,6 @@ Trace seq2seq_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
     t.sets[1].rollout = attention_rollout(t.sets[1].layer_mean);
     // 4. each row's top 5: the model's own probabilities (before the generation's rules)
     t.predictions = layers::top_predictions(logits, dec.size(), V, opt.top_k, tok);
-    t.source_tokens = t.sets[0].query_tokens;
     return t;
 }
 

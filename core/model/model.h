@@ -8,6 +8,8 @@
 // Decoders (core/model/decoder.cpp): pre-norm, causal, logits after every position (next tokens).
 // Encoders (core/model/encoder.cpp): post-norm, bidirectional (no key hidden), token types, and the
 // masked-LM head's top tokens at each mask position.
+// Encoder-decoders (core/model/seq2seq.cpp, generate.cpp): the source encoded once, greedy generation
+// (or --target's teacher forcing), three attention sets: encoder, decoder, cross.
 // Aggregates: layer_mean[l] = mean over heads of weights (T, T); rollout (Abnar & Zuidema 2020):
 // Ã_l = 0.5·layer_mean[l] + 0.5·I, rows renormalised, rollout[l] = Ã_l · rollout[l-1] (rollout[0] = Ã_0).
 #pragma once

@@ -1,5 +1,6 @@
 // One forward function per stack kind (data/checkpoint/model_family.h's Stack), each built from the
-// layer functions of core/model/layers.h; run_model (core/model/model.h) picks the family's.
+// layer functions of core/model/layers.h; run_model (core/model/model.h) picks the family's. The
+// encoder-decoder stack (T5, BART, Marian) has its own header, core/model/seq2seq.h.
 #pragma once
 
 #include <cstdint>

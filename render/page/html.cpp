@@ -11,6 +11,8 @@
 #include "core/analysis/head_report.h"
 #include "core/kinds/kinds.h"
 #include "render/view/colormaps.h"
+#include "render/view/colour_scale.h"
+#include "render/view/stages.h"
 #include "render/text/font.h"
 #include "render/trace_io/json.h"
 
@@ -242,22 +244,52 @@ Json head_scores_json(const Trace& t, const std::string& text) {
     return {{"patterns", patterns}, {"scores", scores}, {"sinks", sinks}};
 }
 
-Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
-    // 1. the layers: a seeded trace is one layer without a number
-    const bool layered = t.sets.at(0).model_layers;
-    std::vector<std::pair<std::optional<std::size_t>, const std::vector<HeadTrace>*>> layers;
-    for (const auto& l : t.layers()) layers.push_back({layered ? std::optional<std::size_t>(l.layer) : std::nullopt, &l.heads});
-    const std::vector<HeadTrace>& first = *layers[0].second;
+// The colour scale of one stage over a layer's heads, by the rule the PNGs use (render/view/colour_scale.h's
+// make_scale with the default --range and --colormap): [lo, hi, colour map name]. The values it spans are
+// the ones a figure colours: raw scores every cell, the other stages the cells the mask shows.
+Json stage_scale(const std::vector<HeadTrace>& heads, PageMatrix s) {
+    const Stage stage = s == PageMatrix::Weights ? Stage::weights : s == PageMatrix::Scores ? Stage::scores
+                      : s == PageMatrix::MaskedScores ? Stage::masked_scores : Stage::dropped;
+    ValueRange r;
+    for (const HeadTrace& h : heads) {
+        const Mat& m = s == PageMatrix::Weights ? h.weights : s == PageMatrix::Dropped ? h.dropped_weights : h.scores;
+        for (std::size_t i = 0; i < m.shape(0); ++i)
+            for (std::size_t j = 0; j < m.shape(1); ++j)
+                if (s == PageMatrix::Scores || h.mask.size() == 0 || h.mask(i, j) != 0) r.add(stage_value(h, s, i, j));
+    }
+    const ColourScale sc = make_scale(stage_value_kind(stage), r, ColourSpec{}, stage_name(s));
+    return Json::array({sc.lo, sc.hi, sc.cmap_name});
+}
+
+// One attention set's layers for the page: every head's stages, and a layer's aggregates (its mean over
+// the heads and the rollout through it, (T, S) each, found by the layer's own number: --keep-layers keeps
+// some layers, the aggregates hold all) into the buffer; `stages` are the set's. A one-set trace's layers
+// carry both aggregates or neither, only when T = S; an encoder-decoder's sets (`scaled`) carry the ones
+// they have and each layer's colour scales.
+struct PageLayers {
+    const std::vector<LayerTrace>& layers;
+    bool layered;                  // a model's blocks (numbered)
+    std::size_t T, S;
+    const std::vector<Mat>& layer_mean;
+    const std::vector<Mat>& rollout;
+    bool scaled;
+};
+
+Json layers_json(const PageLayers& p, std::vector<PageMatrix>& stages, bool with_flash, const Trace& t, std::string& blob) {
+    // 1. the stages the first head has
+    const std::vector<HeadTrace>& first = p.layers.at(0).heads;
     if (first.empty()) throw std::invalid_argument("render_html: the trace has no heads");
-    const std::size_t T = t.tokens.size(), S = t.source_tokens.size() ? t.source_tokens.size() : T;
-    std::vector<PageMatrix> stages;
+    const std::size_t T = p.T, S = p.S;
+    stages.clear();
     for (PageMatrix s : kStages)
         if (has_stage(first[0], s)) stages.push_back(s);
     // 2. every head's stages into the buffer; a mask equal to the previous one is stored once
     Json jlayers = Json::array();
     const Mask* last_mask = nullptr;
     Json last_mask_desc;
-    for (const auto& [number, heads] : layers) {
+    for (const LayerTrace& layer : p.layers) {
+        const std::size_t l = p.layered ? layer.layer : 0;  // a model's block number (a seeded layer has none)
+        const std::vector<HeadTrace>* heads = &layer.heads;
         Json jheads = Json::array();
         for (const HeadTrace& h : *heads) {
             Json jh = {{"head", h.head}, {"kv_head", h.kv_head}, {"scale", h.scale}};
@@ -276,33 +308,146 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
             }
             jh["stages"] = js;
             jh["hidden"] = h.mask.size() ? js["mask"] : Json();
-            if (!t.tiles.empty() && h.scores.size()) jh["flash"] = flash_final(t, h.head, T);
+            if (with_flash && h.scores.size()) jh["flash"] = flash_final(t, h.head, T);
             jheads.push_back(std::move(jh));
         }
-        Json jl = {{"layer", number ? Json(*number) : Json()}, {"heads", jheads}};
-        // model traces: the mean over the layer's heads and the rollout through it, (T, T) each, found
-        // by the layer's own number (--keep-layers keeps some layers; the aggregates hold all)
-        const std::size_t l = number.value_or(0);
-        if (number && T == S && l < t.layer_mean.size() && l < t.rollout.size()) {
+        Json jl = {{"layer", p.layered ? Json(l) : Json()}, {"heads", jheads}};
+        const bool aggregates = p.scaled ? p.layered && (l < p.layer_mean.size() || l < p.rollout.size())
+                                         : p.layered && T == S && l < p.layer_mean.size() && l < p.rollout.size();
+        if (aggregates) {
             Json agg = Json::object();
-            for (const auto& [name, m] : {std::pair<const char*, const Mat*>{"layer_mean", &t.layer_mean[l]},
-                                          std::pair<const char*, const Mat*>{"rollout", &t.rollout[l]}}) {
-                if (m->shape(0) != T || m->shape(1) != T) continue;
+            for (const auto& [name, all] : {std::pair<const char*, const std::vector<Mat>*>{"layer_mean", &p.layer_mean},
+                                            std::pair<const char*, const std::vector<Mat>*>{"rollout", &p.rollout}}) {
+                if (l >= all->size() || (*all)[l].shape(0) != T || (*all)[l].shape(1) != S) continue;
                 HeadTrace a;
-                a.weights = *m;
+                a.weights = (*all)[l];
                 a.mask = (*heads)[0].mask;
                 agg[name] = encode_stage(a, PageMatrix::Weights, T, S, blob);
             }
             jl["aggregates"] = agg;
         }
+        if (p.scaled) {
+            Json scales = Json::object();
+            for (PageMatrix s : stages)
+                if (s != PageMatrix::Mask) scales[stage_name(s)] = stage_scale(*heads, s);
+            // the aggregates are shares of a query's attention, as the weights: probabilities
+            if (aggregates) scales["aggregates"] = stage_scale({}, PageMatrix::Weights);  // no values: 0..1
+            jl["scales"] = scales;
+        }
         jlayers.push_back(std::move(jl));
     }
+    return jlayers;
+}
+
+Json stage_names_json(const std::vector<PageMatrix>& stages) {
+    Json j = Json::array();
+    for (PageMatrix s : stages) j.push_back(stage_name(s));
+    return j;
+}
+
+// ---- an encoder-decoder's page ----------------------------------------------------------------------
+
+// The names an encoder-decoder trace's sets have, in order (core/base/trace.h).
+constexpr const char* kSeq2SeqSets[] = {"encoder", "decoder", "cross"};
+constexpr std::size_t kOpeningSet = 2;  // the page opens on "cross"
+
+bool encoder_decoder(const Trace& t) { return t.model && t.model->stack == "encoder-decoder"; }
+
+void check_seq2seq_sets(const Trace& t) {
+    bool ok = t.sets.size() == std::size(kSeq2SeqSets);
+    for (std::size_t k = 0; ok && k < t.sets.size(); ++k)
+        ok = t.sets[k].name == kSeq2SeqSets[k] && !t.sets[k].layers.empty();
+    if (!ok) throw std::invalid_argument("render_html: an encoder-decoder trace needs the sets encoder, decoder and cross, in that order, each with layers");
+}
+
+// The rows of a set whose keys are all hidden (its first head's mask; weights 0 there).
+Json set_empty_rows(const AttentionSet& set) {
+    Json rows = Json::array();
+    const Mask& m = set.layers.at(0).heads.empty() ? Mask() : set.layers[0].heads[0].mask;
+    for (std::size_t i = 0; m.size() && i < m.shape(0); ++i) {
+        bool any = false;
+        for (std::size_t j = 0; j < m.shape(1) && !any; ++j) any = m(i, j) != 0;
+        if (!any) rows.push_back(i);
+    }
+    return rows;
+}
+
+// Labels as text: a leading '·' (a space, bpe_tokenizer.h's labels) is a space; special tokens at either
+// end ("<pad>", "</s>", "[CLS]") are left out.
+std::string labels_text(const std::vector<std::string>& labels) {
+    const auto special = [](const std::string& s) {
+        return s.size() >= 3 && ((s.front() == '<' && s.back() == '>') || (s.front() == '[' && s.back() == ']'));
+    };
+    std::size_t a = 0, b = labels.size();
+    while (a < b && special(labels[a])) ++a;
+    while (b > a && special(labels[b - 1])) --b;
+    const std::string dot = "\xC2\xB7";
+    std::string text;
+    for (std::size_t k = a; k < b; ++k)
+        text += labels[k].compare(0, dot.size(), dot) == 0 ? " " + labels[k].substr(dot.size()) : labels[k];
+    const auto first = text.find_first_not_of(' ');
+    return first == std::string::npos ? std::string() : text.substr(first);
+}
+
+// The generated tokens' labels (T): decoder row i chose generated_ids[i], which is the decoder's input at
+// row i + 1 (tokens[i + 1]). The last one's label is found where the trace names that id: the decoder's or
+// the source's tokens, or any row's top 5 (a forced end token need not be among its row's); else "#id".
+std::vector<std::string> generated_labels(const Trace& t) {
+    std::vector<std::string> out(t.tokens.begin() + (t.tokens.empty() ? 0 : 1), t.tokens.end());
+    if (t.generated_ids.size() != t.tokens.size() || t.tokens.empty()) return out;
+    const std::int64_t last = t.generated_ids.back();
+    std::string label = "#" + std::to_string(last);
+    for (std::size_t i = 0; i < t.source_tokens.size() && i < t.source_token_ids.size(); ++i)
+        if (t.source_token_ids[i] == last) label = t.source_tokens[i];
+    for (std::size_t i = 0; i < t.tokens.size() && i < t.token_ids.size(); ++i)
+        if (t.token_ids[i] == last) label = t.tokens[i];
+    for (auto row = t.predictions.rbegin(); row != t.predictions.rend(); ++row)
+        for (const Prediction& p : *row)
+            if (p.id == last) label = p.token;
+    out.push_back(label);
+    return out;
+}
+
+Json translation_json(const Trace& t, const HtmlOptions& opt) {
+    const std::vector<std::string> generated = generated_labels(t);
+    return {{"source", opt.text.empty() ? labels_text(t.source_tokens) : opt.text},
+            {"text", opt.translation.empty() ? labels_text(generated) : opt.translation},
+            {"generated", generated},
+            {"teacher_forced", t.teacher_forced}};
+}
+
+// The three sets, each as a one-set page's data would hold it, in one buffer.
+Json seq2seq_sets(const Trace& t, std::vector<PageMatrix>& opening_stages, std::string& blob) {
+    Json sets = Json::array();
+    for (std::size_t k = 0; k < t.sets.size(); ++k) {
+        const AttentionSet& set = t.sets[k];
+        std::vector<PageMatrix> stages;
+        const PageLayers p{set.layers, true, set.query_tokens.size(), set.key_tokens.size(), set.layer_mean, set.rollout, true};
+        Json layers = layers_json(p, stages, false, t, blob);
+        if (k == kOpeningSet) opening_stages = stages;
+        sets.push_back({{"name", set.name}, {"tokens", set.query_tokens}, {"source_tokens", set.key_tokens},
+                        {"layers", std::move(layers)}, {"stages", stage_names_json(stages)}, {"empty_rows", set_empty_rows(set)}});
+    }
+    return sets;
+}
+
+Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
+    // 1. the layers: a seeded trace is one layer without a number; an encoder-decoder's three sets
+    //    (their layers in "sets", the top-level "layers" empty: seq2seq_view.js shows one set at a time)
+    const bool seq2seq = encoder_decoder(t);
+    const std::size_t T = t.tokens.size(), S = t.source_tokens.size() ? t.source_tokens.size() : T;
+    std::vector<PageMatrix> stages;
+    Json jlayers = Json::array(), sets;
+    if (seq2seq) sets = seq2seq_sets(t, stages, blob);
+    else jlayers = layers_json({t.layers(), t.sets.at(0).model_layers, T, S, t.layer_mean, t.rollout, false}, stages, !t.tiles.empty(), t, blob);
     // 3. what the header shows
     const Kind* info = find_kind(t.kind);
     Json j;
     j["kind"] = t.kind;
     j["description"] = info                ? info->description
                        : t.kind == "npy"   ? "attention read from a .npy file"
+                       : seq2seq           ? "every head of every layer of an encoder-decoder model: the encoder's "
+                                                             "self-attention, the decoder's, and the decoder's cross-attention over the source"
                        : t.kind == "model" ? "every head of every layer of a pretrained model"
                                            : "";
     j["formula"] = info ? info->formula : "";
@@ -311,7 +456,7 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     j["model"] = model_json(t, opt.model_name);
     if (t.model) {  // a model run's page leads with its text and what its heads do
         if (!opt.text.empty()) j["text"] = opt.text;
-        j["head_scores"] = head_scores_json(t, opt.text);
+        j["head_scores"] = seq2seq ? Json() : head_scores_json(t, opt.text);
     }
     j["tokens"] = t.tokens;
     j["source_tokens"] = t.source_tokens.size() ? t.source_tokens : t.tokens;
@@ -333,6 +478,12 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
             masks.push_back({mp.position, t.tokens.at(mp.position), top});
         }
         j["mask_predictions"] = masks;
+    }
+    if (seq2seq) {
+        j["stack"] = "encoder-decoder";
+        j["model"]["n_decoder_layer"] = t.model->n_decoder_layer;
+        j["sets"] = std::move(sets);
+        j["translation"] = translation_json(t, opt);
     }
     j["layered"] = t.sets.at(0).model_layers;
     j["stages"] = Json::array();
@@ -390,10 +541,13 @@ std::string format_ten_thousandths(std::int64_t k) {
 }
 
 std::string render_html(const Trace& t, const HtmlOptions& opt) {
-    // 1. the selection it opens with must exist
-    const std::size_t L = t.layers().size();
-    if (opt.layer && (!t.sets.at(0).model_layers || *opt.layer >= L)) throw std::invalid_argument("render_html: no such layer");
-    const std::size_t H = t.layers()[opt.layer.value_or(0)].heads.size();
+    // 1. the selection it opens with must exist (an encoder-decoder's page opens on its cross set)
+    const bool seq2seq = encoder_decoder(t);
+    if (seq2seq) check_seq2seq_sets(t);
+    const AttentionSet& opening = t.sets.at(seq2seq ? kOpeningSet : 0);
+    const std::size_t L = opening.layers.size();
+    if (opt.layer && (!opening.model_layers || *opt.layer >= L)) throw std::invalid_argument("render_html: no such layer");
+    const std::size_t H = opening.layers.at(opt.layer.value_or(0)).heads.size();
     if (opt.head && *opt.head >= H) throw std::invalid_argument("render_html: no such head");
     // 2. the data; the live panel only with the core, and only for a seeded kind's trace
     HtmlOptions o = opt;
@@ -405,7 +559,8 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
     data["blob"] = base64(deflate(blob));
     // 3. the page
     std::string title = "attn: " + shown_text(t.kind, kMaxLabelChars);  // a trace's strings may be long
-    if (!t.tokens.empty()) title += " — " + shown_text(t.tokens[0], kMaxLabelChars) + (t.tokens.size() > 1 ? " …" : "");
+    const std::vector<std::string>& words = seq2seq ? t.source_tokens : t.tokens;  // a decoder's first token is its start
+    if (!words.empty()) title += " — " + shown_text(words[0], kMaxLabelChars) + (words.size() > 1 ? " …" : "");
     std::string page;
     page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
@@ -414,7 +569,9 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
     page += std::string("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'") +
             (core.empty() ? "" : " 'wasm-unsafe-eval'") +
             "; style-src 'unsafe-inline'; img-src data: blob:; connect-src data: blob:\">\n";
-    page += "<title>" + html_text(title) + "</title>\n<style>\n" + page_css() + "</style>\n</head>\n<body>\n";
+    const PageStack stack = seq2seq ? PageStack::encoder_decoder
+                            : t.model && t.model->stack == "encoder" ? PageStack::encoder : PageStack::decoder;
+    page += "<title>" + html_text(title) + "</title>\n<style>\n" + page_css(stack) + "</style>\n</head>\n<body>\n";
     page += "<noscript>This page draws attention with JavaScript: please allow scripts for this file.</noscript>\n";
     page += "<script type=\"application/json\" id=\"attn-data\">" + script_safe(data.dump(-1, ' ', false, Json::error_handler_t::replace)) + "</script>\n";
     if (!core.empty()) {
@@ -426,7 +583,7 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
             throw std::logic_error("render_html: the WebAssembly core's script holds </script or <!--");
         page += "<script>\n" + core + "</script>\n";
     }
-    page += "<script>\n" + page_js(t.model && t.model->stack == "encoder") + "</script>\n</body>\n</html>\n";
+    page += "<script>\n" + page_js(stack) + "</script>\n</body>\n</html>\n";
     return page;
 }
 

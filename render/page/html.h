@@ -35,11 +35,26 @@ struct HtmlOptions {
     // model folder's name and the text as given (a trace holds only its tokens).
     std::string model_name = {};
     std::string text = {};
+    // An encoder-decoder run's translation as text (the generated ids decoded); empty: the page joins the
+    // generated tokens' labels (a leading '·' read as a space).
+    std::string translation = {};
 };
+
+// Which page: what follows start.js in the script (an encoder's segments and [MASK] predictions, an
+// encoder-decoder's Encoder | Decoder | Cross tabs) and what page.css is followed by.
+enum class PageStack { decoder, encoder, encoder_decoder };
 
 // The page. A model trace's page also carries every head's `attn heads` scores on its text
 // (core/analysis/head_report.h's score_trace of this very trace). Throws std::invalid_argument when the trace has no heads, heads of different shapes, or
 // layer/head outside the trace.
+//
+// An encoder-decoder trace (model->stack "encoder-decoder") gives a page of three tabs, one per attention
+// set, each with the overview, matrix and head views of that set; it opens on "cross", which `layer` and
+// `head` then index. Its data holds "sets": [{name, tokens (T), source_tokens (S), layers, stages,
+// empty_rows}] (encoder S x S, decoder T x T, cross T x S; every layer with its heads, its aggregates (the
+// set's layer_mean, and rollout but for cross) and its colour scales by render/view/colour_scale.h's
+// make_scale, the PNGs' rule) and "translation": {source, text, generated (T labels), teacher_forced}.
+// Throws std::invalid_argument when its sets are not encoder, decoder and cross, in that order.
 std::string render_html(const Trace& t, const HtmlOptions& opt);
 
 // v in ten-thousandths, rounded to nearest, ties to even (what "%.4f" prints). Exact: a float has 24
@@ -51,9 +66,10 @@ std::int64_t ten_thousandths(float v);
 std::string format_ten_thousandths(std::int64_t k);
 
 // The page's code as embedded (for tests: node --check runs on the source files themselves). page_js()
-// is render/page/page.js, then the view scripts in order inside one function (render/page/page_assets.cpp).
-std::string page_js(bool encoder = false);
-std::string page_css();
+// is render/page/page.js, then the view scripts in order inside one function (render/page/page_assets.cpp);
+// page_css() is page.css (an encoder-decoder's page adds seq2seq.css).
+std::string page_js(PageStack stack = PageStack::decoder);
+std::string page_css(PageStack stack = PageStack::decoder);
 // attn's core compiled to WebAssembly, as one script defining AttnCore (cli/web/); empty when this attn
 // was built without em++ (CMake's ATTN_WASM off).
 std::string live_core_js();

@@ -39,7 +39,9 @@ asm(".pushsection .rodata\n"
     ATTN_EMBED("attn_page_live", "live.js")
     ATTN_EMBED("attn_page_start", "start.js")
     ATTN_EMBED("attn_page_encoder_view", "encoder_view.js")
+    ATTN_EMBED("attn_page_seq2seq_view", "seq2seq_view.js")
     ATTN_EMBED("attn_page_css", "page.css")
+    ATTN_EMBED("attn_page_seq2seq_css", "seq2seq.css")
     ".popsection\n");
 
 #define ATTN_EMBEDDED(symbol)                \
@@ -56,7 +58,9 @@ ATTN_EMBEDDED(attn_page_flash_steps)
 ATTN_EMBEDDED(attn_page_live)
 ATTN_EMBEDDED(attn_page_start)
 ATTN_EMBEDDED(attn_page_encoder_view)
+ATTN_EMBEDDED(attn_page_seq2seq_view)
 ATTN_EMBEDDED(attn_page_css)
+ATTN_EMBEDDED(attn_page_seq2seq_css)
 
 // attn's core compiled to WebAssembly (one JavaScript file with the .wasm inside, cli/web/), when the
 // build made it (CMake's ATTN_WASM defines its path): the live panel's engine.
@@ -96,14 +100,17 @@ const Embedded kViews[] = {
 
 }  // namespace
 
-std::string page_js(bool encoder) {
+std::string page_js(PageStack stack) {
     std::string js(attn_page_js_begin, attn_page_js_end);
     js += "\n(function () {\n";
     for (std::size_t k = 0; k < std::size(kViews); ++k) {
         if (k > 0) js += "\n";
         js.append(kViews[k].begin, kViews[k].end);
     }
-    if (encoder) js += "\n" + std::string(attn_page_encoder_view_begin, attn_page_encoder_view_end);  // after start.js
+    if (stack == PageStack::encoder)  // after start.js
+        js += "\n" + std::string(attn_page_encoder_view_begin, attn_page_encoder_view_end);
+    if (stack == PageStack::encoder_decoder)
+        js += "\n" + std::string(attn_page_seq2seq_view_begin, attn_page_seq2seq_view_end);
     return js + "})();\n";
 }
 
@@ -115,6 +122,10 @@ std::string live_core_js() {
 #endif
 }
 
-std::string page_css() { return std::string(attn_page_css_begin, attn_page_css_end); }
+std::string page_css(PageStack stack) {
+    std::string css(attn_page_css_begin, attn_page_css_end);
+    if (stack == PageStack::encoder_decoder) css.append(attn_page_seq2seq_css_begin, attn_page_seq2seq_css_end);
+    return css;
+}
 
 }  // namespace attn::render

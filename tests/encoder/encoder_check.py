@@ -12,7 +12,6 @@ sentence pair's token types too. Then the config fields attn refuses by name.
 Usage: encoder_check.py ATTN [--tokenizer json|files]"""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -21,6 +20,8 @@ import torch
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from attn_run import Checks  # noqa: E402
 from encoder_reference import forward, mlm_probs  # noqa: E402
 from make_encoder import make  # noqa: E402
 
@@ -28,17 +29,8 @@ ATTN = sys.argv[1]
 TOKENIZER = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--tokenizer" else "json"
 TOL, PTOL = 1e-5, 1e-6
 torch.set_num_threads(1)
-failures = []
-
-
-def run(args):
-    return subprocess.run([ATTN] + args, capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+checks = Checks(ATTN)
+run, check = checks.run, checks.check
 
 
 def texts(family):
@@ -128,7 +120,7 @@ with tempfile.TemporaryDirectory() as tmp:
         d = os.path.join(tmp, "bad-" + word)
         make(d, family, config_extra=extra, tokenizer="files" if TOKENIZER == "files" else "json")
         r = run(["show", "--model", d, "the cat"])
-        check(r.returncode == 1 and word in r.stderr and r.stderr.count("\n") == 1,
+        check(checks.refused(r, word),
               f"{family} {extra}: exit {r.returncode}, {r.stderr.strip()!r}")
 
     # a RoBERTa folder with vocab.json + merges.txt and no tokenizer.json: where <s> and </s> go is not said
@@ -137,7 +129,4 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run(["show", "--model", d, "the cat"])
     check(r.returncode == 1 and "no tokenizer.json or vocab.txt" in r.stderr, f"roberta without tokenizer.json: {r.stderr.strip()!r}")
 
-if failures:
-    print(f"{len(failures)} failed")
-    sys.exit(1)
-print("encoders: every check passed")
+checks.finish("encoders: every check passed")
