@@ -550,3 +550,23 @@ TEST_CASE("seq2seq cli: --query, --npy, --pair and a seeded --target are refused
     const test::RunResult hm = test::run_in(dir, {"heads", "--model", "bart", "Hi there", "--json", "h.json"});
     CHECK(hm.code == 2);
 }
+
+TEST_CASE("seq2seq toy model: the trained Marian folder in docs/models/toy translates as its PyTorch model does, and its last layer's head 3 aligns word by word") {
+    // docs/tools/train_toy_translation.py --attn compares the two on 21 sentences; this one is the docs' example
+    const std::string toy = std::string(ATTN_SOURCE_DIR) + "/docs/models/toy";
+    const std::string dir = test::temp_dir();
+    const test::RunResult r = test::run_in(dir, {"show", "--model", toy, "the small dog sees the red ball", "--layer", "1", "--head", "3",
+                                                 "--json", "t.json"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("translation: lo hundo pikla lo bala roza ka mira ") != std::string::npos);
+    const Trace t = render::read_trace_json(test::slurp(dir + "/t.json"), "t.json");
+    REQUIRE(t.sets.size() == 3);
+    // cross-attention, layer 1, head 3: each generated word's largest weight on its source word
+    const Mat& w = t.sets[2].layers.at(1).heads.at(3).weights;  // (9 generated, 8 source)
+    const std::vector<std::size_t> source_of = {0, 2, 1, 4, 6, 5, 3, 3};  // lo hundo pikla lo bala roza ka mira
+    for (std::size_t i = 0; i < source_of.size(); ++i) {
+        CAPTURE(i);
+        CHECK(w(i, source_of[i]) > 0.9f);
+    }
+}
