@@ -514,7 +514,7 @@ TEST_CASE("seq2seq show: a BART run draws every set and the alignment, prints th
                                           "drop it, or give a T5, BART or Marian folder"));
 }
 
-TEST_CASE("seq2seq cli: --query, --npy, --pair and a seeded --target are refused by name; decode and heads run an encoder-decoder folder") {
+TEST_CASE("seq2seq cli: --query, --npy, --pair and a seeded --target are refused by name, and decode and heads run an encoder-decoder folder") {
     const std::string dir = test::temp_dir();
     test::write_model_folder(dir, "bart", test::tiny_bart_config(), test::safetensors_file(test::tiny_bart_tensors()));
     const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
