@@ -367,7 +367,7 @@ Trace run_attention(const Inputs& in, const Settings& s, const RunHooks& hooks) 
     }
     t.config = s;
     // one attention set with one layer, which the kind fills with its heads
-    t.sets = {AttentionSet{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {LayerTrace{}}}};
+    t.sets = {AttentionSet{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {LayerTrace{}}, false, {}, {}}};
 
     // 3. the kind itself; the generator continues for dropout, or starts again from --dropout-seed
     if (s.dropout_seed) gen = TorchGenerator(*s.dropout_seed);

@@ -71,21 +71,28 @@ void process_logits(const GenerationConfig& g, const std::vector<std::int64_t>& 
     if (cur == max_new && !g.forced_eos.empty()) force(logits, V, g.forced_eos);
 }
 
+std::int64_t greedy_choice(const GenerationConfig& g, const std::vector<std::int64_t>& dec, std::size_t max_new,
+                           std::vector<float>& logits) {
+    process_logits(g, dec, max_new, logits.data(), logits.size());
+    return argmax(logits.data(), logits.size());
+}
+
+bool generation_ends(const GenerationConfig& g, std::int64_t next, std::size_t step, std::size_t max_new) {
+    return contains(g.eos, next) || step + 1 == max_new;
+}
+
 Trace seq2seq_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& src,
                       const ModelRunOptions& opt) {
     const ModelConfig& cfg = m.config;
     const GenerationConfig& g = *opt.generation;
     const std::size_t S = src.size(), V = cfg.vocab_size;
-    Trace t;
-    t.kind = "model";
-    t.config.kind = "model", t.config.heads = cfg.n_head, t.config.kv_heads = cfg.n_kv_head, t.config.causal = true;
-    t.config.d_in = t.config.d_out = cfg.n_embd;
-    t.model = ModelInfo{m.family->name, m.dtype, cfg.n_layer, cfg.n_head, cfg.n_embd, context_length(cfg), V,
-                        m.n_params, cfg.norm_eps, "encoder-decoder", cfg.n_decoder_layer};
-    t.source_token_ids = src;
-    for (auto id : src) t.source_tokens.push_back(tok.label(id));
+    // a model trace's header, its tokens moved to the source (the encoder's input)
+    Trace t = layers::model_trace_header(m, tok, src);
+    t.model->stack = "encoder-decoder", t.model->n_decoder_layer = cfg.n_decoder_layer;
+    t.source_token_ids = std::move(t.token_ids), t.source_tokens = std::move(t.tokens);
+    t.token_ids.clear(), t.tokens.clear();
     t.has_source = true;
-    t.sets = {AttentionSet{"encoder", t.source_tokens, t.source_tokens, {}, true}};
+    t.sets = {AttentionSet{"encoder", t.source_tokens, t.source_tokens, {}, true, {}, {}}};
     // 1. the encoder, once (its heads recorded)
     const std::vector<float> enc = seq2seq_encode(m, src, opt, &t, &t.sets[0]);
     // 2. the decoder's input: teacher-forced from the target, or chosen greedily step by step
@@ -97,19 +104,18 @@ Trace seq2seq_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
     } else {
         for (std::size_t step = 0; step < opt.max_new_tokens; ++step) {
             std::vector<float> logits = seq2seq_decode(m, enc, S, dec, true, opt, nullptr, nullptr, nullptr);  // (1, V)
-            process_logits(g, dec, opt.max_new_tokens, logits.data(), V);
-            const std::int64_t next = argmax(logits.data(), V);
+            const std::int64_t next = greedy_choice(g, dec, opt.max_new_tokens, logits);
             t.generated_ids.push_back(next);
             if (opt.progress) opt.progress("generated tokens", step + 1, opt.max_new_tokens);
-            if (contains(g.eos, next) || step + 1 == opt.max_new_tokens) break;
+            if (generation_ends(g, next, step, opt.max_new_tokens)) break;
             dec.push_back(next);
         }
     }
     // 3. one pass over the final input, recording the decoder's and the cross-attention's heads
     t.token_ids = dec;
     for (auto id : dec) t.tokens.push_back(tok.label(id));
-    t.sets.push_back(AttentionSet{"decoder", t.tokens, t.tokens, {}, true});
-    t.sets.push_back(AttentionSet{"cross", t.tokens, t.source_tokens, {}, true});
+    t.sets.push_back(AttentionSet{"decoder", t.tokens, t.tokens, {}, true, {}, {}});
+    t.sets.push_back(AttentionSet{"cross", t.tokens, t.source_tokens, {}, true, {}, {}});
     std::vector<float> logits = seq2seq_decode(m, enc, S, dec, false, opt, &t, &t.sets[1], &t.sets[2]);  // (T, V)
     t.sets[0].rollout = attention_rollout(t.sets[0].layer_mean);
     t.sets[1].rollout = attention_rollout(t.sets[1].layer_mean);

@@ -221,7 +221,7 @@ Trace model_trace_header(const ModelCheckpoint& m, const Tokenizer& tok, const s
     t.token_ids = ids;
     for (auto id : ids) t.tokens.push_back(tok.label(id));
     t.source_tokens = t.tokens;
-    t.sets = {AttentionSet{"self", t.tokens, t.tokens, {}, true}};  // a decoder's one set: a layer per kept block
+    t.sets = {AttentionSet{"self", t.tokens, t.tokens, {}, true, {}, {}}};  // a decoder's one set: a layer per kept block
     return t;
 }
 

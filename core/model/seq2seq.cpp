@@ -128,6 +128,29 @@ std::vector<Mat> position_bias(const ModelCheckpoint& m, std::size_t n, std::siz
     return out;
 }
 
+// A stack's start: its input's embeddings x (n, C) and, for T5, the position bias (H) (n, n) its layers
+// share (bidirectional buckets in the encoder, causal in the decoder).
+struct StackInput {
+    Buf x;
+    std::vector<Mat> bias;
+    const std::vector<Mat>* shared_bias() const { return bias.empty() ? nullptr : &bias; }
+};
+StackInput stack_input(const ModelCheckpoint& m, const std::vector<std::int64_t>& ids, bool decoder) {
+    StackInput in;
+    Buf tmp;
+    embed(m, ids, decoder, tmp, in.x);
+    if (m.family->recipe.positions == PosScheme::relative_buckets) in.bias = position_bias(m, ids.size(), ids.size(), !decoder);
+    return in;
+}
+
+// x (n, C) through a stack's final norm, when the family has one (T5).
+void final_norm(const ModelCheckpoint& m, Role g, Role b, Buf& x, std::size_t n) {
+    if (!m[g].data) return;
+    Buf out;
+    norm(m.family->recipe, x, m[g], m[b], m.config.norm_eps, n, m.config.n_embd, out);
+    x.swap(out);
+}
+
 bool keep(const ModelRunOptions& opt, std::size_t l) { return opt.keep_layers.empty() || (l < opt.keep_layers.size() && opt.keep_layers[l]); }
 
 // Adds a layer's heads to a set (when kept) and its mean to the set's aggregates.
@@ -163,10 +186,8 @@ Buf seq2seq_encode(const ModelCheckpoint& m, const std::vector<std::int64_t>& sr
                    AttentionSet* set) {
     const ModelConfig& cfg = m.config;
     const std::size_t S = src.size();
-    Buf x, tmp;
-    embed(m, src, false, tmp, x);
-    const bool t5 = m.family->recipe.positions == PosScheme::relative_buckets;
-    const std::vector<Mat> bias = t5 ? position_bias(m, S, S, true) : std::vector<Mat>();
+    StackInput in = stack_input(m, src, false);
+    Buf& x = in.x;
     Scratch b;
     Trace scratch_trace;
     Trace& tr = t ? *t : scratch_trace;
@@ -175,27 +196,22 @@ Buf seq2seq_encode(const ModelCheckpoint& m, const std::vector<std::int64_t>& sr
         auto W = [&](Role role) -> const Weight& { return w[static_cast<std::size_t>(role)]; };
         std::vector<HeadTrace> heads;
         sublayer(m, W(Role::norm1_w), W(Role::norm1_b), x, S, b, [&](const Buf& a) {
-            attend(m, w, kSelf, a, S, a, S, false, t5 ? &bias : nullptr, b, tr, heads);
+            attend(m, w, kSelf, a, S, a, S, false, in.shared_bias(), b, tr, heads);
         });
         sublayer(m, W(Role::norm2_w), W(Role::norm2_b), x, S, b, [&](const Buf& a) { mlp(m, w, a, S, b); });
         record(set, l, std::move(heads), opt);
         if (opt.progress) opt.progress("encoder layers", l + 1, cfg.n_layer);
     }
-    if (m[Role::final_norm_w].data) {
-        norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, S, cfg.n_embd, tmp);
-        x.swap(tmp);
-    }
-    return x;
+    final_norm(m, Role::final_norm_w, Role::final_norm_b, x, S);
+    return std::move(x);
 }
 
 Buf seq2seq_decode(const ModelCheckpoint& m, const Buf& enc, std::size_t S, const std::vector<std::int64_t>& dec,
                    bool last_only, const ModelRunOptions& opt, Trace* t, AttentionSet* self_set, AttentionSet* cross_set) {
     const ModelConfig& cfg = m.config;
     const std::size_t T = dec.size(), C = cfg.n_embd;
-    Buf x, tmp;
-    embed(m, dec, true, tmp, x);
-    const bool t5 = m.family->recipe.positions == PosScheme::relative_buckets;
-    const std::vector<Mat> bias = t5 ? position_bias(m, T, T, false) : std::vector<Mat>();
+    StackInput in = stack_input(m, dec, true);
+    Buf& x = in.x;
     Scratch b;
     Trace scratch_trace;
     Trace& tr = t ? *t : scratch_trace;
@@ -204,7 +220,7 @@ Buf seq2seq_decode(const ModelCheckpoint& m, const Buf& enc, std::size_t S, cons
         auto W = [&](Role role) -> const Weight& { return w[static_cast<std::size_t>(role)]; };
         std::vector<HeadTrace> self_heads, cross_heads;
         sublayer(m, W(Role::norm1_w), W(Role::norm1_b), x, T, b, [&](const Buf& a) {
-            attend(m, w, kSelf, a, T, a, T, true, t5 ? &bias : nullptr, b, tr, self_heads);
+            attend(m, w, kSelf, a, T, a, T, true, in.shared_bias(), b, tr, self_heads);
         });
         sublayer(m, W(Role::norm3_w), W(Role::norm3_b), x, T, b, [&](const Buf& a) {
             attend(m, w, kCross, a, T, enc, S, false, nullptr, b, tr, cross_heads);
@@ -216,11 +232,8 @@ Buf seq2seq_decode(const ModelCheckpoint& m, const Buf& enc, std::size_t S, cons
     // the output rows (the last, or every one) through the final norm and the head
     const std::size_t first = last_only ? T - 1 : 0, R = T - first;
     Buf rows(x.begin() + static_cast<std::ptrdiff_t>(first * C), x.end());
-    if (m[Role::dec_final_norm_w].data) {
-        norm(m.family->recipe, rows, m[Role::dec_final_norm_w], m[Role::dec_final_norm_b], cfg.norm_eps, R, C, tmp);
-        rows.swap(tmp);
-    }
-    if (m.family->id == FamilyId::t5 && cfg.tie_word_embeddings) {  // T5 ties the head to the embedding: y·C^-0.5 first
+    final_norm(m, Role::dec_final_norm_w, Role::dec_final_norm_b, rows, R);
+    if (cfg.scale_tied_head) {  // T5 ties the head to the embedding: y·C^-0.5 first
         const float s = static_cast<float>(std::pow(static_cast<double>(C), -0.5));
         for (auto& v : rows) v *= s;
     }

@@ -32,6 +32,12 @@ std::vector<float> seq2seq_decode(const ModelCheckpoint& m, const std::vector<fl
 void process_logits(const GenerationConfig& g, const std::vector<std::int64_t>& dec, std::size_t max_new, float* logits,
                     std::size_t V);
 
+// One greedy step on the last row's logits (V), processed in place: the first maximum.
+std::int64_t greedy_choice(const GenerationConfig& g, const std::vector<std::int64_t>& dec, std::size_t max_new,
+                           std::vector<float>& logits);
+// Whether generation ends with `next`, the token chosen at step `step` (0-based): an end token, or the limit.
+bool generation_ends(const GenerationConfig& g, std::int64_t next, std::size_t step, std::size_t max_new);
+
 // The whole run: the source encoded once; greedy generation from the start token until an end token
 // or max_new tokens (or, teacher-forced, the target's ids); then one pass recording every set.
 Trace seq2seq_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& src,

@@ -22,7 +22,7 @@ Seq2SeqDecode run_seq2seq_decode(const ModelCheckpoint& m, const Tokenizer& tok,
                                  const ModelRunOptions& opt, std::size_t layer, std::optional<std::size_t> head) {
     const ModelConfig& cfg = m.config;
     const GenerationConfig& g = *opt.generation;
-    const std::size_t S = src.size(), V = cfg.vocab_size, L = cfg.n_decoder_layer;
+    const std::size_t S = src.size(), L = cfg.n_decoder_layer;
     Seq2SeqDecode out;
     out.layer = layer, out.dtype_bytes = dtype_bytes(m.dtype);
     for (auto id : src) out.source.push_back(tok.label(id));
@@ -43,8 +43,7 @@ Seq2SeqDecode run_seq2seq_decode(const ModelCheckpoint& m, const Tokenizer& tok,
         Trace t;
         AttentionSet self_set, cross_set;
         std::vector<float> logits = seq2seq_decode(m, enc, S, dec, true, step_opt, &t, &self_set, &cross_set);
-        process_logits(g, dec, opt.max_new_tokens, logits.data(), V);
-        const std::int64_t next = static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        const std::int64_t next = greedy_choice(g, dec, opt.max_new_tokens, logits);
         Seq2SeqStep s;
         s.token_id = dec.back(), s.token = tok.label(dec.back()), s.next_id = next, s.next = tok.label(next);
         for (std::size_t h : out.heads) {
@@ -54,7 +53,7 @@ Seq2SeqDecode run_seq2seq_decode(const ModelCheckpoint& m, const Tokenizer& tok,
         s.self_cache_bytes = per_token * dec.size();
         out.steps.push_back(std::move(s));
         if (opt.progress) opt.progress("decoding", step + 1, opt.max_new_tokens);
-        if (std::find(g.eos.begin(), g.eos.end(), next) != g.eos.end() || step + 1 == opt.max_new_tokens) break;
+        if (generation_ends(g, next, step, opt.max_new_tokens)) break;
         dec.push_back(next);
     }
     // 3. the full pass over the final input: row t of its layer must equal step t's rows

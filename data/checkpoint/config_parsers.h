@@ -1,7 +1,6 @@
-// The pieces every config.json parser of the architecture table is built from (data/checkpoint/
-// model_family.cpp holds the decoder and encoder parsers, config_seq2seq.cpp the encoder-decoder ones):
-// typed reads that refuse a bad value by name, and the rule that every field is read, known harmless,
-// or refused.
+// The config.json parsers of the architecture table's rows (data/checkpoint/model_family.h) and the
+// pieces they are built from (config_fields.cpp): typed reads that refuse a bad value by name, and the
+// rule that every field is read, known harmless, or refused.
 #pragma once
 
 #include <cstddef>
@@ -35,7 +34,15 @@ void check_fields(const nlohmann::json& j, const std::string& name, const std::s
 // hidden_act / activation as Hugging Face's ACT2FN maps it (silu and swish only where allowed).
 MlpKind activation(const nlohmann::json& j, const char* key, MlpKind fallback, const std::string& name, bool allow_silu = false);
 
-// The encoder-decoder rows' parsers (data/checkpoint/config_seq2seq.cpp).
+// The rows' parsers: decoders (data/checkpoint/config_decoders.cpp), encoders (config_encoders.cpp) and
+// encoder-decoders (config_seq2seq.cpp). `c` arrives with the family's defaults.
+void parse_gpt2(const nlohmann::json& j, const std::string& name, ModelConfig& c);
+void parse_llama(const nlohmann::json& j, const std::string& name, ModelConfig& c);
+void parse_mistral(const nlohmann::json& j, const std::string& name, ModelConfig& c);
+void parse_qwen2(const nlohmann::json& j, const std::string& name, ModelConfig& c);
+void parse_bert(const nlohmann::json& j, const std::string& name, ModelConfig& c);
+void parse_roberta(const nlohmann::json& j, const std::string& name, ModelConfig& c);
+void parse_distilbert(const nlohmann::json& j, const std::string& name, ModelConfig& c);
 void parse_t5(const nlohmann::json& j, const std::string& name, ModelConfig& c);
 void parse_bart(const nlohmann::json& j, const std::string& name, ModelConfig& c);
 void parse_marian(const nlohmann::json& j, const std::string& name, ModelConfig& c);

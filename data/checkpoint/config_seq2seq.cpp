@@ -56,6 +56,7 @@ void parse_t5(const nlohmann::json& j, const std::string& name, ModelConfig& c) 
     c.rel_max_distance = whole(j, {"relative_attention_max_distance"}, 1, 1 << 20, name).value_or(128);
     c.norm_eps = number(j, "layer_norm_epsilon", 0.0, 1.0, "between 0 and 1", name).value_or(1e-6);
     c.tie_word_embeddings = flag(j, "tie_word_embeddings", name).value_or(true);
+    c.scale_tied_head = c.tie_word_embeddings;
     c.n_positions = std::size_t(1) << 20;  // relative positions: no table bounds the text (the memory budget does)
     const std::string proj = j.contains("feed_forward_proj") && j["feed_forward_proj"].is_string()
                                  ? j["feed_forward_proj"].get<std::string>() : j.contains("feed_forward_proj") ? "?" : "relu";
@@ -101,7 +102,7 @@ void parse_bart_like(const nlohmann::json& j, const std::string& name, ModelConf
     c.qkv_bias = c.o_bias = c.mlp_bias = true;
     if (marian) {
         c.scale_embedding = flag(j, "scale_embedding", name).value_or(true);
-        c.n_positions = P, c.sinusoidal_positions = true;
+        c.n_positions = P, c.sinusoidal_positions = true, c.sinusoid_halves = true;
         if (const auto dv = whole(j, {"decoder_vocab_size"}, 1, 1 << 24, name); dv && *dv != c.vocab_size)
             bad(name, "decoder_vocab_size " + std::to_string(*dv) + " differs from vocab_size " + std::to_string(c.vocab_size) +
                           " (separate target embeddings), which attn does not run",

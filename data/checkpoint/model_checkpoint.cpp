@@ -326,8 +326,8 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     for (Role r : {Role::positions, Role::dec_positions}) {
         if (c.sinusoidal_positions && f.has(r) && !stored(name_of(r, 0))) {
             // DistilBERT's sinusoidal_pos_embds and Marian's positions when no table is stored: Hugging Face computes them
-            m->widened.push_back(f.id == FamilyId::marian ? sinusoidal_halves(c.n_positions, c.n_embd)
-                                                          : sinusoidal_interleaved(c.n_positions, c.n_embd));
+            m->widened.push_back(c.sinusoid_halves ? sinusoidal_halves(c.n_positions, c.n_embd)
+                                                   : sinusoidal_interleaved(c.n_positions, c.n_embd));
             global(r) = Weight{m->widened.back().data(), c.n_positions, c.n_embd};
         } else {
             global(r) = load(r, 0);

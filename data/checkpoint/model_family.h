@@ -122,6 +122,9 @@ struct ModelConfig {
     std::size_t n_decoder_layer = 0;               // the decoder's blocks (n_layer: the encoder's)
     bool gated_mlp = false;                        // T5's gated-ACT: wo(act(wi_0 x) ⊙ wi_1 x)
     bool scale_embedding = false;                  // embeddings · √C (BART's scale_embedding; Marian's is true)
+    bool scale_tied_head = false;                  // T5 with a tied head: the last hidden state · C^-0.5 before it
+    bool sinusoid_halves = false;                  // sinusoidal positions as Marian lays them out (sines, then
+                                                   // cosines); DistilBERT's interleave them
     std::size_t rel_buckets = 32, rel_max_distance = 128;  // T5's relative_attention_num_buckets, _max_distance
 };
 

@@ -26,7 +26,7 @@ std::vector<OutputFile> alignment_figures(const Trace& t, const AlignChoice& c, 
     h.weights = a.weights;
     h.mask = Mask::from_shape({a.weights.shape(0), a.weights.shape(1)});
     std::fill(h.mask.begin(), h.mask.end(), std::uint8_t{1});
-    one.sets = {AttentionSet{"cross", one.tokens, one.source_tokens, {LayerTrace{0, {std::move(h)}}}, true}};
+    one.sets = {AttentionSet{"cross", one.tokens, one.source_tokens, {LayerTrace{0, {std::move(h)}}}, true, {}, {}}};
     Font font(o.font_file);
     const int max_side = type == FileType::svg ? kMaxSvgHeatmapSide : kMaxHeatmapSide / std::max(o.scale, 1);
     std::optional<FigureView> fv = figure_view(one, "weights", o.colour);

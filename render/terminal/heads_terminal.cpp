@@ -1,6 +1,7 @@
 #include "render/terminal/heads_terminal.h"
 
 #include <sstream>
+#include <vector>
 
 #include "render/view/colour_scale.h"
 #include "render/view/numbers.h"
@@ -21,6 +22,30 @@ std::string left(const std::string& s, std::size_t w) {
     return s + std::string(n < w ? w - n : 1, ' ');
 }
 
+// A layers × heads grid of one pattern's scores, rows "<row><layer number>", each cell coloured on the
+// 0..1 viridis scale (every score is a share of a query's attention); "–" where a score is undefined.
+template <class Score>
+void score_grid(std::ostringstream& out, const std::string& row, std::size_t label_w, const std::vector<std::size_t>& layers,
+                std::size_t n_head, const HeadsViewOptions& opt, Score score) {
+    ColourScale scale;
+    out << std::string(label_w, ' ');
+    for (std::size_t h = 0; h < n_head; ++h) out << right("h" + std::to_string(h), kCellWidth);
+    out << "\n";
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        out << left(row + std::to_string(layers[l]), label_w);
+        for (std::size_t h = 0; h < n_head; ++h) {
+            const auto s = score(l, h);
+            const std::string cell = right(s ? fixed(*s, opt.precision) : "\xE2\x80\x93", kCellWidth);  // –
+            if (s && opt.colour != ColourDepth::none)
+                out << cell_escape(scale.colour(static_cast<float>(*s)), opt.colour) << cell << "\x1b[0m";
+            else
+                out << cell;
+        }
+        out << "\n";
+    }
+    out << "\n";
+}
+
 // One pattern's layers × heads table; rows "layer L", or "<set> layer L" for an encoder-decoder's set.
 void table(std::ostringstream& out, const HeadReport& r, HeadPattern p, const HeadsViewOptions& opt, const std::string& set = "") {
     const auto i = static_cast<std::size_t>(p);
@@ -33,23 +58,9 @@ void table(std::ostringstream& out, const HeadReport& r, HeadPattern p, const He
         out << "  undefined in every text" << (p == HeadPattern::duplicate ? " (no token repeats)" : "") << "\n\n";
         return;
     }
-    ColourScale scale;  // 0..1 viridis: every score is a share of a query's attention
-    out << std::string(label_w, ' ');
-    for (std::size_t h = 0; h < r.n_head; ++h) out << right("h" + std::to_string(h), kCellWidth);
-    out << "\n";
-    for (std::size_t l = 0; l < r.n_layer; ++l) {
-        out << left(row + std::to_string(l), label_w);
-        for (std::size_t h = 0; h < r.n_head; ++h) {
-            const auto& s = r.score(p, l, h);
-            const std::string cell = right(s ? fixed(*s, opt.precision) : "\xE2\x80\x93", kCellWidth);  // –
-            if (s && opt.colour != ColourDepth::none)
-                out << cell_escape(scale.colour(static_cast<float>(*s)), opt.colour) << cell << "\x1b[0m";
-            else
-                out << cell;
-        }
-        out << "\n";
-    }
-    out << "\n";
+    std::vector<std::size_t> layers(r.n_layer);
+    for (std::size_t l = 0; l < r.n_layer; ++l) layers[l] = l;
+    score_grid(out, row, label_w, layers, r.n_head, opt, [&](std::size_t l, std::size_t h) { return r.score(p, l, h); });
 }
 
 void reading_lines(std::ostringstream& out, const HeadReport& r, HeadPattern p, std::size_t n, const HeadsViewOptions& opt,
@@ -75,23 +86,7 @@ void cross_table(std::ostringstream& out, const CrossHeadReport& c, std::size_t 
         << " (random rows over " << c.source_length << " source tokens)\n";
     const std::string row = "cross layer ";
     const std::size_t label_w = row.size() + 3;
-    ColourScale scale;
-    out << std::string(label_w, ' ');
-    for (std::size_t h = 0; h < c.n_head; ++h) out << right("h" + std::to_string(h), kCellWidth);
-    out << "\n";
-    for (std::size_t l = 0; l < c.layers.size(); ++l) {
-        out << left(row + std::to_string(c.layers[l]), label_w);
-        for (std::size_t h = 0; h < c.n_head; ++h) {
-            const auto& s = c.scores[p][l][h];
-            const std::string cell = right(s ? fixed(*s, opt.precision) : "\xE2\x80\x93", kCellWidth);
-            if (s && opt.colour != ColourDepth::none)
-                out << cell_escape(scale.colour(static_cast<float>(*s)), opt.colour) << cell << "\x1b[0m";
-            else
-                out << cell;
-        }
-        out << "\n";
-    }
-    out << "\n";
+    score_grid(out, row, label_w, c.layers, c.n_head, opt, [&](std::size_t l, std::size_t h) { return c.scores[p][l][h]; });
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ Trace read_attention_npy(const std::string& bytes, const std::string& name, cons
     }
     const auto value = [&](std::size_t idx) { return npy_float_stored(a, idx); };  // data/inputs/npy.h: one reader
     // one set: a layer per L with a (L, H, T, S) array (numbered as the model's), else one unnumbered layer
-    t.sets = {AttentionSet{t.has_source ? "cross" : "self", t.tokens, t.source_tokens, {}, rank == 4}};
+    t.sets = {AttentionSet{t.has_source ? "cross" : "self", t.tokens, t.source_tokens, {}, rank == 4, {}, {}}};
     for (std::size_t l = 0; l < L; ++l) {
         LayerTrace layer;
         layer.layer = l;

@@ -9,111 +9,11 @@
 #include "data/base/error.h"
 #include "data/text/tokenize.h"
 #include "render/trace_io/json.h"
+#include "render/trace_io/trace_fields.h"
 
 namespace attn::render {
+using namespace trace_fields;
 namespace {
-
-constexpr const char* kTraceHint = "give a trace written by 'attn show --json', or a .npy of attention weights";
-constexpr int kMaxTraceDepth = 9;  // {"attention": [{"layers": [{"heads": [{"weights": [[...]]}]}]}]} is 9 deep
-
-// Errors name the file and the field: "t.json: heads[0].weights: row 2 has 3 values but row 0 has 4".
-struct Reader {
-    const std::string& name;
-
-    [[noreturn]] void fail(const std::string& where, const std::string& why) const {
-        input_error(name + ": " + (where.empty() ? "" : where + ": ") + why, kTraceHint);
-    }
-
-    const Json* find(const Json& obj, const char* key) const {
-        const auto it = obj.find(key);
-        return it == obj.end() ? nullptr : &*it;
-    }
-    const Json& need(const Json& obj, const char* key, const std::string& where) const {
-        const Json* j = find(obj, key);
-        if (!j) fail(where, std::string("\"") + key + "\" is missing");
-        return *j;
-    }
-    void expect(bool ok, const std::string& where, const std::string& what) const {
-        if (!ok) fail(where, "expected " + what);
-    }
-
-    std::string text(const Json& j, const std::string& where) const {
-        expect(j.is_string(), where, "a string");
-        return j.get<std::string>();
-    }
-    std::vector<std::string> texts(const Json& j, const std::string& where) const {
-        expect(j.is_array(), where, "an array of strings");
-        std::vector<std::string> out;
-        for (std::size_t i = 0; i < j.size(); ++i) out.push_back(text(j[i], where + "[" + std::to_string(i) + "]"));
-        return out;
-    }
-    std::uint64_t whole(const Json& j, const std::string& where) const {
-        expect(j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0), where,
-               "a whole number");
-        return j.get<std::uint64_t>();
-    }
-    std::size_t size(const Json& j, const std::string& where) const {
-        return static_cast<std::size_t>(whole(j, where));
-    }
-    std::int64_t integer(const Json& j, const std::string& where) const {
-        expect(j.is_number_integer(), where, "an integer");
-        return j.get<std::int64_t>();
-    }
-    float number(const Json& j, const std::string& where) const {
-        expect(j.is_number(), where, "a number");
-        return j.get<float>();
-    }
-    bool flag(const Json& j, const std::string& where) const {
-        expect(j.is_boolean(), where, "true or false");
-        return j.get<bool>();
-    }
-    std::vector<float> numbers(const Json& j, const std::string& where, bool null_is_minus_inf = false) const {
-        expect(j.is_array(), where, "an array of numbers");
-        std::vector<float> out;
-        out.reserve(j.size());
-        for (std::size_t i = 0; i < j.size(); ++i) {
-            if (null_is_minus_inf && j[i].is_null()) out.push_back(-INFINITY);
-            else out.push_back(number(j[i], where + "[" + std::to_string(i) + "]"));
-        }
-        return out;
-    }
-
-    // An array of equal rows: (rows, cols); [] is (0, 0).
-    template <typename M, typename Cell>
-    M matrix(const Json& j, const std::string& where, Cell cell) const {
-        expect(j.is_array(), where, "an array of rows");
-        const std::size_t rows = j.size();
-        const std::size_t cols = rows ? j[0].size() : 0;
-        M m = M::from_shape({rows, cols});
-        for (std::size_t i = 0; i < rows; ++i) {
-            const Json& row = j[i];
-            const std::string rw = where + " row " + std::to_string(i);
-            expect(row.is_array(), rw, "an array");
-            if (row.size() != cols)
-                fail(rw, "has " + std::to_string(row.size()) + " values but row 0 has " + std::to_string(cols));
-            for (std::size_t c = 0; c < cols; ++c) m(i, c) = cell(row[c], rw);
-        }
-        return m;
-    }
-    Mat mat(const Json& j, const std::string& where) const {
-        return matrix<Mat>(j, where, [&](const Json& v, const std::string& w) { return number(v, w); });
-    }
-    Mask mask(const Json& j, const std::string& where) const {
-        return matrix<Mask>(j, where, [&](const Json& v, const std::string& w) {
-            return static_cast<std::uint8_t>(flag(v, w) ? 1 : 0);
-        });
-    }
-    Mat optional_mat(const Json& obj, const char* key, const std::string& where) const {
-        const Json* j = find(obj, key);
-        return j ? mat(*j, where + "." + key) : Mat();
-    }
-
-    void shape(const Mat& m, std::size_t rows, std::size_t cols, const std::string& where) const {
-        if (m.size() && (m.shape(0) != rows || m.shape(1) != cols))
-            fail(where, "is (" + std::to_string(m.shape(0)) + ", " + std::to_string(m.shape(1)) + ") but (T, S) = (" +
-                            std::to_string(rows) + ", " + std::to_string(cols) + ")");
-    }
-};
 
 Json parse(const std::string& text, const std::string& name) {
     const Reader r{name};
@@ -205,6 +105,10 @@ HeadTrace read_head(const Reader& r, const Json& j, const std::string& w, std::s
     return h;
 }
 
+}  // namespace
+
+namespace trace_fields {
+
 std::vector<HeadTrace> read_heads(const Reader& r, const Json& j, const std::string& w, std::size_t T, std::size_t S) {
     r.expect(j.is_array(), w, "an array of heads");
     std::vector<HeadTrace> heads;
@@ -219,6 +123,10 @@ std::vector<HeadTrace> read_heads(const Reader& r, const Json& j, const std::str
             r.fail(w + "[" + std::to_string(i) + "]", "has other stages than " + w + "[0] (scores, mask, weights, dropped_weights)");
     return heads;
 }
+
+}  // namespace trace_fields
+
+namespace {
 
 void read_params(const Reader& r, const Json& j, Trace& t) {
     r.expect(j.is_object(), "params", "an object");
@@ -263,6 +171,10 @@ void read_tiles(const Reader& r, const Json& j, Trace& t) {
     }
 }
 
+}  // namespace
+
+namespace trace_fields {
+
 // Layers of heads (a version 2 set's, or a version 1 model's "layers"): each numbered once, within the
 // model's layers when there is a model (`depth`: the set's stack's blocks), every one with the stages of
 // the first; each head (T, S).
@@ -300,6 +212,10 @@ std::vector<LayerTrace> read_layers(const Reader& r, const Json& v, const std::s
     return read_layers(r, v, where, t, t.tokens.size(), t.source_tokens.size(), t.model ? t.model->n_layer : 0);
 }
 
+}  // namespace trace_fields
+
+namespace {
+
 // Version 2's "attention": one set (what attn writes for a seeded kind, a decoder or an encoder), its
 // tokens the trace's own.
 AttentionSet read_set(const Reader& r, const Json& v, const Trace& t) {
@@ -318,189 +234,6 @@ AttentionSet read_set(const Reader& r, const Json& v, const Trace& t) {
     if (set.key_tokens != t.source_tokens) r.fail(w + ".key_tokens", "are not the trace's keys (\"source_tokens\", or \"tokens\")");
     set.layers = read_layers(r, r.need(js, "layers", w), w + ".layers", t);
     return set;
-}
-
-// One of a set's aggregates: one (R, C) matrix per model layer (`depth` of them), or none (`may_be_empty`).
-std::vector<Mat> read_set_aggregate(const Reader& r, const Json& js, const char* key, const std::string& w, std::size_t R,
-                                    std::size_t C, std::size_t depth, bool may_be_empty) {
-    std::vector<Mat> out;
-    const std::string wk = w + "." + key;
-    const Json* a = r.find(js, key);
-    if (!a) {
-        if (!may_be_empty) r.fail(w, std::string("\"") + key + "\" is missing");
-        return out;
-    }
-    r.expect(a->is_array(), wk, "one matrix per layer");
-    if (a->empty() && may_be_empty) return out;
-    if (a->size() != depth)
-        r.fail(wk, "holds " + std::to_string(a->size()) + " matrices but the stack has " + std::to_string(depth) + " layers");
-    for (std::size_t l = 0; l < a->size(); ++l) {
-        const std::string wl = wk + "[" + std::to_string(l) + "]";
-        out.push_back(r.mat((*a)[l], wl));
-        if (out.back().shape(0) != R || out.back().shape(1) != C)
-            r.fail(wl, "is (" + std::to_string(out.back().shape(0)) + ", " + std::to_string(out.back().shape(1)) + ") but the set is (" +
-                           std::to_string(R) + ", " + std::to_string(C) + ")");
-    }
-    return out;
-}
-
-// An encoder-decoder model's "attention": "encoder" (source × source), "decoder" (tokens × tokens) and
-// "cross" (tokens × source), in that order, each at most once, each with its own layer_mean (every layer)
-// and rollout (every layer; none for "cross"). Another name is refused by name.
-std::vector<AttentionSet> read_encoder_decoder_sets(const Reader& r, const Json& v, const Trace& t) {
-    static const char* const kNames[] = {"encoder", "decoder", "cross"};
-    r.expect(v.is_array(), "attention", "an array of attention sets");
-    std::vector<AttentionSet> sets;
-    std::size_t next = 0;  // the first of kNames still allowed
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        const std::string w = "attention[" + std::to_string(i) + "]";
-        const Json& js = v[i];
-        r.expect(js.is_object(), w, "an object");
-        AttentionSet set;
-        set.name = r.text(r.need(js, "name", w), w + ".name");
-        std::size_t k = 0;
-        while (k < 3 && set.name != kNames[k]) ++k;
-        if (k == 3)
-            input_error(r.name + ": " + w + ".name: \"" + excerpt(set.name) + "\" is not an attention set of an encoder-decoder model",
-                        "its sets are \"encoder\", \"decoder\" and \"cross\", in that order; write the trace again with attn show --model");
-        if (k < next) r.fail(w + ".name", "\"" + set.name + "\" comes after a set that follows it (the order is encoder, decoder, cross) or twice");
-        next = k + 1;
-        const bool encoder = k == 0, cross = k == 2;
-        const std::vector<std::string>& queries = encoder ? t.source_tokens : t.tokens;
-        const std::vector<std::string>& keys = encoder || cross ? t.source_tokens : t.tokens;
-        set.query_tokens = r.texts(r.need(js, "query_tokens", w), w + ".query_tokens");
-        set.key_tokens = r.texts(r.need(js, "key_tokens", w), w + ".key_tokens");
-        if (set.query_tokens != queries)
-            r.fail(w + ".query_tokens", encoder ? "are not the trace's \"source_tokens\"" : "are not the trace's \"tokens\"");
-        if (set.key_tokens != keys)
-            r.fail(w + ".key_tokens", encoder || cross ? "are not the trace's \"source_tokens\"" : "are not the trace's \"tokens\"");
-        const std::size_t R = queries.size(), C = keys.size();
-        const std::size_t depth = encoder ? t.model->n_layer : t.model->n_decoder_layer;
-        set.layers = read_layers(r, r.need(js, "layers", w), w + ".layers", t, R, C, depth);
-        set.model_layers = true;
-        set.layer_mean = read_set_aggregate(r, js, "layer_mean", w, R, C, depth, false);
-        set.rollout = read_set_aggregate(r, js, "rollout", w, R, C, depth, cross);
-        if (cross && !set.rollout.empty()) r.fail(w + ".rollout", "a cross set has no rollout (its matrices are not square)");
-        if (!cross && set.rollout.empty()) r.fail(w, "\"rollout\" is missing");
-        sets.push_back(std::move(set));
-    }
-    if (sets.empty()) r.fail("attention", "holds no attention sets");
-    return sets;
-}
-
-// An encoder-decoder's own fields: n_decoder_layer, source_token_ids (S, or none), generated_ids (T, or
-// none), teacher_forced; the source is "source_tokens" (read with the tokens).
-void read_encoder_decoder(const Reader& r, const Json& j, Trace& t) {
-    if (!t.model) r.fail("stack", "an encoder-decoder trace needs its \"model\"");
-    const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
-    if (!r.find(j, "source_tokens")) r.fail("", "an encoder-decoder trace needs its \"source_tokens\" (the encoder's input)");
-    t.model->n_decoder_layer = r.size(r.need(j, "n_decoder_layer", ""), "n_decoder_layer");
-    const std::pair<const char*, std::pair<std::vector<std::int64_t>*, std::size_t>> ids[] = {
-        {"source_token_ids", {&t.source_token_ids, S}}, {"generated_ids", {&t.generated_ids, T}}};
-    for (const auto& [key, list] : ids) {
-        const Json* v = r.find(j, key);
-        if (!v) continue;
-        r.expect(v->is_array() && (v->empty() || v->size() == list.second), key,
-                 std::string("one id per ") + (list.second == S ? "source token" : "decoder token"));
-        for (const Json& x : *v) list.first->push_back(r.integer(x, key));
-    }
-    if (auto* v = r.find(j, "teacher_forced")) t.teacher_forced = r.flag(*v, "teacher_forced");
-}
-
-// An encoder's own fields: "stack": "encoder", token_type_ids and segments (one per token, or none),
-// mask_predictions [{position, top: [{id, token, p}]}].
-void read_encoder(const Reader& r, const Json& j, Trace& t) {
-    const std::size_t T = t.tokens.size();
-    const Json* stack = r.find(j, "stack");
-    if (!stack) return;
-    const std::string s = r.text(*stack, "stack");
-    if (s != "encoder" && s != "decoder" && s != "encoder-decoder")
-        r.fail("stack", "is not \"encoder\", \"decoder\" or \"encoder-decoder\"");
-    if (t.model) t.model->stack = s;
-    if (s == "encoder-decoder") read_encoder_decoder(r, j, t);
-    if (auto* v = r.find(j, "token_type_ids")) {
-        r.expect(v->is_array() && (v->empty() || v->size() == T), "token_type_ids", "one id per token");
-        for (const Json& x : *v) t.token_type_ids.push_back(r.integer(x, "token_type_ids"));
-    }
-    if (auto* v = r.find(j, "segments")) {
-        r.expect(v->is_array() && (v->empty() || v->size() == T), "segments", "one segment (0 or 1) per token");
-        for (const Json& x : *v) {
-            const std::int64_t seg = r.integer(x, "segments");
-            if (seg != 0 && seg != 1) r.fail("segments", "holds a value that is not 0 or 1");
-            t.segments.push_back(static_cast<std::uint8_t>(seg));
-        }
-    }
-    if (auto* v = r.find(j, "mask_predictions")) {
-        r.expect(v->is_array(), "mask_predictions", "an array of {position, top}");
-        for (std::size_t i = 0; i < v->size(); ++i) {
-            const std::string w = "mask_predictions[" + std::to_string(i) + "]";
-            const Json& e = (*v)[i];
-            r.expect(e.is_object(), w, "an object {\"position\", \"top\"}");
-            MaskPrediction mp;
-            mp.position = r.size(r.need(e, "position", w), w + ".position");
-            if (mp.position >= T) r.fail(w + ".position", "is past the last token");
-            const Json& top = r.need(e, "top", w);
-            r.expect(top.is_array(), w + ".top", "an array");
-            for (const Json& p : top) {
-                r.expect(p.is_object(), w + ".top", "objects {\"id\", \"token\", \"p\"}");
-                mp.top.push_back({r.integer(r.need(p, "id", w), w + ".id"), r.text(r.need(p, "token", w), w + ".token"),
-                                  r.number(r.need(p, "p", w), w + ".p")});
-            }
-            t.mask_predictions.push_back(std::move(mp));
-        }
-    }
-}
-
-void read_model(const Reader& r, const Json& j, Trace& t) {
-    const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
-    if (auto* v = r.find(j, "model")) {
-        r.expect(v->is_object(), "model", "an object");
-        ModelInfo m;
-        if (auto* x = r.find(*v, "type")) m.type = r.text(*x, "model.type");
-        if (auto* x = r.find(*v, "dtype")) m.dtype = r.text(*x, "model.dtype");
-        const std::pair<const char*, std::size_t*> sizes[] = {{"n_layer", &m.n_layer},         {"n_head", &m.n_head},
-                                                             {"n_embd", &m.n_embd},           {"n_positions", &m.n_positions},
-                                                             {"vocab_size", &m.vocab_size}};
-        for (const auto& [key, out] : sizes)
-            if (auto* x = r.find(*v, key)) *out = r.size(*x, std::string("model.") + key);
-        if (auto* x = r.find(*v, "n_params")) m.n_params = r.whole(*x, "model.n_params");
-        if (auto* x = r.find(*v, "layer_norm_epsilon")) m.layer_norm_epsilon = r.number(*x, "model.layer_norm_epsilon");
-        t.model = m;
-    }
-    if (auto* v = r.find(j, "token_ids")) {
-        // one id per token, or none (a trace read without ids is written with an empty list)
-        r.expect(v->is_array() && (v->empty() || v->size() == T), "token_ids", "one id per token");
-        for (std::size_t i = 0; i < v->size(); ++i) t.token_ids.push_back(r.integer((*v)[i], "token_ids"));
-    }
-    if (auto* v = r.find(j, "aggregates")) {
-        r.expect(v->is_object(), "aggregates", "an object");
-        const std::pair<const char*, std::vector<Mat>*> aggs[] = {{"layer_mean", &t.layer_mean}, {"rollout", &t.rollout}};
-        for (const auto& [key, out] : aggs) {
-            const Json* a = r.find(*v, key);
-            if (!a) continue;
-            const std::string w = std::string("aggregates.") + key;
-            r.expect(a->is_array(), w, "one matrix per layer");
-            for (std::size_t l = 0; l < a->size(); ++l) {
-                out->push_back(r.mat((*a)[l], w + "[" + std::to_string(l) + "]"));
-                r.shape(out->back(), T, T, w + "[" + std::to_string(l) + "]");
-            }
-        }
-    }
-    if (auto* v = r.find(j, "predictions")) {
-        r.expect(v->is_array() && (v->empty() || v->size() == T), "predictions", "one list per token");
-        for (std::size_t i = 0; i < v->size(); ++i) {
-            const std::string w = "predictions[" + std::to_string(i) + "]";
-            r.expect((*v)[i].is_array(), w, "an array");
-            std::vector<Prediction> row;
-            for (const Json& p : (*v)[i]) {
-                r.expect(p.is_object(), w, "objects {\"id\", \"token\", \"p\"}");
-                row.push_back({r.integer(r.need(p, "id", w), w + ".id"), r.text(r.need(p, "token", w), w + ".token"),
-                               r.number(r.need(p, "p", w), w + ".p")});
-            }
-            t.predictions.push_back(std::move(row));
-        }
-    }
-    read_encoder(r, j, t);
 }
 
 }  // namespace
@@ -546,7 +279,7 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     //    otherwise write it back as a model's trace without its source tokens)
     const bool model = t.kind == "model";
     if (model) read_model(r, j, t);
-    AttentionSet set{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {}, model};
+    AttentionSet set{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {}, model, {}, {}};
     const bool encoder_decoder = model && t.model && t.model->stack == "encoder-decoder";
     if (encoder_decoder) {
         if (v1) r.fail("version", "an encoder-decoder trace is version 2 (its three sets are in \"attention\")");

@@ -63,7 +63,7 @@ AggregateView aggregate_view(const Trace& t, std::size_t layer, LayerAggregate a
     HeadTrace h;
     h.weights = a == LayerAggregate::mean ? t.layer_mean.at(layer) : t.rollout.at(layer);
     h.mask = a == LayerAggregate::mean ? layer_visible(t, layer) : rollout_visible(t, layer);
-    one.sets = {AttentionSet{t.sets.empty() ? std::string("self") : t.sets[0].name, t.tokens, t.source_tokens, {LayerTrace{layer, {std::move(h)}}}, true}};
+    one.sets = {AttentionSet{t.sets.empty() ? std::string("self") : t.sets[0].name, t.tokens, t.source_tokens, {LayerTrace{layer, {std::move(h)}}}, true, {}, {}}};
     if (a == LayerAggregate::mean) {
         one.kind = type + kDot + "layer " + std::to_string(layer);
         v.title_word = "mean of " + std::to_string(H) + " heads";

@@ -12,7 +12,7 @@ Trace layer_view(const Trace& t, std::size_t layer, std::optional<std::size_t> h
     v.tokens = t.tokens, v.source_tokens = t.source_tokens, v.segments = t.segments;
     v.has_source = t.has_source, v.empty_rows = t.empty_rows;
     LayerTrace one{chosen.layer, head ? std::vector<HeadTrace>{chosen.heads.at(*head)} : chosen.heads};
-    v.sets = {AttentionSet{set.name, set.query_tokens, set.key_tokens, {std::move(one)}, false}};
+    v.sets = {AttentionSet{set.name, set.query_tokens, set.key_tokens, {std::move(one)}, false, {}, {}}};
     for (Tile tile : t.tiles)
         if (!head || tile.head == *head) tile.head = head ? 0 : tile.head, v.tiles.push_back(tile);
     return v;

@@ -8,7 +8,6 @@
 namespace attn::render {
 namespace {
 
-constexpr const char* kDot = " \xC2\xB7 ";
 constexpr const char* kTimes = "\xC3\x97";
 
 struct StageEntry {
