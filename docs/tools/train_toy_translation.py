@@ -38,6 +38,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "seq2seq"))
 from spm_files import _fields, marian_vocab, read_spm  # noqa: E402  (proto reader; vocab.json in Marian's order)
+from make_seq2seq import sinusoid_table as marian_sinusoids  # noqa: E402  (sin half, then cos half, in float64)
 
 # ---- the synthetic language ---------------------------------------------------------------------------
 DETS = {"the": "lo", "a": "un"}
@@ -135,13 +136,8 @@ class Tokeniser:
 
 # ---- the model (modeling_marian.py, eval-mode forward) ------------------------------------------------
 def sinusoid_table(n_pos, dim):
-    """Marian's static positions, computed in float64 and rounded once: sin half, then cos half."""
-    enc = np.array([[p / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for p in range(n_pos)])
-    out = np.zeros((n_pos, dim), np.float64)
-    half = dim // 2 + dim % 2
-    out[:, :half] = np.sin(enc[:, 0::2])
-    out[:, half:] = np.cos(enc[:, 1::2])
-    return torch.from_numpy(out.astype(np.float32))
+    """Marian's static positions (tests/seq2seq/make_seq2seq.py computes them as Hugging Face does)."""
+    return torch.from_numpy(marian_sinusoids(n_pos, dim))
 
 
 class Attention(nn.Module):
