@@ -320,7 +320,8 @@ void run_show_model(const ModelShowOptions& o) {
         std::cout << "translation: " << generated_text(t, tok, generation)
                   << (generation.num_beams > 1 ? "   (greedy; the model's own settings search " + std::to_string(generation.num_beams) +
                                                      " beams, which may choose other words)"
-                                               : std::string("   (greedy)"))
+                      : generation.do_sample ? std::string("   (greedy; the model's own settings sample, which may choose other words)")
+                                             : std::string("   (greedy)"))
                   << "\n";
     if (!quiet) {
         render::TerminalOptions topt;

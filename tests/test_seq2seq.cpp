@@ -132,6 +132,11 @@ TEST_CASE("seq2seq configs: mbart, unequal encoder and decoder heads, separate M
               .find("share_encoder_decoder_embeddings is false") != std::string::npos);
     const std::string t5 = R"("model_type": "t5", "d_model": 16, "d_kv": 4, "d_ff": 32, "num_heads": 4, "num_layers": 2, "vocab_size": 100)";
     CHECK(err(t5 + R"(, "feed_forward_proj": "gated-mish")").find("feed_forward_proj 'gated-mish' is not one attn runs") != std::string::npos);
+    // dense_act_fn and is_gated_act, as Hugging Face sets them over feed_forward_proj's: equal or refused
+    CHECK(err(t5 + R"(, "feed_forward_proj": "gated-gelu", "dense_act_fn": "relu")")
+              .find("dense_act_fn \"relu\" disagrees with feed_forward_proj 'gated-gelu' (which gives gelu_new)") != std::string::npos);
+    CHECK(err(t5 + R"(, "feed_forward_proj": "relu", "is_gated_act": true)").find("is_gated_act disagrees") != std::string::npos);
+    CHECK(err(t5 + R"(, "feed_forward_proj": "gated-gelu", "dense_act_fn": "gelu_new", "is_gated_act": true)").empty());
     // what the rows read: BART's positions at offset 2, Marian's scaled sinusoids, T5 v1.1's gated tanh GELU
     const auto b = attn::parse_model_config("{\"model_type\": \"bart\", " + bart + "}", "config.json").config;
     CHECK(b.n_positions == 66);

@@ -69,6 +69,16 @@ void parse_t5(const nlohmann::json& j, const std::string& name, ModelConfig& c) 
     else
         bad(name, "feed_forward_proj '" + excerpt(proj, 40) + "' is not one attn runs (relu, gelu, gelu_new, silu, each optionally gated-)",
             "attn runs T5's MLPs as Hugging Face's T5DenseActDense and T5DenseGatedActDense do");
+    // T5Config derives dense_act_fn and is_gated_act from feed_forward_proj, but a config.json that gives them
+    // sets them over it: one that disagrees is refused, never silently run either way
+    const std::string derived = proj == "gated-gelu" ? "gelu_new" : act;
+    if (j.contains("dense_act_fn") && !(j["dense_act_fn"].is_string() && j["dense_act_fn"].get<std::string>() == derived))
+        bad(name, "dense_act_fn " + excerpt(j["dense_act_fn"].dump(), 40) + " disagrees with feed_forward_proj '" + excerpt(proj, 40) +
+                      "' (which gives " + derived + ")",
+            "give feed_forward_proj alone, or both as the model's own config.json does");
+    if (j.contains("is_gated_act") && !(j["is_gated_act"].is_boolean() && j["is_gated_act"].get<bool>() == c.gated_mlp))
+        bad(name, "is_gated_act disagrees with feed_forward_proj '" + excerpt(proj, 40) + "'",
+            "give feed_forward_proj alone, or both as the model's own config.json does");
     c.qkv_bias = c.o_bias = c.mlp_bias = false;
 }
 
