@@ -35,6 +35,7 @@ int run_cli(int argc, const char* const* argv) {
         "  attn render trace.json --html trace.html\n"
         "  attn page lab.html\n"
         "  attn heads --model gpt2/ --rank previous \"The cat sat on the mat.\"\n"
+        "  attn pull gpt2   (then --model gpt2: the Hugging Face cache)\n"
         "  attn kinds\n"
         "  attn models\n"
         "Run 'attn COMMAND --help' for a command's options.");
@@ -48,6 +49,7 @@ int run_cli(int argc, const char* const* argv) {
     setup_render(app);
     setup_page(app);
     setup_heads(app);
+    setup_pull(app);
     policy::CheckedStdout out;
     const int code = run_command_line(app, argc, argv, [](const std::string& line) {
         std::fprintf(stderr, "%s\n", line.c_str());

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/model_source.h"
 #include "cli/common_options.h"
 #include "cli/policy/bench_png.h"
 #include "cli/policy/budget.h"
@@ -26,7 +27,8 @@ struct BenchOptions {
     std::size_t tokens = 1024, repeat = 1;
     std::string json, color = "auto";
     bool no_weights = false, png = false;
-    std::string model;  // --model DIR
+    std::string model;  // --model DIR|NAME
+    bool offline = false;  // --offline
 };
 
 // Bench's own whole-number options, checked and worded as the validation table's.
@@ -95,7 +97,8 @@ void setup_bench(CLI::App& app) {
     cmd->add_flag("--time-png", o->png, "Also time drawing and encoding the weights heatmap of head 0 as a PNG (in memory; nothing is written)");
     CLI::Option* cmd_json = cmd->add_option("--json", o->json, "Write the result as JSON to PATH ('-' = standard output only)");
     bind_color_option(*cmd, o->color);  // the table has no shaded cells; taken as every command takes it
-    cmd->add_option("--model", o->model, "Time a GPT-2 model folder's run instead (stages: load, tokenise, forward, predictions)");
+    cmd->add_option("--model", o->model, "Time a model folder's run instead, or a repo id in the Hugging Face cache (stages: load, tokenise, forward, predictions)");
+    cmd->add_flag("--offline", o->offline, "--model NAME: use the Hugging Face cache only, never the network (as HF_HUB_OFFLINE=1)");
     cmd->callback([o, cmd, cmd_json] {
         if (!o->model.empty()) {
             std::vector<CLI::Option*> seeded_only;
@@ -105,7 +108,7 @@ void setup_bench(CLI::App& app) {
             for (const CLI::Option* opt : seeded_only)
                 if (opt->count() > 0)
                     usage_error(opt->get_name() + " does not apply to --model", "attn bench --model DIR [--tokens N] [--repeat R]");
-            return run_bench_model(o->model, cmd->get_option("--tokens")->count() ? o->tokens : 256, o->repeat);
+            return run_bench_model(model_folder(o->model, o->offline), cmd->get_option("--tokens")->count() ? o->tokens : 256, o->repeat);
         }
         // 1. the options, checked as `show` checks them; the settings the kind resolves
         check_common_options(o->common);

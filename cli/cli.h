@@ -17,5 +17,6 @@ void setup_decode(CLI::App& app);
 void setup_render(CLI::App& app);
 void setup_page(CLI::App& app);
 void setup_heads(CLI::App& app);
+void setup_pull(CLI::App& app);
 
 }  // namespace attn::cli

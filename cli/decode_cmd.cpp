@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/cli.h"
+#include "cli/model_source.h"
 #include "cli/common_options.h"
 #include "cli/policy/budget.h"
 #include "core/kinds/decode.h"
@@ -40,7 +41,8 @@ struct DecodeOptions {
     std::optional<std::string> json, png, svg, html, font, max_memory, prefix;
     std::string color = "auto", split = "words";
     std::size_t scale = 2;  // --scale, as attn show's
-    std::optional<std::string> model;  // --model DIR: a real model instead of a seeded kind
+    std::optional<std::string> model;  // --model DIR|NAME: a real model instead of a seeded kind
+    bool offline = false;              // --offline: --model NAME from the cache only
     std::optional<std::size_t> layer, head;  // --model: the layer (and head) whose rows the steps record
     std::size_t max_new_tokens = 40;         // --model with an encoder-decoder: the generation limit
 };
@@ -207,14 +209,19 @@ void setup_decode(CLI::App& app) {
     bind_split_option(*cmd, o->split);
     bind_color_option(*cmd, o->color);
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs estimated above this, e.g. 8G (default: 3/4 of RAM)");
-    cmd->add_option("--model", o->model, "A model folder (attn models lists the families): its key/value cache per token");
+    cmd->add_option("--model", o->model, "A model folder, or a repo id in the Hugging Face cache (gpt2; pulled when missing): its key/value cache per token");
+    cmd->add_flag("--offline", o->offline, "--model NAME: use the Hugging Face cache only, never the network (as HF_HUB_OFFLINE=1)");
     cmd->add_option("--layer", o->layer, "--model: the layer whose rows the steps record (default 0)");
     cmd->add_option("--head", o->head, "--model: record only this query head (default: every head of the layer)");
     cmd->add_option("--max-new-tokens", o->max_new_tokens,
                     "--model with an encoder-decoder (T5, BART, Marian): the text is the source; generate at most N tokens")
         ->capture_default_str();
     cmd->callback([o, flags, d_in, cmd] {
-        if (o->model) return run_decode_model_cmd(*o, *cmd);
+        if (o->model) {
+            *o->model = model_folder(*o->model, o->offline);
+            return run_decode_model_cmd(*o, *cmd);
+        }
+        if (o->offline) usage_error("--offline applies to --model NAME", "drop --offline");
         for (const char* name : {"--layer", "--head"})
             if (cmd->count(name) > 0)
                 usage_error(std::string(name) + " applies to --model", "a seeded decode records every head: drop " + std::string(name));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli/model_source.h"
 #include "data/base/files.h"
 #include "cli/common_options.h"
 #include "cli/policy/budget.h"
@@ -35,7 +36,8 @@ namespace {
 constexpr std::size_t kDefaultInductionLength = 25;
 
 struct HeadsOptions {
-    std::string model;                 // --model DIR
+    std::string model;                 // --model DIR|NAME
+    bool offline = false;              // --offline: --model NAME from the cache only
     std::optional<std::string> trace;  // --trace FILE: a saved model trace's heads instead
     std::vector<std::string> texts;    // TEXT...
     std::optional<std::string> text_file;  // --file F: one text per line
@@ -148,7 +150,7 @@ void run_heads_seq2seq(const HeadsOptions& o, const ParsedConfig& parsed, const 
     const Trace t = run_model(*model, tok, src, run);
     progress("scoring heads", 1, 1);
     render::HeadsViewOptions v;
-    v.model_name = policy::folder_name(o.model), v.colour = colour_depth(o.color), v.precision = o.precision;
+    v.model_name = model_display_name(o.model), v.colour = colour_depth(o.color), v.precision = o.precision;
     std::cout << render::encoder_decoder_heads_terminal_view(score_encoder_decoder(t, texts[0]), v);
     std::cout.flush();
 }
@@ -197,7 +199,7 @@ void run_heads(const HeadsOptions& o) {
     run.progress = progress.callback();
     const HeadReport r = score_heads(*model, tok, texts, ids, run);
     // 4. the outputs
-    const std::string name = policy::folder_name(o.model);
+    const std::string name = model_display_name(o.model);
     std::vector<RankedHead> top;
     if (rank && o.top) {
         top = rank_heads(r, *rank);
@@ -251,7 +253,8 @@ void setup_heads(CLI::App& app) {
         "  monotonic    share of decoder steps whose most-attended source token is at or after the previous step's\n"
         "  eos-sink     mean weight on the source's final token (</s>)");
     cmd->add_option("texts", o->texts, "The texts, one per argument (quote each)");
-    cmd->add_option("--model", o->model, "A model folder (attn models lists the families)");
+    cmd->add_option("--model", o->model, "A model folder, or a repo id in the Hugging Face cache (gpt2; pulled when missing)");
+    cmd->add_flag("--offline", o->offline, "--model NAME: use the Hugging Face cache only, never the network (as HF_HUB_OFFLINE=1)");
     cmd->add_option("--trace", o->trace,
                     "Instead of --model: a saved model trace (attn show --model --json), its heads scored from its weights and printed; "
                     "an encoder-decoder's (T5, BART, Marian) per set: encoder, decoder, and cross (monotonic, eos-sink)");
@@ -270,7 +273,11 @@ void setup_heads(CLI::App& app) {
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
     bind_prefix_option(*cmd, o->prefix, "the model's family; -heads-<pattern> follows");
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs needing more memory than SIZE (e.g. 512M, 8G; default 3/4 of RAM)");
-    cmd->callback([o] { run_heads(*o); });
+    cmd->callback([o] {
+        if (!o->model.empty() && !o->trace) o->model = model_folder(o->model, o->offline);
+        else if (o->offline) usage_error("--offline applies to --model NAME", "drop --offline");
+        run_heads(*o);
+    });
 }
 
 }  // namespace attn::cli

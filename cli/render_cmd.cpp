@@ -182,10 +182,10 @@ void run_render(const RenderOptions& o) {
         for (const AttentionSet& set : t.sets) {
             if (set.layers.empty()) continue;  // every layer of the set dropped (--keep-layers)
             const Trace view = render::set_view(t, set.name);
-            const std::optional<std::size_t> index = layer_index(view, o, false);
-            if (o.layer && !index) continue;  // a set without that layer (encoder and decoder depths differ)
+            const std::optional<std::size_t> set_layer = layer_index(view, o, false);
+            if (o.layer && !set_layer) continue;  // a set without that layer (encoder and decoder depths differ)
             held = true;
-            draw_layers(view, render::set_file_prefix(base, set.name), o, show, index, out, drawn, warn);
+            draw_layers(view, render::set_file_prefix(base, set.name), o, show, set_layer, out, drawn, warn);
         }
         if (!held)
             usage_error("--layer " + std::to_string(*o.layer) + " is in none of " + base_name(o.input) + "'s sets", "pick a layer the encoder or the decoder has");

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/cli.h"
+#include "cli/model_source.h"
 #include "cli/common_options.h"
 #include "cli/show_options.h"
 #include "cli/policy/budget.h"
@@ -179,7 +180,11 @@ void setup_show(CLI::App& app) {
     std::vector<CLI::Option*> seeded_only;
     bind_show_options(app, *o, seeded_only);
     o->cmd->callback([o, seeded_only] {
-        if (o->model) run_model(*o, seeded_only, colour_depth(o->color));
+        if (o->model) {
+            *o->model = model_folder(*o->model, o->offline);
+            run_model(*o, seeded_only, colour_depth(o->color));
+        }
+        else if (o->offline) usage_error("--offline applies to --model NAME", "drop --offline");
         else run_show(*o);
     });
 }

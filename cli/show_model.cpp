@@ -1,5 +1,6 @@
 // attn show --model DIR: read the folder, tokenise, run the model, print and write the outputs.
 #include "cli/show_model.h"
+#include "cli/model_source.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -299,7 +300,7 @@ void run_show_model(const ModelShowOptions& o) {
     if (r.html) {
         progress("writing the page", 0, 1);
         render::HtmlOptions page{"attn show --model", choice.layer, choice.head, std::nullopt};
-        page.model_name = policy::folder_name(dir), page.text = text;
+        page.model_name = model_display_name(dir), page.text = text;
         if (seq2seq) {  // the page opens on the cross set: the chosen layer's place there (none: the first)
             page.translation = generated_text(t, tok, generation);
             const std::vector<LayerTrace>& cross = t.sets.back().layers;

@@ -67,8 +67,10 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
     cmd->add_option("--npy", o.npy, "Write every matrix as a NumPy .npy file into folder DIR");
     cmd->add_flag("--force", o.force, "Write a JSON trace even above 256 MiB (--npy is the better choice)");
     cmd->add_option("--model", o.model,
-                    "A Hugging Face model folder: GPT-2, Llama, Mistral, Qwen2 (decoders); BERT, RoBERTa, DistilBERT "
-                    "(encoders). config.json, the weights, the tokeniser files (attn models lists them)");
+                    "A Hugging Face model folder, or a repo id found in the Hugging Face cache (gpt2, org/name@rev; "
+                    "downloaded when missing): GPT-2, Llama, Mistral, Qwen2, BERT, RoBERTa, DistilBERT, T5, BART, Marian "
+                    "(attn models lists the families)");
+    cmd->add_flag("--offline", o.offline, "--model NAME: use the Hugging Face cache only, never the network (as HF_HUB_OFFLINE=1)");
     cmd->add_option("--pair", o.pair,
                     "--model with an encoder: a second text, run as a sentence pair ([CLS] A [SEP] B [SEP]; "
                     "BERT's token type 1 for B)");

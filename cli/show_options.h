@@ -39,7 +39,8 @@ struct ShowOptions {
     bool force = false;
     bool no_live = false;  // --no-live: the --html page without the live panel
     CLI::App* cmd = nullptr;  // the subcommand, to ask which options were given
-    std::optional<std::string> model, keep_layers;  // --model DIR, --keep-layers LIST
+    std::optional<std::string> model, keep_layers;  // --model DIR|NAME, --keep-layers LIST
+    bool offline = false;                            // --offline: --model NAME from the cache only
     std::optional<std::string> pair;                // --pair TEXT2: an encoder's sentence pair
     std::optional<std::string> target;              // --target TEXT: an encoder-decoder's decoder text
     std::size_t max_new_tokens = 40;                // --max-new-tokens N: an encoder-decoder's generation limit

@@ -4,7 +4,7 @@
 #   data  <-  core  <-  render  <-  cli/policy  <-  cli
 #
 # and inside data/, core/ and render/, their rooms from the bottom (README.md, Architecture):
-#   data:   base <- text <- checkpoint <- inputs
+#   data:   base <- text <- checkpoint <- hub <- inputs
 #   core:   base <- kinds <- model <- analysis
 #   render: view <- text <- trace_io <- layout <- backends <- terminal <- page <- outputs
 #
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-order=(data/base data/text data/checkpoint data/inputs core/base core/kinds core/model core/analysis render/view render/text render/trace_io render/layout render/backends render/terminal
+order=(data/base data/text data/checkpoint data/hub data/inputs core/base core/kinds core/model core/analysis render/view render/text render/trace_io render/layout render/backends render/terminal
        render/page render/outputs cli/policy cli)
 layer_of() {  # the layer a path belongs to: the longest matching folder
     case "$1" in

@@ -145,7 +145,7 @@ ParsedConfig read_model_config(const std::string& dir) {
     return parse_model_config(read_file(config, "config file"), config);
 }
 
-TensorFiles tensor_files_from_index(const std::string& text, const std::string& name, const ShardOpener& open) {
+std::map<std::string, std::vector<std::string>> index_shards(const std::string& text, const std::string& name) {
     const std::string hint = "the index and its shards belong together: download every model-*.safetensors the index names";
     nlohmann::json j;
     try {
@@ -158,17 +158,24 @@ TensorFiles tensor_files_from_index(const std::string& text, const std::string& 
     }
     if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
         input_error(name + ": no \"weight_map\" object of tensor -> shard file", hint);
-    // 1. the shards: plain file names in the folder, each present
     std::map<std::string, std::vector<std::string>> by_shard;  // shard -> the tensors the index puts there
     for (const auto& [tensor, file] : j["weight_map"].items()) {
         if (!file.is_string()) input_error(name + ": the shard of tensor '" + excerpt(tensor, 80) + "' is not a file name", hint);
         const std::string f = file.get<std::string>();
-        if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos || f == "." || f == "..")
+        if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos || f == "." || f == ".." ||
+            f.find('\0') != std::string::npos)
             input_error(name + ": shard '" + excerpt(f, 80) + "' is not a file name in the folder", hint);
         by_shard[f].push_back(tensor);
     }
     if (by_shard.empty()) input_error(name + ": the weight_map is empty", hint);
     if (by_shard.size() > 4096) input_error(name + ": names more than 4096 shards", hint);
+    return by_shard;
+}
+
+TensorFiles tensor_files_from_index(const std::string& text, const std::string& name, const ShardOpener& open) {
+    const std::string hint = "the index and its shards belong together: download every model-*.safetensors the index names";
+    // 1. the shards: plain file names in the folder, each present
+    const std::map<std::string, std::vector<std::string>> by_shard = index_shards(text, name);
     TensorFiles out;
     out.sharded = true;
     for (const auto& [f, tensors] : by_shard) {

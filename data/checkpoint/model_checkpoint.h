@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +77,10 @@ std::uint64_t weights_memory(const std::string& dir);
 using ShardOpener = std::function<std::optional<SafetensorsFile>(const std::string& file)>;
 // The same from an index's text (the fuzzer and tests call this with shards held in memory).
 TensorFiles tensor_files_from_index(const std::string& index_text, const std::string& index_name, const ShardOpener& open);
+
+// A shard index's shards (model.safetensors.index.json's weight_map values: plain file names in the
+// folder, at most 4096), each with the tensors the index puts there; input errors name `name`.
+std::map<std::string, std::vector<std::string>> index_shards(const std::string& index_text, const std::string& name);
 
 // Reads the config and every tensor the family's recipe needs. One-line errors (exit 1) with hints.
 std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir);

@@ -1,0 +1,157 @@
+// --model NAME through the Hugging Face cache, and attn pull's downloads (cli/model_source.h).
+#include "cli/model_source.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/command_line.h"
+#include "cli/policy/files.h"
+#include "data/base/error.h"
+#include "data/base/strings.h"
+#include "data/hub/hub_cache.h"
+#include "data/hub/hub_http.h"
+#include "data/hub/hub_pull.h"
+
+namespace attn::cli {
+namespace {
+
+bool is_folder(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string size_text(double bytes) {
+    const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+    int u = 0;
+    while (bytes >= 1000 && u < 4) bytes /= 1000, ++u;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+    return buf;
+}
+
+// One rewritten line on stderr per file being downloaded: bytes, rate and time left; nothing when stderr
+// is not a terminal. Cleared when the download ends.
+class DownloadLine {
+public:
+    DownloadLine() : enabled_(::isatty(STDERR_FILENO) != 0) {}
+    ~DownloadLine() { clear(); }
+    bool operator()(const std::string& file, std::uint64_t done, std::uint64_t total) {
+        const auto now = std::chrono::steady_clock::now();
+        if (file != file_) file_ = file, start_ = now, last_ = now - std::chrono::seconds(1);
+        if (!enabled_ || now - last_ < std::chrono::milliseconds(200)) return true;
+        last_ = now;
+        const double secs = std::chrono::duration<double>(now - start_).count(), rate = secs > 0.2 ? static_cast<double>(done) / secs : 0;
+        std::string line = "attn pull: " + file + "  " + size_text(static_cast<double>(done)) + " / " + size_text(static_cast<double>(total));
+        if (rate > 0) {
+            const long left = static_cast<long>(static_cast<double>(total - std::min(done, total)) / rate);
+            char eta[48];
+            std::snprintf(eta, sizeof eta, "  %s/s  %ld:%02ld left", size_text(rate).c_str(), left / 60, left % 60);
+            line += eta;
+        }
+        if (line.size() > 100) line.resize(100);
+        std::fprintf(stderr, "\r%-100s", line.c_str());
+        std::fflush(stderr);
+        printed_ = true;
+        return true;
+    }
+    void clear() {
+        if (printed_) std::fprintf(stderr, "\r%-100s\r", "");
+        printed_ = false;
+    }
+
+private:
+    bool enabled_, printed_ = false;
+    std::string file_;
+    std::chrono::steady_clock::time_point start_, last_;
+};
+
+extern "C" void stop_download(int) { hub::request_stop(); }
+
+// SIGINT and SIGTERM stop the transfer (the download loop removes its temporary file) while in scope.
+struct StopOnSignal {
+    struct sigaction old_int {}, old_term {};
+    StopOnSignal() {
+        struct sigaction sa {};
+        sa.sa_handler = stop_download;
+        ::sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGINT, &sa, &old_int);
+        ::sigaction(SIGTERM, &sa, &old_term);
+    }
+    ~StopOnSignal() {
+        ::sigaction(SIGINT, &old_int, nullptr);
+        ::sigaction(SIGTERM, &old_term, nullptr);
+    }
+};
+
+hub::PullResult pull(const hub::HubEnvironment& env, const hub::RepoRef& ref) {
+    DownloadLine line;
+    hub::PullEvents events;
+    events.progress = [&line](const std::string& file, std::uint64_t done, std::uint64_t total) { return line(file, done, total); };
+    events.note = [&line](const std::string& text) {
+        line.clear();
+        std::fprintf(stderr, "attn pull: %s\n", text.c_str());
+    };
+    StopOnSignal stop;
+    try {
+        return hub::pull_model(env, ref, events);
+    } catch (const Error& e) {
+        if (!hub::stop_requested()) throw;
+        line.clear();
+        std::fprintf(stderr, "%s\n", error_line(e.what(), e.hint()).c_str());
+        std::signal(SIGINT, SIG_DFL);  // the shell sees the interrupt, as after any other Ctrl-C
+        std::raise(SIGINT);
+        throw;
+    }
+}
+
+}  // namespace
+
+std::string model_display_name(const std::string& folder) {
+    if (auto repo = hub::repo_of_snapshot_path(folder)) return *repo;
+    return policy::folder_name(folder);
+}
+
+std::string pull_model_files(const std::string& name, bool print_summary) {
+    const hub::RepoRef ref = hub::parse_repo_ref(name);
+    const hub::HubEnvironment env = hub::hub_environment();
+    if (env.offline)
+        usage_error("attn pull needs the network, but HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE is set",
+                    "unset it to download; offline, attn uses what the cache holds (attn models --cached)");
+    const hub::PullResult r = pull(env, ref);
+    if (print_summary)
+        std::cout << ref.text() << " at commit " << r.snapshot.commit << ": " << r.files << " files, " << r.downloaded << " downloaded ("
+                  << size_text(static_cast<double>(r.bytes)) << ")\n"
+                  << r.snapshot.path << "\n";
+    return r.snapshot.path;
+}
+
+std::string model_folder(const std::string& name, bool offline) {
+    if (is_folder(name) || !hub::looks_like_repo_id(name)) return name;
+    const hub::RepoRef ref = hub::parse_repo_ref(name);
+    const hub::HubEnvironment env = hub::hub_environment();
+    const std::optional<hub::Snapshot> s = hub::find_snapshot(env.cache, ref);
+    const std::vector<std::string> missing = s ? hub::missing_model_files(s->path) : std::vector<std::string>{};
+    if (s && missing.empty()) {
+        std::fprintf(stderr, "attn: %s from the Hugging Face cache: %s\n", ref.text().c_str(), s->path.c_str());
+        return s->path;
+    }
+    if (offline || env.offline) {
+        const std::string why = offline ? "--offline" : "HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE";
+        if (s)
+            input_error("the cached snapshot of " + ref.text() + " lacks " + join(missing) + " (" + s->path + "), and " + why + " forbids downloading it",
+                        "run attn pull " + ref.text() + " where the network allows, or give a model folder");
+        input_error("'" + name + "' is neither a folder nor a model in the Hugging Face cache (" + env.cache + ")",
+                    "run attn pull " + ref.text() + " where the network allows (" + why + " forbids it now), or give a model folder");
+    }
+    std::fprintf(stderr, "attn: %s is not in the Hugging Face cache (%s): downloading it\n", ref.text().c_str(), env.cache.c_str());
+    const std::string path = pull_model_files(name, false);
+    std::fprintf(stderr, "attn: %s from the Hugging Face cache: %s\n", ref.text().c_str(), path.c_str());
+    return path;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,22 @@
+// --model NAME: a folder, or a Hugging Face repo id found in the cache (or pulled into it). An existing
+// folder wins, as in transformers; attn says on stderr which snapshot a repo id used.
+#pragma once
+
+#include <string>
+
+namespace attn::cli {
+
+// The folder to read for `--model name`: `name` itself when it is a folder (or not a repo id: the
+// loader then says what is wrong); else the repo's snapshot in the cache, pulled first when files are
+// missing and the hub may be used (not `offline`, HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE).
+std::string model_folder(const std::string& name, bool offline);
+
+// How a model folder is named on screen and in titles: the repo id for a snapshot in the cache
+// ("HuggingFaceTB/SmolLM2-135M"), else the folder's name.
+std::string model_display_name(const std::string& folder);
+
+// attn pull NAME[@REV]: downloads into the cache with progress on stderr (a terminal only); Ctrl-C
+// stops it leaving no partial file. Returns the snapshot folder.
+std::string pull_model_files(const std::string& name, bool print_summary);
+
+}  // namespace attn::cli
