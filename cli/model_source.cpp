@@ -92,7 +92,8 @@ hub::PullResult pull(const hub::HubEnvironment& env, const hub::RepoRef& ref) {
     DownloadLine line;
     hub::PullEvents events;
     events.progress = [&line](const std::string& file, std::uint64_t done, std::uint64_t total) { return line(file, done, total); };
-    events.note = [&line](const std::string& text) {
+    events.note = [&line](const std::string& text) {  // beside the progress line: on a terminal only
+        if (::isatty(STDERR_FILENO) == 0) return;
         line.clear();
         std::fprintf(stderr, "attn pull: %s\n", text.c_str());
     };

@@ -337,7 +337,8 @@ void Puller::link(const std::string& file, const std::string& etag) {
 
 void Puller::fetch(const std::string& file, const FileMeta& m, std::uint64_t cap) {
     if (m.size > cap)
-        fail(file + " of " + ref_.repo + " is " + human_bytes(m.size) + ", more than attn reads (" + human_bytes(cap) + ")", "is this the model you meant?");
+        fail(file + " of " + ref_.repo + " is " + human_bytes(m.size) + ", larger than the " + human_bytes(cap) + " attn reads from such a file",
+             "is this the model you meant? attn refuses it before downloading");
     ++result_.files;
     const std::string pointer = base_ + "/snapshots/" + commit_ + "/" + file, blob = base_ + "/blobs/" + m.etag;
     struct stat st {};
