@@ -2,7 +2,7 @@
 """attn pull and --model NAME against a fake Hugging Face hub (tests/hub/fake_hub.py).
 
 Usage: hub_check.py ATTN_BINARY [--npm-modules DIR] [--only NAME ...]
-       hub_check.py --self-test [--npm-modules DIR]
+       hub_check.py --self-test [--npm-modules DIR] [--attn ATTN_BINARY]
 
 The hub serves tiny GPT-2 folders made by tests/gpt2/make_checkpoint.py as `gpt2` and `org/tiny-gpt2`
 (config.json and tokeniser files as git files, model.safetensors from the CDN as LFS), a sharded variant,
@@ -14,7 +14,10 @@ anywhere, no *.incomplete. Errors: exit 1, stderr starting "attn: ", at most two
 The token must reach the hub and never the CDN (checked over the whole run's log) nor attn's output.
 
 --self-test drives the fake hub itself with http.client and with npm's @huggingface/hub (an independent
-client), so the server's answers are checked before attn is. One line per scenario: "ok NAME" or
+client), so the server's answers are checked before attn is; with --attn it also runs every scenario on
+reference_attn.py (a plain Python implementation of the same contract, with ATTN_BINARY running the
+models it finds), which must pass, and on 15 variants of it that each break one rule, which must fail
+the scenarios that check that rule. One line per scenario: "ok NAME" or
 "FAIL NAME: reason" (or "skip NAME: reason" when a tool is missing); exit 1 on any failure."""
 import hashlib
 import http.client
@@ -348,15 +351,17 @@ class Scenario:
 
 
 class Suite:
-    def __init__(self, attn, npm_modules, only):
+    def __init__(self, attn, npm_modules, only, models=None, quiet=False):
         self.attn = attn
         self.npm_modules = npm_modules
         self.only = only
+        self.quiet = quiet
         self.root = tempfile.mkdtemp(prefix="attn-hub-")
-        self.models = Models(self.root)
+        self.models = models or Models(self.root)
         self.repos = {r.repo_id: r for r in build_repos(self.models)}
         self.hub = FakeHub(self.repos.values(), token=TOKEN).start()
         self.failed = 0
+        self.results = {}
 
     def repo(self, repo_id):
         return self.repos[repo_id]
@@ -378,11 +383,14 @@ class Suite:
                 s.problems.append(traceback.format_exc().strip().splitlines()[-1])
             if s.problems:
                 self.failed += 1
-                print("FAIL %s: %s" % (name, " | ".join(dict.fromkeys(s.problems))), flush=True)
+                line = "FAIL %s: %s" % (name, " | ".join(dict.fromkeys(s.problems)))
             elif skip:
-                print("skip %s: %s" % (name, skip), flush=True)
+                line = "skip %s: %s" % (name, skip)
             else:
-                print("ok   %s" % name, flush=True)
+                line = "ok   %s" % name
+            self.results[name] = line
+            if not self.quiet:
+                print(line, flush=True)
 
     def close(self):
         self.hub.stop()
@@ -651,7 +659,9 @@ def hostile_shard_name_with_dots_is_refused(suite, s):
 
 @scenario
 def hostile_shard_name_absolute_is_refused(suite, s):
+    mark = suite.hub.mark()
     s.error(s.attn(["pull", "org/evil-shard-abs"]), "weight_map /etc/passwd", any_of=["/etc/passwd", "shard"])
+    s.expect(not any("passwd" in e["path"] for e in suite.hub.entries(mark)), "/etc/passwd requested")
 
 
 @scenario
@@ -1099,6 +1109,71 @@ def self_test(npm_modules):
     return failed or bool(problems)
 
 
+# each rule the reference breaks on purpose (reference_attn.py ATTN_REF_BREAK) and the scenarios that must
+# then fail: the scenarios can fail, and each fails for the rule it names
+MUTANTS = {
+    "ref-newline": ["pull_gpt2_writes_huggingface_hub_layout", "npm_client_writes_the_same_cache"],
+    "absolute-links": ["pull_gpt2_writes_huggingface_hub_layout", "npm_client_writes_the_same_cache"],
+    "no-no-exist": ["pull_gpt2_writes_huggingface_hub_layout"],
+    "token-to-cdn": ["token_from_hf_token", "cdn_never_received_authorization"],
+    "print-token": ["token_from_hf_token"],
+    "no-sha256": ["sha256_mismatch_is_refused"],
+    "keep-incomplete": ["cdn_that_always_cuts_leaves_no_partial_blob"],
+    "no-resume": ["cdn_that_cuts_once_is_resumed_with_range"],
+    "no-range-restart": ["cdn_that_ignores_range_still_gives_the_right_blob"],
+    "no-etag-check": ["hostile_etag_on_a_git_file_is_refused", "hostile_etag_on_an_lfs_file_is_refused"],
+    "no-commit-check": ["hostile_commit_with_dots_is_refused", "hostile_commit_of_39_hex_is_refused"],
+    "no-shard-check": ["hostile_shard_name_with_dots_is_refused", "hostile_shard_name_absolute_is_refused"],
+    "ignore-offline": ["offline_with_nothing_cached_says_attn_pull"],
+    "cache-order": ["cache_location_follows_the_environment_order"],
+    "folder-loses": ["local_folder_wins_over_the_cache"],
+}
+
+
+def reference_wrapper(folder, real_attn, breaks=""):
+    """An executable that runs reference_attn.py with the real attn behind it."""
+    path = os.path.join(folder, "attn-reference" + ("-" + breaks if breaks else ""))
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\nATTN_REAL='%s' ATTN_REF_BREAK='%s' exec '%s' '%s' \"$@\"\n"
+                % (real_attn, breaks, sys.executable, os.path.join(HERE, "reference_attn.py")))
+    os.chmod(path, 0o755)
+    return path
+
+
+def self_test_reference(real_attn, npm_modules):
+    """Every scenario passes on reference_attn.py; each broken variant fails the scenarios named for it."""
+    failed = False
+    root = tempfile.mkdtemp(prefix="attn-hub-ref-")
+    try:
+        models = Models(root)
+        suite = Suite(reference_wrapper(root, real_attn), npm_modules, set(), models, quiet=True)
+        try:
+            suite.run(SCENARIOS)
+        finally:
+            suite.close()
+        bad = [line for line in suite.results.values() if not line.startswith(("ok", "skip"))]
+        skipped = [line for line in suite.results.values() if line.startswith("skip")]
+        print(("FAIL every_scenario_passes_on_the_reference: " + " | ".join(bad)) if bad else
+              "ok   every_scenario_passes_on_the_reference (%d scenarios%s)"
+              % (len(suite.results), ", " + "; ".join(skipped) if skipped else ""), flush=True)
+        failed |= bool(bad)
+        for brk, names in MUTANTS.items():
+            suite = Suite(reference_wrapper(root, real_attn, brk), npm_modules, set(names), models, quiet=True)
+            try:
+                suite.run(SCENARIOS)
+            finally:
+                suite.close()
+            survived = [n for n in names if not suite.results.get(n, "").startswith("FAIL")]
+            if npm_missing(npm_modules) and "npm_client_writes_the_same_cache" in survived:
+                survived.remove("npm_client_writes_the_same_cache")
+            print(("FAIL reference_with_%s_fails: %s still pass" % (brk, survived)) if survived else
+                  "ok   reference_with_%s_fails: %s" % (brk, ", ".join(names)), flush=True)
+            failed |= bool(survived)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return failed
+
+
 def main():
     args = sys.argv[1:]
     npm = None
@@ -1107,7 +1182,13 @@ def main():
         npm = args[i + 1]
         del args[i:i + 2]
     if "--self-test" in args:
-        sys.exit(1 if self_test(npm) else 0)
+        args.remove("--self-test")
+        failed = self_test(npm)
+        if args[:1] == ["--attn"]:  # the scenarios on the reference implementation, with this attn behind it
+            failed |= self_test_reference(os.path.abspath(args[1]), npm)
+        else:
+            print("skip every_scenario_passes_on_the_reference: no --attn ATTN_BINARY given")
+        sys.exit(1 if failed else 0)
     only = set()
     while "--only" in args:
         i = args.index("--only")

@@ -188,6 +188,8 @@ class Hub:
         with open(tmp, "wb") as out:
             for _ in range(5):
                 have = out.tell()
+                if have and "no-resume" in BREAK:
+                    fail("%s: the download was cut" % name)
                 headers = dict(self.auth() if same or "token-to-cdn" in BREAK else {}, **({"Range": "bytes=%d-" % have} if have else {}))
                 c, r = request("GET", url, headers)
                 if r.status == 416:  # nothing left to read: the size header was wrong
@@ -206,8 +208,7 @@ class Hub:
                         if out.tell() > size:
                             break
                 except (http.client.IncompleteRead, OSError):
-                    if "no-resume" in BREAK:
-                        fail("%s: the download was cut" % name)
+                    pass
                 c.close()
                 if out.tell() >= size:
                     break
@@ -235,7 +236,7 @@ class Hub:
                 with open(link) as f:
                     shards = sorted(set(json.load(f)["weight_map"].values()))
                 for s in shards:
-                    if "no-shard-check" not in BREAK and not safe_relative(s) or not s.endswith((".safetensors", ".bin")):
+                    if "no-shard-check" not in BREAK and (not safe_relative(s) or not s.endswith((".safetensors", ".bin"))):
                         fail("%s names the shard '%s', not a file name in the repo" % (index, s))
                 for s in shards:
                     self.fetch(s, required=True)
