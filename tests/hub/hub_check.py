@@ -605,7 +605,9 @@ def renamed_gated_repo_keeps_the_token_on_the_redirect(suite, s):
 # errors ------------------------------------------------------------------------------------------
 @scenario
 def missing_repo_is_named_not_found(suite, s):
-    s.error(s.attn(["pull", "org/missing"]), "missing repo", "org/missing", "not found")
+    s.error(s.attn(["pull", "org/missing"]), "missing repo (401 RepoNotFound)", "org/missing", "not found")
+    s.error(s.attn(["pull", "org/missing"], env=s.env(HF_TOKEN=TOKEN)), "missing repo with a token (404 RepoNotFound)",
+            "org/missing", "not found")
 
 
 @scenario
@@ -1214,8 +1216,10 @@ def main():
         suite.run(SCENARIOS)
     finally:
         suite.close()
-    ran = len([f for f in SCENARIOS if not only or f.__name__ in only])
-    print("%d of %d scenarios failed" % (suite.failed, ran) if suite.failed else "all %d scenarios passed" % ran)
+    ran = len(suite.results)
+    skipped = len([r for r in suite.results.values() if r.startswith("skip")])
+    print("%d of %d scenarios failed" % (suite.failed, ran) if suite.failed else
+          "all %d scenarios passed" % (ran - skipped) + (", %d skipped (said why above)" % skipped if skipped else ""))
     sys.exit(1 if suite.failed else 0)
 
 
