@@ -28,7 +28,6 @@ import http.server
 import json
 import os
 import socketserver
-import sys
 import threading
 import time
 import urllib.parse
