@@ -494,6 +494,15 @@ def pull_two_revisions_share_blobs(suite, s):
              "blobs/ holds %d files, want one per distinct file" % len(blobs))
 
 
+@scenario
+def endpoint_with_a_trailing_slash_is_stripped(suite, s):
+    mark = suite.hub.mark()
+    r = s.attn(["pull", "gpt2"], env=s.env(HF_ENDPOINT=suite.hub.hub_url + "/"))
+    s.ok_run(r, "attn pull gpt2 with HF_ENDPOINT ending in /")
+    s.check_snapshot(r, suite.repo("gpt2"))
+    s.expect(not any(e["path"].startswith("//") for e in suite.hub.entries(mark)), "a request path starts with //")
+
+
 # where the cache is ------------------------------------------------------------------------------
 @scenario
 def cache_location_follows_the_environment_order(suite, s):
