@@ -682,8 +682,8 @@ def invalid_repo_ids_are_refused_before_any_request(suite, s):
     for bad in ("../evil", "org/../evil", "a--b/c", "org/name/extra", "org/name.git", "/abs"):
         mark = suite.hub.mark()
         r = s.attn(["pull", bad])
-        s.expect(r.returncode in (1, 2) and r.stderr.startswith("attn: "),
-                 "pull %r: exit %s, stderr %r" % (bad, r.returncode, r.stderr[:200]))
+        s.expect(r.returncode in (1, 2) and r.stderr.startswith("attn: ") and bad in r.stderr,
+                 "pull %r: exit %s, stderr %r (want exit 1 or 2 naming the id)" % (bad, r.returncode, r.stderr[:200]))
         s.expect(not suite.hub.entries(mark), "pull %r made a request" % bad)
         wrote = os.listdir(s.cache) if os.path.isdir(s.cache) else []
         s.expect(all(n in ("CACHEDIR.TAG", ".locks") for n in wrote), "pull %r wrote %s" % (bad, wrote))
