@@ -16,7 +16,7 @@ The token must reach the hub and never the CDN (checked over the whole run's log
 --self-test drives the fake hub itself with http.client and with npm's @huggingface/hub (an independent
 client), so the server's answers are checked before attn is; with --attn it also runs every scenario on
 reference_attn.py (a plain Python implementation of the same contract, with ATTN_BINARY running the
-models it finds), which must pass, and on 15 variants of it that each break one rule, which must fail
+models it finds), which must pass, and on 16 variants of it that each break one rule, which must fail
 the scenarios that check that rule. One line per scenario: "ok NAME" or
 "FAIL NAME: reason" (or "skip NAME: reason" when a tool is missing); exit 1 on any failure."""
 import hashlib
@@ -294,13 +294,13 @@ class Scenario:
                     self.expect(not n.endswith(".incomplete") and ".incomplete" not in n,
                                 "%s left behind" % os.path.join(root, n))
                     self.expect(n != "evil", "%s written" % os.path.join(root, n))
-        for root, dirs, names in os.walk(self.tmp):
-            if os.path.abspath(root).startswith(os.path.abspath(cache) + os.sep) or os.path.abspath(root) == os.path.abspath(cache):
-                continue
-            for n in names:
-                p = os.path.join(root, n)
-                if not any(p == q or p.startswith(q + os.sep) for q in self.placed) and \
-                        not (p.startswith(os.path.abspath(cache) + os.sep)):
+        def inside(p, folder):
+            return p == folder or p.startswith(folder + os.sep)
+
+        cache = os.path.abspath(cache)
+        for root, _, names in os.walk(self.tmp):
+            for p in (os.path.abspath(os.path.join(root, n)) for n in names):
+                if not inside(p, cache) and not any(inside(p, q) for q in self.placed):
                     self.expect(False, "file outside the cache: " + os.path.relpath(p, self.tmp))
 
     def check_snapshot(self, r, repo, rev="main", typed=None, cache=None, names=None, absent=None):
@@ -1163,6 +1163,7 @@ MUTANTS = {
     "ignore-offline": ["offline_with_nothing_cached_says_attn_pull"],
     "cache-order": ["cache_location_follows_the_environment_order"],
     "folder-loses": ["local_folder_wins_over_the_cache"],
+    "stray-file": ["pull_gpt2_writes_huggingface_hub_layout"],
 }
 
 

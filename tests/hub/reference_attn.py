@@ -12,7 +12,7 @@ Anything else goes to $ATTN_REAL unchanged. Errors: "attn: message" (and a hint 
 ATTN_REF_BREAK=NAME[,NAME] breaks one rule on purpose (hub_check.py --self-test shows that the scenario
 checking that rule then fails): ref-newline, absolute-links, no-no-exist, token-to-cdn, print-token,
 no-sha256, keep-incomplete, no-resume, no-etag-check, no-commit-check, no-shard-check, ignore-offline,
-cache-order, folder-loses, no-range-restart."""
+cache-order, folder-loses, no-range-restart, stray-file."""
 import hashlib
 import http.client
 import json
@@ -276,6 +276,8 @@ def main():
             fail("offline: cannot pull %s" % args[1])
         hub = Hub(repo, rev)
         print(hub.pull())
+        if "stray-file" in BREAK:
+            open(os.path.expanduser("~/.attn_stray"), "w").close()
         if "print-token" in BREAK and hub.token:
             sys.stderr.write("attn: pulled with the token %s\n" % hub.token)
         return
