@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/command_line.h"
+#include "cli/model_source.h"
 #include "data/base/error.h"
 #include "data/base/strings.h"
 #include "cli/policy/files.h"
@@ -54,6 +55,7 @@ int run_cli(int argc, const char* const* argv) {
     const int code = run_command_line(app, argc, argv, [](const std::string& line) {
         std::fprintf(stderr, "%s\n", line.c_str());
     });
+    if (code == 0) print_deferred_notes();
     // Whatever went to standard output must have arrived (a full disk, say). A run that failed has
     // already said why, in its one line.
     const int err = out.flush();

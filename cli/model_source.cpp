@@ -25,15 +25,6 @@ bool is_folder(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-std::string size_text(double bytes) {
-    const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-    int u = 0;
-    while (bytes >= 1000 && u < 4) bytes /= 1000, ++u;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-    return buf;
-}
-
 // One rewritten line on stderr per file being downloaded: bytes, rate and time left; nothing when stderr
 // is not a terminal. Cleared when the download ends.
 class DownloadLine {
@@ -46,11 +37,11 @@ public:
         if (!enabled_ || now - last_ < std::chrono::milliseconds(200)) return true;
         last_ = now;
         const double secs = std::chrono::duration<double>(now - start_).count(), rate = secs > 0.2 ? static_cast<double>(done) / secs : 0;
-        std::string line = "attn pull: " + file + "  " + size_text(static_cast<double>(done)) + " / " + size_text(static_cast<double>(total));
+        std::string line = "attn pull: " + file + "  " + decimal_bytes(static_cast<double>(done)) + " / " + decimal_bytes(static_cast<double>(total));
         if (rate > 0) {
             const long left = static_cast<long>(static_cast<double>(total - std::min(done, total)) / rate);
             char eta[48];
-            std::snprintf(eta, sizeof eta, "  %s/s  %ld:%02ld left", size_text(rate).c_str(), left / 60, left % 60);
+            std::snprintf(eta, sizeof eta, "  %s/s  %ld:%02ld left", decimal_bytes(rate).c_str(), left / 60, left % 60);
             line += eta;
         }
         if (line.size() > 100) line.resize(100);
@@ -70,23 +61,36 @@ private:
     std::chrono::steady_clock::time_point start_, last_;
 };
 
-extern "C" void stop_download(int) { hub::request_stop(); }
+volatile std::sig_atomic_t g_stop_signal = 0;  // the signal that stopped a download
 
-// SIGINT and SIGTERM stop the transfer (the download loop removes its temporary file) while in scope.
+extern "C" void stop_download(int sig) {
+    g_stop_signal = sig;
+    hub::request_stop();
+}
+
+// SIGINT, SIGTERM and SIGHUP stop the transfer (the download loop removes its temporary file) while in
+// scope; the process then ends by that signal, as it would have without the cleanup.
 struct StopOnSignal {
-    struct sigaction old_int {}, old_term {};
+    static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction old[3] = {};
     StopOnSignal() {
         struct sigaction sa {};
         sa.sa_handler = stop_download;
         ::sigemptyset(&sa.sa_mask);
-        ::sigaction(SIGINT, &sa, &old_int);
-        ::sigaction(SIGTERM, &sa, &old_term);
+        for (int i = 0; i < 3; ++i) ::sigaction(kSignals[i], &sa, &old[i]);
     }
     ~StopOnSignal() {
-        ::sigaction(SIGINT, &old_int, nullptr);
-        ::sigaction(SIGTERM, &old_term, nullptr);
+        for (int i = 0; i < 3; ++i) ::sigaction(kSignals[i], &old[i], nullptr);
     }
 };
+
+// A note for stderr: at once on a terminal; otherwise after the command succeeded, so that an error
+// stays the one line on stderr.
+std::string g_deferred;
+void note(const std::string& text) {
+    if (::isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "%s\n", text.c_str());
+    else g_deferred += text + "\n";
+}
 
 hub::PullResult pull(const hub::HubEnvironment& env, const hub::RepoRef& ref) {
     DownloadLine line;
@@ -104,13 +108,19 @@ hub::PullResult pull(const hub::HubEnvironment& env, const hub::RepoRef& ref) {
         if (!hub::stop_requested()) throw;
         line.clear();
         std::fprintf(stderr, "%s\n", error_line(e.what(), e.hint()).c_str());
-        std::signal(SIGINT, SIG_DFL);  // the shell sees the interrupt, as after any other Ctrl-C
-        std::raise(SIGINT);
+        const int sig = g_stop_signal != 0 ? static_cast<int>(g_stop_signal) : SIGINT;
+        std::signal(sig, SIG_DFL);  // the parent sees the signal, as after any other interrupt
+        std::raise(sig);
         throw;
     }
 }
 
 }  // namespace
+
+void print_deferred_notes() {
+    std::fputs(g_deferred.c_str(), stderr);
+    g_deferred.clear();
+}
 
 std::string model_display_name(const std::string& folder) {
     if (auto repo = hub::repo_of_snapshot_path(folder)) return *repo;
@@ -126,7 +136,7 @@ std::string pull_model_files(const std::string& name, bool print_summary) {
     const hub::PullResult r = pull(env, ref);
     if (print_summary)
         std::cout << ref.text() << " at commit " << r.snapshot.commit << ": " << r.files << " files, " << r.downloaded << " downloaded ("
-                  << size_text(static_cast<double>(r.bytes)) << ")\n"
+                  << decimal_bytes(static_cast<double>(r.bytes)) << ")\n"
                   << r.snapshot.path << "\n";
     return r.snapshot.path;
 }
@@ -138,7 +148,7 @@ std::string model_folder(const std::string& name, bool offline) {
     const std::optional<hub::Snapshot> s = hub::find_snapshot(env.cache, ref);
     const std::vector<std::string> missing = s ? hub::missing_model_files(s->path) : std::vector<std::string>{};
     if (s && missing.empty()) {
-        std::fprintf(stderr, "attn: %s from the Hugging Face cache: %s\n", ref.text().c_str(), s->path.c_str());
+        note("attn: " + ref.text() + " from the Hugging Face cache: " + s->path);
         return s->path;
     }
     if (offline || env.offline) {
@@ -149,9 +159,9 @@ std::string model_folder(const std::string& name, bool offline) {
         input_error("'" + name + "' is neither a folder nor a model in the Hugging Face cache (" + env.cache + ")",
                     "run attn pull " + ref.text() + " where the network allows (" + why + " forbids it now), or give a model folder");
     }
-    std::fprintf(stderr, "attn: %s is not in the Hugging Face cache (%s): downloading it\n", ref.text().c_str(), env.cache.c_str());
+    if (::isatty(STDERR_FILENO) != 0) note("attn: " + ref.text() + " is not in the Hugging Face cache (" + env.cache + "): downloading it");
     const std::string path = pull_model_files(name, false);
-    std::fprintf(stderr, "attn: %s from the Hugging Face cache: %s\n", ref.text().c_str(), path.c_str());
+    note("attn: " + ref.text() + " from the Hugging Face cache: " + path);
     return path;
 }
 

@@ -11,6 +11,10 @@ namespace attn::cli {
 // missing and the hub may be used (not `offline`, HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE).
 std::string model_folder(const std::string& name, bool offline);
 
+// The notes model_folder kept back because stderr is not a terminal ("attn: gpt2 from the Hugging Face
+// cache: …"): printed when the command succeeded, so that a failing command's stderr is its one error line.
+void print_deferred_notes();
+
 // How a model folder is named on screen and in titles: the repo id for a snapshot in the cache
 // ("HuggingFaceTB/SmolLM2-135M"), else the folder's name.
 std::string model_display_name(const std::string& folder);

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "data/base/error.h"
+#include "data/base/strings.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "data/checkpoint/model_family.h"
 #include "data/hub/hub_cache.h"
@@ -41,7 +42,8 @@ void list_cached(bool as_json) {
         }
         ++runnable;
         char line[512];
-        std::snprintf(line, sizeof line, "  %-40s %-8s %9.1f MB  commit %.12s\n", name.c_str(), family.c_str(), static_cast<double>(bytes) / 1e6, s.commit.c_str());
+        std::snprintf(line, sizeof line, "  %-40s %-8s %10s  commit %.12s  %s\n", name.c_str(), family.c_str(), decimal_bytes(static_cast<double>(bytes)).c_str(), s.commit.c_str(),
+                      s.path.c_str());
         table += line;
     }
     if (as_json) {

@@ -1,5 +1,7 @@
 #include "data/base/strings.h"
 
+#include <cstdio>
+
 #include <algorithm>
 
 namespace attn {
@@ -33,6 +35,15 @@ std::string nearest_name(const std::string& given, const std::vector<std::string
         if (d > 0 && d < best_d) best_d = d, best = c;
     }
     return best;
+}
+
+std::string decimal_bytes(double bytes) {
+    const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+    int u = 0;
+    while (bytes >= 1000 && u < 4) bytes /= 1000, ++u;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+    return buf;
 }
 
 }  // namespace attn

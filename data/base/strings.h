@@ -15,6 +15,9 @@ std::size_t edit_distance(const std::string& a, const std::string& b);
 // The candidate a mistyped value most likely meant ("" when none is close): at most one edit in
 // three letters (one at least), or a prefix of three letters or more ("vir" -> "viridis"); ties go
 // to the first candidate. For the "did you mean" of option values, as unknown option names have.
+// A byte count in decimal units as download tools print it: "248 B", "806.6 kB", "1.2 GB".
+std::string decimal_bytes(double bytes);
+
 std::string nearest_name(const std::string& given, const std::vector<std::string>& candidates);
 
 }  // namespace attn

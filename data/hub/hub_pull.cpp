@@ -1,6 +1,7 @@
 // attn pull: a model's files from the hub into the Hugging Face cache (data/hub/hub_pull.h).
 #include "data/hub/hub_pull.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "data/base/error.h"
 #include "data/base/files.h"
 #include "data/base/limits.h"
+#include "data/base/strings.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "data/hub/hub_hash.h"
 #include "data/hub/hub_http.h"
@@ -50,10 +52,20 @@ std::string random_hex8() {
     return out;
 }
 
-void make_folders(const std::string& path) {  // mkdir -p
+// mkdir -p of a folder inside the cache: the cache folder itself as the user named it (links allowed),
+// every folder below it made here or checked to be a real folder, never a symbolic link, so nothing attn
+// writes can land outside the cache.
+void make_folders(const std::string& cache, const std::string& path) {
     for (std::size_t at = 1; at <= path.size(); ++at) {
         if (at != path.size() && path[at] != '/') continue;
         const std::string part = path.substr(0, at);
+        const bool inside = part.size() > cache.size() && part.compare(0, cache.size() + 1, cache + "/") == 0;
+        struct stat st {};
+        if (inside && ::lstat(part.c_str(), &st) == 0) {
+            if (S_ISDIR(st.st_mode)) continue;
+            fail("the cache's " + part + (S_ISLNK(st.st_mode) ? " is a symbolic link" : " is not a folder"),
+                 "attn writes only inside the cache folder: remove it and pull again");
+        }
         if (::mkdir(part.c_str(), 0777) != 0 && errno != EEXIST)
             fail("cannot make the cache folder " + part + ": " + std::strerror(errno), "check HF_HUB_CACHE or HF_HOME, and the disk");
     }
@@ -81,16 +93,16 @@ void write_atomically(const std::string& path, const std::string& text) {
 
 // An empty marker file (.no_exist, CACHEDIR.TAG's kin): created if absent, errors ignored as Python does.
 void touch(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
     if (fd >= 0) ::close(fd);
 }
 
 // A held flock on <cache>/.locks/<repo folder>/<etag>.lock, released when destroyed.
 class BlobLock {
 public:
-    explicit BlobLock(const std::string& path) {
-        make_folders(parent(path));
-        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0664);
+    BlobLock(const std::string& cache, const std::string& path) {
+        make_folders(cache, parent(path));
+        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0664);
         if (fd_ < 0) fail("cannot open the lock file " + path + ": " + std::strerror(errno), "check that the cache folder is writable");
         while (::flock(fd_, LOCK_EX) != 0) {
             if (errno != EINTR || stop_requested()) {
@@ -117,14 +129,22 @@ struct TempFile {
     }
 };
 
-std::string human_bytes(std::uint64_t n) {
-    const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-    double v = static_cast<double>(n);
-    int u = 0;
-    while (v >= 1000 && u < 4) v /= 1000, ++u;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-    return buf;
+// Text from the network or the environment made safe to print: the token (and any "Bearer …") and an
+// endpoint's user:password@ replaced by "***".
+std::string redacted(std::string text, const std::optional<std::string>& token) {
+    if (token && !token->empty())
+        for (std::size_t at = text.find(*token); at != std::string::npos; at = text.find(*token, at)) text.replace(at, token->size(), "***");
+    for (std::size_t at = text.find("Bearer "); at != std::string::npos; at = text.find("Bearer ", at + 7)) {
+        std::size_t end = at + 7;
+        while (end < text.size() && text[end] != ' ' && text[end] != '"' && text[end] != ',' && text[end] != ';') ++end;
+        text.replace(at + 7, end - at - 7, "***");
+    }
+    const std::size_t scheme = text.find("://");
+    if (scheme != std::string::npos) {
+        const std::size_t at = text.find('@', scheme), slash = text.find('/', scheme + 3);
+        if (at != std::string::npos && (slash == std::string::npos || at < slash)) text.replace(scheme + 3, at - scheme - 3, "***");
+    }
+    return text;
 }
 
 // What a HEAD says about one file.
@@ -148,6 +168,7 @@ private:
     std::string url(const std::string& file) const {
         return env_.endpoint + "/" + ref_.repo + "/resolve/" + quote(commit_.empty() ? ref_.revision : commit_, "") + "/" + quote(file, "/");
     }
+    HttpAnswer head_with_retries(const std::string& where);
     std::optional<FileMeta> metadata(const std::string& file, bool required);
     [[noreturn]] void refuse(const HttpAnswer& a, const std::string& file);
     void fetch(const std::string& file, const FileMeta& m, std::uint64_t cap);
@@ -169,7 +190,7 @@ private:
 [[noreturn]] void Puller::refuse(const HttpAnswer& a, const std::string& file) {
     const auto header = [&](const char* name) {
         auto it = a.headers.find(name);
-        return it == a.headers.end() ? std::string() : it->second;
+        return it == a.headers.end() ? std::string() : redacted(it->second, env_.token);
     };
     const std::string code = header("x-error-code"), message = header("x-error-message");
     const std::string page = "https://huggingface.co/" + ref_.repo;
@@ -178,7 +199,7 @@ private:
              env_.token ? "accept the licence on " + page + " with the account whose token HF_TOKEN holds, then try again"
                         : "accept the licence on " + page + ", then set HF_TOKEN to a token of that account (huggingface.co/settings/tokens)");
     if (code == "RepoNotFound" || (code.empty() && a.status == 401))
-        fail("repo '" + ref_.repo + "' not found on " + env_.endpoint,
+        fail("repo '" + ref_.repo + "' not found on " + redacted(env_.endpoint, env_.token),
              env_.token ? "check the name (e.g. openai-community/gpt2) and that HF_TOKEN's account can see it"
                         : "check the name (e.g. openai-community/gpt2); a private repo needs HF_TOKEN");
     if (code == "RevisionNotFound")
@@ -192,14 +213,28 @@ private:
          a.status >= 500 ? "the hub has a problem: try again later" : "check the repo id and HF_TOKEN");
 }
 
+// A HEAD, tried again after 1 s and 2 s when the network or the hub failed for a moment (no answer,
+// 408, 429, 500, 502, 503, 504), as huggingface_hub retries when nothing is cached.
+HttpAnswer Puller::head_with_retries(const std::string& where) {
+    HttpAnswer a;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        if (attempt > 0) ::sleep(static_cast<unsigned>(attempt));
+        if (stop_requested()) fail("interrupted", "run attn pull again to finish");
+        a = http_.head(where, env_.token);
+        const long s = a.status;
+        if (!(s == 0 || s == 408 || s == 429 || s == 500 || s == 502 || s == 503 || s == 504)) break;
+    }
+    return a;
+}
+
 std::optional<FileMeta> Puller::metadata(const std::string& file, bool required) {
     std::string where = url(file);
     HttpAnswer a;
     for (int hop = 0;; ++hop) {
         if (stop_requested()) fail("interrupted", "run attn pull again to finish");
-        a = http_.head(where, env_.token);
+        a = head_with_retries(where);
         if (a.status == 0)
-            fail("cannot reach " + env_.endpoint + ": " + a.error, "check the network, or run offline from the cache (HF_HUB_OFFLINE=1, attn models --cached)");
+            fail("cannot reach " + redacted(env_.endpoint, env_.token) + ": " + a.error, "check the network, or run offline from the cache (HF_HUB_OFFLINE=1, attn models --cached)");
         if (a.status < 300 || a.status >= 400) break;
         const std::string loc = a.headers.count("location") ? a.headers.at("location") : "";
         if (loc.empty()) fail("the hub redirected " + file + " without saying where", "try again later");
@@ -215,7 +250,7 @@ std::optional<FileMeta> Puller::metadata(const std::string& file, bool required)
         if (!required && a.status == 404 && code != a.headers.end() && code->second == "EntryNotFound") {
             const auto c = a.headers.find("x-repo-commit");
             if (c != a.headers.end() && is_commit(c->second) && (commit_.empty() || c->second == commit_)) {
-                make_folders(base_ + "/.no_exist/" + c->second + "/" + (file.find('/') == std::string::npos ? "" : parent(file)));
+                make_folders(env_.cache, base_ + "/.no_exist/" + c->second + "/" + (file.find('/') == std::string::npos ? "" : parent(file)));
                 touch(base_ + "/.no_exist/" + c->second + "/" + file);
             }
             return std::nullopt;
@@ -230,6 +265,9 @@ std::optional<FileMeta> Puller::metadata(const std::string& file, bool required)
              "a proxy or firewall may be answering instead: check HF_ENDPOINT and the network");
     if (!is_commit(m.commit))
         fail("the hub names the commit of " + ref_.repo + " '" + excerpt(m.commit) + "', not 40 hex digits", "attn refuses names that could lead outside the cache: check HF_ENDPOINT");
+    if (is_commit(ref_.revision) && m.commit != ref_.revision)
+        fail("the hub answered " + file + " of " + ref_.repo + " from commit " + m.commit + ", not the " + ref_.revision + " asked for",
+             "check the commit, or HF_ENDPOINT");
     if (!commit_.empty() && m.commit != commit_)
         fail("the hub answered " + file + " from commit " + m.commit + ", not " + commit_, "the repo changed during the download: run attn pull again");
     std::string etag = header("x-linked-etag").empty() ? header("etag") : header("x-linked-etag");
@@ -253,14 +291,14 @@ std::optional<FileMeta> Puller::metadata(const std::string& file, bool required)
 }
 
 void Puller::write_ref() {
-    make_folders(base_ + "/snapshots/" + commit_);
+    make_folders(env_.cache, base_ + "/snapshots/" + commit_);
     if (!exists_no_follow(env_.cache + "/CACHEDIR.TAG"))
         write_atomically(env_.cache + "/CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
                                                         "# This file is a cache directory tag: the Hugging Face hub cache.\n");
     if (is_commit(ref_.revision)) return;
     const std::string path = base_ + "/refs/" + ref_.revision;
-    make_folders(parent(path));
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    make_folders(env_.cache, parent(path));
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd >= 0) {  // unchanged: leave it (a read-only cache still works)
         char buf[41] = {};
         const ssize_t n = ::read(fd, buf, 41);
@@ -273,7 +311,8 @@ void Puller::write_ref() {
 void Puller::download(const std::string& file, const FileMeta& m, const std::string& blob) {
     struct statvfs vfs {};
     if (::statvfs(parent(blob).c_str(), &vfs) == 0 && static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize < m.size)
-        fail(file + " needs " + human_bytes(m.size) + "; the disk holding the cache has " + human_bytes(static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize) + " free",
+        fail(file + " needs " + decimal_bytes(static_cast<double>(m.size)) + "; the disk holding the cache has " +
+                 decimal_bytes(static_cast<double>(vfs.f_bavail) * static_cast<double>(vfs.f_frsize)) + " free",
              "free some space, or point HF_HUB_CACHE at a larger disk");
     TempFile tmp;
     tmp.path = blob + "." + random_hex8() + ".incomplete";
@@ -302,7 +341,8 @@ void Puller::download(const std::string& file, const FileMeta& m, const std::str
         if (a.error.empty() && have != m.size) break;  // a complete answer of the wrong size
     }
     if (!a.error.empty() && a.error.rfind("more bytes", 0) != 0)
-        fail("the download of " + file + " failed: " + a.error + " (" + human_bytes(have) + " of " + human_bytes(m.size) + ")",
+        fail("the download of " + file + " failed: " + a.error + " (" + decimal_bytes(static_cast<double>(have)) + " of " +
+                 decimal_bytes(static_cast<double>(m.size)) + ")",
              "check the network and run attn pull again");
     if (have != m.size || !a.error.empty())
         fail(file + " arrived with a size other than the " + std::to_string(m.size) + " bytes the hub announced", "try again later; the download was not kept");
@@ -319,12 +359,12 @@ void Puller::download(const std::string& file, const FileMeta& m, const std::str
     tmp.path.clear();
     ++result_.downloaded;
     result_.bytes += m.size;
-    if (events_.note) events_.note(file + ": " + human_bytes(m.size));
+    if (events_.note) events_.note(file + ": " + decimal_bytes(static_cast<double>(m.size)));
 }
 
 void Puller::link(const std::string& file, const std::string& etag) {
     const std::string pointer = base_ + "/snapshots/" + commit_ + "/" + file;
-    make_folders(parent(pointer));
+    make_folders(env_.cache, parent(pointer));
     std::string target = "../../blobs/" + etag;
     for (char c : file)
         if (c == '/') target = "../" + target;
@@ -335,17 +375,42 @@ void Puller::link(const std::string& file, const std::string& etag) {
     write_atomically(pointer, bytes);
 }
 
+// Under the blob's lock no other download of it is running (attn and huggingface_hub take the same lock),
+// so temporary files of it are leftovers of a download that was killed: removed.
+void remove_stale_downloads(const std::string& blobs, const std::string& etag) {
+    DIR* d = ::opendir(blobs.c_str());
+    if (d == nullptr) return;
+    const std::string start = etag + ".", end = ".incomplete";
+    while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        struct stat st {};
+        if (name.size() >= start.size() + end.size() - 1 && name.compare(0, start.size(), start) == 0 &&
+            name.compare(name.size() - end.size(), end.size(), end) == 0 && ::lstat((blobs + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode))
+            ::unlink((blobs + "/" + name).c_str());
+    }
+    ::closedir(d);
+}
+
 void Puller::fetch(const std::string& file, const FileMeta& m, std::uint64_t cap) {
     if (m.size > cap)
-        fail(file + " of " + ref_.repo + " is " + human_bytes(m.size) + ", larger than the " + human_bytes(cap) + " attn reads from such a file",
+        fail(file + " of " + ref_.repo + " is " + decimal_bytes(static_cast<double>(m.size)) + ", larger than the " +
+                 decimal_bytes(static_cast<double>(cap)) + " attn reads from such a file",
              "is this the model you meant? attn refuses it before downloading");
     ++result_.files;
-    const std::string pointer = base_ + "/snapshots/" + commit_ + "/" + file, blob = base_ + "/blobs/" + m.etag;
-    struct stat st {};
-    if (::stat(pointer.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) == m.size) return;  // in the cache
-    make_folders(base_ + "/blobs");
-    BlobLock lock(env_.cache + "/.locks/" + repo_folder_name(ref_.repo) + "/" + m.etag + ".lock");
-    if (!(::stat(blob.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) == m.size)) download(file, m, blob);
+    const std::string pointer = base_ + "/snapshots/" + commit_ + "/" + file, blobs = base_ + "/blobs", blob = blobs + "/" + m.etag;
+    make_folders(env_.cache, blobs);
+    BlobLock lock(env_.cache, env_.cache + "/.locks/" + repo_folder_name(ref_.repo) + "/" + m.etag + ".lock");
+    remove_stale_downloads(blobs, m.etag);
+    // a blob already there is used only when its bytes hash to its name (a damaged one is fetched again)
+    struct stat st {}, pst {};
+    const bool cached = ::lstat(blob.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) == m.size &&
+                        etag_of_file(blob, m.etag.size()) == m.etag;
+    // a snapshot of plain files (a file system without symlinks: huggingface_hub moves the blob there)
+    if (!cached && ::lstat(pointer.c_str(), &pst) == 0 && S_ISREG(pst.st_mode) && static_cast<std::uint64_t>(pst.st_size) == m.size &&
+        etag_of_file(pointer, m.etag.size()) == m.etag)
+        return;
+    if (!cached) download(file, m, blob);
+    if (cached && ::stat(pointer.c_str(), &pst) == 0 && ::stat(blob.c_str(), &st) == 0 && pst.st_dev == st.st_dev && pst.st_ino == st.st_ino) return;
     link(file, m.etag);
 }
 

@@ -70,10 +70,12 @@ class File:
 class Repo:
     """A model repo: its id, the commit every branch and tag names unless refs says otherwise, and files.
     gated: answer 401 GatedRepo unless the hub's token arrives. renamed_to: a relative 307 to that repo.
-    loop: a 307 to itself. commit_header: the X-Repo-Commit sent instead of the real commit."""
+    loop: a 307 to itself. commit_header: the X-Repo-Commit sent instead of the real commit.
+    echo_auth: every resolve answers 400 with the request's Authorization header in X-Error-Message, as a
+    careless proxy might (a client must not print it)."""
 
     def __init__(self, repo_id, commit, files, refs=None, gated=False, renamed_to=None, loop=False,
-                 commit_header=None):
+                 commit_header=None, echo_auth=False):
         self.repo_id = repo_id
         self.commit = commit
         self.files = files
@@ -82,6 +84,7 @@ class Repo:
         self.renamed_to = renamed_to
         self.loop = loop
         self.commit_header = commit_header
+        self.echo_auth = echo_auth
 
     def resolve(self, rev):
         """The commit a revision names, or None."""
@@ -224,6 +227,8 @@ class FakeHub:
             return
         if self._repo_error(h, repo_id):
             return
+        if repo.echo_auth:
+            return h.error(400, None, "bad request: %s" % h.headers.get("Authorization", "no authorization"))
         rev = urllib.parse.unquote(parts[i])
         path = urllib.parse.unquote("/".join(parts[i + 1:]))
         commit = repo.resolve(rev)

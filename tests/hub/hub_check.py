@@ -139,6 +139,8 @@ def build_repos(m):
         Repo("org/cut-once-no-range", c("cor"), files_of(m.traps[6], **{"model.safetensors": {
             "cut": "once", "ignore_range": True}})),
         Repo("org/slow", c("slow"), files_of(m.big, **{"model.safetensors": {"slow": 0.02, "chunk": 1024}})),
+        Repo("org/echo-auth", c("echo"), files_of(m.gpt2), echo_auth=True),
+        Repo("org/other-commit", c("other"), files_of(m.traps[8]), commit_header=c("not-the-pinned-one")),
         Repo("org/huge-config-git", c("hcg"), files_of(m.gpt2, **{"config.json": {"size_header": 10 ** 12}})),
         Repo("org/huge-config-lfs", c("hcl"), files_of(m.traps[7], lfs=("model.safetensors", "config.json"),
                                                         **{"config.json": {"size_header": 10 ** 12}})),
@@ -398,10 +400,16 @@ class Suite:
 
 
 SCENARIOS = []
+ATTN_ONLY = []  # hostile cases found by testing attn itself: run on attn, not on the reference
 
 
 def scenario(fn):
     SCENARIOS.append(fn)
+    return fn
+
+
+def attn_scenario(fn):
+    ATTN_ONLY.append(fn)
     return fn
 
 
@@ -778,6 +786,132 @@ def ctrl_c_during_a_slow_download_leaves_nothing_partial(suite, s):
     s.expect(p.returncode != 0, "attn exited 0 after SIGINT")
     s.expect(TOKEN.encode() not in out + err, "the token appears in attn's output")
     s.no_blob(repo, "model.safetensors")
+
+
+# hostile caches and answers (attn only) -------------------------------------------------------------
+@attn_scenario
+def folder_links_inside_the_cache_are_refused(suite, s):
+    """A folder of the cache that is a symbolic link to elsewhere (refs/, blobs/, the repo folder) is
+    refused: nothing is written through it."""
+    repo = suite.repo("org/tiny-gpt2")
+    outside = os.path.join(s.tmp, "outside")
+    for planted in ("refs", "blobs", "snapshots", ""):
+        shutil.rmtree(s.cache, ignore_errors=True)
+        shutil.rmtree(outside, ignore_errors=True)
+        os.makedirs(outside)
+        with open(os.path.join(outside, "main"), "w") as f:
+            f.write("keep me")
+        base = os.path.join(s.cache, folder_name(repo.repo_id))
+        link = os.path.join(base, planted) if planted else base
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        os.symlink(outside, link)
+        s.error(s.attn(["pull", repo.repo_id]), "%s as a link out of the cache" % (planted or "the repo folder"), "symbolic link")
+        s.expect(sorted(os.listdir(outside)) == ["main"], "files written through the %s link: %s" % (planted, os.listdir(outside)))
+        s.expect(open(os.path.join(outside, "main")).read() == "keep me", "a file outside the cache was replaced")
+        os.unlink(link)
+    shutil.rmtree(outside, ignore_errors=True)
+
+
+@attn_scenario
+def a_fifo_as_refs_main_does_not_hang(suite, s):
+    repo = suite.repo("org/tiny-gpt2")
+    refs = os.path.join(s.cache, folder_name(repo.repo_id), "refs")
+    os.makedirs(refs)
+    os.mkfifo(os.path.join(refs, "main"))
+    s.ok_run(s.attn(["pull", repo.repo_id], timeout=30), "refs/main a FIFO")
+    s.expect(open(os.path.join(refs, "main")).read() == repo.commit, "refs/main does not hold the commit")
+
+
+@attn_scenario
+def a_token_the_hub_echoes_is_not_printed(suite, s):
+    r = s.attn(["pull", "org/echo-auth"], env=s.env(HF_TOKEN=TOKEN))  # attn() checks the token is absent
+    s.error(r, "the hub echoing Authorization in X-Error-Message", "400")
+    s.expect("Bearer" not in r.stderr or "Bearer ***" in r.stderr, "a Bearer value printed: %r" % r.stderr)
+
+
+@attn_scenario
+def a_stale_incomplete_download_is_removed(suite, s):
+    repo = suite.repo("org/tiny-gpt2")
+    f = repo.files["model.safetensors"]
+    blobs = os.path.join(s.cache, folder_name(repo.repo_id), "blobs")
+    os.makedirs(blobs)
+    for stale in (f.real_etag + ".0badc0de.incomplete", f.real_etag + ".incomplete"):
+        with open(os.path.join(blobs, stale), "wb") as out:
+            out.write(b"partial")
+    r = s.attn(["pull", repo.repo_id])
+    s.ok_run(r, "a pull beside stale .incomplete files")
+    s.check_snapshot(r, repo)
+
+
+@attn_scenario
+def a_pinned_commit_is_enforced(suite, s):
+    repo = suite.repo("org/other-commit")
+    s.error(s.attn(["pull", "%s@%s" % (repo.repo_id, repo.commit)]), "a hub answering another commit than the one pinned",
+            repo.commit)
+    s.expect(not os.path.isdir(os.path.join(s.cache, folder_name(repo.repo_id), "snapshots", commit_of("not-the-pinned-one"))),
+             "a snapshot of the other commit was written")
+
+
+@attn_scenario
+def a_damaged_blob_is_fetched_again(suite, s):
+    repo = suite.repo("org/tiny-gpt2")
+    s.ok_run(s.attn(["pull", repo.repo_id]), "first pull")
+    f = repo.files["config.json"]
+    blob = os.path.join(s.cache, folder_name(repo.repo_id), "blobs", f.real_etag)
+    with open(blob, "rb") as b:
+        good = b.read()
+    with open(blob, "wb") as b:
+        b.write(flip_byte(good))
+    s.ok_run(s.attn(["pull", repo.repo_id]), "a pull over a damaged blob of the right size")
+    with open(blob, "rb") as b:
+        s.expect(b.read() == good, "the damaged blob was kept")
+
+
+@attn_scenario
+def a_failing_model_name_run_prints_one_line(suite, s):
+    r = s.attn(["show", "--model", "org/absent", TEXT])
+    s.error(r, "show --model NAME of a missing repo", "not found")
+    s.expect(len(r.stderr.strip().splitlines()) == 1, "stderr has more than the error: %r" % r.stderr)
+    repo = suite.repo("org/tiny-gpt2")
+    hand_cache(suite, s, repo.repo_id)
+    cfg = os.path.join(snapshot_path(s, repo), "config.json")
+    os.unlink(cfg)
+    with open(cfg, "w") as f:
+        f.write("{not json")
+    r = s.attn(["show", "--model", repo.repo_id, TEXT], env=s.env(HF_HUB_OFFLINE="1"))
+    s.expect(r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, "a cached model's error is not one line: %r" % r.stderr)
+
+
+def killed_by(suite, s, sig):
+    repo = suite.repo("org/slow")
+    f = repo.files["model.safetensors"]
+    mark = suite.hub.mark()
+    p = subprocess.Popen([suite.attn, "pull", repo.repo_id], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=s.env(), cwd=s.work)
+    deadline = time.time() + 30
+    while time.time() < deadline and p.poll() is None:
+        if any(f.real_etag in e["path"] and e["method"] == "GET" for e in suite.hub.entries(mark, server="cdn")):
+            break
+        time.sleep(0.05)
+    time.sleep(0.4)
+    p.send_signal(sig)
+    try:
+        p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        s.expect(False, "attn still running 20 s after signal %d" % sig)
+    s.expect(p.returncode == -sig, "attn ended with %s, not by signal %d" % (p.returncode, sig))
+    s.no_blob(repo, "model.safetensors")
+
+
+@attn_scenario
+def sighup_leaves_nothing_partial_and_ends_by_sighup(suite, s):
+    killed_by(suite, s, signal.SIGHUP)
+
+
+@attn_scenario
+def sigterm_leaves_nothing_partial_and_ends_by_sigterm(suite, s):
+    killed_by(suite, s, signal.SIGTERM)
 
 
 # --model NAME -------------------------------------------------------------------------------------
@@ -1236,7 +1370,7 @@ def main():
         sys.exit(2)
     suite = Suite(os.path.abspath(args[0]), npm, only)
     try:
-        suite.run(SCENARIOS)
+        suite.run(SCENARIOS + ATTN_ONLY)
     finally:
         suite.close()
     ran = len(suite.results)
