@@ -661,6 +661,18 @@ std::vector<ValidationRule> make_rules() {
                     {"render", "mask-float.npy", "--html", "file/page.html"},
                     e("cannot write file 'file/page.html': 'file' is not a folder (hint: choose a path whose folders "
                       "are folders)")});
+    // 11. models by name (--model NAME, attn pull; docs/hub.md): names checked before any request or path
+    rows.push_back({"hub.repo-id", "attn pull NAME, --model NAME", "a folder, or a repo id: at most one '/', each part 1-96 of "
+                    "[A-Za-z0-9_.-] starting and ending with a letter, digit or _, no -- or .., no .git ending", U,
+                    {"pull", "org/name/extra"},
+                    e("'org/name/extra' is neither a folder nor a Hugging Face repo id (hint: give a model folder, or a repo id "
+                      "such as gpt2 or HuggingFaceTB/SmolLM2-135M (optionally @revision))")});
+    rows.push_back({"hub.revision", "NAME@REV", "a branch, tag or commit: [A-Za-z0-9_.-] and '/', no empty, . or .. part", U,
+                    {"pull", "gpt2@../main"},
+                    e("'../main' is not a revision attn can use (hint: give a branch, a tag or a 40-hex commit after '@', "
+                      "e.g. gpt2@main)")});
+    rows.push_back({"hub.offline", "--offline", "only with --model NAME", U, {"show", "--offline", "hi"},
+                    e("--offline applies to --model NAME (hint: drop --offline)")});
     return rows;
 }
 
