@@ -250,7 +250,10 @@ TEST_CASE("heads end to end: exit 0, the JSON's patterns are layers x heads, and
         }
         REQUIRE(j["patterns"][info.name].size() == 1);     // 1 layer
         REQUIRE(j["patterns"][info.name][0].size() == 2);  // 2 heads
-        for (const auto& v : j["patterns"][info.name][0]) CHECK((v.get<double>() >= 0.0 && v.get<double>() <= 1.0 + 1e-6));
+        for (const auto& v : j["patterns"][info.name][0]) {
+            if (info.pattern == HeadPattern::sink && v.is_null()) continue;  // no key of 3 tokens need hold as a sink
+            CHECK((v.get<double>() >= 0.0 && v.get<double>() <= 1.0 + 1e-6));
+        }
     }
     CHECK(j["texts"].size() == 2);
     CHECK(j["texts"][0]["tokens"] == nlohmann::json::array({"a", ",", "a"}));
@@ -260,8 +263,9 @@ TEST_CASE("heads end to end: exit 0, the JSON's patterns are layers x heads, and
     CHECK(j["induction"]["seed"] == 0);
     CHECK(j["induction"]["token_ids"].size() == 4);
     CHECK(j["sinks"].size() == 2);
-    // a uniform head on "a,a" (3 tokens) and "b b" (2): first (1/2 + 1/3)/2 and 1/2, averaged
-    CHECK(j["chance"]["first"][0][1].get<double>() == doctest::Approx((5.0 / 12 + 0.5) / 2));
+    // a uniform head on "a,a" and "b b", 3 tokens each (the tiny vocabulary has no "·b"): first (1/2 + 1/3)/2
+    CHECK(j["texts"][1]["tokens"].size() == 3);
+    CHECK(j["chance"]["first"][0][1].get<double>() == doctest::Approx(5.0 / 12));
     CHECK(j["chance_rule"]["margin"] == 0.2);
     for (const char* f : {"gpt2-heads-previous.png", "gpt2-heads-sink.png", "gpt2-heads-induction.png", "gpt2-heads-punctuation.png"})
         CHECK(std::filesystem::exists(out + "/png/" + std::string(f)));

@@ -81,15 +81,15 @@ void table(std::ostringstream& out, const HeadReport& r, HeadPattern p, const He
 }
 
 // Natural-text induction's table, beside the random-id one.
-void induction_text_table(std::ostringstream& out, const HeadReport& r, const HeadsViewOptions& opt, const std::string& set = "") {
-    out << (set.empty() ? "" : set + " ") << "induction on the texts: mean weight on the token after an earlier, not adjacent copy "
+void induction_text_table(std::ostringstream& out, const HeadReport& r, const HeadsViewOptions& opt) {
+    out << "induction on the texts: mean weight on the token after an earlier, not adjacent copy "
         << "of the query's token" << kDot << r.induction_text_defined << " of " << r.texts.size()
         << (r.texts.size() == 1 ? " text\n" : " texts\n");
     if (r.induction_text_defined == 0) {
         out << "  n/a: no token repeats apart from its neighbour in any text\n\n";
         return;
     }
-    grid_with_chance(out, r, r.induction_text, r.induction_text_chance, opt, set);
+    grid_with_chance(out, r, r.induction_text, r.induction_text_chance, opt, "");
 }
 
 // The named heads of one pattern (those that clear chance), or "no head clears chance" with the best score.
@@ -140,7 +140,6 @@ std::string encoder_decoder_heads_terminal_view(const EncoderDecoderHeadReport& 
         for (const auto& info : head_patterns())
             if (s.report.shows(info.pattern) && info.pattern != HeadPattern::induction)  // induction needs a run of its own
                 table(out, s.report, info.pattern, opt, s.set);
-    for (const SetHeadReport& s : r.sets) induction_text_table(out, s.report, opt, s.set);
     if (r.cross)
         for (std::size_t p = 0; p < kCrossPatternCount; ++p) cross_table(out, *r.cross, p, opt);
     return out.str();
