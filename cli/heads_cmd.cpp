@@ -200,13 +200,12 @@ void run_heads(const HeadsOptions& o) {
     const HeadReport r = score_heads(*model, tok, texts, ids, run);
     // 4. the outputs
     const std::string name = model_display_name(o.model);
-    std::vector<RankedHead> top;
-    if (rank && o.top) {
-        top = rank_heads(r, *rank);
-        top.resize(std::min(top.size(), *o.top));
-    }
+    // the named heads (those clearing chance), each drawn on the text where its pattern is strongest
+    std::vector<TopHead> top;
+    if (rank && o.top) top = top_heads(r, *rank, *o.top);
+    if (o.png || o.svg) add_top_runs(top, r, *model, tok, ids);
     policy::RunOutputs out(outputs);
-    if (o.json) out.files.push_back({*o.json, render::heads_json_text(r, name)});
+    if (o.json) out.files.push_back({*o.json, render::heads_json_text(r, name, top, o.top ? rank : std::nullopt)});
     render::FigureOptions fopt;
     fopt.scale = static_cast<int>(o.scale), fopt.font_file = o.font.value_or("");
     if (o.png) out.png.add(out.files, render::heads_files(r, name, outputs.prefix, top, fopt, render::FileType::png));
@@ -238,8 +237,12 @@ void setup_heads(CLI::App& app) {
         "  self         mean weight on the query's own token\n"
         "  punctuation  mean total weight on tokens made of punctuation and symbols (Unicode P, S)\n"
         "  duplicate    mean total weight on earlier copies of the query's token\n"
-        "  induction    on R random ids repeated twice: weight on the token after the earlier copy\n"
-        "  sink         the largest mean weight one key gets from the queries after it (encoders: from all queries)\n"
+        "  induction    on R random ids repeated twice: weight on the token after the earlier copy; beside it, induction\n"
+        "               on the texts: weight on the token after an earlier, not adjacent copy of the query's token\n"
+        "  sink         the largest mean weight one key gets from the queries after it, among keys at least 2 and half\n"
+        "               of those queries give a uniform row's weight (encoders: from all queries)\n"
+        "Each score stands beside its chance level, a uniform head's score on the same texts (weights spread evenly\n"
+        "over the visible keys); a head is named only when its score is >= chance + 0.2 and >= 2 x chance.\n"
         "(docs/trace-format.md, \"attn heads\", gives the exact definitions and the JSON; docs/bert.md an encoder's.)\n\n"
         "Examples:\n"
         "  attn heads --model gpt2/ \"The cat sat on the mat.\" \"She said: no, not today.\"\n"

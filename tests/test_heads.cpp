@@ -11,6 +11,7 @@
 #include "core/analysis/head_patterns.h"
 #include "core/analysis/head_report.h"
 #include "render/terminal/heads_terminal.h"
+#include "render/terminal/model_terminal.h"
 #include "tests/helpers.h"
 #include "tests/model_fixtures.h"
 
@@ -59,17 +60,65 @@ TEST_CASE("heads: previous, first, self, punctuation and duplicate on a hand-bui
     CHECK(*duplicate_score(w, {5, 5, 5, 5}) == doctest::Approx((0.25 + 0.7 + 0.6) / 3));
 }
 
-TEST_CASE("heads: the sink is the key with the largest mean weight over the queries after it, not the brightest column sum") {
-    // column 0: (.25 + .5 + .1) / 3 = .283; column 1: (.2 + .2) / 2 = .2; column 2: .3 / 1
-    const auto s = head_sink(hand_weights());
-    REQUIRE(s);
-    CHECK(s->key == 2);
-    CHECK(s->weight == doctest::Approx(0.3));
+TEST_CASE("heads: the sink is the key with the largest mean weight over the queries after it, among keys at least 2 and half of them back") {
+    // the hand matrix: key 0 is given at least a uniform row's 1/(i+1) by row 2 only (.5 >= 1/3; .25 < 1/2,
+    // .1 < 1/4), key 1 by none (.2 < 1/3, .2 < 1/4), key 2 has one query after it: no key holds
+    CHECK_FALSE(head_sink(hand_weights()));
     Mat parked = Mat::from_shape({3, 3});  // every query on token 0
     parked.fill(0.0f);
     for (std::size_t i = 0; i < 3; ++i) parked(i, 0) = 1.0f;
     CHECK(head_sink(parked)->key == 0);
     CHECK(head_sink(parked)->weight == 1.0);
+    // the jury case: uniform rows, but the last query puts everything on the second-to-last key. Before
+    // the rule that key scored 1.00; now key 0 holds (rows 1-3 back it, 3 of 4): (1/2 + 1/3 + 1/4 + 0) / 4
+    Mat w = uniform_head(visible_keys(5, false));
+    for (std::size_t j = 0; j < 5; ++j) w(4, j) = j == 3 ? 1.0f : 0.0f;
+    const auto s = head_sink(w);
+    REQUIRE(s);
+    CHECK(s->key == 0);
+    CHECK(s->weight == doctest::Approx((0.5 + 1.0 / 3 + 0.25) / 4));
+}
+
+TEST_CASE("heads: a uniform causal head over 14 tokens scores 0.17 on previous, and a head is named only 0.2 above chance and at twice it") {
+    const Mat u = uniform_head(visible_keys(14, false));
+    CHECK(u(13, 0) == doctest::Approx(1.0 / 14));
+    CHECK(u(2, 3) == 0.0f);  // hidden: a causal row
+    double h = 0.0;  // mean over i = 1..13 of 1/(i+1) = (H_14 - 1) / 13
+    for (int i = 2; i <= 14; ++i) h += 1.0 / i;
+    CHECK(*previous_score(u) == doctest::Approx(h / 13));
+    CHECK(h / 13 == doctest::Approx(0.1732).epsilon(1e-3));
+    CHECK_FALSE(clears_chance(0.21, 0.17));
+    CHECK_FALSE(clears_chance(0.36, 0.17));  // 0.2 above but not twice
+    CHECK(clears_chance(0.37, 0.17));
+    CHECK_FALSE(clears_chance(0.5, 0.4));  // twice needs 0.8
+    CHECK(clears_chance(0.8, 0.4));
+    const Mat e = uniform_head(visible_keys(4, true));  // an encoder's: every key
+    CHECK(e(0, 3) == 0.25f);
+}
+
+TEST_CASE("heads: natural-text induction reads the token after an earlier, not adjacent copy of the query's token") {
+    // ids 5 7 5 7 on the hand matrix: query 2 (5) has its copy at 0, whose next token is 1: w21 = .2;
+    // query 3 (7) at 1, next 2: w32 = .3
+    CHECK(*text_induction_score(hand_weights(), {5, 7, 5, 7}) == doctest::Approx((0.2 + 0.3) / 2));
+    CHECK_FALSE(text_induction_score(hand_weights(), {5, 5, 6, 7}));  // the only repeat is adjacent
+    CHECK_FALSE(text_induction_score(hand_weights(), {1, 2, 3, 4}));
+    // ids 5 5 5 5: query 2 sees the non-adjacent copy 0 (next 1: .2); query 3 copies 0 and 1 (next 1, 2: .2 + .3)
+    CHECK(*text_induction_score(hand_weights(), {5, 5, 5, 5}) == doctest::Approx((0.2 + 0.5) / 2));
+}
+
+TEST_CASE("show's distance table: a uniform head's mean distance is its baseline, under the head's own mask") {
+    HeadTrace causal;
+    causal.weights = Mat::from_shape({8, 8});
+    CHECK(render::uniform_attention_distance(causal, false) == doctest::Approx(2.0));  // T/4
+    HeadTrace enc;
+    enc.weights = Mat::from_shape({4, 4});
+    // Σ_{j <= i} (i - j)/4 per row: .25, .75, 1.5, over rows 1..3
+    CHECK(render::uniform_attention_distance(enc, true) == doctest::Approx(2.5 / 3));
+    HeadTrace window = causal;  // a sliding window of 2: query i sees i-1 and i, distance 1/2
+    window.mask = Mask::from_shape({8, 8});
+    for (std::size_t i = 0; i < 8; ++i)
+        for (std::size_t j = 0; j < 8; ++j) window.mask(i, j) = j <= i && i - j < 2 ? 1 : 0;
+    CHECK(render::uniform_attention_distance(window, false) == doctest::Approx(0.5));
 }
 
 TEST_CASE("heads: the induction score reads w[i][i-R+1] over the second copy's queries") {
@@ -97,7 +146,7 @@ TEST_CASE("heads: a pattern without queries or repeats is undefined, and text_he
     const TextHeadScores s = text_head_scores(hand_weights(), {false, false, false, false}, {1, 2, 3, 4});
     CHECK_FALSE(s.score[static_cast<std::size_t>(HeadPattern::duplicate)]);
     CHECK_FALSE(s.score[static_cast<std::size_t>(HeadPattern::induction)]);
-    CHECK(*s.score[static_cast<std::size_t>(HeadPattern::sink)] == doctest::Approx(0.3));
+    CHECK_FALSE(s.score[static_cast<std::size_t>(HeadPattern::sink)]);  // no key of the hand matrix holds
 }
 
 TEST_CASE("heads: punctuation is every character in Unicode category P or S once whitespace and the label marks are gone") {
@@ -119,10 +168,11 @@ TEST_CASE("heads: the induction ids are std::mt19937(seed) draws mod the vocabul
     CHECK_THROWS(induction_ids(6, 0, 5));
 }
 
-TEST_CASE("heads: the ranking is highest first, undefined heads left out, and the readings name the score and the sink") {
+TEST_CASE("heads: the ranking is highest first, undefined heads left out, and the readings name the score, its chance and the sink") {
     HeadReport r;
     r.n_layer = 2, r.n_head = 2, r.model.type = "gpt2";
     for (auto& grid : r.scores) grid.assign(2, std::vector<std::optional<double>>(2));
+    for (auto& grid : r.chance) grid.assign(2, std::vector<std::optional<double>>(2, 0.1));
     auto set = [&](HeadPattern p, std::size_t l, std::size_t h, double v) { r.scores[static_cast<std::size_t>(p)][l][h] = v; };
     set(HeadPattern::punctuation, 0, 0, 0.2), set(HeadPattern::punctuation, 1, 0, 0.61), set(HeadPattern::punctuation, 1, 1, 0.4);
     set(HeadPattern::sink, 1, 0, 0.83), set(HeadPattern::sink, 0, 0, 0.3);
@@ -137,7 +187,8 @@ TEST_CASE("heads: the ranking is highest first, undefined heads left out, and th
     CHECK((ranked[0].layer == 1 && ranked[0].head == 0));
     CHECK((ranked[1].layer == 1 && ranked[1].head == 1));
     CHECK((ranked[2].layer == 0 && ranked[2].head == 0));
-    CHECK(render::head_reading(r, HeadPattern::punctuation, 1, 0, 2) == "layer 1 head 0: 0.61 of its attention on punctuation");
+    CHECK(named_heads(r, HeadPattern::punctuation, 3).size() == 2);  // 0.2 is below chance 0.1 + 0.2
+    CHECK(render::head_reading(r, HeadPattern::punctuation, 1, 0, 2) == "layer 1 head 0: 0.61 of its attention on punctuation (chance 0.10)");
     CHECK(render::head_reading(r, HeadPattern::sink, 1, 0, 2).find("\"\xC2\xB7said\" (position 1)") != std::string::npos);
     CHECK(render::sink_caution(r, 1, 0, 2).find("parks 0.83 of its attention on one token (\"\xC2\xB7said\"") != std::string::npos);
     CHECK(render::sink_caution(r, 0, 0, 2).empty());  // 0.3 is below kSinkCaution
@@ -146,11 +197,41 @@ TEST_CASE("heads: the ranking is highest first, undefined heads left out, and th
     r.texts[0] = text;
     CHECK(render::sink_caution(r, 1, 1, 2).empty());
     render::HeadsViewOptions v;
-    v.rank = HeadPattern::punctuation, v.top = 2;
+    v.rank = HeadPattern::punctuation, v.top = 3;
     const std::string view = render::heads_terminal_view(r, v);
     CHECK(view.find("top heads by punctuation:\n  layer 1 head 0: 0.61") != std::string::npos);
     CHECK(view.find("caution: this head parks 0.83") != std::string::npos);
-    CHECK(view.find("layer 0 head 0: 0.20 of its attention on punctuation") == std::string::npos);  // the third of 3
+    CHECK(view.find("layer 0 head 0: 0.20 of its attention on punctuation") == std::string::npos);  // below chance + 0.2
+    CHECK(view.find("a head is named only when its score is at least chance + 0.2 and at least 2 \xC3\x97 chance") != std::string::npos);
+    for (auto& row : r.chance[static_cast<std::size_t>(HeadPattern::punctuation)]) row.assign(2, 0.45);
+    const std::string none = render::heads_terminal_view(r, v);
+    CHECK(none.find("top heads by punctuation:\n  no head clears chance (the highest, layer 1 head 0, scores 0.61 against chance 0.45)\n") !=
+          std::string::npos);
+}
+
+TEST_CASE("heads: over several texts the sink and its caution name the text where it holds most, with that text's own value") {
+    HeadReport r;
+    r.n_layer = 1, r.n_head = 1, r.model.type = "gpt2";
+    for (auto& grid : r.scores) grid.assign(1, std::vector<std::optional<double>>(1));
+    r.scores[static_cast<std::size_t>(HeadPattern::sink)][0][0] = (0.53 + 0.95) / 2;  // the mean over the two texts
+    r.scores[static_cast<std::size_t>(HeadPattern::previous)][0][0] = 0.6;
+    HeadText a, b;
+    a.tokens = {"It", "\xC2\xB7is", "\xC2\xB7that", "\xC2\xB7one", "."};
+    a.sinks = {{HeadSink{2, 0.53}}};  // "·that": 2 of the 4 queries after it
+    b.tokens = {"The", "\xC2\xB7dog", "\xC2\xB7ran", "."};
+    b.sinks = {{HeadSink{0, 0.95}}};
+    r.texts = {a, b};
+    const std::string caution = render::sink_caution(r, 0, 0, 2);
+    CHECK(caution.find("parks 0.95 of its attention on one token (\"The\" at position 0 of text 2)") != std::string::npos);
+    CHECK(caution.find("0.74") == std::string::npos);  // never the mean said of one text's token
+    CHECK(render::head_reading(r, HeadPattern::sink, 0, 0, 2) ==
+          "layer 0 head 0: 0.74 of its attention on one token (a sink), from the queries after it: \"The\" (position 0 of text 2, 0.95 there)");
+    r.texts[1].sinks = {{HeadSink{0, 0.4}}};  // now "·that" on text 1 holds most: its own 0.53
+    r.scores[static_cast<std::size_t>(HeadPattern::sink)][0][0] = (0.53 + 0.4) / 2;
+    CHECK(render::sink_caution(r, 0, 0, 2).empty());  // the mean 0.465 is below kSinkCaution
+    r.scores[static_cast<std::size_t>(HeadPattern::sink)][0][0] = 0.79;
+    CHECK(render::sink_caution(r, 0, 0, 2).find("parks 0.53 of its attention on one token (\"\xC2\xB7that\" at position 2 of text 1)") !=
+          std::string::npos);
 }
 
 TEST_CASE("heads end to end: exit 0, the JSON's patterns are layers x heads, and the figures are written") {
@@ -169,7 +250,10 @@ TEST_CASE("heads end to end: exit 0, the JSON's patterns are layers x heads, and
         }
         REQUIRE(j["patterns"][info.name].size() == 1);     // 1 layer
         REQUIRE(j["patterns"][info.name][0].size() == 2);  // 2 heads
-        for (const auto& v : j["patterns"][info.name][0]) CHECK((v.get<double>() >= 0.0 && v.get<double>() <= 1.0 + 1e-6));
+        for (const auto& v : j["patterns"][info.name][0]) {
+            if (info.pattern == HeadPattern::sink && v.is_null()) continue;  // no key of 3 tokens need hold as a sink
+            CHECK((v.get<double>() >= 0.0 && v.get<double>() <= 1.0 + 1e-6));
+        }
     }
     CHECK(j["texts"].size() == 2);
     CHECK(j["texts"][0]["tokens"] == nlohmann::json::array({"a", ",", "a"}));
@@ -179,13 +263,20 @@ TEST_CASE("heads end to end: exit 0, the JSON's patterns are layers x heads, and
     CHECK(j["induction"]["seed"] == 0);
     CHECK(j["induction"]["token_ids"].size() == 4);
     CHECK(j["sinks"].size() == 2);
+    // a uniform head on "a,a" and "b b", 3 tokens each (the tiny vocabulary has no "·b"): first (1/2 + 1/3)/2
+    CHECK(j["texts"][1]["tokens"].size() == 3);
+    CHECK(j["chance"]["first"][0][1].get<double>() == doctest::Approx(5.0 / 12));
+    CHECK(j["chance_rule"]["margin"] == 0.2);
     for (const char* f : {"gpt2-heads-previous.png", "gpt2-heads-sink.png", "gpt2-heads-induction.png", "gpt2-heads-punctuation.png"})
         CHECK(std::filesystem::exists(out + "/png/" + std::string(f)));
     CHECK(std::filesystem::exists(out + "/svg/gpt2-heads-first.svg"));
     const std::string best = j["patterns"]["first"][0][0].get<double>() >= j["patterns"]["first"][0][1].get<double>() ? "0" : "1";
-    CHECK(std::filesystem::exists(out + "/png/gpt2-l0-h" + best + "-weights.png"));
-    CHECK(attn::test::tree(out + "/png").size() == 8);  // 7 pattern maps and the top head's weights
-    CHECK(r.out.find("top heads by first:\n  layer 0 head " + best) != std::string::npos);
+    const double top = j["patterns"]["first"][0][std::stoi(best)], chance = j["chance"]["first"][0][0];
+    const bool named = top >= chance + 0.2 && top >= 2 * chance;  // the seeded heads: a figure only when one clears chance
+    CHECK(std::filesystem::exists(out + "/png/gpt2-l0-h" + best + "-weights.png") == named);
+    CHECK(attn::test::tree(out + "/png").size() == (named ? 8u : 7u));  // 7 pattern maps and the named top head's weights
+    CHECK(j["top"]["heads"].size() == (named ? 1u : 0u));
+    CHECK(r.out.find(named ? "top heads by first:\n  layer 0 head " + best : "top heads by first:\n  no head clears chance") != std::string::npos);
     CHECK(r.out.find("wrote PNGs to ") != std::string::npos);
 }
 

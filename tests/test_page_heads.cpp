@@ -60,18 +60,19 @@ TEST_CASE("page: a model run's page carries its name, text and every head's scor
     const char* names[] = {"previous", "first", "self", "punctuation", "duplicate", "sink"};
     // previous (.25 + .2 + .3) / 3; first (.25 + .5 + .1) / 3; self (.75 + .3 + .4) / 3; punctuation: key 2
     // "," seen by rows 2 and 3, (0 + .3 + .3) / 3; duplicate: only query 3 repeats an id (10, at key 0): .1;
-    // sink: key 0 gets (.25 + .5 + .1) / 3, key 1 (.2 + .2) / 2, key 2 .3 / 1: key 2 with .3
-    const double want[] = {0.25, 0.85 / 3, 1.45 / 3, 0.2, 0.1, 0.3};
+    // sink: no key holds as one (head_patterns.h: at least 2 and half of the queries after a key give it a
+    // uniform row's 1/(i+1)): key 0 is given that by row 2 alone (.5; .25 < 1/2, .1 < 1/4), key 1 by none, key 2
+    // has one query after it
+    const double want[] = {0.25, 0.85 / 3, 1.45 / 3, 0.2, 0.1};
     REQUIRE(hs["scores"].size() == 1);
     REQUIRE(hs["scores"][0].size() == 1);
     for (std::size_t p = 0; p < 6; ++p) {
         CAPTURE(names[p]);
         CHECK(hs["patterns"][p][0] == names[p]);
-        CHECK(hs["scores"][0][0][p].get<double>() == doctest::Approx(want[p]).epsilon(1e-6));
+        if (p < 5) CHECK(hs["scores"][0][0][p].get<double>() == doctest::Approx(want[p]).epsilon(1e-6));
     }
-    CHECK(hs["sinks"][0][0][0] == 2);
-    CHECK(hs["sinks"][0][0][1] == ",");
-    CHECK(hs["sinks"][0][0][2].get<double>() == doctest::Approx(0.3).epsilon(1e-6));
+    CHECK(hs["scores"][0][0][5].is_null());
+    CHECK(hs["sinks"][0][0].is_null());
     CHECK(j["layers"][0]["layer"] == 7);
 }
 

@@ -41,6 +41,9 @@ pcre2_code* punctuation_regex() {
     return re.get();
 }
 
+// A float weight of exactly 1/(i+1) may round just below the double: the sink's backing test allows this.
+constexpr double kSinkSlack = 1e-6;
+
 }  // namespace
 
 const std::array<HeadPatternInfo, kHeadPatternCount>& head_patterns() {
@@ -67,7 +70,7 @@ const std::array<HeadPatternInfo, kHeadPatternCount>& head_patterns() {
          "mean weight on the token after the same token's first occurrence (second copy of R random ids)",
          "mean weight on the token after the same token's first occurrence (second copy of R random ids)", true},
         {HeadPattern::sink, "sink", "on one token (a sink), from the queries after it",
-         "the largest mean weight one key gets from the queries after it",
+         "the largest mean weight one key gets from the queries after it (half of them, at least 2, give it >= 1/(i+1))",
          "the largest mean weight one key gets from all queries", true},
     }};
     static_assert(static_cast<std::size_t>(HeadPattern::sink) + 1 == kHeadPatternCount, "one row per pattern");
@@ -144,15 +147,56 @@ std::optional<double> induction_score(const Mat& w, std::size_t R) {
 
 std::optional<HeadSink> head_sink(const Mat& w) {
     const std::size_t T = w.shape(0);
-    if (T < 2) return std::nullopt;
-    HeadSink best{0, -1.0};
+    std::optional<HeadSink> best;
     for (std::size_t j = 0; j + 1 < T; ++j) {
+        const std::size_t after = T - 1 - j;
         double on = 0.0;
-        for (std::size_t i = j + 1; i < T; ++i) on += double(w(i, j));
-        on /= static_cast<double>(T - 1 - j);
-        if (on > best.weight) best = {j, on};
+        std::size_t backing = 0;  // queries giving key j at least a uniform row's weight
+        for (std::size_t i = j + 1; i < T; ++i) {
+            on += double(w(i, j));
+            if (double(w(i, j)) >= 1.0 / static_cast<double>(i + 1) - kSinkSlack) ++backing;
+        }
+        if (backing < 2 || 2 * backing < after) continue;  // one query's pile is not a sink
+        on /= static_cast<double>(after);
+        if (!best || on > best->weight) best = HeadSink{j, on};
     }
     return best;
+}
+
+std::optional<double> text_induction_score(const Mat& w, const std::vector<std::int64_t>& ids) {
+    const std::size_t T = w.shape(0);
+    double total = 0.0;
+    std::size_t queries = 0;
+    for (std::size_t i = 2; i < T; ++i) {
+        double on = 0.0;
+        bool copied = false;
+        for (std::size_t j = 0; j + 1 < i; ++j)  // j + 1 <= i - 1: the earlier copy is not the previous token
+            if (ids.at(j) == ids.at(i)) on += double(w(i, j + 1)), copied = true;
+        if (copied) total += on, ++queries;
+    }
+    if (queries == 0) return std::nullopt;
+    return total / static_cast<double>(queries);
+}
+
+bool clears_chance(double score, double chance) { return score >= chance + kChanceMargin && score >= kChanceRatio * chance; }
+
+Mat uniform_head(const Mask& visible) {
+    Mat w = Mat::from_shape({visible.shape(0), visible.shape(1)});
+    w.fill(0.0f);
+    for (std::size_t i = 0; i < visible.shape(0); ++i) {
+        std::size_t n = 0;
+        for (std::size_t j = 0; j < visible.shape(1); ++j) n += visible(i, j) ? 1 : 0;
+        for (std::size_t j = 0; j < visible.shape(1); ++j)
+            if (visible(i, j)) w(i, j) = static_cast<float>(1.0 / static_cast<double>(n));
+    }
+    return w;
+}
+
+Mask visible_keys(std::size_t T, bool bidirectional) {
+    Mask m = Mask::from_shape({T, T});
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j = 0; j < T; ++j) m(i, j) = bidirectional || j <= i ? 1 : 0;
+    return m;
 }
 
 namespace {

@@ -15,7 +15,14 @@
 //                second copy's queries i = R..2R-1 of w[i][i-R+1]: the position just after the same
 //                token's first occurrence (Olsson et al. 2022; TransformerLens's induction detector)
 //   sink         the key j with the largest mean weight over the queries after it, (1/(T-1-j)) Σ_{i>j} w[i][j],
-//                j < T-1 (ties: the earlier key); its score is that mean (undefined for T < 2)
+//                among the keys that hold as sinks (ties: the earlier key); its score is that mean. A key holds
+//                when at least 2 of the queries after it, and at least half of them, give it at least a
+//                uniform row's weight, w[i][j] >= 1/(i+1) (within 1e-6): a key near the end that one query
+//                piles onto is not a sink. Undefined when no key holds (T < 3 always)
+//   induction_text  natural-text induction, on the user's own texts: over the queries i whose id occurs at
+//                some j < i-1 (an earlier, not adjacent copy), the mean of Σ_{such j} w[i][j+1], the weight on
+//                the tokens after the earlier copies (undefined when no id repeats that way). Kept beside the
+//                random-id induction score, outside the pattern table (HeadReport::induction_text)
 //   next         not defined: a causal query never sees the key after it (its weight there is 0 by
 //                construction), so a decoder's tables, JSON and figures leave the pattern out
 //
@@ -32,7 +39,14 @@
 //   sink         the key j with the largest mean weight over all queries, (1/T) Σ_i w[i][j], any j
 //                (ties: the earlier key; often the final [SEP] or [CLS]); its score is that mean
 //                (undefined for T < 2)
+//   induction_text  as for a decoder
 // Scores over several texts are the mean over the texts where the pattern is defined.
+//
+// Chance level: every score above computed on a uniform head over the same texts (each query's weight
+// spread evenly over its visible keys: causal for a decoder, every key for an encoder, a set's own mask).
+// It depends only on the texts and the mask. A uniform causal head over 14 tokens scores 0.17 on
+// previous (the mean of 1/(i+1), i = 1..13). A head is named only when its score clears chance by the
+// margin below (both rules).
 //
 // An encoder-decoder (T5, BART, Marian): its "encoder" set is scored as an encoder's heads, its "decoder"
 // set as a decoder's (induction needs a run of its own: left out), and its "cross" set (w (T, S): decoder
@@ -75,6 +89,17 @@ const HeadPatternInfo* find_head_pattern(const std::string& name);  // nullptr w
 const char* pattern_definition(const HeadPatternInfo& p, bool bidirectional);
 const char* pattern_reading(const HeadPatternInfo& p, bool bidirectional);
 
+// The margin a named head must clear: score >= chance + kChanceMargin and score >= kChanceRatio × chance.
+inline constexpr double kChanceMargin = 0.2;
+inline constexpr double kChanceRatio = 2.0;
+bool clears_chance(double score, double chance);
+
+// A uniform head (T, S): row i spreads 1/n_i over its n_i visible keys (mask 1), 0 elsewhere; a row with
+// no visible key is all 0.
+Mat uniform_head(const Mask& visible);
+// The visibility of a decoder's (causal, j <= i) or an encoder's (every key) T × T run.
+Mask visible_keys(std::size_t T, bool bidirectional);
+
 // True when a token's label (Tokenizer::label) is punctuation as defined above.
 bool is_punctuation_label(const std::string& label);
 
@@ -92,6 +117,9 @@ std::optional<double> punctuation_score(const Mat& w, const std::vector<bool>& p
 std::optional<double> duplicate_score(const Mat& w, const std::vector<std::int64_t>& ids);
 std::optional<double> induction_score(const Mat& w, std::size_t R);  // w (2R, 2R) on the repeated ids
 std::optional<HeadSink> head_sink(const Mat& w);
+// Natural-text induction on one text: w (T, T) and its ids (T), any mask (the tokens after earlier
+// copies are always visible to the later query).
+std::optional<double> text_induction_score(const Mat& w, const std::vector<std::int64_t>& ids);
 
 // An encoder head's scores on one text: w (T, T) bidirectional weights (every key visible).
 std::optional<double> encoder_next_score(const Mat& w);

@@ -30,7 +30,11 @@ struct HeadText {
     std::vector<std::int64_t> ids;        // (T)
     std::vector<bool> punctuation;        // (T) is_punctuation_label of each token
     std::vector<std::vector<std::optional<HeadSink>>> sinks;  // (L, H)
+    std::vector<std::vector<std::array<std::optional<double>, kHeadPatternCount>>> scores;  // (L, H, P) this text's own
+    std::vector<std::vector<std::optional<double>>> induction_text;  // (L, H) natural-text induction on this text
 };
+
+using HeadGrid = std::vector<std::vector<std::optional<double>>>;  // (L, H)
 
 struct HeadReport {
     ModelInfo model;
@@ -39,6 +43,13 @@ struct HeadReport {
     // where no text defines it. defined[p] counts those texts (induction: 1 when run).
     std::array<std::vector<std::vector<std::optional<double>>>, kHeadPatternCount> scores;
     std::array<std::size_t, kHeadPatternCount> defined{};
+    // (P, L, H): each score's chance level, the same score of a uniform head over the visible keys on the
+    // same texts (head_patterns.h); equal across a layer's heads; nullopt where the uniform head leaves it undefined.
+    std::array<HeadGrid, kHeadPatternCount> chance;
+    // (L, H): natural-text induction (head_patterns.h text_induction_score), the mean over the texts that
+    // define it, its chance level, and how many texts define it.
+    HeadGrid induction_text, induction_text_chance;
+    std::size_t induction_text_defined = 0;
     std::vector<HeadText> texts;
     std::size_t induction_length = 0;  // R, 0 when not run
     std::uint64_t induction_seed = 0;
@@ -47,6 +58,18 @@ struct HeadReport {
 
     const std::optional<double>& score(HeadPattern p, std::size_t l, std::size_t h) const {
         return scores[static_cast<std::size_t>(p)][l][h];
+    }
+    // nullopt too when the report holds no chance levels (one built by hand without them)
+    std::optional<double> chance_of(HeadPattern p, std::size_t l, std::size_t h) const {
+        const HeadGrid& g = chance[static_cast<std::size_t>(p)];
+        return l < g.size() && h < g[l].size() ? g[l][h] : std::nullopt;
+    }
+    // Whether a head's score clears its chance level by the margin (head_patterns.h clears_chance); a
+    // score without a chance level (undefined for a uniform head) is never named.
+    bool clears(HeadPattern p, std::size_t l, std::size_t h) const {
+        const auto& s = score(p, l, h);
+        const auto c = chance_of(p, l, h);
+        return s && c && clears_chance(*s, *c);
     }
     // An encoder's report (bidirectional weights, head_patterns.h's encoder definitions).
     bool bidirectional() const { return model.stack == "encoder"; }
@@ -100,8 +123,29 @@ struct RankedHead {
     double score = 0.0;
 };
 std::vector<RankedHead> rank_heads(const HeadReport& r, HeadPattern p);
+// The first n ranked heads that clear their chance level by the margin (HeadReport::clears): the heads
+// the readings and --top name; empty when no head clears chance.
+std::vector<RankedHead> named_heads(const HeadReport& r, HeadPattern p, std::size_t n);
 
-// The mean over texts of a head's sink weight, and the sink of the first text that has one.
-std::optional<HeadSink> first_sink(const HeadReport& r, std::size_t layer, std::size_t head, std::size_t* text = nullptr);
+// A head --top names: its rank, the text its pattern is strongest on (strongest_text) and, for its figure,
+// that text's run (empty until add_top_runs).
+struct TopHead {
+    RankedHead head;
+    std::size_t text = 0;
+    Trace run;
+};
+// The named heads (named_heads) of pattern p, at most n, each with its strongest text.
+std::vector<TopHead> top_heads(const HeadReport& r, HeadPattern p, std::size_t n);
+// Each top head's run: r.first for the first text, else that text's ids run again through the model
+// (once per text).
+void add_top_runs(std::vector<TopHead>& top, const HeadReport& r, const ModelCheckpoint& m, const Tokenizer& tok,
+                  const std::vector<std::vector<std::int64_t>>& ids);
+
+// A head's sink on the text where it holds most (the largest weight; ties: the earlier text), and that text.
+std::optional<HeadSink> strongest_sink(const HeadReport& r, std::size_t layer, std::size_t head, std::size_t* text = nullptr);
+
+// The text on which a head's pattern score is highest (ties: the earlier text; induction: its natural-text
+// score); 0 when no text defines it.
+std::size_t strongest_text(const HeadReport& r, HeadPattern p, std::size_t layer, std::size_t head);
 
 }  // namespace attn

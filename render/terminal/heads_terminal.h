@@ -26,11 +26,13 @@ struct HeadsViewOptions {
     std::size_t top = 3;                 // how many heads --rank names
 };
 
-// "layer 1 head 0: 0.61 of its attention on punctuation" (with the sink's token for the sink pattern).
+// "layer 1 head 0: 0.61 of its attention on punctuation (chance 0.08)" (for the sink pattern with its token, on
+// the text where it holds most, and that text's own value).
 std::string head_reading(const HeadReport& r, HeadPattern p, std::size_t layer, std::size_t head, int precision);
 
-// The caution for a head whose mean sink weight is at least kSinkCaution and whose sink in the first
-// text that has one is followed by at least half of that text's queries, else "".
+// The caution for a head whose mean sink weight is at least kSinkCaution and whose sink on the text
+// where it holds most is followed by at least half of that text's queries, else "". It names that text,
+// token and the text's own weight there.
 std::string sink_caution(const HeadReport& r, std::size_t layer, std::size_t head, int precision);
 
 std::string heads_terminal_view(const HeadReport& r, const HeadsViewOptions& opt);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/analysis/head_patterns.h"
 #include "render/terminal/text_matrix.h"
 #include "render/view/alignment.h"
 #include "render/view/layer_aggregates.h"
@@ -115,6 +116,12 @@ double mean_attention_distance(const Mat& w) {
     return total / static_cast<double>(T - 1);
 }
 
+double uniform_attention_distance(const HeadTrace& head, bool bidirectional) {
+    const std::size_t T = head.weights.shape(0);
+    const bool masked = head.mask.dimension() == 2 && head.mask.shape(0) == T && head.mask.shape(1) == head.weights.shape(1);
+    return mean_attention_distance(uniform_head(masked ? head.mask : visible_keys(T, bidirectional)));
+}
+
 std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt) {
     std::ostringstream out;
     const ModelInfo& m = *t.model;
@@ -156,12 +163,14 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
         const std::string name = "h" + std::to_string(h);
         out << std::string(name.size() < 7 ? 7 - name.size() : 1, ' ') << name;
     }
-    out << "\n";
+    out << "  uniform\n";
     for (const auto& l : t.layers()) {
         out << fmt(static_cast<double>(l.layer), "layer %-2.0f");
         for (const auto& hd : l.heads) out << "  " << fmt(mean_attention_distance(hd.weights), "%5.1f");
+        if (!l.heads.empty()) out << "    " << fmt(uniform_attention_distance(l.heads[0], encoder), "%5.1f");
         out << "\n";
     }
+    out << "(uniform: the distance of a head that spreads each query's weight evenly over its visible keys, the baseline)\n";
     // 4. what the model predicts: after the last token (decoders), at each mask (encoders)
     auto shown = [](const std::string& token) {
         std::string label = token, s;

@@ -14,6 +14,9 @@ namespace attn::render {
 // Mean attention distance of one head: over query rows i >= 1, the average of Σ_j w_ij · (i − j).
 // About 1 for a previous-token head, large for heads that spread out or park on the first token.
 double mean_attention_distance(const Mat& weights);
+// The same distance for a uniform head over the head's visible keys (its mask; without one, causal or,
+// for an encoder, every key): the table's baseline. A causal text of T tokens gives T/4: (1/(T-1)) Σ i/2.
+double uniform_attention_distance(const HeadTrace& head, bool bidirectional);
 
 // Terminal: the model, the tokens, the chosen head's matrices (opt.show), the all-heads summary
 // (mean attention distance, layers × heads) and the top predictions after the last position.

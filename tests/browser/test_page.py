@@ -471,16 +471,17 @@ def test_model_run_page(page, heads, name, text, out):
             check(abs(v - want) <= 1e-6, "layer %d head %d %s: page %r, attn heads %r" % (l, h, p, v, want))
             compared += 1
         sink = heads["sinks"][0][l][h]
-        check(cells[-1] == "%d “%s”" % (sink["position"], sink["token"]), "layer %d head %d sink: %r, attn heads %s" % (l, h, cells[-1], sink))
-    check(compared >= L * H * 5, "compared %d scores" % compared)
+        want_cell = "%d “%s”" % (sink["position"], sink["token"]) if sink else "—"  # no key holds as a sink: a dash
+        check(cells[-1] == want_cell, "layer %d head %d sink: %r, attn heads %s" % (l, h, cells[-1], sink))
+    check(compared >= L * H * 4, "compared %d scores" % compared)
     check(all(values[4] is not None for _, _, values, _ in rows), "the text repeats a token: duplicate is defined")
     print("model run page: %d scores equal attn heads --json within 1e-6" % compared)
     # sorting: a pattern highest first, again lowest first; layer back in order
     for p in ("previous", "sink"):
         k = PATTERN_COLUMNS.index(p)
-        down = [r[2][k] for r in sort_by(page, p)]
+        down = [r[2][k] for r in sort_by(page, p) if r[2][k] is not None]  # a head without a sink has no value
         check(down == sorted(down, reverse=True), "sorted by %s, highest first: %s" % (p, down))
-        up = [r[2][k] for r in sort_by(page, p)]
+        up = [r[2][k] for r in sort_by(page, p) if r[2][k] is not None]
         check(up == sorted(up), "sorted by %s again, lowest first: %s" % (p, up))
     order = [(r[0], r[1]) for r in sort_by(page, "layer")]
     check(order == [(l, h) for l in range(L) for h in range(H)], "sorted by layer: %s" % order)

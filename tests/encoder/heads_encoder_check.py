@@ -7,7 +7,8 @@ patterns are computed from them here in numpy from the encoder definitions (core
 docs/bert.md): every query sees every key, so first, self, punctuation and sink average over all T
 queries, next over queries 0..T-2, duplicate over the other copies on either side. They must equal
 `attn heads --json`'s within 1e-6, `next` must be there (and absent from a GPT-2's JSON), and every
-sink must be the key with the largest column mean."""
+sink must be the key with the largest column mean. The "chance" levels must equal the same scores of a
+uniform encoder head (1/T on every key) averaged over the texts."""
 import json
 import os
 import subprocess
@@ -78,7 +79,7 @@ with tempfile.TemporaryDirectory() as tmp:
         got = json.loads(r.stdout)
         check(got["model"].get("stack") == "encoder", f"{family}: the JSON says encoder")
         check("next" in got["patterns"], f"{family}: next is listed")
-        sums, sinks = {}, {}
+        sums, sinks, chance = {}, {}, {}
         for n, text in enumerate(texts):
             s = run(["show", "--model", d, "--json", "-", text])
             check(s.returncode == 0, f"{family} show: exit {s.returncode}: {s.stderr.strip()}")
@@ -93,6 +94,10 @@ with tempfile.TemporaryDirectory() as tmp:
                         if v is not None:
                             sums.setdefault((name, layer["layer"], h["head"]), []).append(v)
                     sinks[(n, layer["layer"], h["head"])] = key
+            T = len(trace["tokens"])  # the chance level: a uniform encoder head, 1/T on every key
+            for name, v in patterns(np.full((T, T), 1.0 / T), trace["tokens"], trace["token_ids"])[0].items():
+                if v is not None:
+                    chance.setdefault(name, []).append(v)
         worst, compared = 0.0, 0
         for name in ["previous", "next", "first", "self", "punctuation", "duplicate", "sink"]:
             for l in range(len(got["patterns"][name])):
@@ -104,11 +109,14 @@ with tempfile.TemporaryDirectory() as tmp:
                     worst = max(worst, abs(have - float(np.mean(want))))
                     compared += 1
         check(compared > 0 and worst <= 1e-6, f"{family}: patterns differ by {worst:.3g}")
+        cworst = max(abs(got["chance"][name][l][h] - float(np.mean(chance[name])))
+                     for name in chance for l in range(len(got["chance"][name])) for h in range(len(got["chance"][name][l])))
+        check(len(chance) == 7 and cworst <= 1e-6, f"{family}: chance levels differ from a uniform encoder head's by {cworst:.3g}")
         bad = [k for k, key in sinks.items() if key is not None and got["sinks"][k[0]][k[1]][k[2]]["position"] != key]
         check(not bad, f"{family}: sink positions differ at {bad[:3]}")
         check(got["defined_texts"]["next"] == len(texts) - (1 if len(got["texts"][2]["tokens"]) < 2 else 0),
               f"{family}: next defined in {got['defined_texts']['next']} texts")
-        print(f"{family}: {compared} encoder scores within {worst:.2g}; first token {got['texts'][0]['tokens'][0]!r}")
+        print(f"{family}: {compared} encoder scores within {worst:.2g}, chance within {cworst:.2g}; first token {got['texts'][0]['tokens'][0]!r}")
 
     # a decoder's JSON has no next, and --rank next is refused with its reason
     g = os.path.join(tmp, "gpt2")
