@@ -163,7 +163,7 @@ void print_generation(const DecodeTrace& d, const Tokenizer& tok, std::size_t he
     const DecodeGeneration& g = *d.model->generation;
     std::cout << "\ngeneration \xC2\xB7 " << sampling_text({g.sample, g.temperature, g.top_k, g.top_p, g.sample_seed})
               << " \xC2\xB7 at most " << g.max_new_tokens << " new tokens \xC2\xB7 p: the model's probability"
-              << (g.sample ? " (drawn with the sampler's q)" : "") << " \xC2\xB7 row: layer " << d.model->layer << ", head " << head << "\n";
+              << (g.sample ? ", q: the sampler's (after temperature, top-k, top-p)" : "") << " \xC2\xB7 row: layer " << d.model->layer << ", head " << head << "\n";
     auto prob = [&](double p) {
         char num[32];
         std::snprintf(num, sizeof num, "%.*f", std::max(4, precision), p);

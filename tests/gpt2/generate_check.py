@@ -153,6 +153,15 @@ with tempfile.TemporaryDirectory() as tmp:
             os.remove(os.path.join(g2, "generation_config.json"))
             json.dump(c, open(os.path.join(g2, "config.json"), "w"))
             print(f"eos: stops after {gen[stop]} (config.json) and after {gen[1]} (generation_config.json's list)")
+        # a folder whose own settings sample: still greedy, and one line says how it would sample
+        json.dump({"do_sample": True, "temperature": 0.6, "top_p": 0.9}, open(os.path.join(g2, "generation_config.json"), "w"))
+        r = run(["decode", "--model", g2, TEXT, "--max-new-tokens", "4"])
+        note = ("greedy here; the model's own settings would sample (" + os.path.join(g2, "generation_config.json") +
+                ": do_sample true): --temperature 0.6 --top-k 50 --top-p 0.9")
+        check(r.returncode == 0 and r.stdout.count(note) == 1, f"do_sample note: {r.stdout}{r.stderr}")
+        e = generate(g2, TEXT, [])
+        check(e is not None and e["generated_ids"] == gen and e["generation"]["mode"] == "greedy", "do_sample changed the greedy ids")
+        os.remove(os.path.join(g2, "generation_config.json"))
         # the terminal: one line per generated token with its probability and the head's row
         r = run(["decode", "--model", g2, TEXT, "--max-new-tokens", "3", "--layer", "1", "--head", "1"])
         lines = [l for l in r.stdout.splitlines() if l.strip()[:1].isdigit() and " top: " in l]
