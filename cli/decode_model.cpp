@@ -1,5 +1,7 @@
 // attn decode --model DIR: a real model's key/value cache filled one token at a time; the terminal
 // table, and the steps as JSON ("attn-decode"), figures (staircase, cache) and the full pass's page.
+// With --max-new-tokens the model then generates (greedy, or sampled with --temperature, --top-k,
+// --top-p from --sample-seed): one line per new token, and "generated_ids" / "generation" in the JSON.
 #include <unistd.h>
 
 #include <algorithm>
