@@ -201,9 +201,19 @@ DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
     const std::size_t most = T + (N ? N - 1 : 0);
     const RopeTable rope =
         m.family->recipe.positions == PosScheme::rotary ? rope_table(0, most, model_inv_freq(cfg, most)) : RopeTable();
-    // 1. the tokens one at a time through the caches, every layer's and head's row kept for the check
+    // 1. the tokens one at a time through the caches. Every layer's and head's row is checked against the
+    //    full pass's: at once when the fed tokens are known (the text only), else kept until generation ends
+    const bool known = N == 0;
+    if (known) out.full = run_model(m, tok, fed, ModelRunOptions{});
+    auto compare = [&](std::size_t p, std::size_t l, std::size_t h, const std::vector<float>& got) {
+        const Mat& full = out.full.layers()[l].heads[h].weights;  // (F, F)
+        for (std::size_t j = 0; j < full.shape(1); ++j) {
+            const double w = j <= p ? static_cast<double>(got[j]) : 0.0;
+            out.max_abs_diff = std::max(out.max_abs_diff, std::abs(w - static_cast<double>(full(p, j))));
+        }
+    };
     std::vector<LayerCache> caches(L);
-    std::vector<std::vector<std::vector<float>>> rows;     // (steps) (L·H) (t + 1)
+    std::vector<std::vector<std::vector<float>>> rows;     // (steps) (L·H) (t + 1), while generating
     Scratch b;
     Buf x, logits(V);
     TorchGenerator rng(opt.sampling.seed);
@@ -212,14 +222,15 @@ DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
         s.step = p, s.token_id = fed[p];
         embed(m, fed, p, 1, x);  // (1, C)
         Trace step = model_trace_header(m, tok, ids);
-        rows.emplace_back(L * H);
+        if (!known) rows.emplace_back(L * H);
         for (std::size_t l = 0; l < L; ++l) {
             std::vector<HeadTrace> heads;
             layer_forward(m, l, x, 1, p, caches[l], rope.n ? &rope : nullptr, ModelRunOptions{}, b, step, heads);
             for (const HeadTrace& h : heads) {  // (1, p + 1)
                 std::vector<float> row(h.weights.begin(), h.weights.begin() + static_cast<std::ptrdiff_t>(p + 1));
                 if (l == opt.layer && (!opt.head || *opt.head == h.head)) s.heads.push_back({h.head, h.kv_head, row});
-                rows.back()[l * H + h.head] = std::move(row);
+                if (known) compare(p, l, h.head, row);
+                else rows.back()[l * H + h.head] = std::move(row);
             }
         }
         norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, 1, C, b.a);
@@ -252,22 +263,15 @@ DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
         if (gen.tokens.size() == N) break;
         fed.push_back(next);
     }
-    // 3. the full pass over every fed token: step t's rows against its row t, in every layer and head
-    out.full = run_model(m, tok, fed, ModelRunOptions{});
-    const std::size_t F = fed.size();
-    for (std::size_t p = 0; p < F; ++p) {
+    // 3. after generation, the full pass over every fed token: step t's kept rows against its row t
+    if (!known) out.full = run_model(m, tok, fed, ModelRunOptions{});
+    for (std::size_t p = 0; p < fed.size(); ++p) {
         DecodeStep& s = out.steps[p];
         s.token = out.full.tokens[p];
         if (s.next_id != out.full.predictions[p][0].id) info.top_changed = true;
-        for (std::size_t l = 0; l < L; ++l)
-            for (std::size_t h = 0; h < H; ++h) {
-                const Mat& full = out.full.layers()[l].heads[h].weights;  // (F, F)
-                const std::vector<float>& got = rows[p][l * H + h];
-                for (std::size_t j = 0; j < F; ++j) {
-                    const double w = j <= p ? static_cast<double>(got[j]) : 0.0;
-                    out.max_abs_diff = std::max(out.max_abs_diff, std::abs(w - static_cast<double>(full(p, j))));
-                }
-            }
+        if (!known)
+            for (std::size_t l = 0; l < L; ++l)
+                for (std::size_t h = 0; h < H; ++h) compare(p, l, h, rows[p][l * H + h]);
     }
     if (N) info.generation = std::move(gen);
     out.model = info;
