@@ -5,7 +5,9 @@ tests/llama/llama_reference.py) on tiny random GPT-2, Llama, Qwen2 and Mistral c
 Greedy: each generated id equals the argmax of the reference's full forward over the text and the ids
 generated before it (10 steps), and the probability and the top 5 attn reports agree with the
 reference's softmax within 1e-5; the cached steps agree with attn's full pass (decode_max_abs_diff).
-End tokens: generation stops at config.json's eos_token_id, and generation_config.json's list wins.
+End tokens: generation stops at config.json's eos_token_id, and generation_config.json's list wins;
+its repetition_penalty acts on the text's and the generated ids (HF's processor written out); its
+do_sample leaves the run greedy and says how to sample as it would.
 Sampling: the same --sample-seed gives the same ids, other seeds other ids; the first drawn token's
 frequencies over 2000 draws (20 seeds x 100 tokens of a model whose logits do not depend on the text)
 match the reference's distribution after temperature, top-k and top-p
@@ -153,6 +155,22 @@ with tempfile.TemporaryDirectory() as tmp:
             os.remove(os.path.join(g2, "generation_config.json"))
             json.dump(c, open(os.path.join(g2, "config.json"), "w"))
             print(f"eos: stops after {gen[stop]} (config.json) and after {gen[1]} (generation_config.json's list)")
+        # the folder's logits processors act over the text and the generated tokens, as Hugging Face's do on
+        # a decoder's input_ids: repetition_penalty 3 divides a seen token's positive logit by 3, multiplies a negative one
+        json.dump({"repetition_penalty": 3.0}, open(os.path.join(g2, "generation_config.json"), "w"))
+        e = generate(g2, TEXT, [])
+        if e is not None:
+            T = e["generation"]["prompt_tokens"]
+            text_ids, pen = e["token_ids"][:T], e["generated_ids"]
+            for i in range(len(pen)):
+                prefix = text_ids + pen[:i]
+                l = forward(w, cfg, prefix)[1][-1].astype(np.float64)
+                for t in set(prefix):
+                    l[t] = l[t] / 3.0 if l[t] > 0 else l[t] * 3.0
+                check(pen[i] == int(np.argmax(l)), f"repetition_penalty: step {i} chose {pen[i]}, the processed argmax is {int(np.argmax(l))}")
+            check(pen != gen, f"repetition_penalty 3 left the greedy ids as they were: {pen}")
+            print(f"repetition_penalty 3: {pen} (without: {gen})")
+        os.remove(os.path.join(g2, "generation_config.json"))
         # a folder whose own settings sample: still greedy, and one line says how it would sample
         json.dump({"do_sample": True, "temperature": 0.6, "top_p": 0.9}, open(os.path.join(g2, "generation_config.json"), "w"))
         r = run(["decode", "--model", g2, TEXT, "--max-new-tokens", "4"])
