@@ -44,7 +44,10 @@ struct DecodeOptions {
     std::optional<std::string> model;  // --model DIR|NAME: a real model instead of a seeded kind
     bool offline = false;              // --offline: --model NAME from the cache only
     std::optional<std::size_t> layer, head;  // --model: the layer (and head) whose rows the steps record
-    std::size_t max_new_tokens = 40;         // --model with an encoder-decoder: the generation limit
+    std::optional<std::size_t> max_new_tokens;  // --model: generate up to N tokens (an encoder-decoder: 40)
+    std::optional<std::size_t> top_k;            // --model: sampling (greedy without these)
+    std::optional<double> temperature, top_p;
+    std::optional<std::uint64_t> sample_seed;
 };
 
 struct Flag {
@@ -136,6 +139,7 @@ void run_decode_model_cmd(const DecodeOptions& o, const CLI::App& cmd) {
     // the outputs as a set, before the folder's weights are read: the figures start with --prefix or the family
     ModelDecodeCliOptions m;
     m.model = *o.model, m.layer = o.layer, m.head = o.head, m.precision = o.precision, m.max_new_tokens = o.max_new_tokens;
+    m.temperature = o.temperature, m.top_k = o.top_k, m.top_p = o.top_p, m.sample_seed = o.sample_seed;
     m.outputs.json = o.json, m.outputs.png = o.png, m.outputs.svg = o.svg, m.outputs.html = o.html;
     m.outputs.sentence_command = "decode";
     m.outputs.prefix = o.prefix.value_or(read_model_config(*o.model).family->name);
@@ -167,7 +171,9 @@ void setup_decode(CLI::App& app) {
         "  attn decode --kind local --window 2 --png out/ --prefix local-w2 --html decode.html \"one two three four\"\n"
         "  attn decode --split chars --color always \"abcdef\"\n"
         "  attn decode --model SmolLM2-135M/ \"Your journey starts with one step\"\n"
-        "  attn decode --model SmolLM2-135M/ --layer 3 --png out/ --json steps.json \"Your journey starts with one step\"");
+        "  attn decode --model SmolLM2-135M/ --layer 3 --png out/ --json steps.json \"Your journey starts with one step\"\n"
+        "  attn decode --model SmolLM2-135M/ --max-new-tokens 20 \"Your journey starts with\"\n"
+        "  attn decode --model SmolLM2-135M/ --max-new-tokens 20 --temperature 0.7 --top-p 0.9 --sample-seed 3 \"Once upon a time\"");
     auto add = [&](CLI::Option* opt, unsigned bit) {
         flags->push_back({opt, bit});
         return opt;
@@ -214,8 +220,12 @@ void setup_decode(CLI::App& app) {
     cmd->add_option("--layer", o->layer, "--model: the layer whose rows the steps record (default 0)");
     cmd->add_option("--head", o->head, "--model: record only this query head (default: every head of the layer)");
     cmd->add_option("--max-new-tokens", o->max_new_tokens,
-                    "--model with an encoder-decoder (T5, BART, Marian): the text is the source; generate at most N tokens")
-        ->capture_default_str();
+                    "--model: generate at most N tokens after the text, stopping at an end token (an encoder-decoder, "
+                    "T5, BART, Marian: the text is the source; 40 when not given)");
+    cmd->add_option("--temperature", o->temperature, "--model --max-new-tokens: sample, the logits divided by T > 0 (greedy without sampling options)");
+    cmd->add_option("--top-k", o->top_k, "--model --max-new-tokens: sample among the K most likely tokens");
+    cmd->add_option("--top-p", o->top_p, "--model --max-new-tokens: sample among the fewest most likely tokens whose probability reaches P, in (0, 1]");
+    cmd->add_option("--sample-seed", o->sample_seed, "--model: seeds the draws of sampling (default 0; --seed seeds a seeded kind's weights)");
     cmd->callback([o, flags, d_in, cmd] {
         if (o->model) {
             *o->model = model_folder(*o->model, o->offline);
@@ -225,6 +235,10 @@ void setup_decode(CLI::App& app) {
         for (const char* name : {"--layer", "--head"})
             if (cmd->count(name) > 0)
                 usage_error(std::string(name) + " applies to --model", "a seeded decode records every head: drop " + std::string(name));
+        for (const char* name : {"--max-new-tokens", "--temperature", "--top-k", "--top-p", "--sample-seed"})
+            if (cmd->count(name) > 0)
+                usage_error(std::string(name) + " applies to --model: a seeded kind has no vocabulary to generate from",
+                            "give a model folder (--model DIR), or drop " + std::string(name));
         run_decode_cmd(*o, *flags, d_in->count() > 0);
     });
 }

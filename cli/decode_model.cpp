@@ -1,5 +1,7 @@
 // attn decode --model DIR: a real model's key/value cache filled one token at a time; the terminal
 // table, and the steps as JSON ("attn-decode"), figures (staircase, cache) and the full pass's page.
+// With --max-new-tokens the model then generates (greedy, or sampled with --temperature, --top-k,
+// --top-p from --sample-seed): one line per new token, and "generated_ids" / "generation" in the JSON.
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +35,57 @@ ModelDecodeOptions decode_choice(const ModelDecodeCliOptions& o, const ModelConf
         usage_error("--head " + std::to_string(*d.head) + " is past the model's last head " + std::to_string(c.n_head - 1),
                     "heads count from 0");
     return d;
+}
+
+std::string number(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+// --temperature, --top-k, --top-p and --sample-seed: sampling (usage errors: exit 2). An encoder-decoder
+// always generates (40 tokens when --max-new-tokens is not given); a decoder only with --max-new-tokens.
+SamplingOptions sampling_choice(const ModelDecodeCliOptions& o, bool always_generates) {
+    const std::pair<const char*, bool> given[] = {{"--temperature", o.temperature.has_value()}, {"--top-k", o.top_k.has_value()},
+                                                  {"--top-p", o.top_p.has_value()}, {"--sample-seed", o.sample_seed.has_value()}};
+    if (!o.max_new_tokens && !always_generates)
+        for (const auto& [name, set] : given)
+            if (set)
+                usage_error(std::string(name) + " shapes the generated tokens, but no --max-new-tokens is given: decode --model only feeds the text",
+                            "add --max-new-tokens N, e.g. --max-new-tokens 20");
+    SamplingOptions s;
+    s.sample = o.temperature || o.top_k || o.top_p;
+    if (o.temperature && !(std::isfinite(*o.temperature) && *o.temperature > 0.0))
+        usage_error("--temperature " + number(*o.temperature) + " is not a positive finite number",
+                    "greedy is the default (drop --temperature); to sample give T > 0, e.g. --temperature 0.7");
+    if (o.top_k && *o.top_k == 0)
+        usage_error("--top-k 0 keeps no token to sample from", "give at least 1, e.g. --top-k 50");
+    if (o.top_p && !(*o.top_p > 0.0 && *o.top_p <= 1.0))
+        usage_error("--top-p " + number(*o.top_p) + " is outside (0, 1]", "give the nucleus's share of the probability, e.g. --top-p 0.9");
+    if (o.sample_seed && !s.sample)
+        usage_error("--sample-seed seeds sampling, but without --temperature, --top-k or --top-p the run is greedy",
+                    "add a sampling option (e.g. --temperature 1), or drop --sample-seed");
+    s.temperature = o.temperature.value_or(1.0), s.top_k = o.top_k.value_or(0), s.top_p = o.top_p.value_or(1.0);
+    s.seed = o.sample_seed.value_or(0);
+    return s;
+}
+
+// "temperature 0.7, top-k 50, top-p 0.9, --sample-seed 3", or the greedy rule.
+std::string sampling_text(const SamplingOptions& s) {
+    if (!s.sample) return "greedy: the most likely token at each step";
+    std::string t = "sampled: temperature " + number(s.temperature);
+    if (s.top_k) t += ", top-k " + std::to_string(s.top_k);
+    if (s.top_p < 1.0) t += ", top-p " + number(s.top_p);
+    return t + ", --sample-seed " + std::to_string(s.seed);
+}
+
+// When the folder's generation config would sample and this run is greedy: how to sample as it would.
+void say_model_samples(const GenerationConfig& g, const SamplingOptions& s) {
+    if (!g.do_sample || s.sample) return;
+    std::string how = "--temperature " + number(g.temperature);
+    if (g.top_k) how += " --top-k " + std::to_string(g.top_k);
+    if (g.top_p < 1.0) how += " --top-p " + number(g.top_p);
+    std::cout << "greedy here; the model's own settings would sample (" << g.file << ": do_sample true): " << how << "\n";
 }
 
 // The full pass (every layer kept, as the steps are checked against all of them) with the figures and
@@ -106,6 +159,35 @@ std::string weighted_row(const std::vector<std::vector<float>>& rows, const std:
     return s;
 }
 
+// Generation: one line per new token (its step, the token, its probability, the top 5, the chosen head's
+// row at the step that chose it), then the text the tokens make.
+void print_generation(const DecodeTrace& d, const Tokenizer& tok, std::size_t head, int precision) {
+    const DecodeGeneration& g = *d.model->generation;
+    std::cout << "\ngeneration \xC2\xB7 " << sampling_text({g.sample, g.temperature, g.top_k, g.top_p, g.sample_seed})
+              << " \xC2\xB7 at most " << g.max_new_tokens << " new tokens \xC2\xB7 p: the model's probability"
+              << (g.sample ? ", q: the sampler's (after temperature, top-k, top-p)" : "") << " \xC2\xB7 row: layer " << d.model->layer << ", head " << head << "\n";
+    auto prob = [&](double p) {
+        char num[32];
+        std::snprintf(num, sizeof num, "%.*f", std::max(4, precision), p);
+        return std::string(num);
+    };
+    std::vector<std::int64_t> ids;
+    for (std::size_t i = 0; i < g.tokens.size(); ++i) {
+        const GeneratedToken& t = g.tokens[i];
+        std::string line = pad(std::to_string(i + 1), 5, true) + "  " + pad("\"" + t.token + "\"", 14) + " p " + prob(t.p);
+        if (g.sample) line += " q " + prob(t.p_sample);
+        line += "  top:";
+        for (const Prediction& a : t.top) line += " \"" + tok.label(a.id) + "\" " + prob(a.p);
+        std::vector<std::string> seen;
+        for (std::size_t j = 0; j <= t.row; ++j) seen.push_back(d.steps[j].token);
+        for (const DecodeHeadStep& h : d.steps[t.row].heads)
+            if (h.head == head) line += "  row: " + weighted_row({h.weights}, seen, precision);
+        std::cout << line << "\n";
+        if (!(g.stopped_at_eos && i + 1 == g.tokens.size())) ids.push_back(t.id);
+    }
+    std::cout << "generated: " << tok.decode_text(ids) << (g.stopped_at_eos ? "  (then the end token)" : "") << "\n";
+}
+
 // An encoder-decoder's steps: the terminal only (show --model writes the figures, page and trace).
 void run_decode_seq2seq(const ModelDecodeCliOptions& o, const ParsedConfig& parsed) {
     const ModelConfig& c = parsed.config;
@@ -116,7 +198,8 @@ void run_decode_seq2seq(const ModelDecodeCliOptions& o, const ParsedConfig& pars
     const std::vector<std::int64_t> src = model_input(tok, parsed, o.text, std::nullopt).ids;
     GenerationConfig g;
     ModelRunOptions run;
-    seq2seq_settings({o.model, o.max_new_tokens, std::nullopt}, tok, parsed, g, run);
+    run.sampling = sampling_choice(o, true);
+    seq2seq_settings({o.model, o.max_new_tokens.value_or(40), std::nullopt}, tok, parsed, g, run);
     const std::size_t layer = o.layer.value_or(0);
     if (layer >= c.n_decoder_layer)
         usage_error("--layer " + std::to_string(layer) + " is past the decoder's last layer " + std::to_string(c.n_decoder_layer - 1),
@@ -137,9 +220,11 @@ void run_decode_seq2seq(const ModelDecodeCliOptions& o, const ParsedConfig& pars
     std::cout << "model:    " << model->family->name << " \xC2\xB7 " << model->dtype << " \xC2\xB7 encoder " << c.n_layer
               << " layers, decoder " << c.n_decoder_layer << " layers \xC3\x97 " << c.n_head << " heads \xC2\xB7 head_dim " << c.head_dim << "\n";
     std::cout << "source:   " << o.text << "\n";
-    std::cout << "attn decode \xC2\xB7 greedy, one token a step; decoder layer " << layer << ", "
+    std::cout << "attn decode \xC2\xB7 " << (run.sampling.sample ? sampling_text(run.sampling) : "greedy") << ", one token a step; decoder layer " << layer << ", "
               << (o.head ? "head " + std::to_string(*o.head) : "the mean of its " + std::to_string(c.n_head) + " heads") << "\n\n";
-    std::cout << pad("step", 5, true) << "  " << pad("input", 16) << pad("next (greedy)", 16) << pad("self cache", 12, true) << "\n";
+    say_model_samples(g, run.sampling);
+    std::cout << pad("step", 5, true) << "  " << pad("input", 16) << pad(run.sampling.sample ? "next (drawn)" : "next (greedy)", 16)
+              << pad("self cache", 12, true) << "\n";
     for (std::size_t i = 0; i < d.steps.size(); ++i) {
         const Seq2SeqStep& s = d.steps[i];
         std::cout << pad(std::to_string(i), 5, true) << "  " << pad(s.token, 16) << pad(s.next, 16)
@@ -175,8 +260,28 @@ void run_decode_model(const ModelDecodeCliOptions& o) {
     if (parsed.family->recipe.stack == Stack::encoder_decoder) return run_decode_seq2seq(o, parsed);
     const Tokenizer tok = Tokenizer::load_dir(o.model);
     const std::vector<std::int64_t> ids = model_token_ids(tok, c, o.text);
-    const ModelDecodeOptions choice = decode_choice(o, c);
-    check_decode_budget(o, c, ids.size(), choice.head ? 1 : c.n_head, text_scale);
+    ModelDecodeOptions choice = decode_choice(o, c);
+    choice.sampling = sampling_choice(o, false);
+    // generation: the text and the new tokens within the context; the end tokens from the folder
+    GenerationConfig generation;
+    if (o.max_new_tokens) {
+        const std::size_t n = *o.max_new_tokens, limit = context_length(c);
+        if (n < 1) usage_error("--max-new-tokens 0 generates nothing", "give at least 1, e.g. --max-new-tokens 20");
+        if (n > limit || ids.size() + n > limit)
+            usage_error("the text's " + std::to_string(ids.size()) + " tokens and --max-new-tokens " + std::to_string(n) +
+                            " pass the model's context of " + std::to_string(limit) + " tokens",
+                        ids.size() < limit ? "give at most --max-new-tokens " + std::to_string(limit - ids.size()) + ", or a shorter text"
+                                           : "shorten the text");
+        generation = read_generation_config(o.model, c.model_type);
+        for (auto e : generation.eos)
+            if (static_cast<std::size_t>(e) >= c.vocab_size)
+                input_error(generation.file + ": eos_token_id " + std::to_string(e) + " is past the vocabulary (" +
+                                std::to_string(c.vocab_size) + " ids)",
+                            "the ids must name rows of the model's vocabulary: use the model's own config files");
+        choice.max_new_tokens = n, choice.generation = &generation;
+    }
+    const std::size_t head_shown = o.head.value_or(0);
+    check_decode_budget(o, c, ids.size() + choice.max_new_tokens, choice.head ? 1 : c.n_head, text_scale);
     const auto model = load_model_checkpoint(o.model);
     // 2. the full pass and the steps
     const bool quiet = policy::json_to_stdout(r);
@@ -195,6 +300,10 @@ void run_decode_model(const ModelDecodeCliOptions& o) {
     policy::write_outputs(r, out, render::FileSet::decode);
     if (!quiet) {
         print_decode(d, *model, o.precision);
+        if (d.model->generation) {
+            say_model_samples(generation, choice.sampling);
+            print_generation(d, tok, head_shown, o.precision);
+        }
         policy::say_written(r, std::cout);
         std::cout.flush();
     }

@@ -92,7 +92,11 @@ struct ModelDecodeCliOptions {
     bool force = false;                      // --force: a JSON above 256 MiB
     std::optional<std::string> max_memory, font;
     int scale = 2;
-    std::size_t max_new_tokens = 40;         // --max-new-tokens: an encoder-decoder's generation limit
+    // --max-new-tokens N: generate up to N tokens after the text (an encoder-decoder: 40 when not given);
+    // --temperature, --top-k, --top-p: sample (greedy without them), from --sample-seed's stream
+    std::optional<std::size_t> max_new_tokens, top_k;
+    std::optional<double> temperature, top_p;
+    std::optional<std::uint64_t> sample_seed;
 };
 void run_decode_model(const ModelDecodeCliOptions& o);
 

@@ -44,12 +44,35 @@ struct CacheVariant {
     bool this_run = false;
 };
 
+// attn decode --model --max-new-tokens N: one generated token, chosen after fed step `row` (the last
+// text token's step for the first). p and top: the model's own softmax of the step's logits (before
+// the generation config's processors and the sampling warpers); p_sample: the probability the draw
+// gave it (sampling only).
+struct GeneratedToken {
+    std::int64_t id = -1;
+    std::string token;                 // its label
+    std::size_t row = 0;               // the step (fed position) whose logits chose it
+    double p = 0.0, p_sample = 0.0;
+    std::vector<Prediction> top;       // the 5 most likely, largest first
+};
+struct DecodeGeneration {
+    bool sample = false;               // "greedy" | "sample"
+    double temperature = 1.0, top_p = 1.0;
+    std::size_t top_k = 0;             // 0: off
+    std::uint64_t sample_seed = 0;
+    std::size_t max_new_tokens = 0;
+    std::size_t prompt = 0;            // the text's tokens (the steps after them fed generated tokens)
+    bool stopped_at_eos = false;
+    std::vector<GeneratedToken> tokens;
+};
+
 // attn decode --model: which layer the steps record, and the checkpoint's dtype (the cache's).
 struct DecodeModel {
     std::size_t layer = 0;        // the layer whose heads the steps record (every head, or --head's)
     std::string dtype = "F32";    // "F32" | "F16" | "BF16"
     std::size_t dtype_bytes = 4;
     bool top_changed = false;     // a step's top prediction differs from the full pass's
+    std::optional<DecodeGeneration> generation;  // --max-new-tokens: the tokens generated after the text
 };
 
 struct DecodeTrace {

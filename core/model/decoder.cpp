@@ -16,6 +16,8 @@
 
 #include "core/base/ops.h"
 #include "core/model/layers.h"
+#include "core/model/sampling.h"
+#include "core/model/seq2seq.h"
 
 namespace attn {
 namespace {
@@ -165,52 +167,113 @@ Trace decoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
     return t;
 }
 
+namespace {
+
+// The model's own probabilities of one row of logits (V): the chosen id's, and the top 5.
+void model_probabilities(const Buf& logits, std::size_t V, const Tokenizer& tok, GeneratedToken& out) {
+    const float mx = *std::max_element(logits.begin(), logits.end());
+    double sum = 0.0;
+    for (float l : logits) sum += std::exp(double(l) - double(mx));
+    out.p = std::exp(double(logits[static_cast<std::size_t>(out.id)]) - double(mx)) / sum;
+    Buf row = logits;
+    out.top = top_predictions(row, 1, V, 5, tok).at(0);
+}
+
+}  // namespace
+
 DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
                              const ModelDecodeOptions& opt) {
     const ModelConfig& cfg = m.config;
     const std::size_t T = ids.size(), C = cfg.n_embd, L = cfg.n_layer, H = cfg.n_head, G = cfg.n_kv_head, d = cfg.head_dim;
-    const std::size_t V = m[Role::lm_head].rows;
+    const std::size_t V = m[Role::lm_head].rows, N = opt.max_new_tokens;
     DecodeTrace out;
-    out.full = run_model(m, tok, ids, ModelRunOptions{});
     out.layers = L, out.heads = H, out.kv_heads = G, out.d_k = out.d_v = d;
     // the cache one token costs: every layer's G keys and values of head_dim, in the checkpoint's dtype
     DecodeModel info;
     info.layer = opt.layer, info.dtype = m.dtype, info.dtype_bytes = safetensors_dtype_size(m.dtype);
     out.variants = cache_variants(L, H, G, d, d, info.dtype_bytes);
     const std::uint64_t per_token = cache_bytes_per_token(L, G, d, d, info.dtype_bytes);
-    // the tokens one at a time through the caches; every step's rows against the full pass's
-    // the rotary angles of positions 0 .. T − 1, once for every layer and head
+    DecodeGeneration gen;
+    gen.sample = opt.sampling.sample, gen.temperature = opt.sampling.temperature, gen.top_k = opt.sampling.top_k;
+    gen.top_p = opt.sampling.top_p, gen.sample_seed = opt.sampling.seed, gen.max_new_tokens = N, gen.prompt = T;
+    // the rotary angles of every position a fed token can take (the text and N − 1 generated tokens)
+    std::vector<std::int64_t> fed = ids;                   // the text, then each generated token but the last
+    const std::size_t most = T + (N ? N - 1 : 0);
     const RopeTable rope =
-        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg, T)) : RopeTable();
+        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, most, model_inv_freq(cfg, most)) : RopeTable();
+    // 1. the tokens one at a time through the caches. Every layer's and head's row is checked against the
+    //    full pass's: at once when the fed tokens are known (the text only), else kept until generation ends
+    const bool known = N == 0;
+    if (known) out.full = run_model(m, tok, fed, ModelRunOptions{});
+    auto compare = [&](std::size_t p, std::size_t l, std::size_t h, const std::vector<float>& got) {
+        const Mat& full = out.full.layers()[l].heads[h].weights;  // (F, F)
+        for (std::size_t j = 0; j < full.shape(1); ++j) {
+            const double w = j <= p ? static_cast<double>(got[j]) : 0.0;
+            out.max_abs_diff = std::max(out.max_abs_diff, std::abs(w - static_cast<double>(full(p, j))));
+        }
+    };
     std::vector<LayerCache> caches(L);
+    std::vector<std::vector<std::vector<float>>> rows;     // (steps) (L·H) (t + 1), while generating
     Scratch b;
     Buf x, logits(V);
-    for (std::size_t p = 0; p < T; ++p) {
+    TorchGenerator rng(opt.sampling.seed);
+    for (std::size_t p = 0; p < fed.size(); ++p) {
         DecodeStep s;
-        s.step = p, s.token = out.full.tokens[p], s.token_id = ids[p];
-        embed(m, ids, p, 1, x);  // (1, C)
+        s.step = p, s.token_id = fed[p];
+        embed(m, fed, p, 1, x);  // (1, C)
         Trace step = model_trace_header(m, tok, ids);
+        if (!known) rows.emplace_back(L * H);
         for (std::size_t l = 0; l < L; ++l) {
             std::vector<HeadTrace> heads;
             layer_forward(m, l, x, 1, p, caches[l], rope.n ? &rope : nullptr, ModelRunOptions{}, b, step, heads);
-            for (const HeadTrace& h : heads) {  // (1, p + 1) against row p of the full pass's (T, T)
-                const Mat& full = out.full.layers()[l].heads[h.head].weights;
-                for (std::size_t j = 0; j < T; ++j) {
-                    const double got = j <= p ? static_cast<double>(h.weights(0, j)) : 0.0;
-                    out.max_abs_diff = std::max(out.max_abs_diff, std::abs(got - static_cast<double>(full(p, j))));
-                }
-                if (l != opt.layer || (opt.head && *opt.head != h.head)) continue;
-                s.heads.push_back({h.head, h.kv_head, std::vector<float>(h.weights.begin(), h.weights.begin() + (p + 1))});
+            for (const HeadTrace& h : heads) {  // (1, p + 1)
+                std::vector<float> row(h.weights.begin(), h.weights.begin() + static_cast<std::ptrdiff_t>(p + 1));
+                if (l == opt.layer && (!opt.head || *opt.head == h.head)) s.heads.push_back({h.head, h.kv_head, row});
+                if (known) compare(p, l, h.head, row);
+                else rows.back()[l * H + h.head] = std::move(row);
             }
         }
         norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, 1, C, b.a);
         gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, 1, V, C, true);
-        s.next_id = static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        s.next_id = argmax_token(logits.data(), V);
         s.next = tok.label(s.next_id);
         s.cache_bytes = caches[0].rows * per_token;
-        if (s.next_id != out.full.predictions[p][0].id) info.top_changed = true;
         out.steps.push_back(std::move(s));
+        // 2. generation: after the text's last step, each step chooses the token the next one feeds
+        if (N == 0 || p + 1 < T) continue;
+        GeneratedToken chosen;
+        chosen.row = p;
+        std::vector<float> processed(logits.begin(), logits.end());
+        if (opt.generation) process_logits(*opt.generation, fed, N, processed.data(), V, T);
+        if (opt.sampling.sample) {
+            const std::vector<double> probs = sampling_distribution(processed.data(), V, opt.sampling);
+            chosen.id = draw_token(probs, rng);
+            chosen.p_sample = probs[static_cast<std::size_t>(chosen.id)];
+        } else {
+            chosen.id = argmax_token(processed.data(), V);
+        }
+        chosen.token = tok.label(chosen.id);
+        model_probabilities(logits, V, tok, chosen);
+        gen.tokens.push_back(std::move(chosen));
+        const std::int64_t next = gen.tokens.back().id;
+        if (opt.generation && std::find(opt.generation->eos.begin(), opt.generation->eos.end(), next) != opt.generation->eos.end()) {
+            gen.stopped_at_eos = true;
+            break;
+        }
+        if (gen.tokens.size() == N) break;
+        fed.push_back(next);
     }
+    // 3. after generation, the full pass over every fed token: step t's kept rows against its row t
+    if (!known) out.full = run_model(m, tok, fed, ModelRunOptions{});
+    for (std::size_t p = 0; p < fed.size(); ++p) {
+        DecodeStep& s = out.steps[p];
+        s.token = out.full.tokens[p];
+        if (s.next_id != out.full.predictions[p][0].id) info.top_changed = true;
+        if (!known)
+            for (std::size_t l = 0; l < L; ++l)
+                for (std::size_t h = 0; h < H; ++h) compare(p, l, h, rows[p][l * H + h]);
+    }
+    if (N) info.generation = std::move(gen);
     out.model = info;
     return out;
 }

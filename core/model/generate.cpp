@@ -1,6 +1,7 @@
-// Greedy generation for encoder-decoder models, as Hugging Face's generate() runs greedy search:
+// Generation for encoder-decoder models, as Hugging Face's generate() runs greedy search (or sampling):
 // the encoder once; then at each step the decoder over its whole input (the start token and the
-// tokens chosen so far), the last row's logits through the logits processors, and the first maximum.
+// tokens chosen so far), the last row's logits through the logits processors, and the first maximum
+// (or a seeded draw, core/model/sampling.h).
 // The run ends after an end token or max_new tokens (max_length = 1 + max_new, forced eos included).
 // A last pass over the final input records the three attention sets the trace holds: row i of the
 // decoder and cross sets is the step that chose generated token i.
@@ -19,14 +20,6 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 bool contains(const std::vector<std::int64_t>& v, std::int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-// The first maximum (torch.argmax).
-std::int64_t argmax(const float* row, std::size_t V) {
-    std::size_t best = 0;
-    for (std::size_t v = 1; v < V; ++v)
-        if (row[v] > row[best]) best = v;
-    return static_cast<std::int64_t>(best);
-}
-
 void set_neg_inf(float* logits, std::size_t V, std::int64_t id) {
     if (id >= 0 && static_cast<std::size_t>(id) < V) logits[id] = kNegInf;
 }
@@ -41,8 +34,8 @@ void force(float* logits, std::size_t V, const std::vector<std::int64_t>& keep) 
 }  // namespace
 
 void process_logits(const GenerationConfig& g, const std::vector<std::int64_t>& dec, std::size_t max_new, float* logits,
-                    std::size_t V) {
-    const std::size_t cur = dec.size();  // the decoder's input length, the start token included
+                    std::size_t V, std::size_t prompt) {
+    const std::size_t cur = dec.size();  // the decoder's input length, the start token (or the text) included
     // 1. repetition penalty on every id of the input: / p where positive, · p where negative
     if (g.repetition_penalty != 1.0) {
         const float p = static_cast<float>(g.repetition_penalty);
@@ -64,17 +57,23 @@ void process_logits(const GenerationConfig& g, const std::vector<std::int64_t>& 
             set_neg_inf(logits, V, w.back());
     }
     // 4. min_length (the input's length) and min_new_tokens (tokens generated): no end token before them
-    if (cur < g.min_length || cur - 1 < g.min_new_tokens)
+    if (cur < g.min_length || cur - prompt < g.min_new_tokens)
         for (auto e : g.eos) set_neg_inf(logits, V, e);
-    // 5. forced BOS at the first step, forced EOS at the last one (cur = max_length − 1 = max_new)
+    // 5. forced BOS at the first step, forced EOS at the last one (cur = max_length − 1 = prompt + max_new − 1)
     if (cur == 1 && g.forced_bos >= 0) force(logits, V, {g.forced_bos});
-    if (cur == max_new && !g.forced_eos.empty()) force(logits, V, g.forced_eos);
+    if (cur + 1 == prompt + max_new && !g.forced_eos.empty()) force(logits, V, g.forced_eos);
 }
 
 std::int64_t greedy_choice(const GenerationConfig& g, const std::vector<std::int64_t>& dec, std::size_t max_new,
                            std::vector<float>& logits) {
     process_logits(g, dec, max_new, logits.data(), logits.size());
-    return argmax(logits.data(), logits.size());
+    return argmax_token(logits.data(), logits.size());
+}
+
+std::int64_t next_choice(const GenerationConfig& g, const std::vector<std::int64_t>& dec, std::size_t max_new,
+                         std::vector<float>& logits, const SamplingOptions& s, TorchGenerator& rng) {
+    process_logits(g, dec, max_new, logits.data(), logits.size());
+    return choose_token(logits.data(), logits.size(), s, rng);
 }
 
 bool generation_ends(const GenerationConfig& g, std::int64_t next, std::size_t step, std::size_t max_new) {
@@ -102,9 +101,10 @@ Trace seq2seq_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
         t.generated_ids = opt.target_ids;
         dec.insert(dec.end(), opt.target_ids.begin(), opt.target_ids.end() - 1);
     } else {
+        TorchGenerator rng(opt.sampling.seed);
         for (std::size_t step = 0; step < opt.max_new_tokens; ++step) {
             std::vector<float> logits = seq2seq_decode(m, enc, S, dec, true, opt, nullptr, nullptr, nullptr);  // (1, V)
-            const std::int64_t next = greedy_choice(g, dec, opt.max_new_tokens, logits);
+            const std::int64_t next = next_choice(g, dec, opt.max_new_tokens, logits, opt.sampling, rng);
             t.generated_ids.push_back(next);
             if (opt.progress) opt.progress("generated tokens", step + 1, opt.max_new_tokens);
             if (generation_ends(g, next, step, opt.max_new_tokens)) break;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/kinds/decode.h"
+#include "core/model/sampling.h"
 #include "core/base/trace.h"
 #include "data/text/tokenizer.h"
 #include "data/checkpoint/generation_config.h"
@@ -51,6 +52,7 @@ struct ModelRunOptions {
     // reads [start] + target_ids[:-1] (teacher forcing).
     const GenerationConfig* generation = nullptr;
     std::size_t max_new_tokens = 40;
+    SamplingOptions sampling;  // greedy, or a seeded draw after the logits processors (core/model/sampling.h)
     std::vector<std::int64_t> target_ids;
     ModelTiming* timing = nullptr;
     std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
@@ -72,9 +74,18 @@ struct LayerCache {
 // cache bytes count the checkpoint's dtype (layers × G × head_dim × 2 × dtype bytes per token), and the
 // variants the same with G = H, a G between and G = 1. max_abs_diff compares every layer's and head's
 // step rows with the full pass's rows (not only the recorded ones).
+//
+// With max_new_tokens N > 0 the run then generates: after the text's last step, each step's logits go
+// through the generation config's logits processors (when given) and choose the next token (greedy, or
+// sampled), which the next step feeds, until an end token (`generation->eos`) or N tokens. The full
+// pass runs over every fed token (the text and the generated tokens but the last), so each step is
+// still checked against its row.
 struct ModelDecodeOptions {
     std::size_t layer = 0;            // < n_layer (the caller checks)
     std::optional<std::size_t> head;  // < n_head; none: every head of the layer
+    std::size_t max_new_tokens = 0;   // 0: feed the text only; text + N within the context (the caller checks)
+    SamplingOptions sampling;
+    const GenerationConfig* generation = nullptr;  // end tokens and logits processors; none: no end token
 };
 DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
                              const ModelDecodeOptions& opt = {});

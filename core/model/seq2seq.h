@@ -28,17 +28,22 @@ std::vector<float> seq2seq_decode(const ModelCheckpoint& m, const std::vector<fl
 
 // The next token's logits (V) after Hugging Face's logits processors for greedy search, in its order:
 // repetition penalty, no-repeat n-grams, bad words, min length, min new tokens, forced BOS, forced EOS.
-// dec: the decoder's input so far (the start token first); max_new: the generation's limit.
+// dec: the input so far (an encoder-decoder's start token first, or a decoder's text and the tokens it
+// generated); prompt: its length before generation (1: the start token); max_new: the generation's limit
+// (max_length = prompt + max_new).
 void process_logits(const GenerationConfig& g, const std::vector<std::int64_t>& dec, std::size_t max_new, float* logits,
-                    std::size_t V);
+                    std::size_t V, std::size_t prompt = 1);
 
 // One greedy step on the last row's logits (V), processed in place: the first maximum.
 std::int64_t greedy_choice(const GenerationConfig& g, const std::vector<std::int64_t>& dec, std::size_t max_new,
                            std::vector<float>& logits);
+// The same step choosing as opt.sampling says: greedy, or a draw from rng (core/model/sampling.h).
+std::int64_t next_choice(const GenerationConfig& g, const std::vector<std::int64_t>& dec, std::size_t max_new,
+                         std::vector<float>& logits, const SamplingOptions& s, TorchGenerator& rng);
 // Whether generation ends with `next`, the token chosen at step `step` (0-based): an end token, or the limit.
 bool generation_ends(const GenerationConfig& g, std::int64_t next, std::size_t step, std::size_t max_new);
 
-// The whole run: the source encoded once; greedy generation from the start token until an end token
+// The whole run: the source encoded once; greedy (or sampled, opt.sampling) generation from the start token until an end token
 // or max_new tokens (or, teacher-forced, the target's ids); then one pass recording every set.
 Trace seq2seq_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& src,
                       const ModelRunOptions& opt);

@@ -1,4 +1,4 @@
-// attn decode --model for encoder-decoder models (core/model/seq2seq.h): the greedy steps one at a time,
+// attn decode --model for encoder-decoder models (core/model/seq2seq.h): the steps one at a time (greedy or sampled),
 // each step's rows of one decoder layer, the caches, and the steps checked against the full pass.
 #include <algorithm>
 #include <cmath>
@@ -39,11 +39,12 @@ Seq2SeqDecode run_seq2seq_decode(const ModelCheckpoint& m, const Tokenizer& tok,
     const std::vector<float> enc = seq2seq_encode(m, src, step_opt, nullptr, nullptr);
     // 2. the steps: the decoder over the tokens so far; its last row is the step's
     std::vector<std::int64_t> dec = {g.decoder_start};
+    TorchGenerator rng(opt.sampling.seed);
     for (std::size_t step = 0; step < opt.max_new_tokens; ++step) {
         Trace t;
         AttentionSet self_set, cross_set;
         std::vector<float> logits = seq2seq_decode(m, enc, S, dec, true, step_opt, &t, &self_set, &cross_set);
-        const std::int64_t next = greedy_choice(g, dec, opt.max_new_tokens, logits);
+        const std::int64_t next = next_choice(g, dec, opt.max_new_tokens, logits, opt.sampling, rng);
         Seq2SeqStep s;
         s.token_id = dec.back(), s.token = tok.label(dec.back()), s.next_id = next, s.next = tok.label(next);
         for (std::size_t h : out.heads) {

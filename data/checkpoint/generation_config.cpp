@@ -102,6 +102,13 @@ GenerationConfig parse_generation_config(const nlohmann::json& j, const std::str
     // 2. what Hugging Face would search with (attn decodes greedily and says so)
     g.num_beams = present(j, "num_beams") ? std::max<std::size_t>(1, count(j, "num_beams", name)) : 1;
     g.do_sample = present(j, "do_sample") && j["do_sample"] == true;
+    // what it would sample with (only said, never run unless asked: a value out of range is left out)
+    if (present(j, "temperature") && j["temperature"].is_number() && j["temperature"].get<double>() > 0.0)
+        g.temperature = j["temperature"].get<double>();
+    if (present(j, "top_k") && j["top_k"].is_number_integer() && j["top_k"].get<std::int64_t>() >= 0)
+        g.top_k = static_cast<std::size_t>(j["top_k"].get<std::int64_t>());
+    if (present(j, "top_p") && j["top_p"].is_number() && j["top_p"].get<double>() > 0.0 && j["top_p"].get<double>() <= 1.0)
+        g.top_p = j["top_p"].get<double>();
     // 3. fields that would change a greedy choice and that attn does not apply
     refuse_if_set(j, "suppress_tokens", non_empty(j, "suppress_tokens"), name);
     refuse_if_set(j, "begin_suppress_tokens", non_empty(j, "begin_suppress_tokens"), name);

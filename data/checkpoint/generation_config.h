@@ -27,7 +27,10 @@ struct GenerationConfig {
     std::size_t no_repeat_ngram = 0;           // no_repeat_ngram_size: an n-gram never repeats
     double repetition_penalty = 1.0;           // logits of tokens already in the decoder's input: / p if > 0, · p if < 0
     std::size_t num_beams = 1;                 // what Hugging Face's own generate() would search with (attn: greedy)
-    bool do_sample = false;                    // whether Hugging Face would sample (attn: greedy)
+    bool do_sample = false;                    // whether Hugging Face would sample (attn: greedy unless asked)
+    double temperature = 1.0;                  // what it would sample with: temperature, top_k (Hugging Face's
+    std::size_t top_k = 50;                    // default 50; 0: off), top_p (1: off)
+    double top_p = 1.0;
 };
 
 // Every field name a generation config may hold (the config parsers let them pass to this reader).

@@ -39,6 +39,24 @@ Json decode_json(const DecodeTrace& d) {
     for (const CacheVariant& v : d.variants)
         j["cache_variants"].push_back({{"name", v.name}, {"kv_heads", v.kv_heads},
                                        {"bytes_per_token", v.bytes_per_token}, {"this_run", v.this_run}});
+    if (d.model && d.model->generation) {  // --max-new-tokens: the tokens chosen after the text
+        const DecodeGeneration& g = *d.model->generation;
+        Json gen;
+        gen["mode"] = g.sample ? "sample" : "greedy";
+        gen["temperature"] = g.temperature, gen["top_k"] = g.top_k, gen["top_p"] = g.top_p, gen["sample_seed"] = g.sample_seed;
+        gen["max_new_tokens"] = g.max_new_tokens, gen["prompt_tokens"] = g.prompt, gen["stopped_at_eos"] = g.stopped_at_eos;
+        gen["steps"] = Json::array();
+        j["generated_ids"] = Json::array();
+        for (const GeneratedToken& t : g.tokens) {
+            Json st = {{"id", t.id}, {"token", t.token}, {"step", t.row}, {"p", t.p}};
+            if (g.sample) st["p_sample"] = t.p_sample;
+            st["top"] = Json::array();
+            for (const Prediction& a : t.top) st["top"].push_back({{"id", a.id}, {"token", a.token}, {"p", a.p}});
+            gen["steps"].push_back(std::move(st));
+            j["generated_ids"].push_back(t.id);
+        }
+        j["generation"] = std::move(gen);
+    }
     j["diagnostics"] = {{"decode_max_abs_diff", d.max_abs_diff}};
     if (d.model) j["diagnostics"]["top_changed"] = d.model->top_changed;
     return j;
