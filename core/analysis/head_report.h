@@ -44,6 +44,9 @@ struct HeadReport {
     std::uint64_t induction_seed = 0;
     std::vector<std::int64_t> induction_ids;  // (2R): the R ids, twice
     Trace first;  // the first text's run (the top heads' figures)
+    // attn heads --effect: (L, H) the text loss with that head alone zero-ablated minus the plain loss
+    // (mean next-token cross-entropy, nats), averaged over the texts; empty when not asked for.
+    std::vector<std::vector<double>> effect;
 
     const std::optional<double>& score(HeadPattern p, std::size_t l, std::size_t h) const {
         return scores[static_cast<std::size_t>(p)][l][h];
@@ -100,6 +103,9 @@ struct RankedHead {
     double score = 0.0;
 };
 std::vector<RankedHead> rank_heads(const HeadReport& r, HeadPattern p);
+
+// Every head ranked by its effect (r.effect), largest increase of the loss first, ties by layer then head.
+std::vector<RankedHead> rank_effects(const HeadReport& r);
 
 // The mean over texts of a head's sink weight, and the sink of the first text that has one.
 std::optional<HeadSink> first_sink(const HeadReport& r, std::size_t layer, std::size_t head, std::size_t* text = nullptr);

@@ -50,6 +50,7 @@ Json heads_json(const HeadReport& r, const std::string& model_name) {
                           {"rule", "R distinct ids: std::mt19937(seed)() mod vocab_size, a repeat drawn again; fed twice"}};
     else
         j["induction"] = nullptr;
+    if (!r.effect.empty()) j["effect"] = r.effect;  // --effect: (L, H) loss increase with the head zero-ablated
     return j;
 }
 
