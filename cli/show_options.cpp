@@ -158,7 +158,7 @@ const Kind& check_seeded_options(const ShowOptions& o) {
                             "attn show --model BERT_DIR \"first text\" --pair \"second text\"");
     if (o.ablate || o.ablate_mode || o.lens)
         usage_error(std::string(o.ablate ? "--ablate" : o.ablate_mode ? "--ablate-mode" : "--lens") + " acts on a trained decoder's layers, which needs --model",
-                    "attn show --model GPT2_DIR \"text\" " + (o.lens && !o.ablate ? "--lens" : "--ablate 0.1"));
+                    std::string("attn show --model GPT2_DIR \"text\" ") + (o.lens && !o.ablate ? "--lens" : "--ablate 0.1"));
     if (o.target) usage_error("--target is the decoder's text of an encoder-decoder model, which needs --model",
                               "seeded kinds take the keys' text with --source: attn show --kind cross \"queries\" --source \"keys\"");
     const Kind& kind = check_common_options(o.common);

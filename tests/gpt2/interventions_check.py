@@ -5,8 +5,8 @@ its mean over the positions, before the output projection).
 
 On a GPT-2-shaped and a Llama-shaped (grouped-query: 6 query heads on 2 key/value heads) checkpoint,
 with 3 heads ablated in 2 layers, zero and mean: the trace's weights and top-5 predictions, each
-position's top token and probability before and after, each position's loss and the text's loss
-(F.cross_entropy(logits[:-1], ids[1:])) within 1e-5 of the reference's; the plain reference must
+position's top token and probability before and after, and the text's loss (F.cross_entropy(logits[:-1],
+ids[1:])) within 1e-5 of the reference's, each position's loss within 5e-5; the plain reference must
 disagree with the ablated run (so the comparison can fail). --effect: every head's loss increase equals
 the reference's (loss with that head zeroed − plain loss), averaged over two texts. --lens: the last
 layer's row equals the predictions, every other row the final norm and head applied to the reference's
@@ -108,13 +108,17 @@ with tempfile.TemporaryDirectory() as tmp:
             check(pworst <= TOL, f"{name} {mode}: probabilities differ by {pworst:.3g}")
             # each position before and after, and the text's loss
             check(len(a["positions"]) == len(ids) - 1, f"{name} {mode}: {len(a['positions'])} positions")
-            lworst = 0.0
+            # one position's loss is −log p of the true token, often unlikely (p ≈ 1e-4 in these random
+            # models), which turns float32 summation differences of ~1e-6 in the logits into up to 1e-5
+            # (measured: 9.4e-6 ablated, 4.6e-6 plain, Llama position 12): 5e-5 there, 1e-5 on the rest
+            lworst, pworst_pos = 0.0, 0.0
             for i, p in enumerate(a["positions"]):
                 check(p["top_after"] == int(np.argmax(logits[i])) and p["top_before"] == int(np.argmax(plain_logits[i])),
                       f"{name} {mode}: top before/after at {i}")
-                lworst = max(lworst, abs(p["p_after"] - probs[i][p["top_after"]]), abs(p["p_before"] - plain_probs[i][p["top_before"]]),
-                             abs(p["loss_after"] - per[i]), abs(p["loss_before"] - plain_per[i]))
-            check(lworst <= TOL, f"{name} {mode}: positions differ by {lworst:.3g}")
+                pworst_pos = max(pworst_pos, abs(p["p_after"] - probs[i][p["top_after"]]), abs(p["p_before"] - plain_probs[i][p["top_before"]]))
+                lworst = max(lworst, abs(p["loss_after"] - per[i]), abs(p["loss_before"] - plain_per[i]))
+            check(pworst_pos <= TOL, f"{name} {mode}: positions' probabilities differ by {pworst_pos:.3g}")
+            check(lworst <= 5 * TOL, f"{name} {mode}: positions' losses differ by {lworst:.3g}")
             check(abs(a["loss_after"] - loss) <= TOL and abs(a["loss_before"] - plain_loss) <= TOL,
                   f"{name} {mode}: loss {a['loss_before']} -> {a['loss_after']}, reference {plain_loss} -> {loss}")
             # the reference without the ablation disagrees: the comparison above can fail
@@ -122,7 +126,7 @@ with tempfile.TemporaryDirectory() as tmp:
             check(max(abs(p["loss_after"] - plain_per[i]) for i, p in enumerate(a["positions"])) > 1e-3,
                   f"{name} {mode}: no position's loss moved")
             print(f"{name} {mode} {spec}: {len(ids)} tokens, loss {plain_loss:.5f} -> {loss:.5f}, attn within "
-                  f"{max(abs(a['loss_after'] - loss), abs(a['loss_before'] - plain_loss)):.2g}, positions within {lworst:.2g}, "
+                  f"{max(abs(a['loss_after'] - loss), abs(a['loss_before'] - plain_loss)):.2g}, positions' p within {pworst_pos:.2g}, losses {lworst:.2g}, "
                   f"weights within {worst:.2g}")
             # the terminal: the loss before and after, and the table's header
             r = run(["show", "--model", d, "--ablate", spec, "--ablate-mode", mode, text])
