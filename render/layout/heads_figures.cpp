@@ -68,7 +68,7 @@ Drawing effect_drawing(const HeadReport& r, const std::string& model_name, const
     map.cell = std::clamp(720 / static_cast<int>(std::max<std::size_t>({L, H, 1})), 14, 48);
     map.print_values = map.cell >= 30;
     const std::string title = model_name + " (" + r.model.type + ") \xC2\xB7 heads \xC3\x97 effect on the next-token loss";
-    const std::string sub = "loss increase (nats) when the head alone is zero-ablated \xC2\xB7 zero ablation \xC2\xB7 " + texts;
+    const std::string sub = "increase of the text loss (nats) when the head alone is ablated \xC2\xB7 zero ablation \xC2\xB7 " + texts;
     const int head = heading_height(font), mw = heatmap_width(font, map), mh = heatmap_height(font, map);
     const int w = std::max({2 * kMargin + mw + 30 + kColourBarWidth, font.text_width(title, kTitlePx) + 2 * kMargin,
                             font.text_width(sub, kSubtitlePx) + 2 * kMargin});
