@@ -6,9 +6,11 @@
 //     a = norm_1(x)                                                     (T, C)   LayerNorm | RMSNorm
 //     q, k, v = a·W_qkv + b (fused Conv1D) | a·W_qᵀ, a·W_kᵀ, a·W_vᵀ (+ b)  (T, H·d), (T, G·d), (T, G·d)
 //     head h, g = kv_head_of(h): q_h, k_g rotated by position (rotary); causal (and a window)
+//     ablated heads' contexts set to 0 or to their mean over the rows (--ablate)   (T, d) each
 //     x += concat(contexts)·W_o (+ b)                                  (T, C)
 //     x += mlp(norm_2(x))                                              (T, C)
 //   logits = norm_f(x)·W_headᵀ                                           (T, V)
+//   the logit lens (--lens): the same head on x after the embeddings and after every layer
 #include "core/model/stacks.h"
 
 #include <algorithm>
