@@ -185,6 +185,11 @@ with tempfile.TemporaryDirectory() as tmp:
             best = np.unravel_index(np.argmax(want), want.shape)
             check(f"top heads by effect on the loss:\n  layer {best[0]} head {best[1]}:" in r.stdout, f"{name} effect ranking: {r.stdout[-500:]!r}")
             print(f"{name} effect: {L}x{H} heads within {ew:.2g}, largest {want.max():+.4f} at layer {best[0]} head {best[1]}")
+            # --top N names N heads (without --rank, the ranking by effect)
+            r = run(["heads", "--model", d, "--effect", "--top", "2"] + texts)
+            ranked = r.stdout.split("top heads by effect on the loss:\n")[-1].splitlines()
+            check(r.returncode == 0 and len(ranked) == 2 and ranked[0].startswith(f"  layer {best[0]} head {best[1]}: +"),
+                  f"{name} --effect --top 2: {ranked!r}")
 
     # refusals: exit 2, one line, nothing written
     from make_encoder import make as make_encoder  # noqa: E402
