@@ -51,6 +51,7 @@ struct HeadsOptions {
     std::optional<std::string> prefix;  // --prefix: file names start with it (default: the model's family)
     std::size_t scale = 2;
     std::optional<std::string> max_memory;  // --max-memory, as show --model's
+    bool effect = false;                    // --effect: every head's effect on the loss (decoders)
 };
 
 // The texts: the arguments, or --file's non-empty lines (standard input for '-').
@@ -101,9 +102,9 @@ std::size_t induction_length(const HeadsOptions& o, const ModelConfig& c) {
 // printed; an encoder-decoder's per set (core/analysis/head_report.h score_encoder_decoder).
 void run_heads_trace(const HeadsOptions& o) {
     if (!o.model.empty()) usage_error("give --model DIR or --trace FILE, not both");
-    if (!o.texts.empty() || o.text_file || o.json || o.png || o.svg || o.rank || o.top || o.induction_length || o.prefix)
-        usage_error("--trace scores a saved trace's heads in the terminal; texts, --file, --json, --png, --svg, --prefix, --rank, --top and "
-                    "--induction-length need --model",
+    if (!o.texts.empty() || o.text_file || o.json || o.png || o.svg || o.rank || o.top || o.induction_length || o.prefix || o.effect)
+        usage_error("--trace scores a saved trace's heads in the terminal; texts, --file, --json, --png, --svg, --prefix, --rank, --top, "
+                    "--induction-length and --effect need --model",
                     "leave them out, or give --model DIR");
     Trace t = render::read_trace_file(*o.trace, std::nullopt);
     if (!t.model)
@@ -160,7 +161,7 @@ void run_heads(const HeadsOptions& o) {
     if (o.model.empty()) usage_error("give a model: --model DIR (or a saved trace: --trace FILE)", "attn heads --model gpt2/ \"The cat sat on the mat.\"");
     // 1. the options and the outputs' paths, before any work
     const std::optional<HeadPattern> rank = o.rank ? std::optional(pattern_named(*o.rank).pattern) : std::nullopt;
-    if (o.top && !rank) usage_error("--top needs --rank PATTERN: the top heads of which pattern?", "e.g. --rank previous --top 3");
+    if (o.top && !rank && !o.effect) usage_error("--top needs --rank PATTERN: the top heads of which pattern?", "e.g. --rank previous --top 3");
     if (o.prefix && !o.png && !o.svg) usage_error("--prefix names images, but no --png or --svg folder is given", "add --png DIR");
     check_prefix(o.prefix);
     policy::OutputRequest outputs;
@@ -174,11 +175,19 @@ void run_heads(const HeadsOptions& o) {
     if (rank == HeadPattern::next && parsed.family->recipe.stack != Stack::encoder)
         usage_error(std::string("--rank next: ") + parsed.family->title + " is a decoder, whose causal heads never see the next token",
                     "rank next on an encoder's folder (BERT, RoBERTa, DistilBERT), or choose previous");
+    if (o.effect && parsed.family->recipe.stack != Stack::decoder)
+        usage_error(std::string("--effect ablates heads and measures a decoder's next-token loss, and ") + parsed.family->title + " is " +
+                        (parsed.family->recipe.stack == Stack::encoder ? "an encoder" : "an encoder-decoder"),
+                    "drop --effect, or give a GPT-2, Llama, Mistral or Qwen2 folder");
     const Tokenizer tok = load_model_tokenizer(o.model, parsed);
     const std::vector<std::string> texts = heads_texts(o);
     if (parsed.family->recipe.stack == Stack::encoder_decoder) return run_heads_seq2seq(o, parsed, tok, texts);
     std::vector<std::vector<std::int64_t>> ids;
     for (const auto& text : texts) ids.push_back(model_token_ids(tok, c, text));
+    for (std::size_t k = 0; k < ids.size() && o.effect; ++k)
+        if (ids[k].size() < 2)
+            usage_error("--effect: text " + std::to_string(k + 1) + " is one token, which has no next token to predict",
+                        "give texts of at least two tokens");
     HeadRunOptions run;
     run.induction_length = induction_length(o, c), run.induction_seed = o.seed;
     // the outputs as a set (figures start with the model's type), then the longest run's memory
@@ -197,7 +206,8 @@ void run_heads(const HeadsOptions& o) {
     const bool json_to_stdout = o.json && *o.json == "-";
     policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);
     run.progress = progress.callback();
-    const HeadReport r = score_heads(*model, tok, texts, ids, run);
+    HeadReport r = score_heads(*model, tok, texts, ids, run);
+    if (o.effect) r.effect = head_effects(*model, tok, ids, progress.callback());  // 1 + L·H forwards per text
     // 4. the outputs
     const std::string name = model_display_name(o.model);
     // the named heads (those clearing chance), each drawn on the text where its pattern is strongest
@@ -219,6 +229,7 @@ void run_heads(const HeadsOptions& o) {
         v.model_name = name, v.colour = colour_depth(o.color), v.precision = o.precision, v.rank = rank;
         if (o.top) v.top = *o.top;
         std::cout << render::heads_terminal_view(r, v);
+        if (o.effect) std::cout << "\n" << render::effect_terminal_view(r, v, o.top.value_or(5));
         policy::say_written(outputs, std::cout);
         std::cout.flush();
     }
@@ -250,6 +261,7 @@ void setup_heads(CLI::App& app) {
         "  attn heads --model gpt2/ --file sentences.txt --rank previous --top 3 --png slides/\n"
         "  attn heads --model gpt2/ --induction-length 40 --seed 7 --json heads.json \"a b c\"\n"
         "  attn heads --model gpt2/ --max-memory 2G --file essays.txt\n"
+        "  attn heads --model gpt2/ --effect --top 5 --png slides/ \"When Mary and John went to the store, John gave a drink to\"\n"
         "  attn heads --trace t5-trace.json\n"
         "An encoder-decoder's sets are scored apart: encoder (as an encoder's heads), decoder (as a decoder's), and\n"
         "cross on two patterns of its own, each beside its chance level (the score of random rows):\n"
@@ -275,6 +287,10 @@ void setup_heads(CLI::App& app) {
     cmd->add_option("--png", o->png, "Write one layers × heads map per pattern (and --top heads' weights) into folder DIR");
     bind_figure_options(*cmd, o->svg, o->scale, o->font);
     bind_prefix_option(*cmd, o->prefix, "the model's family; -heads-<pattern> follows");
+    cmd->add_flag("--effect", o->effect,
+                  "Decoders: every head's effect on the texts' next-token loss, the loss with that head alone zero-ablated "
+                  "minus the plain loss (1 + layers × heads forwards per text); a table, the top heads (--top N, default 5), "
+                  "JSON effect, and with --png/--svg the map heads-effect");
     cmd->add_option("--max-memory", o->max_memory, "Refuse runs needing more memory than SIZE (e.g. 512M, 8G; default 3/4 of RAM)");
     cmd->callback([o] {
         if (!o->model.empty() && !o->trace) o->model = model_folder(o->model, o->offline);

@@ -90,6 +90,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     m.query = o.query, m.prefix = o.prefix, m.pair = o.pair;
     m.target = o.target, m.max_new_tokens = o.max_new_tokens;
     m.align_at = o.align_at, m.words = o.words;
+    m.ablate = o.ablate, m.ablate_mode = o.ablate_mode, m.lens = o.lens;
     run_show_model(m);
 }
 

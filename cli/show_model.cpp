@@ -80,7 +80,45 @@ std::vector<bool> parse_layer_list(const std::string& text, std::size_t n_layer)
     return keep;
 }
 
+HeadAblation parse_ablation(const std::string& text, const std::optional<std::string>& mode, std::size_t n_layer, std::size_t n_head) {
+    const std::string limits = "layers 0 to " + std::to_string(n_layer - 1) + ", heads 0 to " + std::to_string(n_head - 1);
+    auto bad = [&](const std::string& why) { usage_error("--ablate '" + text + "' " + why, "write layer.head pairs (" + limits + "), e.g. --ablate 0.1,1.0"); };
+    auto number = [&](const std::string& s) -> std::size_t {
+        if (s.empty() || s.size() > 7 || s.find_first_not_of("0123456789") != std::string::npos) bad("is not a list of layer.head pairs");
+        return std::stoul(s);
+    };
+    HeadAblation a;
+    a.mode = mode && *mode == "mean" ? AblationMode::mean : AblationMode::zero;
+    for (std::size_t at = 0; at <= text.size();) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        const std::string item = text.substr(at, comma - at);
+        const std::size_t dot = item.find('.');
+        if (dot == std::string::npos) bad("is not a list of layer.head pairs");
+        const std::size_t l = number(item.substr(0, dot)), h = number(item.substr(dot + 1));
+        if (l >= n_layer) bad("names layer " + std::to_string(l) + "; the model has " + std::to_string(n_layer) + " layers");
+        if (h >= n_head) bad("names head " + std::to_string(h) + "; the model has " + std::to_string(n_head) + " heads per layer");
+        if (std::find(a.heads.begin(), a.heads.end(), std::pair{l, h}) != a.heads.end()) bad("names head " + item + " twice");
+        a.heads.emplace_back(l, h);
+        at = comma + 1;
+    }
+    return a;
+}
+
 namespace {
+
+// --ablate and --lens run a decoder's layers: an encoder's or an encoder-decoder's are refused by name,
+// a one-token text has no next token whose loss could change, --ablate-mode needs --ablate.
+void check_interventions(const ModelShowOptions& o, const ParsedConfig& p, std::size_t tokens) {
+    if (o.ablate_mode && !o.ablate) usage_error("--ablate-mode " + *o.ablate_mode + " says how heads are ablated, but no --ablate names them", "add --ablate L.H, e.g. --ablate 0.1");
+    if (!o.ablate && !o.lens) return;
+    const std::string what = o.ablate ? "--ablate" : "--lens";
+    if (p.family->recipe.stack != Stack::decoder)
+        usage_error(what + " runs a decoder's next-token predictions, and " + p.family->title + " is " +
+                        (p.family->recipe.stack == Stack::encoder ? "an encoder" : "an encoder-decoder"),
+                    "drop " + what + ", or give a GPT-2, Llama, Mistral or Qwen2 folder");
+    if (o.ablate && tokens < 2)
+        usage_error("--ablate compares the loss of the text's next tokens, and a one-token text has none", "give a text of at least two tokens");
+}
 
 // Usage errors for an empty text or one past the context, an input error for an id outside the vocabulary.
 void check_model_ids(const std::vector<std::int64_t>& ids, const ModelConfig& c) {
@@ -228,6 +266,8 @@ void run_show_model(const ModelShowOptions& o) {
     if (o.target && !seq2seq)
         usage_error(std::string("--target is the decoder's text of an encoder-decoder model, and ") + parsed.family->title + " is not one",
                     "drop --target, or give a T5, BART or Marian folder");
+    check_interventions(o, parsed, ids.size());
+    const HeadAblation ablation = o.ablate ? parse_ablation(*o.ablate, o.ablate_mode, c.n_layer, c.n_head) : HeadAblation{};
     GenerationConfig generation;
     if (o.query && *o.query >= ids.size())
         usage_error("--query " + std::to_string(*o.query) + " is past the last query (" + std::to_string(ids.size()) + " tokens)",
@@ -266,7 +306,19 @@ void run_show_model(const ModelShowOptions& o) {
     run.predict_last_only = !r.json && !r.html;  // the terminal shows the last position's predictions only
     run.type_ids = input.type_ids, run.segments = input.segments;
     run.mask_id = tok.mask_id();
-    const Trace t = run_model(*model, tok, ids, run);
+    run.lens = o.lens;
+    Trace t;
+    if (o.ablate) {  // the plain run's predictions and losses, then the ablated run, which the trace holds
+        ModelRunOptions plain = run;
+        plain.token_losses = true, plain.lens = false;
+        plain.keep_layers.assign(c.n_layer, false);
+        const Trace before = run_model(*model, tok, ids, plain);
+        run.token_losses = true, run.ablation = ablation;
+        t = run_model(*model, tok, ids, run);
+        t.ablation = compare_ablation(before, t, run.ablation);
+    } else {
+        t = run_model(*model, tok, ids, run);
+    }
     // an encoder-decoder's alignment: --layer/--head as given (a head, a layer's mean), else the mean over layers
     render::AlignChoice align;
     align.layer = o.layer, align.head = o.layer ? o.head : std::nullopt, align.words = o.words;
@@ -329,7 +381,8 @@ void run_show_model(const ModelShowOptions& o) {
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;
         topt.colour = o.colour, topt.width = o.width, topt.scale = o.figure_colour, topt.query = o.query;
         if (seq2seq) std::cout << render::encoder_decoder_terminal_view(t, align, topt);  // after the translation's line
-        else std::cout << render::model_terminal_view(t, choice, topt);
+        else std::cout << render::model_terminal_view(t, choice, topt) << render::lens_terminal_view(t, topt)
+                       << render::ablation_terminal_view(t, topt);
         policy::say_written(r, std::cout);
         std::cout.flush();
     }

@@ -45,7 +45,14 @@ struct ModelShowOptions {
     std::size_t max_new_tokens = 40;        // --max-new-tokens: an encoder-decoder's generation limit
     std::optional<std::string> align_at;    // --align-at output|input: an encoder-decoder's alignment (render/view/alignment.h)
     bool words = false;                     // --words: the alignment in words
+    std::optional<std::string> ablate;      // --ablate L.H[,L.H...] (decoders)
+    std::optional<std::string> ablate_mode; // --ablate-mode zero|mean
+    bool lens = false;                      // --lens (decoders)
 };
+
+// --ablate's list "L.H[,L.H...]" (and --ablate-mode) against the model's n_layer and n_head: usage
+// errors for a malformed list, a layer or head outside the model, and a head named twice.
+HeadAblation parse_ablation(const std::string& text, const std::optional<std::string>& mode, std::size_t n_layer, std::size_t n_head);
 
 void run_show_model(const ModelShowOptions& o);
 

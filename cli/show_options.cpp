@@ -92,6 +92,16 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         ->check(CLI::IsMember({"output", "input"}));
     cmd->add_flag("--words", o.words,
                   "--model with a translation model: the alignment in words, a source word's pieces summed, a target word's rows averaged");
+    cmd->add_option("--ablate", o.ablate,
+                    "--model with a decoder (GPT-2, Llama, Mistral, Qwen2): run with these heads' outputs ablated, e.g. 0.1,2.3 "
+                    "(layer.head; a grouped-query model's query heads); shows each position's top prediction and the text's "
+                    "next-token loss before and after");
+    cmd->add_option("--ablate-mode", o.ablate_mode,
+                    "--ablate: zero (the heads' context vectors set to 0, the default) or mean (set to their mean over the text's positions)")
+        ->check(CLI::IsMember({"zero", "mean"}));
+    cmd->add_flag("--lens", o.lens,
+                  "--model with a decoder: the logit lens, the final norm and output head applied to the residual stream after "
+                  "the embeddings and after every layer (the top token at each layer and position)");
     for (const auto& k : o.common.kind_options) seeded_only.push_back(k.option);
     for (const char* name : {"--kind", "--example", "--embeddings", "--mask", "--d-in", "--seed", "--max-tokens", "--split"})
         seeded_only.push_back(cmd->get_option(name));
@@ -146,6 +156,9 @@ const Kind& check_seeded_options(const ShowOptions& o) {
                     "attn show --model T5_DIR \"The house is small.\" --words");
     if (o.pair) usage_error("--pair runs a sentence pair through an encoder model, which needs --model",
                             "attn show --model BERT_DIR \"first text\" --pair \"second text\"");
+    if (o.ablate || o.ablate_mode || o.lens)
+        usage_error(std::string(o.ablate ? "--ablate" : o.ablate_mode ? "--ablate-mode" : "--lens") + " acts on a trained decoder's layers, which needs --model",
+                    std::string("attn show --model GPT2_DIR \"text\" ") + (o.lens && !o.ablate ? "--lens" : "--ablate 0.1"));
     if (o.target) usage_error("--target is the decoder's text of an encoder-decoder model, which needs --model",
                               "seeded kinds take the keys' text with --source: attn show --kind cross \"queries\" --source \"keys\"");
     const Kind& kind = check_common_options(o.common);

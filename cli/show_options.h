@@ -47,6 +47,9 @@ struct ShowOptions {
     std::optional<std::size_t> layer, head;         // --layer, --head
     std::optional<std::string> align_at;            // --align-at output|input: an encoder-decoder's alignment
     bool words = false;                             // --words: the alignment in words
+    std::optional<std::string> ablate;              // --ablate L.H[,L.H...]: a decoder run with those heads ablated
+    std::optional<std::string> ablate_mode;         // --ablate-mode zero|mean
+    bool lens = false;                              // --lens: the logit lens at every layer
 };
 
 // Adds the subcommand "show" to app with every option bound to o (no callback: the caller's).

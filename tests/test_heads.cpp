@@ -216,9 +216,9 @@ TEST_CASE("heads: over several texts the sink and its caution name the text wher
     r.scores[static_cast<std::size_t>(HeadPattern::sink)][0][0] = (0.53 + 0.95) / 2;  // the mean over the two texts
     r.scores[static_cast<std::size_t>(HeadPattern::previous)][0][0] = 0.6;
     HeadText a, b;
-    a.tokens = {"It", "\xC2\xB7is", "\xC2\xB7that", "\xC2\xB7one", "."};
+    a.tokens = {"It", "\xC2\xB7" "is", "\xC2\xB7" "that", "\xC2\xB7" "one", "."};
     a.sinks = {{HeadSink{2, 0.53}}};  // "·that": 2 of the 4 queries after it
-    b.tokens = {"The", "\xC2\xB7dog", "\xC2\xB7ran", "."};
+    b.tokens = {"The", "\xC2\xB7" "dog", "\xC2\xB7" "ran", "."};
     b.sinks = {{HeadSink{0, 0.95}}};
     r.texts = {a, b};
     const std::string caution = render::sink_caution(r, 0, 0, 2);

@@ -435,3 +435,47 @@ TEST_CASE("model: --prefix, --figures, --range, --colormap and --query shape the
     CHECK(no_png.code == 2);
     CHECK(attn::test::one_line(no_png).find("--prefix names images, but no --png or --svg folder is given") != std::string::npos);
 }
+
+TEST_CASE("model: with every head zero-ablated a position's predictions do not depend on the tokens before it, and the loss is the mean of the positions' losses") {
+    const std::string dir = model_dir() + "/model-ok";
+    auto run = [&](const std::string& text, const std::string& ablate) {
+        std::vector<std::string> args = {"show", "--model", dir, "--json", "-", text};
+        if (!ablate.empty()) args.insert(args.end(), {"--ablate", ablate});
+        const auto r = attn::test::run_attn(args);
+        REQUIRE(r.code == 0);
+        return Json::parse(r.out);
+    };
+    // the one layer's two heads zeroed: position 1 ("b" after "a" or after "c") sees only itself
+    const Json a = run("ab", "0.0,0.1"), c = run("cb", "0.0,0.1");
+    CHECK(a["predictions"][1] == c["predictions"][1]);
+    // without the ablation the token before matters (the check above can fail)
+    const Json pa = run("ab", ""), pc = run("cb", "");
+    CHECK(pa["predictions"][1][0]["p"] != pc["predictions"][1][0]["p"]);
+    // the ablation object: the plain run's top tokens before, the ablated run's after, the mean loss
+    const Json& s = a["ablation"];
+    CHECK(s["heads"] == Json::parse("[[0, 0], [0, 1]]"));
+    CHECK(s["mode"] == "zero");
+    REQUIRE(s["positions"].size() == 1);  // "ab": position 0 predicts "b"
+    const Json& p = s["positions"][0];
+    CHECK(p["top_before"] == pa["predictions"][0][0]["id"]);
+    CHECK(p["p_before"] == pa["predictions"][0][0]["p"]);
+    CHECK(p["top_after"] == a["predictions"][0][0]["id"]);
+    CHECK(s["loss_before"].get<double>() == doctest::Approx(p["loss_before"].get<double>()));
+    CHECK(s["loss_after"].get<double>() == doctest::Approx(p["loss_after"].get<double>()));
+    CHECK(std::abs(p["loss_after"].get<double>() - p["loss_before"].get<double>()) > 1e-6);
+    CHECK(!pa.contains("ablation"));
+    CHECK(!pa.contains("lens"));
+}
+
+TEST_CASE("model: the terminal shows the loss before and after --ablate and the lens's rows emb and layer 0") {
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--ablate", "0.1", "--ablate-mode", "mean",
+                                         "--lens", "--precision", "3", "abc"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("ablated (mean): heads 0.1 (layer.head), their context vectors set to their mean over the text\n") != std::string::npos);
+    CHECK(r.out.find("loss of the text (mean next-token cross-entropy, nats): ") != std::string::npos);
+    CHECK(r.out.find("positions changed their top prediction") != std::string::npos);
+    CHECK(r.out.find("logit lens: the top next token") != std::string::npos);
+    CHECK(r.out.find("\nemb  ") != std::string::npos);
+    CHECK(r.out.find("\nlayer 0  ") != std::string::npos);
+    CHECK(r.out.find("\nlayer 1") == std::string::npos);  // one layer
+}

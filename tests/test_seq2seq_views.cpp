@@ -471,8 +471,8 @@ TEST_CASE("seq2seq heads: attn heads --trace scores each set of a saved trace, a
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"heads", "--trace", "t5.json", "--model", "m"}, error_line("give --model DIR or --trace FILE, not both", "")},
         {{"heads", "--trace", "t5.json", "--json", "h.json"},
-         error_line("--trace scores a saved trace's heads in the terminal; texts, --file, --json, --png, --svg, --prefix, --rank, --top and "
-                    "--induction-length need --model",
+         error_line("--trace scores a saved trace's heads in the terminal; texts, --file, --json, --png, --svg, --prefix, --rank, --top, "
+                    "--induction-length and --effect need --model",
                     "leave them out, or give --model DIR")},
         {{"heads", "--trace", "k.json"},
          error_line("--trace k.json is not a model's trace: attn heads scores a model's heads", "write one with attn show --model DIR TEXT --json FILE")},

@@ -478,6 +478,17 @@ std::vector<ValidationRule> make_rules() {
                     {"show", "--model", "model-ok", "--keep-layers", "3", "a b"},
                     e("--keep-layers '3' names layer 3; the model has 1 (hint: write layers and ranges from 0 to 0, e.g. "
                       "--keep-layers 0,5-7, or all)")});
+    rows.push_back({"model.ablate", "--ablate", "layer.head pairs of a decoder, each named once", U,
+                    {"show", "--model", "model-ok", "--ablate", "0.2", "a b"},
+                    e("--ablate '0.2' names head 2; the model has 2 heads per layer (hint: write layer.head pairs (layers 0 to 0, "
+                      "heads 0 to 1), e.g. --ablate 0.1,1.0)")});
+    rows.push_back({"model.ablate-twice", "--ablate", "layer.head pairs of a decoder, each named once", U,
+                    {"show", "--model", "model-ok", "--ablate", "0.1,0.1", "a b"},
+                    e("--ablate '0.1,0.1' names head 0.1 twice (hint: write layer.head pairs (layers 0 to 0, heads 0 to 1), e.g. "
+                      "--ablate 0.1,1.0)")});
+    rows.push_back({"model.lens", "--lens", "with --model (a decoder)", U, {"show", "--kind", "causal", "--lens", "a b"},
+                    e("--lens acts on a trained decoder's layers, which needs --model (hint: attn show --model GPT2_DIR \"text\" "
+                      "--lens)")});
     // 11. numerics
     rows.push_back({"numerics.overflow", "scores", "finite: q·k must not overflow float32", R,
                     {"show", "--kind", "simple", "--embeddings", "overflow.json", "a b"},

@@ -199,6 +199,14 @@ std::vector<RankedHead> rank_heads(const HeadReport& r, HeadPattern p) {
     return out;
 }
 
+std::vector<RankedHead> rank_effects(const HeadReport& r) {
+    std::vector<RankedHead> out;
+    for (std::size_t l = 0; l < r.effect.size(); ++l)
+        for (std::size_t h = 0; h < r.effect[l].size(); ++h) out.push_back({l, h, r.effect[l][h]});
+    std::stable_sort(out.begin(), out.end(), [](const RankedHead& a, const RankedHead& b) { return a.score > b.score; });
+    return out;
+}
+
 std::vector<RankedHead> named_heads(const HeadReport& r, HeadPattern p, std::size_t n) {
     std::vector<RankedHead> out;
     for (const RankedHead& h : rank_heads(r, p))

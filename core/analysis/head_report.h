@@ -55,6 +55,9 @@ struct HeadReport {
     std::uint64_t induction_seed = 0;
     std::vector<std::int64_t> induction_ids;  // (2R): the R ids, twice
     Trace first;  // the first text's run (the top heads' figures)
+    // attn heads --effect: (L, H) the text loss with that head alone zero-ablated minus the plain loss
+    // (mean next-token cross-entropy, nats), averaged over the texts; empty when not asked for.
+    std::vector<std::vector<double>> effect;
 
     const std::optional<double>& score(HeadPattern p, std::size_t l, std::size_t h) const {
         return scores[static_cast<std::size_t>(p)][l][h];
@@ -147,5 +150,8 @@ std::optional<HeadSink> strongest_sink(const HeadReport& r, std::size_t layer, s
 // The text on which a head's pattern score is highest (ties: the earlier text; induction: its natural-text
 // score); 0 when no text defines it.
 std::size_t strongest_text(const HeadReport& r, HeadPattern p, std::size_t layer, std::size_t head);
+
+// Every head ranked by its effect (r.effect), largest increase of the loss first, ties by layer then head.
+std::vector<RankedHead> rank_effects(const HeadReport& r);
 
 }  // namespace attn

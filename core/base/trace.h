@@ -99,6 +99,33 @@ struct MaskPrediction {
     std::vector<Prediction> top;
 };
 
+// One position of an ablated decoder run beside the plain run: position i predicts token i + 1.
+struct AblationPosition {
+    std::int64_t top_before = 0, top_after = 0;  // the top next token of each run
+    float p_before = 0.0f, p_after = 0.0f;       // its probability in that run
+    double loss_before = 0.0, loss_after = 0.0;  // −log p(true next token) in each run (natural log)
+    std::string token_before, token_after;       // the top tokens' text (the terminal's; not in the JSON)
+};
+
+// attn show --model --ablate: the heads whose outputs (context vectors) were replaced, how, and the
+// text's loss (mean of the positions' losses) before and after. The trace's weights and predictions
+// are the ablated run's.
+struct AblationSummary {
+    std::vector<std::pair<std::size_t, std::size_t>> heads;  // (layer, query head), as given
+    std::string mode = "zero";                               // "zero" | "mean"
+    double loss_before = 0.0, loss_after = 0.0;
+    std::vector<AblationPosition> positions;  // (T − 1) positions 0 .. T − 2
+};
+
+// The logit lens at one depth: the final norm and the output head applied to the residual stream after
+// the embeddings (layer "emb", index 0) or after layer l (index l + 1).
+struct LensRow {
+    std::string layer;              // "emb", "0", "1", ...
+    std::vector<std::int64_t> ids;  // (T) the top token after each position
+    std::vector<float> p;           // (T) its probability
+    std::vector<std::string> tokens;  // (T) the top tokens' text
+};
+
 struct ModelInfo {
     std::string type;   // "gpt2"
     std::string dtype;  // stored dtype: "F32" | "F16" | "BF16"
@@ -140,6 +167,11 @@ struct Trace {
     std::vector<std::int64_t> source_token_ids;        // (S)
     std::vector<std::int64_t> generated_ids;           // (T) every generated id, the end token included
     bool teacher_forced = false;                       // generated_ids are --target's labels, not greedy choices
+    // Decoder models: −log p(token i + 1) after position i (natural log), with ModelRunOptions::token_losses;
+    // the logit lens (L + 1 rows) with ModelRunOptions::lens; an ablated run's comparison (the CLI's).
+    std::vector<double> token_losses;                  // (T − 1)
+    std::vector<LensRow> lens;
+    std::optional<AblationSummary> ablation;
 
     // The first set's layers, and the heads of its first layer (all of a seeded run's heads).
     // Precondition: the set and layer exist (every run makes them before filling them).

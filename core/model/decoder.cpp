@@ -6,13 +6,16 @@
 //     a = norm_1(x)                                                     (T, C)   LayerNorm | RMSNorm
 //     q, k, v = a·W_qkv + b (fused Conv1D) | a·W_qᵀ, a·W_kᵀ, a·W_vᵀ (+ b)  (T, H·d), (T, G·d), (T, G·d)
 //     head h, g = kv_head_of(h): q_h, k_g rotated by position (rotary); causal (and a window)
+//     ablated heads' contexts set to 0 or to their mean over the rows (--ablate)   (T, d) each
 //     x += concat(contexts)·W_o (+ b)                                  (T, C)
 //     x += mlp(norm_2(x))                                              (T, C)
 //   logits = norm_f(x)·W_headᵀ                                           (T, V)
+//   the logit lens (--lens): the same head on x after the embeddings and after every layer
 #include "core/model/stacks.h"
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/base/ops.h"
 #include "core/model/layers.h"
@@ -28,6 +31,23 @@ using namespace layers;
 struct Scratch {
     Buf a, q, k, v, ctx, y, hidden, up;
 };
+
+// The ablated heads of layer l in the contexts ctx (n, H·d): each one's d columns set to 0 (zero) or,
+// in every row, to their mean over the n rows (mean).
+void ablate_heads(const HeadAblation& a, std::size_t l, std::size_t n, std::size_t H, std::size_t d, Buf& ctx) {
+    for (const auto& [layer, h] : a.heads) {
+        if (layer != l) continue;
+        float* col = ctx.data() + h * d;
+        for (std::size_t k = 0; k < d; ++k) {
+            double mean = 0.0;
+            if (a.mode == AblationMode::mean) {
+                for (std::size_t i = 0; i < n; ++i) mean += col[i * H * d + k];
+                mean /= static_cast<double>(n);
+            }
+            for (std::size_t i = 0; i < n; ++i) col[i * H * d + k] = static_cast<float>(mean);
+        }
+    }
+}
 
 // One layer on n rows at positions p0 .. p0 + n − 1 of x (n, C), in place. The layer's cache gains the
 // rows' keys (rotated at their positions) and values; their queries attend over every cached row.
@@ -82,6 +102,7 @@ void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t 
         if (cfg.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
         const HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, rope};
         attention(cq, Columns{&cache.k, Gd, 0}, Columns{&cache.v, Gd, 0}, s, t, heads, b.ctx);  // (n, H·d)
+        ablate_heads(opt.ablation, l, n, H, d, b.ctx);
     }
     // 4. x += o(contexts)
     {
@@ -119,6 +140,44 @@ void embed(const ModelCheckpoint& m, const std::vector<std::int64_t>& ids, std::
                                    : E.data[static_cast<std::size_t>(ids[p0 + i]) * C + c];
 }
 
+// logits (T, V) = norm_f(x) · W_headᵀ for the T rows of x (T, C); the normed rows in b.a.
+void output_logits(const ModelCheckpoint& m, const Buf& x, std::size_t T, Scratch& b, Buf& logits) {
+    const std::size_t C = m.config.n_embd, V = m[Role::lm_head].rows;
+    norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], m.config.norm_eps, T, C, b.a);
+    logits.resize(T * V);
+    gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, T, V, C, true);
+}
+
+// The logit lens on the residual stream x (T, C): each row's top token (ties: the lower id) and its
+// probability under the final norm and the output head.
+LensRow lens_row(const ModelCheckpoint& m, const Tokenizer& tok, const Buf& x, std::size_t T, std::string label, Scratch& b) {
+    const std::size_t V = m[Role::lm_head].rows;
+    Buf logits;
+    output_logits(m, x, T, b, logits);  // (T, V)
+    LensRow row{std::move(label), {}, {}, {}};
+    for (std::size_t i = 0; i < T; ++i) {
+        float* r = logits.data() + i * V;
+        const std::size_t top = static_cast<std::size_t>(std::max_element(r, r + V) - r);
+        row.ids.push_back(static_cast<std::int64_t>(top));
+        row.tokens.push_back(tok.text(static_cast<std::int64_t>(top)));
+        row.p.push_back(static_cast<float>(1.0 / static_cast<double>(exp_shift_sum(r, V, r[top]))));
+    }
+    return row;
+}
+
+// −log softmax(logits[i])[ids[i + 1]] for i < T − 1 (natural log, as F.cross_entropy per position).
+std::vector<double> next_token_losses(const Buf& logits, std::size_t V, const std::vector<std::int64_t>& ids) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
+        const float* r = logits.data() + i * V;
+        const float mx = *std::max_element(r, r + V);
+        double sum = 0.0;
+        for (std::size_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(r[v]) - mx);
+        out.push_back(std::log(sum) + mx - static_cast<double>(r[static_cast<std::size_t>(ids[i + 1])]));
+    }
+    return out;
+}
+
 }  // namespace
 
 Trace decoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
@@ -132,11 +191,12 @@ Trace decoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
         Timer timer(opt.timing, &ModelTiming::embed);
         embed(m, ids, 0, T, x);
     }
+    Scratch b;
+    if (opt.lens) t.lens.push_back(lens_row(m, tok, x, T, "emb", b));
     // the rotary angles of positions 0 .. T − 1, once for every layer and head
     const RopeTable rope =
         m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg, T)) : RopeTable();
-    // 2. the layers, every row at once (each layer's cache holds only this pass)
-    Scratch b;
+    // 2. the layers, every row at once (each layer's cache holds only this pass); the lens after each
     for (std::size_t l = 0; l < L; ++l) {
         LayerCache cache;
         LayerTrace lt;
@@ -147,20 +207,22 @@ Trace decoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
             t.layer_mean.push_back(head_mean(lt.heads));
         }
         if (opt.keep_layers.empty() || opt.keep_layers.at(l)) t.layers().push_back(std::move(lt));
+        if (opt.lens) t.lens.push_back(lens_row(m, tok, x, T, std::to_string(l), b));
         if (opt.progress) opt.progress("layers", l + 1, L);
     }
     t.rollout = attention_rollout(t.layer_mean);
     // 3. logits = norm_f(x) · W_headᵀ at the positions whose predictions are shown: every position, or
     //    only the last (predict_last_only)                                     (P, V), P = T or 1
-    const std::size_t P = opt.predict_last_only ? 1 : T;
+    const std::size_t P = opt.predict_last_only && !opt.token_losses ? 1 : T;
     Buf logits(P * V);
     {
         Timer timer(opt.timing, &ModelTiming::logits);
         norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, T, C, b.a);
         gemm(b.a.data() + (T - P) * C, C, m[Role::lm_head].data, C, logits.data(), V, P, V, C, true);
     }
-    // 4. the top k next tokens after each of those positions
+    // 4. the top k next tokens after each of those positions (and the loss of each true next token)
     Timer timer(opt.timing, &ModelTiming::predictions);
+    if (opt.token_losses) t.token_losses = next_token_losses(logits, V, ids);
     t.predictions = top_predictions(logits, P, V, opt.top_k, tok);
     t.output = Mat::from_shape({T, C});  // the final hidden state (after the final norm)
     std::copy(b.a.begin(), b.a.end(), t.output.begin());

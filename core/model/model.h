@@ -19,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/kinds/decode.h"
@@ -33,6 +34,15 @@ namespace attn {
 // Seconds per stage of a model run (attn bench --model).
 struct ModelTiming {
     double embed = 0, layer_norm = 0, qkv = 0, attention = 0, attn_proj = 0, mlp = 0, logits = 0, predictions = 0;
+};
+
+// A head's output is its context vector (weights · values, head_dim wide) before the output projection.
+// Zero ablation sets it to 0; mean ablation sets it, at every position, to its mean over the text's
+// positions. A grouped-query model's head is a query head.
+enum class AblationMode { zero, mean };
+struct HeadAblation {
+    std::vector<std::pair<std::size_t, std::size_t>> heads;  // (layer < n_layer, head < n_head), distinct
+    AblationMode mode = AblationMode::zero;
 };
 
 struct ModelRunOptions {
@@ -54,6 +64,11 @@ struct ModelRunOptions {
     std::size_t max_new_tokens = 40;
     SamplingOptions sampling;  // greedy, or a seeded draw after the logits processors (core/model/sampling.h)
     std::vector<std::int64_t> target_ids;
+    // Decoders only: the heads whose outputs are replaced (none: a plain run); the text's per-position
+    // losses (Trace::token_losses, every position's logits computed); the logit lens (Trace::lens).
+    HeadAblation ablation;
+    bool token_losses = false;
+    bool lens = false;
     ModelTiming* timing = nullptr;
     std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
 };
@@ -93,6 +108,21 @@ DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
 // The rotary frequencies θ_i (d/2 of them) for a text of T tokens, rope_scaling applied as Hugging
 // Face's modeling_rope_utils computes it.
 std::vector<double> model_inv_freq(const ModelConfig& c, std::size_t T);
+
+// The loss of a text: the mean of its positions' losses (0 for a one-token text, which predicts nothing).
+double text_loss(const std::vector<double>& token_losses);
+
+// The ablated run beside the plain one (both with token_losses): each position's top next token and
+// the losses before and after. Precondition: the two runs read the same ids, with every position's
+// predictions.
+AblationSummary compare_ablation(const Trace& plain, const Trace& ablated, const HeadAblation& a);
+
+// attn heads --effect: for every layer × head (L, H), the text loss with that head alone zero-ablated
+// minus the plain loss, averaged over the texts (decoders; each text 2+ tokens, the caller checks).
+// 1 + L·H forwards per text; progress counts them.
+std::vector<std::vector<double>> head_effects(
+    const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::vector<std::int64_t>>& texts,
+    const std::function<void(const char* stage, std::size_t done, std::size_t total)>& progress = nullptr);
 
 // The aggregates on their own (tests compare them with a plain computation).
 Mat head_mean(const std::vector<HeadTrace>& heads);  // (T, T)

@@ -1,9 +1,11 @@
 #include "render/layout/heads_figures.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "render/layout/chart.h"
+#include "render/view/colormaps.h"
 #include "render/view/style.h"
 
 namespace attn::render {
@@ -48,6 +50,49 @@ Drawing pattern_drawing(const HeadReport& r, HeadPattern p, const std::string& m
             }};
 }
 
+// --effect: the (L, H) loss increases on the diverging map, symmetric around 0 (red: the loss rises).
+Drawing effect_drawing(const HeadReport& r, const std::string& model_name, const std::string& texts, Font& font) {
+    const std::size_t L = r.n_layer, H = r.n_head;
+    const auto values = std::make_shared<Mat>(Mat::from_shape({L, H}));
+    double most = 0.0;
+    for (std::size_t l = 0; l < L; ++l)
+        for (std::size_t h = 0; h < H; ++h) {
+            (*values)(l, h) = static_cast<float>(r.effect[l][h]);
+            most = std::max(most, std::abs(r.effect[l][h]));
+        }
+    if (!(most > 0.0)) most = 1.0;
+    Heatmap map;
+    map.values = values.get(), map.lo = -most, map.hi = most, map.cmap = &kRdBuR;
+    for (std::size_t l = 0; l < L; ++l) map.row_labels.push_back("layer " + std::to_string(l));
+    for (std::size_t h = 0; h < H; ++h) map.col_labels.push_back("head " + std::to_string(h));
+    map.cell = std::clamp(720 / static_cast<int>(std::max<std::size_t>({L, H, 1})), 14, 48);
+    map.print_values = map.cell >= 30;
+    const std::string title = model_name + " (" + r.model.type + ") \xC2\xB7 heads \xC3\x97 effect on the next-token loss";
+    const std::string sub = "increase of the text loss (nats) when the head alone is ablated \xC2\xB7 zero ablation \xC2\xB7 " + texts;
+    const int head = heading_height(font), mw = heatmap_width(font, map), mh = heatmap_height(font, map);
+    const int w = std::max({2 * kMargin + mw + 30 + kColourBarWidth, font.text_width(title, kTitlePx) + 2 * kMargin,
+                            font.text_width(sub, kSubtitlePx) + 2 * kMargin});
+    return {"heads-effect", w, head + mh + kMargin, [&font, values, map, title, sub, head, mw, mh, most](Surface& cv) {
+                draw_heading(cv, font, title, sub);
+                draw_heatmap(cv, font, map, kMargin, head);
+                const int bar = std::clamp(mh - 40, 60, 300);
+                draw_colour_bar(cv, font, kRdBuR, -most, most, kMargin + mw + 30, head + mh - bar, bar);
+            }};
+}
+
+// The texts the effect averages: the first one quoted (cut to 40 bytes at a character), and how many more.
+std::string effect_texts(const HeadReport& r) {
+    if (r.texts.empty()) return "";
+    std::string first = r.texts[0].text;
+    if (first.size() > 40) {
+        std::size_t cut = 40;
+        while (cut > 0 && (static_cast<unsigned char>(first[cut]) & 0xC0) == 0x80) --cut;
+        first = first.substr(0, cut) + "\xE2\x80\xA6";
+    }
+    const std::size_t more = r.texts.size() - 1;
+    return "\xE2\x80\x9C" + first + "\xE2\x80\x9D" + (more ? " and " + std::to_string(more) + (more == 1 ? " more text" : " more texts") : "");
+}
+
 }  // namespace
 
 std::string heads_figure_word(HeadPattern p) { return std::string("heads-") + head_patterns()[static_cast<std::size_t>(p)].name; }
@@ -56,6 +101,7 @@ std::vector<Drawing> heads_drawings(const HeadReport& r, const std::string& mode
     std::vector<Drawing> out;
     for (const auto& info : head_patterns())
         if (r.shows(info.pattern) && r.defined[static_cast<std::size_t>(info.pattern)] > 0) out.push_back(pattern_drawing(r, info.pattern, model_name, font));
+    if (!r.effect.empty()) out.push_back(effect_drawing(r, model_name, effect_texts(r), font));
     return out;
 }
 

@@ -15,7 +15,9 @@ namespace attn::render {
 // The figure word of a pattern's map: "heads-previous".
 std::string heads_figure_word(HeadPattern p);
 
-// One Drawing per pattern defined in some text (in head_patterns() order). font must outlive them.
+// One Drawing per pattern defined in some text (in head_patterns() order), then, with r.effect, the
+// "heads-effect" map: heads × effect on the next-token loss, diverging around 0 (RdBu, ±the largest
+// |effect|), titled with the text(s) and "zero ablation". font must outlive them.
 std::vector<Drawing> heads_drawings(const HeadReport& r, const std::string& model_name, Font& font);
 
 }  // namespace attn::render

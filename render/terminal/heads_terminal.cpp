@@ -1,10 +1,14 @@
 #include "render/terminal/heads_terminal.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <vector>
 
 #include "render/view/colour_scale.h"
+#include "render/view/colormaps.h"
 #include "render/view/numbers.h"
 
 namespace attn::render {
@@ -30,8 +34,8 @@ using LayerChance = std::function<std::optional<double>(std::size_t layer)>;
 // With `chance`, a last column gives each layer's chance level (a uniform head's score), uncoloured.
 template <class Score>
 void score_grid(std::ostringstream& out, const std::string& row, std::size_t label_w, const std::vector<std::size_t>& layers,
-                std::size_t n_head, const HeadsViewOptions& opt, Score score, const LayerChance& chance = nullptr) {
-    ColourScale scale;
+                std::size_t n_head, const HeadsViewOptions& opt, Score score, const LayerChance& chance = nullptr,
+                const ColourScale& scale = ColourScale()) {
     out << std::string(label_w, ' ');
     for (std::size_t h = 0; h < n_head; ++h) out << right("h" + std::to_string(h), kCellWidth);
     if (chance) out << right("chance", kCellWidth + 2);
@@ -171,6 +175,32 @@ std::string sink_caution(const HeadReport& r, std::size_t layer, std::size_t hea
            r.texts[text].tokens.at(sink->key) + "\" at position " + std::to_string(sink->key) +
            (r.texts.size() > 1 ? " of text " + std::to_string(text + 1) : "") +
            "): a column every query shares, which may explain this score better than a job";
+}
+
+std::string effect_terminal_view(const HeadReport& r, const HeadsViewOptions& opt, std::size_t top) {
+    if (r.effect.empty()) return "";
+    std::ostringstream out;
+    // 1. the layers × heads table, coloured on a diverging scale symmetric around 0
+    out << "effect: the increase of the text's next-token loss (nats) when the head alone is zero-ablated"
+        << kDot << "mean over " << r.texts.size() << (r.texts.size() == 1 ? " text\n" : " texts\n");
+    ColourScale scale;
+    double most = 0.0;
+    for (const auto& row : r.effect)
+        for (double e : row) most = std::max(most, std::abs(e));
+    scale.cmap = &kRdBuR, scale.lo = -static_cast<float>(most > 0 ? most : 1.0), scale.hi = -scale.lo;
+    std::vector<std::size_t> layers(r.effect.size());
+    for (std::size_t l = 0; l < layers.size(); ++l) layers[l] = l;
+    HeadsViewOptions cells = opt;  // effects are small: at least 3 decimals
+    cells.precision = std::max(opt.precision, 3);
+    score_grid(out, "layer ", 8, layers, r.n_head, cells,
+               [&](std::size_t l, std::size_t h) { return std::optional<double>(r.effect[l][h]); }, nullptr, scale);
+    // 2. the heads whose ablation raises the loss most
+    const std::vector<RankedHead> ranked = rank_effects(r);
+    out << "top heads by effect on the loss:\n";
+    for (std::size_t k = 0; k < ranked.size() && k < top; ++k)
+        out << "  layer " << ranked[k].layer << " head " << ranked[k].head << ": " << (ranked[k].score >= 0 ? "+" : "")
+            << fixed(ranked[k].score, std::max(opt.precision, 3)) << " nats\n";
+    return out.str();
 }
 
 std::string heads_terminal_view(const HeadReport& r, const HeadsViewOptions& opt) {

@@ -37,6 +37,10 @@ std::string sink_caution(const HeadReport& r, std::size_t layer, std::size_t hea
 
 std::string heads_terminal_view(const HeadReport& r, const HeadsViewOptions& opt);
 
+// attn heads --effect: the layers × heads table of r.effect (coloured on a diverging scale around 0),
+// then the `top` heads whose ablation raises the loss most. Empty when r.effect is.
+std::string effect_terminal_view(const HeadReport& r, const HeadsViewOptions& opt, std::size_t top);
+
 // An encoder-decoder's heads (core/analysis/head_report.h score_encoder_decoder): each self-attention
 // set's pattern tables, rows named "encoder layer L", "decoder layer L" (induction left out: it needs
 // its own run), then the cross set's monotonic and eos-sink tables, each headed by its chance level.

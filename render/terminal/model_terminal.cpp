@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 
@@ -21,6 +22,26 @@ std::string fmt(double v, const char* f) {
 
 std::string millions(std::uint64_t n) {
     return n < 1000000 ? std::to_string(n) : fmt(static_cast<double>(n) / 1e6, "%.1fM");
+}
+
+// A token as the terminal shows it: a leading space as "·", a newline "↵", a tab "⇥", other control
+// characters "�".
+std::string shown(const std::string& token) {
+    std::string label = token, s;
+    if (!label.empty() && label[0] == ' ') label = "\xC2\xB7" + label.substr(1);
+    for (char ch : label) {
+        if (ch == '\n') s += "\xE2\x86\xB5";                               // ↵
+        else if (ch == '\t') s += "\xE2\x87\xA5";                          // ⇥
+        else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) s += "\xEF\xBF\xBD";  // a control character
+        else s += ch;
+    }
+    return s;
+}
+
+// Text padded with spaces to `width` display columns (left-aligned).
+std::string padded(const std::string& text, std::size_t width) {
+    const std::size_t w = display_width(text);
+    return text + std::string(w < width ? width - w : 0, ' ');
 }
 
 bool is_aggregate(const std::string& s) { return s == "mean" || s == "rollout"; }
@@ -172,17 +193,6 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
     }
     out << "(uniform: the distance of a head that spreads each query's weight evenly over its visible keys, the baseline)\n";
     // 4. what the model predicts: after the last token (decoders), at each mask (encoders)
-    auto shown = [](const std::string& token) {
-        std::string label = token, s;
-        if (!label.empty() && label[0] == ' ') label = "\xC2\xB7" + label.substr(1);
-        for (char ch : label) {
-            if (ch == '\n') s += "\xE2\x86\xB5";                               // ↵
-            else if (ch == '\t') s += "\xE2\x87\xA5";                          // ⇥
-            else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) s += "\xEF\xBF\xBD";  // a control character
-            else s += ch;
-        }
-        return s;
-    };
     if (!t.predictions.empty()) {
         out << "\nnext token after \"" << t.tokens.back() << "\":";
         for (const auto& p : t.predictions.back()) out << "  " << shown(p.token) << " " << fmt(100.0 * p.p, "%.1f%%");
@@ -194,6 +204,85 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
         for (const auto& p : mp.top) out << "  " << shown(p.token) << " " << fmt(100.0 * p.p, "%.1f%%");
         out << "\n";
     }
+    return out.str();
+}
+
+std::string ablation_terminal_view(const Trace& t, const TerminalOptions& opt) {
+    if (!t.ablation) return "";
+    const AblationSummary& a = *t.ablation;
+    std::ostringstream out;
+    // 1. which heads, how, and the text's loss before and after
+    std::string heads;
+    for (const auto& [l, h] : a.heads) heads += (heads.empty() ? "" : ", ") + std::to_string(l) + "." + std::to_string(h);
+    out << "\nablated (" << a.mode << "): heads " << heads << " (layer.head)"
+        << (a.mode == "zero" ? ", their context vectors set to 0" : ", their context vectors set to their mean over the text") << "\n";
+    const int pr = opt.precision;
+    const std::string f = "%." + std::to_string(pr) + "f", fs = "%+." + std::to_string(pr) + "f";
+    out << "loss of the text (mean next-token cross-entropy, nats): " << fmt(a.loss_before, f.c_str()) << " \xE2\x86\x92 "
+        << fmt(a.loss_after, f.c_str()) << " (" << fmt(a.loss_after - a.loss_before, fs.c_str()) << ")\n";
+    // 2. the positions whose top prediction changed, and the 5 whose loss changed most (in order of position)
+    std::vector<std::size_t> order(a.positions.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto delta = [&](std::size_t i) { return std::abs(a.positions[i].loss_after - a.positions[i].loss_before); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return delta(x) > delta(y); });
+    std::vector<bool> listed(a.positions.size(), opt.full);
+    for (std::size_t k = 0; k < order.size() && k < 5; ++k) listed[order[k]] = true;
+    std::size_t changed = 0;
+    for (std::size_t i = 0; i < a.positions.size(); ++i)
+        if (a.positions[i].top_before != a.positions[i].top_after) listed[i] = true, ++changed;
+    out << changed << " of " << a.positions.size() << " positions changed their top prediction; "
+        << (opt.full ? "every position" : "those and the 5 whose loss changed most") << ":\n";
+    std::vector<std::vector<std::string>> rows = {{"pos", "token", "next", "top before", "", "top after", "\xCE\x94 loss"}};
+    for (std::size_t i = 0; i < a.positions.size(); ++i) {
+        if (!listed[i]) continue;
+        const AblationPosition& p = a.positions[i];
+        rows.push_back({std::to_string(i), shown(t.tokens.at(i)), shown(t.tokens.at(i + 1)),
+                        shown(p.token_before) + " " + fmt(p.p_before, f.c_str()), "\xE2\x86\x92",
+                        shown(p.token_after) + " " + fmt(p.p_after, f.c_str()) + (p.top_after != p.top_before ? " *" : ""),
+                        fmt(p.loss_after - p.loss_before, fs.c_str())});
+    }
+    std::vector<std::size_t> widths(rows[0].size(), 0);
+    for (const auto& r : rows)
+        for (std::size_t c = 0; c < r.size(); ++c) widths[c] = std::max(widths[c], display_width(r[c]));
+    for (const auto& r : rows) {
+        out << " ";
+        for (std::size_t c = 0; c < r.size(); ++c) out << " " << (c + 1 < r.size() ? padded(r[c], widths[c]) : r[c]);
+        out << "\n";
+    }
+    out << "(* the top prediction changed; \xCE\x94 loss = loss after \xE2\x88\x92 loss before of the true next token)\n";
+    return out.str();
+}
+
+std::string lens_terminal_view(const Trace& t, const TerminalOptions& opt) {
+    if (t.lens.empty()) return "";
+    std::ostringstream out;
+    const std::size_t T = t.tokens.size();
+    const std::string f = "%." + std::to_string(opt.precision) + "f";
+    out << "\nlogit lens: the top next token (and its probability) from the residual stream after each layer\n";
+    // cells: the header row is the input tokens, then one row per depth
+    std::vector<std::string> head(T);
+    std::vector<std::vector<std::string>> cells(t.lens.size(), std::vector<std::string>(T));
+    std::vector<std::size_t> widths(T);
+    for (std::size_t i = 0; i < T; ++i) {
+        head[i] = shown(t.tokens[i]), widths[i] = display_width(head[i]);
+        for (std::size_t r = 0; r < t.lens.size(); ++r) {
+            cells[r][i] = shown(t.lens[r].tokens.at(i)) + " " + fmt(t.lens[r].p.at(i), f.c_str());
+            widths[i] = std::max(widths[i], display_width(cells[r][i]));
+        }
+    }
+    const std::size_t label = 9;  // "layer 11 " / "emb      "
+    std::size_t used = label, fit = 0;
+    for (std::size_t i = 0; i < T && used + widths[i] + 2 <= opt.width; ++i) used += widths[i] + 2, ++fit;
+    const std::vector<std::size_t> cols = text::pick(T, std::max<std::size_t>(fit, 2 * text::kEdge + 1), opt.full);
+    auto line = [&](const std::string& name, const std::vector<std::string>& row) {
+        out << padded(name, label);
+        for (std::size_t c : cols) out << "  " << (c == SIZE_MAX ? std::string("\xE2\x80\xA6") : padded(row[c], widths[c]));
+        out << "\n";
+    };
+    line("input", head);
+    for (std::size_t r = 0; r < t.lens.size(); ++r)
+        line(t.lens[r].layer == "emb" ? "emb" : "layer " + t.lens[r].layer, cells[r]);
+    out << "(emb: the embeddings; the last layer's row is the model's own prediction)\n";
     return out.str();
 }
 

@@ -22,6 +22,15 @@ double uniform_attention_distance(const HeadTrace& head, bool bidirectional);
 // (mean attention distance, layers × heads) and the top predictions after the last position.
 std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt);
 
+// --ablate: the heads and mode, the text's loss before and after, and a table of the positions whose top
+// prediction changed and of the 5 whose loss changed most (every position with opt.full): token, true
+// next token, top before → after with probabilities, Δ loss. Empty without t.ablation.
+std::string ablation_terminal_view(const Trace& t, const TerminalOptions& opt);
+
+// --lens: layers × positions, each cell the top token and its probability (opt.precision decimals),
+// columns elided to opt.width unless opt.full. Empty without t.lens.
+std::string lens_terminal_view(const Trace& t, const TerminalOptions& opt);
+
 // Terminal of an encoder-decoder run (render/view/set_view.h is_encoder_decoder): the model (its type,
 // encoder layers × decoder layers, heads), the source tokens, the generated tokens, "greedy" or
 // "teacher-forced", and the alignment matrix (render/view/alignment.h: rows the generated tokens or words,

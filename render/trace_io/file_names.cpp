@@ -66,7 +66,7 @@ bool is_figure_rest(std::string_view rest, FileSet set) {
     if (set == FileSet::render) return is_trace_figure(rest);
     if (one_of(rest, {decode_steps, decode_cache})) return set == FileSet::decode || set == FileSet::any;
     if (set == FileSet::decode) return false;
-    const bool pattern_map = rest.substr(0, 6) == "heads-" && find_head_pattern(std::string(rest.substr(6))) != nullptr;
+    const bool pattern_map = rest.substr(0, 6) == "heads-" && (find_head_pattern(std::string(rest.substr(6))) != nullptr || rest == "heads-effect");
     if (set == FileSet::heads) return pattern_map;
     // attn show's: the trace figures, --pos figures, a model's overview and head
     if (is_trace_figure(rest) || one_of(rest, {positions, rope, alibi, overview})) return true;

@@ -64,6 +64,7 @@ Json heads_json(const HeadReport& r, const std::string& model_name, const std::v
             heads.push_back({{"layer", t.head.layer}, {"head", t.head.head}, {"score", t.head.score}, {"text", t.text}});
         j["top"] = {{"pattern", head_patterns()[static_cast<std::size_t>(*rank)].name}, {"heads", heads}};
     }
+    if (!r.effect.empty()) j["effect"] = r.effect;  // --effect: (L, H) loss increase with the head zero-ablated
     return j;
 }
 

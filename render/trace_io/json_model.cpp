@@ -3,6 +3,8 @@
 // encoder-decoder's stack, source, generated ids (its three sets carry their own aggregates).
 #include "render/trace_io/json_out.h"
 
+#include <string>
+
 namespace attn::render {
 
 void write_model_trace(JsonOut& j, const Trace& t) {
@@ -54,6 +56,26 @@ void write_model_trace(JsonOut& j, const Trace& t) {
         j.key("source_token_ids"), j.value(t.source_token_ids);
         j.key("generated_ids"), j.value(t.generated_ids);
         j.key("teacher_forced"), j.value(t.teacher_forced);
+    }
+    if (!t.lens.empty()) {  // --lens: per depth ("emb", then each layer), each position's top id and probability
+        j.key("lens");
+        j.begin_array();
+        for (const LensRow& row : t.lens) {
+            Json layer = row.layer == "emb" ? Json("emb") : Json(std::stoul(row.layer));
+            j.value(Json{{"layer", layer}, {"ids", row.ids}, {"p", row.p}});
+        }
+        j.end_array();
+    }
+    if (t.ablation) {  // --ablate: the heads, the mode, the text's loss before and after, each position's change
+        const AblationSummary& a = *t.ablation;
+        Json heads = Json::array(), positions = Json::array();
+        for (const auto& [l, h] : a.heads) heads.push_back({l, h});
+        for (const AblationPosition& p : a.positions)
+            positions.push_back({{"top_before", p.top_before}, {"p_before", p.p_before}, {"top_after", p.top_after},
+                                 {"p_after", p.p_after}, {"loss_before", p.loss_before}, {"loss_after", p.loss_after}});
+        j.key("ablation");
+        j.value(Json{{"heads", heads}, {"mode", a.mode}, {"loss_before", a.loss_before}, {"loss_after", a.loss_after},
+                     {"positions", positions}});
     }
     j.key("empty_rows"), j.value(t.empty_rows);
     j.end_object();

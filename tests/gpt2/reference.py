@@ -29,9 +29,21 @@ def hf_config(cfg):
     return c
 
 
-def forward(w, cfg, ids):
+def ablate(y, heads, layer, mode):
+    """Head outputs y (H, T, d) with the heads (layer, h) of this layer replaced: zero, or each one's mean
+    over the T positions (a head mask on the context vectors, before the output projection)."""
+    y = y.clone()
+    for l, h in heads:
+        if l == layer:
+            y[h] = 0.0 if mode == "zero" else y[h].mean(0, keepdim=True).expand_as(y[h])
+    return y
+
+
+def forward(w, cfg, ids, heads=(), mode="zero", states=None):
     """GPT-2 from its definition, as Hugging Face's GPT2LMHeadModel reads config.json: returns per layer
-    (H, T, T) weights and the (T, V) logits."""
+    (H, T, T) weights and the (T, V) logits. heads: (layer, head) pairs whose outputs are ablated (mode
+    "zero" or "mean"); states: a list that receives the residual stream (T, C) after the embeddings and
+    after every layer."""
     t = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in w.items()}
     cfg = hf_config(cfg)
     T, C, H, eps = len(ids), cfg["n_embd"], cfg["n_head"], cfg["layer_norm_epsilon"]
@@ -40,6 +52,8 @@ def forward(w, cfg, ids):
     x = t["wte.weight"][ids] + t["wpe.weight"][:T]
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
     weights = []
+    if states is not None:
+        states.append(x)
     for i in range(cfg["n_layer"]):
         p = f"h.{i}."
         a = layer_norm(x, t[p + "ln_1.weight"], t[p + "ln_1.bias"], eps)
@@ -54,12 +68,23 @@ def forward(w, cfg, ids):
         s = s.masked_fill(~causal, float("-inf"))
         att = torch.softmax(s, dim=-1)                                               # (H, T, T)
         weights.append(att.numpy())
-        y = (att @ v).transpose(0, 1).reshape(T, C)
+        y = ablate(att @ v, heads, i, mode).transpose(0, 1).reshape(T, C)
         x = x + y @ t[p + "attn.c_proj.weight"] + t[p + "attn.c_proj.bias"]
         m = layer_norm(x, t[p + "ln_2.weight"], t[p + "ln_2.bias"], eps)
         m = act(m @ t[p + "mlp.c_fc.weight"] + t[p + "mlp.c_fc.bias"])
         x = x + m @ t[p + "mlp.c_proj.weight"] + t[p + "mlp.c_proj.bias"]
+        if states is not None:
+            states.append(x)
     x = layer_norm(x, t["ln_f.weight"], t["ln_f.bias"], eps)
     # tied (the default): Hugging Face ties lm_head to wte, one tensor, whatever lm_head.weight holds
     head = t["wte.weight"] if cfg.get("tie_word_embeddings", True) else t["lm_head.weight"]
     return weights, (x @ head.T).numpy()
+
+
+def final_logits(w, cfg, x):
+    """The final norm and the output head applied to a residual stream x (T, C): (T, V) logits (the logit lens)."""
+    t = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in w.items()}
+    cfg = hf_config(cfg)
+    x = layer_norm(x, t["ln_f.weight"], t["ln_f.bias"], cfg["layer_norm_epsilon"])
+    head = t["wte.weight"] if cfg.get("tie_word_embeddings", True) else t["lm_head.weight"]
+    return (x @ head.T).numpy()

@@ -41,8 +41,11 @@ def rotate(x, freqs):
     return x * cos + torch.cat([-x2, x1], -1) * sin
 
 
-def forward(w, cfg, ids):
-    """Returns per layer (H, T, T) weights and the (T, V) logits."""
+def forward(w, cfg, ids, heads=(), mode="zero", states=None):
+    """Returns per layer (H, T, T) weights and the (T, V) logits. heads: (layer, query head) pairs whose
+    outputs (context vectors, before o_proj) are set to 0 (mode "zero") or to their mean over the
+    positions ("mean"); states: a list that receives the residual stream after the embeddings and after
+    every layer."""
     t = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in w.items()}
     T, C, H = len(ids), cfg["hidden_size"], cfg["num_attention_heads"]
     G = cfg.get("num_key_value_heads", H)
@@ -55,6 +58,8 @@ def forward(w, cfg, ids):
     if cfg.get("sliding_window"):
         visible &= (i_ - j_) < cfg["sliding_window"]
     weights = []
+    if states is not None:
+        states.append(x)
     for l in range(cfg["num_hidden_layers"]):
         p = f"model.layers.{l}."
 
@@ -72,11 +77,17 @@ def forward(w, cfg, ids):
         s = s.masked_fill(~visible, float("-inf"))
         att = torch.softmax(s, -1)
         weights.append(att.numpy())
-        y = (att @ v).transpose(0, 1).reshape(T, H * d)
+        y = att @ v                                                                # (H, T, d)
+        for al, ah in heads:
+            if al == l:
+                y[ah] = 0.0 if mode == "zero" else y[ah].mean(0, keepdim=True).expand_as(y[ah])
+        y = y.transpose(0, 1).reshape(T, H * d)
         x = x + y @ t[p + "self_attn.o_proj.weight"].T
         m = rms_norm(x, t[p + "post_attention_layernorm.weight"], eps)
         g = m @ t[p + "mlp.gate_proj.weight"].T
         x = x + (torch.nn.functional.silu(g) * (m @ t[p + "mlp.up_proj.weight"].T)) @ t[p + "mlp.down_proj.weight"].T
+        if states is not None:
+            states.append(x)
     x = rms_norm(x, t["model.norm.weight"], eps)
     head = t["lm_head.weight"] if not cfg.get("tie_word_embeddings") else t["model.embed_tokens.weight"]
     return weights, (x @ head.T).numpy()
