@@ -14,9 +14,7 @@ match the reference's distribution after temperature, top-k and top-p
 (chi-square, p > 1e-4), while the distribution with the temperature ignored is rejected (p < 1e-6),
 so the test can fail; top-k and top-p never yield a token outside their set. Refusals: one line, exit 2."""
 import json
-import math
 import os
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +26,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "llama"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from attn_run import Checks  # noqa: E402
 from hf_files import safetensors_bytes, tensor_bytes  # noqa: E402
 from make_checkpoint import make  # noqa: E402
 from reference import forward  # noqa: E402
@@ -38,17 +38,8 @@ ATTN = sys.argv[1]
 TOL = 1e-5
 STEPS = 10
 torch.set_num_threads(1)
-failures = []
-
-
-def run(args):
-    return subprocess.run([ATTN] + args, capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+CHECKS = Checks(ATTN)  # tests/attn_run.py: running attn, recording failures
+failures, run, check = CHECKS.failures, CHECKS.run, CHECKS.check
 
 
 def softmax(logits):

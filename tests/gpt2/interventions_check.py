@@ -13,7 +13,6 @@ layer's row equals the predictions, every other row the final norm and head appl
 residual stream. Then every refusal: exit 2 (usage), one line, no file."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -26,6 +25,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "llama"))
 sys.path.insert(0, os.path.join(HERE, "..", "encoder"))
 sys.path.insert(0, os.path.join(HERE, "..", "seq2seq"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from attn_run import Checks  # noqa: E402
 from make_checkpoint import make as make_gpt2  # noqa: E402
 from reference import final_logits as gpt2_final, forward as gpt2_forward  # noqa: E402
 from make_llama import make as make_llama  # noqa: E402
@@ -34,17 +35,8 @@ from llama_reference import forward as llama_forward, rms_norm  # noqa: E402
 ATTN = sys.argv[1]
 TOL = 1e-5
 torch.set_num_threads(1)
-failures = []
-
-
-def run(args):
-    return subprocess.run([ATTN] + args, capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+CHECKS = Checks(ATTN)  # tests/attn_run.py: running attn, recording failures
+failures, run, check = CHECKS.failures, CHECKS.run, CHECKS.check
 
 
 def llama_final(w, cfg, x):

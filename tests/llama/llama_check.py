@@ -13,7 +13,6 @@ regex and ignore_merges; sentencepiece-style with byte fallback; BOS from the te
 folders: each a one-line error naming the field, exit 1, no file written."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -22,23 +21,16 @@ import torch
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from attn_run import Checks  # noqa: E402
 from make_llama import SP, make  # noqa: E402
 from llama_reference import forward  # noqa: E402
 
 ATTN = sys.argv[1]
 TOL = 1e-5
 torch.set_num_threads(1)
-failures = []
-
-
-def run(args):
-    return subprocess.run([ATTN] + args, capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+CHECKS = Checks(ATTN)  # tests/attn_run.py: running attn, recording failures
+failures, run, check = CHECKS.failures, CHECKS.run, CHECKS.check
 
 
 TEXTS = {"llama": "the cat sat on the mat. it was tiredness<|end_of_text|> the mat",
