@@ -270,6 +270,8 @@ TEST_CASE("heads end to end: exit 0, the JSON's patterns are layers x heads, and
     for (const char* f : {"gpt2-heads-previous.png", "gpt2-heads-sink.png", "gpt2-heads-induction.png", "gpt2-heads-punctuation.png"})
         CHECK(std::filesystem::exists(out + "/png/" + std::string(f)));
     CHECK(std::filesystem::exists(out + "/svg/gpt2-heads-first.svg"));
+    // each map says its chance level: first's is 5/12 on these texts
+    CHECK(attn::test::slurp(out + "/svg/gpt2-heads-first.svg").find("chance 0.42 (a uniform head)") != std::string::npos);
     const std::string best = j["patterns"]["first"][0][0].get<double>() >= j["patterns"]["first"][0][1].get<double>() ? "0" : "1";
     const double top = j["patterns"]["first"][0][std::stoi(best)], chance = j["chance"]["first"][0][0];
     const bool named = top >= chance + 0.2 && top >= 2 * chance;  // the seeded heads: a figure only when one clears chance

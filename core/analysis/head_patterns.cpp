@@ -70,7 +70,7 @@ const std::array<HeadPatternInfo, kHeadPatternCount>& head_patterns() {
          "mean weight on the token after the same token's first occurrence (second copy of R random ids)",
          "mean weight on the token after the same token's first occurrence (second copy of R random ids)", true},
         {HeadPattern::sink, "sink", "on one token (a sink), from the queries after it",
-         "the largest mean weight one key gets from the queries after it (half of them, at least 2, give it >= 1/(i+1))",
+         "the largest mean weight one key gets from the queries after it (half of them, at least 2, give it \xE2\x89\xA5 1/(i+1))",
          "the largest mean weight one key gets from all queries", true},
     }};
     static_assert(static_cast<std::size_t>(HeadPattern::sink) + 1 == kHeadPatternCount, "one row per pattern");

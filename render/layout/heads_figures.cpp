@@ -6,6 +6,7 @@
 
 #include "render/layout/chart.h"
 #include "render/view/colormaps.h"
+#include "render/view/numbers.h"
 #include "render/view/style.h"
 
 namespace attn::render {
@@ -14,6 +15,18 @@ namespace {
 using namespace chart;
 
 // 1. the (L, H) scores and which are defined, 2. the heatmap with labels, 3. heading and colour bar.
+
+// " · chance 0.18" (or a range when layers differ): what a uniform head scores on the same texts, the
+// level a cell must clear by the margin to count (core/analysis/head_patterns.h); "" without chance levels.
+std::string chance_text(const HeadReport& r, HeadPattern p) {
+    std::optional<double> lo, hi;
+    for (std::size_t l = 0; l < r.n_layer; ++l)
+        for (std::size_t h = 0; h < r.n_head; ++h)
+            if (const auto c = r.chance_of(p, l, h)) lo = std::min(lo.value_or(*c), *c), hi = std::max(hi.value_or(*c), *c);
+    if (!lo) return "";
+    const std::string a = fixed(*lo, 2), b = fixed(*hi, 2);
+    return " \xC2\xB7 chance " + (a == b ? a : a + "\xE2\x80\x93" + b) + " (a uniform head)";
+}
 Drawing pattern_drawing(const HeadReport& r, HeadPattern p, const std::string& model_name, Font& font) {
     const std::size_t L = r.n_layer, H = r.n_head;
     const auto values = std::make_shared<Mat>(Mat::from_shape({L, H}));
@@ -37,7 +50,7 @@ Drawing pattern_drawing(const HeadReport& r, HeadPattern p, const std::string& m
     const std::string count = p == HeadPattern::induction
                                   ? std::to_string(r.induction_length) + " random ids (seed " + std::to_string(r.induction_seed) + ") repeated twice"
                                   : "mean over " + std::to_string(n) + (n == 1 ? " text" : " texts");
-    const std::string sub = std::string(r.definition(p)) + " \xC2\xB7 " + count + " \xC2\xB7 hatched: undefined" +
+    const std::string sub = std::string(r.definition(p)) + " \xC2\xB7 " + count + chance_text(r, p) + " \xC2\xB7 hatched: undefined" +
                             (r.bidirectional() ? " \xC2\xB7 encoder (bidirectional)" : "");
     const int head = heading_height(font), mw = heatmap_width(font, map), mh = heatmap_height(font, map);
     const int w = std::max({2 * kMargin + mw + 30 + kColourBarWidth, font.text_width(title, kTitlePx) + 2 * kMargin,
