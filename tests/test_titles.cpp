@@ -48,20 +48,33 @@ bool any_has(const std::vector<std::string>& texts, const std::string& needle) {
 
 TEST_CASE("titles: local attention states its window W, a single-head kind names no head") {
     const auto local = figure_texts({"--kind", "local", "--window", "3", "one two three four five"}, "local-weights");
-    CHECK(local[0] == "local (W = 3) \xC2\xB7 weights");
+    CHECK(local[0] == "local (W = 3) \xC2\xB7 weights \xC2\xB7 random weights (seed 123)");
     const auto causal = figure_texts({"--kind", "causal", "one two three"}, "causal-weights");
-    CHECK(causal[0] == "causal \xC2\xB7 weights");
+    CHECK(causal[0] == "causal \xC2\xB7 weights \xC2\xB7 random weights (seed 123)");
     CHECK(!any_has(causal, "head 0"));
 }
 
 TEST_CASE("titles: MHA panels name the head only, GQA panels name the shared kv head too") {
     const auto mha = figure_texts({"--kind", "mha", "--heads", "2", "one two three"}, "mha-weights");
-    CHECK(mha[0] == "mha \xC2\xB7 2 heads \xC2\xB7 weights");
+    CHECK(mha[0] == "mha \xC2\xB7 2 heads \xC2\xB7 weights \xC2\xB7 random weights (seed 123)");
     CHECK(any_has(mha, "head 1"));
     CHECK(!any_has(mha, "kv"));
     const auto gqa = figure_texts({"--kind", "gqa", "--heads", "4", "--kv-heads", "2", "one two three"}, "gqa-weights");
     CHECK(any_has(gqa, "head 3 \xC2\xB7 kv 1"));
-    CHECK(gqa[0] == "gqa \xC2\xB7 4 heads \xC2\xB7 2 kv heads \xC2\xB7 weights");
+    CHECK(gqa[0] == "gqa \xC2\xB7 4 heads \xC2\xB7 2 kv heads \xC2\xB7 weights \xC2\xB7 random weights (seed 123)");
+}
+
+TEST_CASE("titles: seeded weights are said to be random (with the seed) in figures, the terminal and the page, a kind without weights is not") {
+    const auto seeded = figure_texts({"--kind", "causal", "--seed", "7", "one two three"}, "causal-weights");
+    CHECK(seeded[0] == "causal \xC2\xB7 weights \xC2\xB7 random weights (seed 7)");
+    const auto simple = figure_texts({"--kind", "simple", "one two three"}, "simple-weights");
+    CHECK(!any_has(simple, "random weights"));
+    const RunResult r = run_attn({"show", "--kind", "mha", "--seed", "7", "one two"});
+    CHECK(r.out.rfind("attn \xC2\xB7 mha \xC2\xB7 2 tokens \xC2\xB7 random weights (seed 7)\n", 0) == 0);
+    CHECK(run_attn({"show", "--kind", "simple", "one two"}).out.find("random weights") == std::string::npos);
+    const std::string dir = temp_dir();
+    REQUIRE(run_attn({"show", "--kind", "causal", "--seed", "7", "one two", "--html", dir + "/p.html", "--no-live"}).code == 0);
+    CHECK(slurp(dir + "/p.html").find("\"weights_note\":\"random weights (seed 7)\"") != std::string::npos);
 }
 
 TEST_CASE("titles: the terminal says each stage once (no 'keys: keys:'), and MHA heads without 'kv'") {

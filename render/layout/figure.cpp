@@ -181,6 +181,7 @@ std::string title_of(const Trace& t, const Figure& f) {
     }
     title += kDot + f.view.title_word;
     if (L.fq > 1 || L.fk > 1) title += kDot + std::string("max-pooled ") + std::to_string(L.fq) + "\xC3\x97" + std::to_string(L.fk);
+    if (const std::string note = random_weights_note(t); !note.empty()) title += kDot + note;
     return title;
 }
 

@@ -299,6 +299,7 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
                        : t.kind == "model" ? "every head of every layer of a pretrained model"
                                            : "";
     j["formula"] = info ? info->formula : "";
+    j["weights_note"] = random_weights_note(t);  // "random weights (seed 123)" for a seeded kind with weights
     j["paper"] = info ? info->paper : "";
     j["settings"] = settings(t, opt.source);
     j["model"] = model_json(t, opt.model_name);

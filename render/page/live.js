@@ -162,6 +162,7 @@
     const info = liveKind(tr.kind) || {};
     return [{
       kind: tr.kind, description: info.description || '', formula: info.formula || '', paper: info.paper || '',
+      weights_note: (info.options || '').split(', ').some((o) => o === '--init') ? 'random weights (seed ' + tr.config.seed + ')' : '',
       settings: tr.config, model: null, tokens: tr.tokens, source_tokens: src, token_ids: [], predictions: [],
       layered: false, stages: stages, layers: [{ layer: null, heads: heads }],
       tiles: (tr.tiles || []).map((t) => [t.head, t.rows[0], t.rows[1], t.cols[0], t.cols[1], t.row_max, t.row_sum]),

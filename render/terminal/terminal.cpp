@@ -190,6 +190,7 @@ void write_terminal_view(std::ostream& out, const Trace& t, const TerminalOption
     const std::size_t T = t.tokens.size(), S = t.source_tokens.size();
     out << "attn · " << t.kind << " · " << T << " token" << (T == 1 ? "" : "s");
     if (t.has_source) out << " attending over " << S << " source token" << (S == 1 ? "" : "s");
+    if (const std::string note = random_weights_note(t); !note.empty()) out << " · " << note;  // as every figure says
     out << "\n";
     auto list = [&](const char* label, const std::vector<std::string>& tokens) {
         out << label;

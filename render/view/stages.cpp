@@ -67,6 +67,12 @@ ValueKind stage_value_kind(Stage s) {
     }
 }
 
+std::string random_weights_note(const Trace& t) {
+    const Kind* k = find_kind(t.kind);
+    if (t.model || k == nullptr || !(k->options & opt_init)) return "";
+    return "random weights (seed " + std::to_string(t.config.seed) + ")";
+}
+
 std::string stage_subtitle(const Trace& t, Stage s) {
     const std::string f = score_formula(t), sc = scale_text(t);
     const bool hidden = any_hidden(t);

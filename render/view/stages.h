@@ -26,6 +26,11 @@ const char* stage_name(Stage s);
 // One line saying exactly what a stage's matrix holds for this trace (kind, scale, mask, dropout).
 std::string stage_subtitle(const Trace& t, Stage s);
 
+// "random weights (seed 123)" for a seeded kind whose weights an init draws (the kind table's --init):
+// said by every figure's title, the terminal's first line and the page, so no one reads meaning into
+// them; "" for a model run, a kind without weights or attention read from a file.
+std::string random_weights_note(const Trace& t);
+
 // What the rows and the columns are: "query", "key" (self-attention kinds) or "target (query)",
 // "source (key)" for kinds that attend over a --source.
 std::string row_axis(const Trace& t);
