@@ -402,16 +402,16 @@ std::vector<ValidationRule> make_rules() {
                     e("model-shape/model.safetensors: tensor 'wpe.weight' has shape (8, 4) but config.json gives (4, 4) "
                       "(hint: the weights do not belong to this config.json: download both from the same model)")});
     rows.push_back({"model.vocab", "vocab.json", "an object of token -> whole-number id", R, model("tok-vocab"),
-                    e("tok-vocab/vocab.json: the id of token 'a' is not a whole number below 2^24 (hint: use GPT-2's own "
-                      "vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
+                    e("tok-vocab/vocab.json: the id of token 'a' is not a whole number below 2^24 (hint: use the tokenizer "
+                      "files that came with the model: its tokenizer.json, or vocab.json and merges.txt)")});
     rows.push_back({"model.vocab-length", "vocab.json", "each token at most 1024 bytes (GPT-2's longest is 256)", R,
                     model("tok-long"),
                     e("tok-long/vocab.json: a token is 1025 bytes, more than the 1024 a token may have "
-                      "(\"xxxxxxxxxxxxxxxxxxxxxxxx...\") (hint: use GPT-2's own vocab.json and merges.txt (or "
-                      "tokenizer.json) from the model's folder)")});
+                      "(\"xxxxxxxxxxxxxxxxxxxxxxxx...\") (hint: use the tokenizer files that came with the "
+                      "model: its tokenizer.json, or vocab.json and merges.txt)")});
     rows.push_back({"model.merges", "merges.txt", "one merge \"a b\" a line", R, model("tok-merges"),
-                    e("tok-merges/merges.txt: line 2 is not two symbols separated by one space (hint: use GPT-2's own "
-                      "vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
+                    e("tok-merges/merges.txt: line 2 is not two symbols separated by one space (hint: use the tokenizer "
+                      "files that came with the model: its tokenizer.json, or vocab.json and merges.txt)")});
     const std::string shard_hint = " (hint: the index and its shards belong together: download every model-*.safetensors the index names)";
     const std::string tok_hint = " (hint: attn runs byte-level BPE (GPT-2, RoBERTa, Llama 3, Qwen2, SmolLM2), sentencepiece-style BPE with "
                                  "byte fallback (Llama 2, TinyLlama, Mistral), WordPiece (BERT) and SentencePiece Unigram (T5, Marian) as tokenizer.json describes them)";
@@ -455,8 +455,8 @@ std::vector<ValidationRule> make_rules() {
                       "checkpoint as Hugging Face saved it)")});
     rows.push_back({"model.merges-nul", "merges.txt", "a byte such as NUL in a merge is quoted, not the end of the message", R,
                     model("tok-merges-nul"),
-                    e("tok-merges-nul/merges.txt: merge 1 ('a\\x00b c') makes a token the vocabulary lacks (hint: use GPT-2's "
-                      "own vocab.json and merges.txt (or tokenizer.json) from the model's folder)")});
+                    e("tok-merges-nul/merges.txt: merge 1 ('a\\x00b c') makes a token the vocabulary lacks (hint: use the tokenizer "
+                      "files that came with the model: its tokenizer.json, or vocab.json and merges.txt)")});
     rows.push_back({"model.length", "TEXT with --model", "at most n_positions tokens", U,
                     {"show", "--model", "model-ok", "--json", "t.json", "a b c d e"},
                     e("the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the text to at most "

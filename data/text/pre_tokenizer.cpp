@@ -45,7 +45,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }  // namespace
 
 void tokenizer_file_error(const std::string& name, const std::string& what) {
-    input_error(name + ": " + what, "use GPT-2's own vocab.json and merges.txt (or tokenizer.json) from the model's folder");
+    input_error(name + ": " + what, "use the tokenizer files that came with the model: its tokenizer.json, or vocab.json and merges.txt");
 }
 
 void tokenizer_unsupported(const std::string& name, const std::string& what) {
