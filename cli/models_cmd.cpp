@@ -23,12 +23,13 @@ void list_cached(bool as_json) {
     for (const hub::Snapshot& s : hub::cached_snapshots(env.cache)) {
         render::Json row = {{"repo", s.repo}, {"revision", s.revision}, {"commit", s.commit}, {"path", s.path}};
         const std::vector<std::string> missing = hub::missing_model_files(s.path);
-        std::string family, reason;
-        try {
-            if (!missing.empty()) throw Error(ErrorKind::runtime, "lacks " + missing.front());
-            family = read_model_config(s.path).family->name;
-        } catch (const Error& e) {
-            reason = e.what();
+        std::string family, reason = missing.empty() ? "" : "lacks " + missing.front();
+        if (reason.empty()) {
+            try {
+                family = read_model_config(s.path).family->name;
+            } catch (const Error& e) {
+                reason = e.what();
+            }
         }
         const std::uint64_t bytes = hub::snapshot_bytes(s.path);
         row["bytes"] = bytes;

@@ -337,8 +337,7 @@ void Puller::download(const std::string& file, const FileMeta& m, const std::str
         }
         have = a.written;
         if (a.error.rfind("more bytes", 0) == 0 || a.error.rfind("could not", 0) == 0) break;
-        if (a.error.empty() && have == m.size) break;
-        if (a.error.empty() && have != m.size) break;  // a complete answer of the wrong size
+        if (a.error.empty()) break;  // complete (its size is checked below)
     }
     if (!a.error.empty() && a.error.rfind("more bytes", 0) != 0)
         fail("the download of " + file + " failed: " + a.error + " (" + decimal_bytes(static_cast<double>(have)) + " of " +
