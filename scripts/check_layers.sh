@@ -3,7 +3,7 @@
 #
 #   data  <-  core  <-  render  <-  cli/policy  <-  cli
 #
-# and inside data/, core/ and render/, their rooms from the bottom (README.md, Architecture):
+# and inside data/, core/ and render/, their rooms from the bottom (docs/architecture.md):
 #   data:   base <- text <- checkpoint <- hub <- inputs
 #   core:   base <- kinds <- model <- analysis
 #   render: view <- text <- trace_io <- layout <- backends <- terminal <- page <- outputs
@@ -54,7 +54,7 @@ while IFS= read -r file; do
 done < <(find data core render cli \( -name '*.h' -o -name '*.cpp' \) | sort)
 
 if [ "$bad" -ne 0 ]; then
-    echo "check_layers: a file outside the rooms or an upward include; the order is ${order[*]} (README.md, Architecture)" >&2
+    echo "check_layers: a file outside the rooms or an upward include; the order is ${order[*]} (docs/architecture.md)" >&2
     exit 1
 fi
 echo "check_layers: every include points down (${order[*]})"

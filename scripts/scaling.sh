@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints the README's scaling table: how attn bench's time grows with the number of tokens.
+# Prints docs/speed.md's scaling table: how attn bench's time grows with the number of tokens.
 # Usage: scripts/scaling.sh [attn binary] [kind] (defaults: build/attn, mha). Needs python3.
 set -euo pipefail
 attn=${1:-build/attn}

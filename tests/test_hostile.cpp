@@ -238,9 +238,9 @@ TEST_CASE("hostile docs: kinds says s_i and local-m, the format says row_max is 
     CHECK(k.out.find("local-m") != std::string::npos);
     const std::string format = slurp(std::string(ATTN_SOURCE_DIR) + "/docs/trace-format.md");
     CHECK(format.find("`row_max` is in scaled units") != std::string::npos);
-    const std::string readme = slurp(std::string(ATTN_SOURCE_DIR) + "/README.md");
-    CHECK(readme.find("rounded up to a multiple of H") != std::string::npos);
-    CHECK(readme.find("at the default sizes") != std::string::npos);
+    const std::string guide = slurp(std::string(ATTN_SOURCE_DIR) + "/docs/kinds.md");
+    CHECK(guide.find("rounded up to a multiple of H") != std::string::npos);
+    CHECK(guide.find("at the default sizes") != std::string::npos);
     // the documented default d_out of multi-head kinds: d_in rounded up to a multiple of H
     const RunResult r = attn::test::run_attn({"show", "--kind", "mha", "--heads", "3", "--d-in", "4", "a b", "--json", "-"});
     REQUIRE(r.code == 0);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The README's encoder speed figure: a BERT-base shape (12 layers, width 768, 12 heads, vocabulary
+"""docs/speed.md's encoder speed figure: a BERT-base shape (12 layers, width 768, 12 heads, vocabulary
 30,522, random F32 weights) at 128 tokens, PyTorch 1.13's forward alone (tests/encoder/encoder_reference.py,
 eager, float32) with THREADS threads, best of 5 after a warm-up.
   python3 speed_torch.py DIR [THREADS]   # writes DIR (about 440 MB) first if it holds no model.safetensors

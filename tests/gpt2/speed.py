@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The speed and memory figures of README: a GPT-2-small-shape random checkpoint (12 layers, 768 wide,
+"""The speed and memory figures of docs/speed.md: a GPT-2-small-shape random checkpoint (12 layers, 768 wide,
 12 heads, 50,257-token vocabulary, F32, about 500 MB) in DIR, then 256 tokens through
 `attn show --model` (the whole process: map, tokenise, forward, predictions, every layer's weights
 kept) against PyTorch's forward alone (2 threads, the same weights, output of every layer's weights).

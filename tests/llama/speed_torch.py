@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """PyTorch's forward alone on a Llama-family checkpoint folder (F32, one model.safetensors), for the
-README's speed table: python3 speed_torch.py DIR TRACE.json [THREADS]. TRACE.json is a trace of the
+docs/speed.md's speed table: python3 speed_torch.py DIR TRACE.json [THREADS]. TRACE.json is a trace of the
 same folder (attn show --model DIR --keep-layers 0 --json TRACE.json ...), whose token ids are used.
 Run it with OMP_WAIT_POLICY=PASSIVE on a shared machine: OpenMP's spinning wait costs PyTorch a factor
 of several there."""
