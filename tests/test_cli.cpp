@@ -206,3 +206,15 @@ TEST_CASE("page: attn page writes one page with the WebAssembly core and its ope
     CHECK(!exists(path));
 #endif
 }
+
+TEST_CASE("cli: where dropout is shown, attn says its mask is PyTorch's CPU generator's and a GPU draws another") {
+    const std::string dir = attn::test::temp_dir();
+    const RunResult r = attn::test::run_attn({"show", "--kind", "causal", "--example", "journey", "--dropout", "0.5",
+                                              "--dropout-seed", "123", "--show", "dropped", "--svg", dir});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("the dropout mask is the one PyTorch's CPU generator draws for this seed; a GPU") != std::string::npos);
+    const std::string svg = attn::test::slurp(dir + "/causal-dropped-weights.svg");
+    CHECK(svg.find("the mask PyTorch&apos;s CPU generator draws, a GPU draws another") != std::string::npos);
+    const RunResult plain = attn::test::run_attn({"show", "--kind", "causal", "--example", "journey"});
+    CHECK(plain.out.find("dropout mask") == std::string::npos);  // no dropout, no note
+}

@@ -3,6 +3,7 @@
 // two bases (Su et al. 2021; Hugging Face's rotate_half written out), ALiBi's slopes and biases
 // (Press et al. 2022, including the rule for H not a power of two), and the properties each
 // scheme promises. Every comparison reports its largest difference.
+#include <array>
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -438,4 +439,62 @@ TEST_CASE("positions and decode: figures at --scale as PNG, and the same drawing
     CHECK(count(cache, "<rect") > 5 * 3);  // each of the three cache series a bar per step
     CHECK(png_dims(test::slurp(dir + "/out/gqa-decode-cache.png")).first == 1800);
     CHECK(test::slurp(dir + "/out/gqa-decode-steps.svg").find("</svg>") != std::string::npos);
+}
+
+#include "render/layout/position_charts.h"
+
+namespace {
+// A Surface that keeps what a chart draws: its lines, the legend's grey frames and every text.
+struct Recorder : render::Surface {
+    std::vector<std::array<double, 4>> lines;
+    std::vector<std::array<int, 4>> legend_frames;
+    std::vector<std::string> texts;
+    void fill(int, int, int, int, render::Rgb) override {}
+    void blend(int, int, int, int, render::Rgb, int) override {}
+    void hatch(int, int, int, int, render::Rgb, int, bool) override {}
+    void frame(int x, int y, int w, int h, int, render::Rgb c) override {
+        if (c.r == 200 && c.g == 200 && c.b == 200) legend_frames.push_back({x, y, w, h});
+    }
+    void line(double x0, double y0, double x1, double y1, render::Rgb) override { lines.push_back({x0, y0, x1, y1}); }
+    void text(render::Font&, std::string_view utf8, float, int, int, render::Align, render::Align, render::Rgb,
+              render::TextRole, bool) override {
+        texts.emplace_back(utf8);
+    }
+    void cells(const render::CellGrid&) override {}
+};
+}  // namespace
+
+TEST_CASE("positions: the RoPE chart's legend sits where no curve passes, and the ALiBi title states the slopes of its H") {
+    render::Font font;
+    for (const std::size_t T : {6, 2}) {  // the curve's peak is at distance 0: the top left corner
+        Run r;
+        r.kind = "causal", r.pos = "rope", r.T = T;
+        const Trace t = run(r);
+        const auto drawings = render::position_drawings(t, font);
+        REQUIRE(drawings.size() == 1);
+        Recorder rec;
+        drawings[0].draw(rec);
+        REQUIRE(rec.legend_frames.size() == 1);
+        const auto [x, y, w, h] = rec.legend_frames[0];
+        REQUIRE(rec.lines.size() > 10);
+        for (const auto& l : rec.lines)  // no segment's end or middle inside the legend's box
+            for (const double f : {0.0, 0.5, 1.0}) {
+                const double px = l[0] + f * (l[2] - l[0]), py = l[1] + f * (l[3] - l[1]);
+                CHECK_FALSE((px > x && px < x + w && py > y && py < y + h));
+            }
+    }
+    const auto alibi_title = [&](std::size_t H) {
+        Run r;
+        r.kind = "mha", r.pos = "alibi", r.H = r.G = H, r.d_out = 2 * H, r.T = 4;
+        Recorder rec;
+        render::position_drawings(run(r), font)[0].draw(rec);
+        REQUIRE(!rec.texts.empty());
+        return rec.texts[0];
+    };
+    CHECK(alibi_title(4).find("m_h = 2^(\xE2\x88\x92" "8(h+1)/H)") != std::string::npos);
+    CHECK(alibi_title(8).find("m_h = 2^(\xE2\x88\x92" "8(h+1)/H)") != std::string::npos);
+    // H = 6: the slopes of 4 (2^-2, 2^-4, 2^-6, 2^-8), then every other slope of 8 (2^-1, 2^-3), as get_slopes gives
+    const std::string six = alibi_title(6);
+    CHECK(six.find("m_h = 2^(\xE2\x88\x92" "8(h+1)/4) for h < 4, then 2^(\xE2\x88\x92" "4(2(h\xE2\x88\x92" "4)+1)/4)") != std::string::npos);
+    CHECK(six.find("/H)") == std::string::npos);
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 #include "render/view/colour_scale.h"
 #include "render/view/numbers.h"
@@ -96,6 +97,26 @@ void draw_colour_bar(Surface& cv, Font& font, const Colormap& cmap, double lo, d
     }
 }
 
+namespace {
+
+// How many of the series' points (8 per line segment, every bar's top and base) fall in the box, in pixels.
+template <class SX, class SY>
+std::size_t points_in(const Chart& c, SX sx, SY sy, double y0, int bx, int by, int bw, int bh) {
+    std::size_t hits = 0;
+    const auto in = [&](double px, double py) { return px >= bx - 4 && px <= bx + bw + 4 && py >= by - 4 && py <= by + bh + 4; };
+    for (const auto& s : c.series)
+        for (std::size_t k = 0; k < s.x.size(); ++k) {
+            hits += in(sx(s.x[k]), sy(s.y[k]));
+            if (s.steps) hits += in(sx(s.x[k]), sy(y0));
+            if (k > 0 && !s.steps)
+                for (int f = 1; f < 8; ++f)
+                    hits += in(sx(s.x[k - 1] + (s.x[k] - s.x[k - 1]) * f / 8.0), sy(s.y[k - 1] + (s.y[k] - s.y[k - 1]) * f / 8.0));
+        }
+    return hits;
+}
+
+}  // namespace
+
 void draw_chart(Surface& cv, Font& font, const Chart& c, int x, int y, int w, int h) {
     // 1. the data's ranges
     double x0 = INFINITY, x1 = -INFINITY, y0 = c.y_min.value_or(0.0), y1 = -INFINITY;
@@ -113,15 +134,48 @@ void draw_chart(Surface& cv, Font& font, const Chart& c, int x, int y, int w, in
     const double pad = 0.05 * (y1 - y0);
     y1 += pad;
     if (y0 < 0) y0 -= pad;
-    // 2. the frame: title, axis labels, ticks
+    // 2. the plot's box and the legend's size
     const int th = c.title.empty() ? 0 : font.line_height(kPanelTitlePx) + 8;
-    if (!c.title.empty()) cv.text(font, c.title, kPanelTitlePx, x, y, Align::Start, Align::Start, kInk, TextRole::PanelTitle);
-    int tick_w = 0;
-    for (const Tick& t : ticks(y0, y1)) tick_w = std::max(tick_w, font.text_width(t.label, kTickPx));
     const int lh = font.line_height(kTickPx);
-    const int px = x + lh + 6 + tick_w + 8, py = y + th, pw = w - (px - x) - 10, ph = h - th - 2 * lh - 14;
+    int legend_w = 0, legend_n = 0;
+    for (const auto& s : c.series)
+        if (!s.label.empty()) legend_w = std::max(legend_w, font.text_width(s.label, kTickPx)), ++legend_n;
+    const int bw = legend_w + 40, bh = legend_n * (lh + 4) + 8;
+    const auto tick_width = [&](double lo, double hi) {
+        int tw = 0;
+        for (const Tick& t : ticks(lo, hi)) tw = std::max(tw, font.text_width(t.label, kTickPx));
+        return tw;
+    };
+    int px = x + lh + 6 + tick_width(y0, y1) + 8;
+    const int py = y + th, ph = h - th - 2 * lh - 14;
+    int pw = w - (px - x) - 10;
+    // 3. the legend goes in the first corner (top-left, top-right, bottom-right, bottom-left) that covers
+    // none of the series' points; when every corner would, the y range grows until the top band is free.
+    std::pair<int, int> at{px + 4, py + 4};
+    if (legend_n) {
+        const auto corners = [&] {
+            return std::array<std::pair<int, int>, 4>{{{px + 4, py + 4}, {px + pw - 4 - bw, py + 4},
+                                                       {px + pw - 4 - bw, py + ph - 4 - bh}, {px + 4, py + ph - 4 - bh}}};
+        };
+        const auto sx = [&](double v) { return px + (v - x0) / (x1 - x0) * pw; };
+        const auto sy = [&](double v) { return py + ph - (v - y0) / (y1 - y0) * ph; };
+        bool free = false;
+        for (const auto& corner : corners())
+            if (points_in(c, sx, sy, y0, corner.first, corner.second, bw, bh) == 0) {
+                at = corner, free = true;
+                break;
+            }
+        if (!free && ph > bh + 24) {  // the data's top maps to py + bh + 16: y1 = y0 + (top − y0)·ph / (ph − bh − 16)
+            const double top = y1 - pad;
+            y1 = y0 + (top - y0) * double(ph) / double(ph - bh - 16);
+            px = x + lh + 6 + tick_width(y0, y1) + 8, pw = w - (px - x) - 10;
+            at = {px + 4, py + 4};
+        }
+    }
     auto sx = [&](double v) { return px + (v - x0) / (x1 - x0) * pw; };
     auto sy = [&](double v) { return py + ph - (v - y0) / (y1 - y0) * ph; };
+    // 4. the frame: title, axis labels, ticks
+    if (!c.title.empty()) cv.text(font, c.title, kPanelTitlePx, x, y, Align::Start, Align::Start, kInk, TextRole::PanelTitle);
     for (const Tick& t : ticks(y0, y1)) {
         const int ty = static_cast<int>(std::lround(sy(t.value)));
         cv.fill(px, ty, pw, 1, Rgb{232, 232, 232});
@@ -136,30 +190,27 @@ void draw_chart(Surface& cv, Font& font, const Chart& c, int x, int y, int w, in
     cv.text(font, c.x_label, kTickPx, px + pw / 2, py + ph + 9 + lh, Align::Centre, Align::Start, kSoftInk, TextRole::Tick);
     cv.text(font, c.y_label, kTickPx, x, py + ph / 2 - font.text_width(c.y_label, kTickPx) / 2, Align::Start,
             Align::Start, kSoftInk, TextRole::Tick, true);
-    // 3. the series, then a legend in the top-left corner of the plot
+    // 5. the series, then the legend
     for (const auto& s : c.series)
         for (std::size_t k = 0; k < s.x.size(); ++k) {
             if (s.steps) {
-                const double bw = std::max(2.0, 0.8 * pw / std::max(1.0, x1 - x0) / double(c.series.size()));
+                const double bar = std::max(2.0, 0.8 * pw / std::max(1.0, x1 - x0) / double(c.series.size()));
                 const auto idx = static_cast<double>(&s - c.series.data());
-                const int bx = static_cast<int>(std::lround(sx(s.x[k]) - bw * double(c.series.size()) / 2.0 + idx * bw));
+                const int bx = static_cast<int>(std::lround(sx(s.x[k]) - bar * double(c.series.size()) / 2.0 + idx * bar));
                 const int top = static_cast<int>(std::lround(sy(s.y[k]))), base = static_cast<int>(std::lround(sy(y0)));
-                cv.fill(bx, top, static_cast<int>(std::max(1.0, bw - 1)), base - top, s.colour);
+                cv.fill(bx, top, static_cast<int>(std::max(1.0, bar - 1)), base - top, s.colour);
             } else if (k > 0) {
                 line(cv, sx(s.x[k - 1]), sy(s.y[k - 1]), sx(s.x[k]), sy(s.y[k]), s.colour);
             }
         }
-    int ly = py + 8, legend_w = 0, legend_n = 0;
-    for (const auto& s : c.series)
-        if (!s.label.empty()) legend_w = std::max(legend_w, font.text_width(s.label, kTickPx)), ++legend_n;
-    if (legend_n) {
-        cv.fill(px + 4, py + 4, legend_w + 40, legend_n * (lh + 4) + 8, kBackground);
-        cv.frame(px + 4, py + 4, legend_w + 40, legend_n * (lh + 4) + 8, 1, Rgb{200, 200, 200});
-    }
+    if (!legend_n) return;
+    cv.fill(at.first, at.second, bw, bh, kBackground);
+    cv.frame(at.first, at.second, bw, bh, 1, Rgb{200, 200, 200});
+    int ly = at.second + 4;
     for (const auto& s : c.series) {
         if (s.label.empty()) continue;
-        cv.fill(px + 10, ly + lh / 2 - 2, 18, 4, s.colour);
-        cv.text(font, s.label, kTickPx, px + 34, ly + lh / 2, Align::Start, Align::Centre, kInk, TextRole::Tick);
+        cv.fill(at.first + 6, ly + lh / 2 - 2, 18, 4, s.colour);
+        cv.text(font, s.label, kTickPx, at.first + 30, ly + lh / 2, Align::Start, Align::Centre, kInk, TextRole::Tick);
         ly += lh + 4;
     }
 }

@@ -232,7 +232,7 @@ std::vector<LegendItem> legend_of(const Trace& t, const Figure& f) {
     const bool any_dropped = std::any_of(f.panels.begin(), f.panels.end(), [](const Panel& p) {
         return p.dropped != nullptr && std::memchr(p.dropped->data(), 1, p.dropped->size()) != nullptr;
     });
-    if (any_dropped) legend.push_back({Swatch::Dropped, {}, "removed by dropout (weight 0)"});
+    if (any_dropped) legend.push_back({Swatch::Dropped, {}, "removed by dropout (weight 0; the mask PyTorch's CPU generator draws, a GPU draws another)"});
     for (const std::string& note : f.view.notes) legend.push_back({Swatch::None, {}, note});
     if (f.tiles) {
         std::size_t tiles_skipped = 0;

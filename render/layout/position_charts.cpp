@@ -120,7 +120,14 @@ Drawing alibi_figure(const Trace& t, Font& font) {
     }
     const int pw = heatmap_width(font, maps[0]) + 30, ph = heatmap_height(font, maps[0]) + 20;
     const int head = heading_height(font);
-    const std::string title = "ALiBi: weights = softmax(scale · q kᵀ + m_h (j − i)), m_h = 2^(−8(h+1)/H)";
+    // The paper's slopes: 2^(−8(h+1)/H) for a power of two; else those of n, the next lower power, then
+    // every other slope of 2n: 2^(−4(2(h−n)+1)/n).
+    std::size_t n = 1;
+    while (n * 2 <= H) n *= 2;
+    const std::string slopes = n == H ? "m_h = 2^(−8(h+1)/H)"
+                                      : "m_h = 2^(−8(h+1)/" + std::to_string(n) + ") for h < " + std::to_string(n) +
+                                            ", then 2^(−4(2(h−" + std::to_string(n) + ")+1)/" + std::to_string(n) + ")";
+    const std::string title = "ALiBi: weights = softmax(scale · q kᵀ + m_h (j − i)), " + slopes;
     const int w = std::max(kMargin * 2 + int(cols) * pw + kColourBarWidth, font.text_width(title, kTitlePx) + 2 * kMargin);
     const std::string subtitle = "H = " + std::to_string(H) +
                                  (H & (H - 1) ? " (not a power of two: the slopes of the next lower power, "

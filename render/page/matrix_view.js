@@ -117,7 +117,7 @@
       k.append(el('div', { class: 'key-item' }, el('span', { class: 'swatch visible' }), 'visible (1)'));
     }
     if (hidden) k.append(el('div', { class: 'key-item' }, el('span', { class: 'swatch hatched' }), 'hatched: hidden by the mask'));
-    if (state.stage === 'dropped') k.append(el('div', { class: 'key-item' }, 'dropped by dropout: 0 (the bottom of the bar)'));
+    if (state.stage === 'dropped') k.append(el('div', { class: 'key-item' }, 'dropped by dropout: 0 (the bottom of the bar); the mask PyTorch\'s CPU generator draws, a GPU draws another'));
   }
 
   function drawMatrix() {

@@ -108,6 +108,9 @@ void print_stage(std::ostream& out, const Trace& t, Stage s, const TerminalOptio
         out << "\n";
     place(out, blocks, opt.width);
     note_rounding(out, blocks, opt);
+    if (s == Stage::dropped)
+        out << "(the dropout mask is the one PyTorch's CPU generator draws for this seed; a GPU, or another "
+               "library, draws another)\n";
 }
 
 // --show bias (ALiBi's m (j - i), added to the scaled scores) and unrotated (queries and keys before

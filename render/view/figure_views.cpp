@@ -219,7 +219,7 @@ std::optional<FigureView> query_view(const Trace& t, std::size_t i, const Colour
         std::string ctx = (t.heads().size() > 1 ? "head " + std::to_string(h.head) + ": " : std::string()) +
                           "context = \xCE\xA3_j w_ij v_j = (";
         const std::size_t D = h.context.shape(1);
-        for (std::size_t d = 0; d < D && d < 8; ++d) ctx += (d ? ", " : "") + short_number(h.context(i, d));
+        for (std::size_t d = 0; d < D && d < 8; ++d) ctx += (d ? ", " : "") + fixed(h.context(i, d), 3);  // one precision
         v.notes.push_back(ctx + (D > 8 ? ", \xE2\x80\xA6 " + std::to_string(D) + " values)" : ")"));
     }
     // 3. two scales: scores diverging around 0, the softmax row as the weights figure colours it
