@@ -82,7 +82,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     ModelShowOptions m;
     m.model = *o.model, m.sentence = o.sentence, m.text_file = o.text_file;
     m.layer = o.layer, m.head = o.head, m.keep_layers = o.keep_layers;
-    m.show = split_list(o.show), m.precision = o.precision, m.colour = colour, m.width = terminal_width(), m.full = o.full, m.force = o.force;
+    m.show = split_list(o.show), m.precision = o.precision, m.figure_decimals = o.precision_given ? o.precision : 2, m.colour = colour, m.width = terminal_width(), m.full = o.full, m.force = o.force;
     m.outputs = outputs, m.max_memory = o.common.max_memory;
     m.font = o.font, m.scale = static_cast<int>(o.scale);
     m.figure_colour = colour_spec(o.scale_colours), m.values = cell_values(o.values);
@@ -144,6 +144,7 @@ void run_show(const ShowOptions& o) {
     fopt.query = o.query, fopt.prefix = o.prefix.value_or(""), fopt.colour = scale;
     fopt.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
     fopt.font_file = o.font.value_or(""), fopt.values = cell_values(o.values);
+    fopt.decimals = o.precision_given ? o.precision : 2;
     fopt.scale = static_cast<int>(o.scale);
     fopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
     const render::FigureFiles charts{fopt.prefix, fopt.scale, fopt.font_file};

@@ -332,7 +332,7 @@ void run_show_model(const ModelShowOptions& o) {
     for (const std::string& s : o.show)
         if (s == "mean" || s == "rollout") aggregates.push_back(s == "mean" ? render::LayerAggregate::mean : render::LayerAggregate::rollout);
     render::FigureOptions fopt;
-    fopt.scale = o.scale, fopt.font_file = o.font.value_or(""), fopt.values = o.values;
+    fopt.scale = o.scale, fopt.font_file = o.font.value_or(""), fopt.values = o.values, fopt.decimals = o.figure_decimals;
     fopt.colour = o.figure_colour, fopt.figures = o.figures, fopt.query = o.query, fopt.prefix = o.prefix.value_or("");
     fopt.warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };
     for (auto [folder, type] : {std::pair{&out.png, render::FileType::png}, std::pair{&out.svg, render::FileType::svg}}) {

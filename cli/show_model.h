@@ -28,6 +28,7 @@ struct ModelShowOptions {
     std::optional<std::string> keep_layers;  // --keep-layers LIST
     std::vector<std::string> show = {"weights"};
     int precision = 4;
+    int figure_decimals = 2;  // the cells' digits: --precision when given, else 2
     render::ColourDepth colour = render::ColourDepth::none;  // --color, as the terminal supports it
     std::size_t width = 80;                                   // the terminal's columns
     bool full = false, force = false;

@@ -45,7 +45,10 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
                     "(the layer's mean over heads, the rollout through it; drawn too with --png/--svg)")
         ->check(rule("--show"))
         ->capture_default_str();
-    cmd->add_option("--precision", o.precision, "Decimals in the terminal")->check(rule("--precision"))->capture_default_str();
+    cmd->add_option("--precision", o.precision, "Decimals in the terminal, and when given in the figures' cells (there 2 by default)")
+        ->check(rule("--precision"))
+        ->each([&o](const std::string&) { o.precision_given = true; })
+        ->capture_default_str();
     bind_color_option(*cmd, o.color);
     cmd->add_flag("--full", o.full, "Print every row and column of large matrices");
     cmd->add_option("--query", o.query, "One query's row through every stage: scores, scaled, masked, softmax, context")

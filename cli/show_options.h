@@ -31,6 +31,7 @@ struct ShowOptions {
     std::optional<std::string> figures;
     std::optional<std::string> prefix;
     int precision = 4;
+    bool precision_given = false;  // --precision was on the command line: the figures' cells use it too
     std::size_t scale = 2;
     std::string values = "auto";  // --values
     std::string show = "weights";

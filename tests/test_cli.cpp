@@ -218,3 +218,18 @@ TEST_CASE("cli: where dropout is shown, attn says its mask is PyTorch's CPU gene
     const RunResult plain = attn::test::run_attn({"show", "--kind", "causal", "--example", "journey"});
     CHECK(plain.out.find("dropout mask") == std::string::npos);  // no dropout, no note
 }
+
+TEST_CASE("cli: --precision N given prints N decimals in the figures' cells too, 2 when not given") {
+    const std::string a = attn::test::temp_dir(), b = attn::test::temp_dir();
+    const RunResult four = attn::test::run_attn({"show", "--kind", "self", "--example", "journey", "--precision", "4", "--svg", a});
+    REQUIRE(four.code == 0);
+    const RunResult plain = attn::test::run_attn({"show", "--kind", "self", "--example", "journey", "--svg", b});
+    REQUIRE(plain.code == 0);
+    // the terminal's first weight (row Your, column Your) at 4 decimals, e.g. 0.1747
+    const std::size_t at = four.out.find("Your     0.");
+    REQUIRE(at != std::string::npos);
+    const std::string first = four.out.substr(at + 9, 6);
+    CHECK(attn::test::slurp(a + "/self-weights.svg").find(">" + first + "<") != std::string::npos);
+    CHECK(attn::test::slurp(b + "/self-weights.svg").find(">" + first.substr(0, 4) + "<") != std::string::npos);
+    CHECK(attn::test::slurp(b + "/self-weights.svg").find(">" + first + "<") == std::string::npos);
+}

@@ -89,7 +89,7 @@ void draw_heatmap(Surface& cv, Font& font, const Layout& L, const FigureView& vi
             else if (std::isfinite(v) && sc.last_row && i == L.rows - 1)
                 dark = wants_dark_text(sc.last_row->colour(v));
             else if (std::isfinite(v)) dark = sc.dark_text[static_cast<std::size_t>(sc.index(v))];
-            cv.text(font, cell_text(is_mask, v), L.value_px, hx + j * L.cell_w + L.cell_w / 2,
+            cv.text(font, cell_text(is_mask, v, view.decimals), L.value_px, hx + j * L.cell_w + L.cell_w / 2,
                     hy + i * L.cell_h + L.cell_h / 2, Align::Centre, Align::Centre, dark ? kInk : kBackground, TextRole::Value);
         }
 }

@@ -65,7 +65,7 @@ Scale scale_for(const FigureView& v);
 // The query strip's second bar: its last row's scale and map (sc.last_row must be set).
 Scale last_row_bar(const Scale& sc);
 
-std::string cell_text(bool mask, float v);
+std::string cell_text(bool mask, float v, int decimals = 2);
 
 // ---------------------------------------------------------------------------------------------------
 // Layout of one panel (every panel of an image has the same)

@@ -37,10 +37,11 @@ void pool(Panel& p, std::size_t fq, std::size_t fk, bool by_magnitude) {
     p.dropped = nullptr;  // a pooled cell mixes kept and dropped ones
 }
 
-std::string cell_text(bool mask, float v) {
+std::string cell_text(bool mask, float v, int decimals) {
     if (mask) return "1";
     if (!std::isfinite(v)) return fixed(v, 0);
-    return fixed(v, std::fabs(v) >= 100.0f ? 0 : std::fabs(v) >= 10.0f ? 1 : 2);
+    // one digit fewer after the point for each digit before it past the first: 0.14, 12.3, 123
+    return fixed(v, std::max(0, decimals - (std::fabs(v) >= 100.0f ? 2 : std::fabs(v) >= 10.0f ? 1 : 0)));
 }
 
 std::string token_label(const std::vector<std::string>& tokens, std::size_t i) {
@@ -143,7 +144,7 @@ Layout make_layout(const FigureView& v, const std::vector<Panel>& panels, bool g
                 for (std::size_t i = 0; i < vis.size(); ++i)
                     if (vis.data()[i] != 0)
                         widest_value = std::max(widest_value,
-                                                font.text_width(cell_text(is_mask, vals ? vals->data()[i] : 1.0f), static_cast<float>(px)));
+                                                font.text_width(cell_text(is_mask, vals ? vals->data()[i] : 1.0f, v.decimals), static_cast<float>(px)));
             }
             if (widest_value <= L.cell_w - std::max(4, L.cell_w / 8) && font.line_height(static_cast<float>(px)) <= L.cell_h - 2) {
                 L.value_px = static_cast<float>(px);

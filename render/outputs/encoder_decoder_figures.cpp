@@ -31,7 +31,7 @@ std::vector<OutputFile> alignment_figures(const Trace& t, const AlignChoice& c, 
     const int max_side = type == FileType::svg ? kMaxSvgHeatmapSide : kMaxHeatmapSide / std::max(o.scale, 1);
     std::optional<FigureView> fv = figure_view(one, "weights", o.colour);
     if (!fv) return {};
-    fv->values = o.values;
+    fv->values = o.values, fv->decimals = o.decimals;
     const std::string unit = c.words ? "word" : "token";
     fv->row_axis = "target " + unit + " (generated)", fv->col_axis = "source " + unit;
     fv->title_word = a.title_word, fv->subtitle = a.caption_lines.back();

@@ -50,7 +50,7 @@ std::vector<OutputFile> render_figures(const Trace& t, const FigureOptions& opt,
     for (const std::string& name : names)
         if (std::optional<FigureView> v = name == "query" ? query_view(t, opt.query.value_or(0), opt.colour)
                                                           : figure_view(t, name, opt.colour)) {
-            v->values = opt.values;
+            v->values = opt.values, v->decimals = opt.decimals;
             if (std::optional<Figure> f = make_figure(t, std::move(*v), font, max_side))
                 drawings.push_back(figure_drawing(std::move(*f), font, name));
         }

@@ -36,6 +36,7 @@ struct FigureOptions {
     ColourSpec colour;                 // --range, --log, --colormap
     std::optional<std::size_t> query;  // --query I: the figure "query" draws that query's strip
     CellValues values = CellValues::automatic;  // --values: numbers in the cells (render/view/style.h)
+    int decimals = 2;                           // digits after the point in the cells (--precision when given)
     int scale = 1;              // PNG: image pixels per layout pixel, 1 to 8 (text drawn at that size, not
                                 // enlarged); SVG: shown that many times as large (the drawing is vector)
     std::string font_file;      // --font: asked before the built-in font ("" = none; see render/text/font.h)

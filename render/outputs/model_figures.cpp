@@ -36,7 +36,7 @@ std::vector<OutputFile> aggregate_figures(const Trace& t, std::size_t layer, con
         const AggregateView& v = views.back();
         std::optional<FigureView> fv = figure_view(v.trace, "weights", o.colour);
         if (!fv) continue;
-        fv->values = o.values;
+        fv->values = o.values, fv->decimals = o.decimals;
         const bool encoder = t.model && (t.model->stack == "encoder" || t.model->stack == "cross");  // nothing hidden: no "hatched" to explain
         fv->title_word = v.title_word, fv->subtitle = v.subtitle + (encoder ? "" : "; hatched: " + v.hidden), fv->hidden_label = v.hidden;
         if (std::optional<Figure> f = make_figure(v.trace, std::move(*fv), font, max_side))

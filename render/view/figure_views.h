@@ -47,6 +47,7 @@ struct FigureView {
     std::vector<std::string> notes;   // legend lines below the grid
     std::string hidden_label;         // the legend's words for hatched cells; empty: "hidden by the mask"
     CellValues values = CellValues::automatic;  // --values
+    int decimals = 2;                           // digits after the point of a value in a cell, below 10
 
     // Storage for matrices the trace does not hold (masked scores, zeroed weights, masks of all ones).
     // Panels point into it: a view moves, it is never copied.
