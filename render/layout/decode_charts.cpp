@@ -7,6 +7,7 @@
 #include "render/layout/chart.h"
 #include "render/trace_io/file_names.h"
 #include "render/view/numbers.h"
+#include "render/view/style.h"
 
 namespace attn::render {
 namespace {
@@ -47,8 +48,17 @@ Drawing staircase(const DecodeTrace& d, Font& font) {
         maps[h].title = "head " + std::to_string(hs.head) +
                         (d.kv_heads < d.heads ? " (reads kv head " + std::to_string(hs.kv_head) + ")" : std::string());
     }
-    const int pw = heatmap_width(font, maps[0]) + 30, ph = heatmap_height(font, maps[0]) + 20;
+    int pw = heatmap_width(font, maps[0]) + 30, ph = heatmap_height(font, maps[0]) + 20;
     const int head = heading_height(font), grid_rows = int((H + cols - 1) / cols);
+    // The slide rule (render/view/style.h): within kSlideWidth × kSlideHeight × kCaptionPx / kMinSlideTextPx,
+    // smaller cells where the grid would be larger.
+    const double fit = kCaptionPx / kMinSlideTextPx;
+    for (int c = cell; c > 2 && (kMargin * 2 + int(cols) * pw + kColourBarWidth > kSlideWidth * fit ||
+                                 head + grid_rows * ph + kMargin > kSlideHeight * fit);) {
+        --c;
+        for (Heatmap& m : maps) m.cell = c, m.print_values = c >= 30;
+        pw = heatmap_width(font, maps[0]) + 30, ph = heatmap_height(font, maps[0]) + 20;
+    }
     const std::string first = T < d.steps.size() ? "the first " + std::to_string(T) + " of " + std::to_string(d.steps.size()) + " steps; " : "";
     std::string title = "Decoding: step t's one query attends over the t + 1 cached keys", sub;
     if (d.model) {

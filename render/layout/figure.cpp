@@ -108,6 +108,7 @@ const char* const kDot = " \xC2\xB7 ";
 bool make_panels(Figure& f) {
     const FigureView& v = f.view;
     f.T = v.rows, f.S = v.cols;
+    f.panels.clear();  // fresh panels: a second layout starts from the view, not from pooled ones
     f.panels.resize(v.panels.size());
     for (std::size_t h = 0; h < v.panels.size(); ++h) {
         Panel& p = f.panels[h];
@@ -132,7 +133,7 @@ void shape_grid(Figure& f, Font& font) {
         for (int c = lo; c <= hi; ++c) {
             const int r = rows_for(c);
             if (c > lo && rows_for(c - 1) == r) continue;  // same rows, more empty slots
-            const Layout trial = make_layout(f.view, f.panels, true, c, r, font, f.max_side);
+            const Layout trial = make_layout(f.view, f.panels, true, c, r, font, f.max_side, f.cell_scale);
             // Approximate image size: panels and gaps, the colour bar column, title, subtitle and legend.
             const double w = c * trial.panel_w + (c - 1) * 30 + 2 * kMargin + 110;
             const double h = r * trial.panel_h + (r - 1) * 18 + 2 * kMargin + 100;
@@ -152,11 +153,11 @@ void shape_grid(Figure& f, Font& font) {
 
 // 3. Layout, pooling, colour scale.
 void lay_out(Figure& f, Font& font) {
-    f.layout = make_layout(f.view, f.panels, f.grid, f.gcols, f.grows, font, f.max_side);
+    f.layout = make_layout(f.view, f.panels, f.grid, f.gcols, f.grows, font, f.max_side, f.cell_scale);
     const bool pooled = f.layout.fq > 1 || f.layout.fk > 1;
     if (pooled)
         for (Panel& p : f.panels) pool(p, f.layout.fq, f.layout.fk, f.view.signed_values);
-    if (pooled) f.layout = make_layout(f.view, f.panels, f.grid, f.gcols, f.grows, font, f.max_side);
+    if (pooled) f.layout = make_layout(f.view, f.panels, f.grid, f.gcols, f.grows, font, f.max_side, f.cell_scale);
     f.scale = scale_for(f.view);
 }
 
@@ -337,12 +338,23 @@ std::optional<Figure> make_figure(const Trace& t, FigureView view, Font& font, i
     f.tiles = f.view.name == "tiles", f.trace = &t, f.max_side = max_side;
     if (!make_panels(f)) return std::nullopt;
     f.segment_b = segment_break(t, f.view.rows, f.view.cols);
-    shape_grid(f, font);
-    lay_out(f, font);
-    f.title = title_of(t, f);
-    f.subtitle = subtitle_of(t, f);
-    f.legend = legend_of(t, f);
-    place(f, font);
+    // The slide rule: fitted to 1920 × 1080, the smallest text (kCaptionPx) is at least kMinSlideTextPx,
+    // so the image may be at most kSlideWidth × kCaptionPx / kMinSlideTextPx wide, and as high likewise.
+    // Larger images are laid out again with smaller cells (labels thin out as cells shrink).
+    const double fit = kCaptionPx / kMinSlideTextPx, max_w = kSlideWidth * fit, max_h = kSlideHeight * fit;
+    for (int round = 0;; ++round) {
+        shape_grid(f, font);
+        lay_out(f, font);
+        f.title = title_of(t, f);
+        f.subtitle = subtitle_of(t, f);
+        f.legend = legend_of(t, f);
+        f.side.clear();
+        place(f, font);
+        const double over = std::max(f.width / max_w, f.height / max_h);
+        if (over <= 1.0 || round == 8 || f.layout.cell_w <= 1 || f.layout.cell_h <= 1) break;
+        f.cell_scale *= std::max(0.5, 0.97 / over);  // labels and margins do not shrink: approach from above
+        make_panels(f);  // the panels as the view holds them (lay_out may have pooled them)
+    }
     choose_values(f);
     return out;
 }

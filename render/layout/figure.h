@@ -91,7 +91,7 @@ std::string token_label(const std::vector<std::string>& tokens, std::size_t i);
 
 // Heatmaps longer than max_side layout pixels a side (over the whole grid) are max-pooled.
 Layout make_layout(const FigureView& v, const std::vector<Panel>& panels, bool grid, int gcols, int grows, Font& font,
-                   int max_side = kMaxHeatmapSide);
+                   int max_side = kMaxHeatmapSide, double cell_scale = 1.0);
 
 // What drawn cell (i, j) of a panel holds, for backends that keep a description (SVG <title>): its row
 // and column (position and label, or a position range when pooled) and its value with 4 decimals.
@@ -142,6 +142,7 @@ struct Figure {
     bool tiles = false;                // flash: the tile grid over each panel
     const Trace* trace = nullptr;      // the tiles' source
     int max_side = kMaxHeatmapSide;    // largest heatmap side over the grid, layout pixels (then max-pool)
+    double cell_scale = 1.0;           // cells shrunk so the image fits the slide's text rule (make_figure)
     std::size_t T = 0, S = 0;          // the matrix as traced
     std::vector<Panel> panels;         // (H)
     std::size_t segment_b = 0;         // a sentence pair's first token of segment B (the line before it), 0: none

@@ -49,7 +49,7 @@ std::string token_label(const std::vector<std::string>& tokens, std::size_t i) {
 }
 
 Layout make_layout(const FigureView& v, const std::vector<Panel>& panels, bool grid, int gcols, int grows, Font& font,
-                   int max_side) {
+                   int max_side, double cell_scale) {
     const std::size_t T = v.rows, S = v.cols;
     const bool is_mask = v.stage == Stage::mask;
     Layout L;
@@ -64,11 +64,12 @@ Layout make_layout(const FigureView& v, const std::vector<Panel>& panels, bool g
     L.cols = static_cast<int>((S + L.fk - 1) / L.fk);
 
     // 2. Cells: square, about `target` pixels for the larger side, 1 px at least.
-    const int target = grid ? std::clamp(1280 / gcols, 120, 320) : 640;
-    const int max_cell = grid ? 48 : 64;
+    //    cell_scale < 1 shrinks them so that the whole image fits the slide's text rule (make_figure).
+    const int target = static_cast<int>(std::lround((grid ? std::clamp(1280 / gcols, 120, 320) : 640) * cell_scale));
+    const int max_cell = std::max(1, static_cast<int>(std::lround((grid ? 48 : 64) * cell_scale)));
     const int cell = std::clamp(target / std::max(L.rows, L.cols), 1, max_cell);
     L.cell_w = L.cell_h = cell;
-    constexpr int kMinSide = 96;  // a very thin matrix still gets a readable band
+    const int kMinSide = std::max(8, static_cast<int>(std::lround(96 * cell_scale)));  // a very thin matrix still gets a readable band
     if (L.rows * cell < kMinSide) L.cell_h = std::min(max_cell, (kMinSide + L.rows - 1) / L.rows);
     if (L.cols * cell < kMinSide) L.cell_w = std::min(max_cell, (kMinSide + L.cols - 1) / L.cols);
     L.heat_w = L.cols * L.cell_w;

@@ -18,8 +18,8 @@ namespace {
 
 constexpr int kGap = 6, kLabelW = 64, kHeaderH = 22, kGroupGap = 12, kGroupH = 22;
 // Token labels (first column's queries, first row's keys) need a cell as tall as a line of kCaptionPx
-// text (15 px with the built-in font); maps grow to that for texts of up to kLabelledTokens tokens (a
-// sentence of GPT-2 tokens; 6 tokens: 90 px maps, 12: 180 px); longer texts keep 48–72 px maps, unlabelled.
+// text (15 px with the built-in font) where the slide rule leaves room, else every k-th token is labelled;
+// texts of up to kLabelledTokens tokens get one cell per token, longer ones 48–72 px maps, unlabelled.
 constexpr std::size_t kLabelledTokens = 12;
 constexpr int kBarH = 160;  // the colour bar's height, at most
 
@@ -101,17 +101,41 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     // (a cross set's maps are T × S: as many cells a side as the shorter axis has tokens, labelled when T = S)
     const std::size_t T = t.tokens.size(), S = t.source_tokens.size(), H = t.model->n_head, L = t.layers().size();
     const std::size_t TS = std::min(T, S);
-    const int want = static_cast<int>(std::clamp<std::size_t>(T * 8, 48, 72));  // a map's side, layout pixels
-    const auto n = static_cast<std::size_t>(std::max(1, std::min({static_cast<int>(TS), want, max_cells})));
+    // The slide rule (render/view/style.h): fitted to the slide, every label is at least kMinSlideTextPx,
+    // so the whole image stays within kSlideWidth × kSlideHeight × kCaptionPx / kMinSlideTextPx. Its
+    // width is fixed parts + (H + 2) map sides, its height fixed parts + L map sides: the largest side
+    // that fits follows.
+    const std::vector<std::size_t> kv = kv_columns(t, H);
+    const int rows = static_cast<int>(std::max<std::size_t>(L, 1));
+    int kv_changes = 0;
+    for (std::size_t i = 1; i < kv.size(); ++i) kv_changes += kv[i] != kv[i - 1];
+    const std::string bar_caption = "weight \xC3\xB7 the map's largest";
+    const int bar_w = std::max(kBarWidth + 6 + font.text_width("0.0", kTickPx), font.text_width(bar_caption, kCaptionPx));
+    const int groups_y = kMargin + font.line_height(kTitlePx) + 4 + font.line_height(kSubtitlePx) + 14;
+    const double fit = kCaptionPx / kMinSlideTextPx;
+    const auto largest_side = [&](int labels_w) {  // labels_w: the query labels' column, as tall as the key labels
+        const int fixed_w = 2 * kMargin + kLabelW + labels_w + int(H + 2) * kGap + kv_changes * kGroupGap + 5 * kGap + bar_w;
+        const int fixed_h = groups_y + (kv.empty() ? 0 : kGroupH) + kHeaderH + labels_w + rows * kGap + kMargin;
+        return std::max(1, static_cast<int>(std::min((kSlideWidth * fit - fixed_w) / double(H + 2),
+                                                     (kSlideHeight * fit - fixed_h) / double(rows))));
+    };
+    // A cell per token, labelled, for texts of up to kLabelledTokens tokens: each label a line tall where
+    // that fits, else every step-th token labelled (cells at least 2 pixels).
     const int label_h = font.line_height(kCaptionPx);
-    const bool labelled = n == T && S == T && T > 0 && T <= kLabelledTokens;  // a cell per token, each a line tall
-    const int cell = labelled ? label_h : std::max(1, want / static_cast<int>(n)), side = cell * static_cast<int>(n);
     std::vector<std::string> labels;  // (T) when labelled
     int label_w = 0;                  // the widest of them
-    for (std::size_t i = 0; labelled && i < T; ++i) {
-        labels.push_back(font.fit(token_label(t.tokens, i), kCaptionPx, kMaxLabelWidth / 2));
-        label_w = std::max(label_w, font.text_width(labels.back(), kCaptionPx));
-    }
+    if (S == T && T > 0 && T <= kLabelledTokens)
+        for (std::size_t i = 0; i < T; ++i) {
+            labels.push_back(font.fit(token_label(t.tokens, i), kCaptionPx, kMaxLabelWidth / 2));
+            label_w = std::max(label_w, font.text_width(labels.back(), kCaptionPx));
+        }
+    const int labelled_cell = labels.empty() ? 0 : std::min(label_h, largest_side(label_w + 6) / static_cast<int>(T));
+    const bool labelled = labelled_cell >= 2;
+    if (!labelled) labels.clear();
+    const int step = labelled ? (label_h + labelled_cell - 1) / labelled_cell : 1;  // every step-th token labelled
+    const int want = std::min(static_cast<int>(std::clamp<std::size_t>(T * 8, 48, 72)), largest_side(0));  // a map's side
+    const auto n = labelled ? T : static_cast<std::size_t>(std::max(1, std::min({static_cast<int>(TS), want, max_cells})));
+    const int cell = labelled ? labelled_cell : std::max(1, want / static_cast<int>(n)), side = cell * static_cast<int>(n);
     const int query_w = labelled ? label_w + 6 : 0, key_h = labelled ? label_w + 6 : 0;
     struct Placed {
         OverviewMap map;
@@ -131,10 +155,7 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     }
     // 2. the layout: L rows × (H + 2) maps, a gap before the two aggregate columns; with grouped-query
     //    attention (G < H) a wider gap between key/value groups and a row of group labels above the heads
-    const std::vector<std::size_t> kv = kv_columns(t, H);
-    const int rows = static_cast<int>(std::max<std::size_t>(L, 1));
     const int grid_x = kMargin + kLabelW + query_w;
-    const int groups_y = kMargin + font.line_height(kTitlePx) + 4 + font.line_height(kSubtitlePx) + 14;
     const int grid_y = groups_y + (kv.empty() ? 0 : kGroupH) + kHeaderH + key_h;
     const auto group_gaps = [kv](int c) {  // key/value group changes left of head column c
         int changes = 0;
@@ -160,10 +181,8 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     Drawing d;
     d.word = figure_word::overview;
     // the colour bar right of the rollout: a map's colour is its weight over the map's largest
-    const std::string bar_caption = "weight \xC3\xB7 the map's largest";
     const int bar_x = agg_x + 2 * (side + kGap) + 2 * kGap, bar_y = grid_y + font.line_height(kCaptionPx) + font.line_height(kTickPx) / 2 + 2;
     const int bar_h = std::clamp(rows * (side + kGap) - kGap, 80, kBarH);
-    const int bar_w = std::max(kBarWidth + 6 + font.text_width("0.0", kTickPx), font.text_width(bar_caption, kCaptionPx));
     d.width = std::max(bar_x + bar_w + kMargin, 2 * kMargin + text_w);
     d.height = std::max(grid_y + rows * (side + kGap), bar_y + bar_h + font.line_height(kTickPx) / 2) + kMargin;
     const bool has_rollout = !t.rollout.empty();
@@ -181,11 +200,11 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
         for (int c = 0; c < int(H) + (has_rollout ? 2 : 1); ++c) {  // a cross set has no rollout column
             const std::string head = c < int(H) ? "head " + std::to_string(c) : c == int(H) ? "mean" : "rollout";
             s.text(font, head, kTickPx, column_x(c) + side / 2, grid_y - 4 - key_h, Align::Centre, Align::End, kInk, TextRole::PanelTitle);
-            for (std::size_t j = 0; j < labels.size(); ++j)  // the first row's keys, reading upwards
+            for (std::size_t j = 0; j < labels.size(); j += std::size_t(step))  // the first row's keys, reading upwards
                 s.text(font, labels[j], kCaptionPx, column_x(c) + int(j) * cell + cell / 2, grid_y - 4, Align::Centre, Align::End,
                        kSoftInk, TextRole::KeyLabel, true);
         }
-        for (std::size_t i = 0; i < labels.size(); ++i)  // the first column's queries
+        for (std::size_t i = 0; i < labels.size(); i += std::size_t(step))  // the first column's queries
             s.text(font, labels[i], kCaptionPx, grid_x - 4, grid_y + int(i) * cell + cell / 2, Align::End, Align::Centre, kSoftInk,
                    TextRole::QueryLabel);
         s.text(font, bar_caption, kCaptionPx, bar_x, grid_y, Align::Start, Align::Start, kSoftInk, TextRole::Caption);

@@ -8,6 +8,7 @@
 #include "render/layout/chart.h"
 #include "render/trace_io/file_names.h"
 #include "render/view/numbers.h"
+#include "render/view/style.h"
 
 namespace attn::render {
 namespace {
@@ -118,8 +119,17 @@ Drawing alibi_figure(const Trace& t, Font& font) {
         maps[h].title = "head " + std::to_string(h) + ": m = 2^" + trimmed(std::log2(m), 3) + " = " + trimmed(m, 3);
         if (T < 2) maps[h].title = "head " + std::to_string(h);
     }
-    const int pw = heatmap_width(font, maps[0]) + 30, ph = heatmap_height(font, maps[0]) + 20;
+    int pw = heatmap_width(font, maps[0]) + 30, ph = heatmap_height(font, maps[0]) + 20;
     const int head = heading_height(font);
+    // The slide rule (render/view/style.h): within kSlideWidth × kSlideHeight × kCaptionPx / kMinSlideTextPx,
+    // smaller cells where the grid would be larger.
+    const double fit = kCaptionPx / kMinSlideTextPx;
+    for (int c = cell; c > 2 && (kMargin * 2 + int(cols) * pw + kColourBarWidth > kSlideWidth * fit ||
+                                 head + int(rows) * ph + kMargin > kSlideHeight * fit);) {
+        --c;
+        for (Heatmap& m : maps) m.cell = c, m.print_values = c >= 30;
+        pw = heatmap_width(font, maps[0]) + 30, ph = heatmap_height(font, maps[0]) + 20;
+    }
     // The paper's slopes: 2^(−8(h+1)/H) for a power of two; else those of n, the next lower power, then
     // every other slope of 2n: 2^(−4(2(h−n)+1)/n).
     std::size_t n = 1;

@@ -51,5 +51,8 @@ enum class CellValues { automatic, always, never };
 // 12 heads 14.0, 10.9 px. So every kind's default figure keeps its values (byte-identical), and a grid
 // of 12 heads, whose digits a slide would show at about 10 px tall, is colour only.
 inline constexpr double kSlideWidth = 1920.0, kSlideHeight = 1080.0, kMinSlideValuePx = 14.5;
+// Every label, tick, caption and title of a figure fitted to a kSlideWidth × kSlideHeight slide is at
+// least this many pixels (values in cells aside: kMinSlideValuePx and --values govern them).
+inline constexpr double kMinSlideTextPx = 16.0;
 
 }  // namespace attn::render
