@@ -24,7 +24,7 @@ FigureView products_view(const Trace& head, const NeuronTrace& n, const ColourSp
     v.name = "products", v.stage = Stage::queries;
     const std::string token = I < head.tokens.size() ? head.tokens[I] : std::to_string(I);
     v.title_word = "products q_I \xE2\x8A\x99 k_j, query " + std::to_string(I) + " \xE2\x80\x9C" + token + "\xE2\x80\x9D";
-    v.subtitle = "row j: q_I[c]\xC2\xB7k_j[c]; its sum \xCE\xA3 is the raw score q_I\xC2\xB7k_j (" + neuron_note(head, n) + ")";
+    v.subtitle = "row j: q_I[c]\xC2\xB7k_j[c], its sum \xCE\xA3 the raw score q_I\xC2\xB7k_j; q, k " + neuron_note(head, n);
     v.row_axis = "key", v.col_axis = "dimension", v.bar_caption = "product";
     v.rows = S, v.cols = d;
     v.hidden_label = "keys query " + std::to_string(I) + " may not see";
@@ -55,7 +55,7 @@ std::vector<Drawing> neuron_drawings(const Trace& head, const NeuronTrace& n, co
         std::optional<FigureView> v = figure_view(head, name, o.colour);
         if (!v) continue;
         v->values = o.values;
-        v->subtitle = std::string(name) + ", one row per " + (name[0] == 'q' ? "query" : "key") + " token, " + neuron_note(head, n);
+        v->subtitle = std::string(name) + " " + neuron_note(head, n);
         if (std::optional<Figure> f = make_figure(head, std::move(*v), font, max_side)) out.push_back(figure_drawing(std::move(*f), font, name));
     }
     if (n.query && n.products.size() && (o.figures.empty() || named(o.figures, "products"))) {

@@ -125,7 +125,7 @@
       img.data.set([RDBU[3 * ci], RDBU[3 * ci + 1], RDBU[3 * ci + 2], 255], 4 * k);
     });
     ctx.putImageData(img, 0, 0);
-    c.style.width = Math.min(6 * values.length, 384) + 'px';
+    c.style.width = Math.min(12 * values.length, 384) + 'px';  // 12 px a dimension, at most 384 px
     return c;
   }
 

@@ -44,9 +44,9 @@ std::string neuron_note(const Trace& t, const NeuronTrace& n) {
     char scale[32];
     std::snprintf(scale, sizeof scale, "%.6g", static_cast<double>(n.scaled_by));
     const bool grouped = t.config.kv_heads > 0 && t.config.kv_heads < t.config.heads;
-    std::string s = std::string("after the bias") + (n.rotary ? " and RoPE" : "") + ", before the scale: scores = q\xC2\xB7k \xC3\x97 " +
-                    scale;
-    if (grouped) s += "; the keys are kv g " + std::to_string(n.kv_head) + "'s, shared with the group's query heads";
+    std::string s = std::string("after the bias") + (n.rotary ? " and RoPE" : "") + ", before the scale (scores = q\xC2\xB7k \xC3\x97 " +
+                    scale + ")";
+    if (grouped) s += "; keys of kv g " + std::to_string(n.kv_head);
     return s;
 }
 

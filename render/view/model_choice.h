@@ -28,7 +28,7 @@ Trace chosen_head_trace(const Trace& t, const HeadChoice& c);
 const NeuronTrace* neuron_of(const Trace& t, const HeadChoice& c);
 
 // What the neuron view's queries and keys are, in one line: "after the bias and RoPE, before the scale
-// ×0.125: scores = q·k × 0.125", naming the key/value head a grouped-query head reads ("kv g 1").
+// (scores = q·k × 0.125)", naming the key/value head a grouped-query head reads ("; keys of kv g 1").
 std::string neuron_note(const Trace& t, const NeuronTrace& n);
 
 }  // namespace attn::render

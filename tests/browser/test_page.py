@@ -571,6 +571,7 @@ def test_neuron_page(page, trace, out, times, what):
         worst = max(worst, rows(I))
     strips = page.d.find_elements(By.CSS_SELECTOR, "#neuron-table canvas.nv-strip")
     check(len(strips) == 1 + 2 * S, what + ": Q[I], every key and every key's products as strips: %d" % len(strips))
+    page.d.execute_script("document.getElementById('neuron-section').scrollIntoView()")
     page.shot(out, what.replace(" ", "-") + ".png")
     page.quiet(what + " after use")
     print("%s: Σ of the products within %.2g of q_I·k_j for 3 queries" % (what, worst))
