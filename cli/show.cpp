@@ -103,6 +103,9 @@ void run_show(const ShowOptions& o) {
                         "attn show --model DIR --show " + s + " \"text\", or attn render TRACE.json --show " + s + " --png DIR");
     if (o.figures && !o.query && ("," + *o.figures + ",").find(",query,") != std::string::npos)
         usage_error("--figures query draws one query's strip, but no --query is given", "add --query I, e.g. --query 0");
+    if (o.figures && ("," + *o.figures + ",").find(",products,") != std::string::npos)
+        usage_error("--figures products draws a model head's query-key products, and a seeded kind has no model",
+                    "attn show --model DIR --show queries,keys --query I --png DIR \"text\"");
     if ((o.figures || o.prefix) && !o.png && !o.svg)
         usage_error(std::string(o.prefix ? "--prefix" : "--figures") + " names images, but no --png folder is given",
                     "add --png DIR");

@@ -182,21 +182,29 @@ std::vector<std::int64_t> model_token_ids(const Tokenizer& tok, const ModelConfi
 }
 
 
-// --show: the stages a model run keeps per head (core/model/model.cpp keeps scores, mask and weights; its
-// queries, keys, values and contexts are not stored). Any other stage is refused by name, never
-// printed empty.
+// --show: the stages a model run keeps per head (core/model/model.cpp keeps scores, mask and weights), and
+// the chosen head's queries and keys (Trace::neuron); its values and contexts are not stored. Any other
+// stage is refused by name, never printed empty.
 void check_model_stages(const std::vector<std::string>& show, const std::vector<std::string>& figures, bool query) {
-    static const std::vector<std::string> kept = {"scores", "masked-scores", "mask", "weights"};
+    static const std::vector<std::string> kept = {"scores", "masked-scores", "mask", "weights", "queries", "keys"};
+    const std::string keeps = "a model run keeps each head's scores, mask and weights, and the chosen head's queries and keys, not its ";
     for (const std::string& stage : show)
         if (std::find(kept.begin(), kept.end(), stage) == kept.end() && stage != "mean" && stage != "rollout")
-            usage_error("--show " + stage + ": a model run keeps each head's scores, mask and weights, not its " + stage,
-                        "choose from scores, masked-scores, mask, weights, and the layer's mean and rollout; the numbers behind them: --npy DIR");
+            usage_error("--show " + stage + ": " + keeps + stage,
+                        "choose from scores, masked-scores, mask, weights, queries, keys, and the layer's mean and rollout; the numbers behind them: --npy DIR");
     for (const std::string& figure : figures) {
         if (figure == "query" && !query) usage_error("--figures query draws one query's strip, but no --query is given", "add --query I, e.g. --query 0");
-        if (figure != "query" && std::find(kept.begin(), kept.end(), figure) == kept.end())
-            usage_error("--figures " + figure + ": a model run keeps each head's scores, mask and weights, not its " + figure,
-                        "choose from scores, masked-scores, mask, weights, query");
+        if (figure == "products" && !query)
+            usage_error("--figures products draws query I's products with every key, but no --query is given", "add --query I, e.g. --query 0");
+        if (figure != "query" && figure != "products" && std::find(kept.begin(), kept.end(), figure) == kept.end())
+            usage_error("--figures " + figure + ": " + keeps + figure,
+                        "choose from scores, masked-scores, mask, weights, queries, keys, products, query");
     }
+}
+
+static bool wants_neuron(const std::vector<std::string>& show, const std::vector<std::string>& figures) {
+    auto has = [](const std::vector<std::string>& v, const char* s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+    return has(show, "queries") || has(show, "keys") || has(figures, "queries") || has(figures, "keys") || has(figures, "products");
 }
 
 void seq2seq_settings(const Seq2SeqRequest& o, const Tokenizer& tok, const ParsedConfig& p, GenerationConfig& g,
@@ -267,6 +275,11 @@ void run_show_model(const ModelShowOptions& o) {
         usage_error(std::string("--target is the decoder's text of an encoder-decoder model, and ") + parsed.family->title + " is not one",
                     "drop --target, or give a T5, BART or Marian folder");
     check_interventions(o, parsed, ids.size());
+    const bool neuron = wants_neuron(o.show, o.figures);
+    if (neuron && seq2seq)
+        usage_error(std::string("--show queries,keys keeps one head of a single-set run, and ") + parsed.family->title +
+                        " is an encoder-decoder with three sets (encoder, decoder, cross)",
+                    "drop queries and keys, or give a decoder's or an encoder's folder (GPT-2, Llama, BERT, ...)");
     const HeadAblation ablation = o.ablate ? parse_ablation(*o.ablate, o.ablate_mode, c.n_layer, c.n_head) : HeadAblation{};
     GenerationConfig generation;
     if (o.query && *o.query >= ids.size())
@@ -307,6 +320,7 @@ void run_show_model(const ModelShowOptions& o) {
     run.type_ids = input.type_ids, run.segments = input.segments;
     run.mask_id = tok.mask_id();
     run.lens = o.lens;
+    if (neuron) run.neuron = NeuronRequest{layer, head, o.query};
     Trace t;
     if (o.ablate) {  // the plain run's predictions and losses, then the ablated run, which the trace holds
         ModelRunOptions plain = run;

@@ -113,7 +113,7 @@ def make_fixtures(root):
     """The model folders and files the documents name, in `root`."""
     words = ("the", "cat", "sat", "on", "mat", "it", "was", "tired", "animal", "street", "when", "and", "to")
     make_checkpoint.make(os.path.join(root, "gpt2"), layers=12, heads=12, embd=24, positions=256, words=words)
-    make_llama.make(os.path.join(root, "SmolLM2-135M"), family="llama", layers=4, heads=3, kv_heads=1, hidden=24,
+    make_llama.make(os.path.join(root, "SmolLM2-135M"), family="llama", layers=4, heads=9, kv_heads=3, hidden=36,
                     positions=256, tied=True)
     make_seq2seq.make(os.path.join(root, "opus-mt-en-de"), "marian")
     make_seq2seq.make(os.path.join(root, "t5-small"), "t5")

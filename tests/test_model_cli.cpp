@@ -399,13 +399,104 @@ TEST_CASE("model: --show takes the stages a model run keeps and refuses the othe
     REQUIRE(ok.code == 0);
     CHECK(ok.out.find("scores (") != std::string::npos);
     CHECK(ok.out.find("0\xC3\x97" "0") == std::string::npos);
-    for (const char* stage : {"context", "queries", "keys", "values", "output"}) {
-        const auto bad = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", std::string("weights,") + stage, "a b"});
+    for (const char* stage : {"context", "values", "output"}) {
+        const auto bad = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", std::string("queries,keys,") + stage, "a b"});
         CHECK(bad.code == 2);
-        CHECK(attn::test::one_line(bad).find(std::string("--show ") + stage + ": a model run keeps each head's scores, mask and weights") !=
-              std::string::npos);
+        CHECK(attn::test::one_line(bad).find(std::string("--show ") + stage +
+                                             ": a model run keeps each head's scores, mask and weights, and the chosen head's queries and keys, not its " +
+                                             stage) != std::string::npos);
         CHECK(bad.out.empty());
     }
+}
+
+TEST_CASE("model: --show queries,keys keeps the chosen head's q and k, whose product is its raw scores, and query I's products sum to its scores row") {
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", "queries,keys", "--head", "1", "--query", "2",
+                                         "--json", "-", "a b"});
+    REQUIRE(r.code == 0);
+    const Json j = Json::parse(r.out);
+    REQUIRE(j.contains("neuron"));
+    const Json& n = j["neuron"];
+    CHECK(n["layer"] == 0);
+    CHECK(n["head"] == 1);
+    CHECK(n["kv_head"] == 1);
+    CHECK(n["rotary"] == false);
+    CHECK(n["query"] == 2);
+    const Json& head = j["attention"][0]["layers"][0]["heads"][1];
+    CHECK(n["scaled_by"].get<double>() == doctest::Approx(head["scale"].get<double>()));
+    REQUIRE(n["queries"].size() == 3);  // (T, d) = (3, 2)
+    REQUIRE(n["keys"].size() == 3);
+    REQUIRE(n["products"].size() == 3);  // (S, d)
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t k = 0; k < 3; ++k) {  // q_i · k_k is the head's raw score
+            double dot = 0;
+            for (std::size_t c = 0; c < 2; ++c) dot += n["queries"][i][c].get<double>() * n["keys"][k][c].get<double>();
+            CHECK(dot == doctest::Approx(head["scores"][i][k].get<double>()).epsilon(1e-5));
+        }
+    for (std::size_t k = 0; k < 3; ++k) {
+        double sum = 0;
+        for (std::size_t c = 0; c < 2; ++c) {
+            const double p = n["products"][k][c];
+            CHECK(p == doctest::Approx(n["queries"][2][c].get<double>() * n["keys"][k][c].get<double>()).epsilon(1e-6));
+            sum += p;
+        }
+        CHECK(sum == doctest::Approx(head["scores"][2][k].get<double>()).epsilon(1e-5));
+    }
+    // head 0's queries are another head's: the comparison above can fail
+    const auto h0 = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", "queries", "--json", "-", "a b"});
+    REQUIRE(h0.code == 0);
+    const Json n0 = Json::parse(h0.out)["neuron"];
+    CHECK(n0["queries"] != n["queries"]);
+    CHECK(n0["query"].is_null());
+    CHECK(n0["products"].is_null());
+    // a plain run keeps no queries or keys
+    const auto plain = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--json", "-", "a b"});
+    REQUIRE(plain.code == 0);
+    CHECK_FALSE(Json::parse(plain.out).contains("neuron"));
+}
+
+TEST_CASE("model: the terminal prints Q[I], the products and each row's sum beside the model's own score") {
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", "queries,keys", "--query", "1", "a b"});
+    REQUIRE(r.code == 0);
+    for (const char* words : {"neuron view (layer 0, head 0)", "queries and keys after the bias, before the scale", "Q[1]",
+                              "products Q[1][c]\xC2\xB7K[j][c]", "\xCE\xA3 products", "model's q\xC2\xB7k", "hidden"})
+        CHECK_MESSAGE(r.out.find(words) != std::string::npos, words);
+    const auto none = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", "keys", "a b"});
+    REQUIRE(none.code == 0);
+    CHECK(none.out.find("add --query I for query I's products with every key") != std::string::npos);
+}
+
+TEST_CASE("model: the neuron view's figures are <type>-l<L>-h<H>-queries, -keys and, with --query, -products") {
+    const std::string out = attn::test::temp_dir();
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", "queries,keys", "--head", "1", "--query", "2",
+                                         "--png", out, "--svg", out, "a b"});
+    REQUIRE(r.code == 0);
+    for (const char* stem : {"queries", "keys", "products", "weights"})
+        for (const char* ext : {".png", ".svg"}) CHECK_MESSAGE(exists(out + "/gpt2-l0-h1-" + stem + ext), stem << ext);
+    const std::string svg = attn::test::slurp(out + "/gpt2-l0-h1-products.svg");
+    CHECK(svg.find("\xCE\xA3") != std::string::npos);  // each row's sum labelled
+    const std::string only = attn::test::temp_dir();
+    REQUIRE(attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--figures", "products", "--query", "1", "--png", only, "a b"})
+                .code == 0);
+    CHECK(exists(only + "/gpt2-l0-h0-products.png"));
+    CHECK_FALSE(exists(only + "/gpt2-l0-h0-queries.png"));
+    CHECK_FALSE(exists(only + "/gpt2-l0-h0-weights.png"));
+}
+
+TEST_CASE("model: --figures products without --query, a seeded kind's products and --query past the text are usage errors that write nothing") {
+    const std::string out = attn::test::temp_dir() + "/figs";
+    const auto no_query = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--figures", "products", "--png", out, "a b"});
+    CHECK(no_query.code == 2);
+    CHECK(attn::test::one_line(no_query).find("--figures products draws query I's products with every key, but no --query is given") !=
+          std::string::npos);
+    CHECK_FALSE(exists(out));
+    const auto seeded = attn::test::run_attn({"show", "--kind", "mha", "--figures", "products", "--png", out, "a b"});
+    CHECK(seeded.code == 2);
+    CHECK(attn::test::one_line(seeded).find("--figures products draws a model head's query-key products, and a seeded kind has no model") !=
+          std::string::npos);
+    const auto past = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--show", "queries,keys", "--query", "3", "a b"});
+    CHECK(past.code == 2);
+    CHECK(attn::test::one_line(past).find("--query 3 is past the last query (3 tokens)") != std::string::npos);
+    CHECK_FALSE(exists(out));
 }
 
 TEST_CASE("model: --prefix, --figures, --range, --colormap and --query shape the chosen head's figures, and another head's stay in the folder") {

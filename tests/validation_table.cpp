@@ -465,15 +465,20 @@ std::vector<ValidationRule> make_rules() {
                     {"show", "--model", "model-ok", "--kind", "mha", "a b"},
                     e("--kind does not apply to --model (hint: a model brings its own tokens, weights, heads and causal "
                       "mask: drop --kind)")});
-    rows.push_back({"model.show", "--show with --model", "a stage the model run keeps: scores, masked-scores, mask, weights; the layer's mean, rollout", U,
+    rows.push_back({"model.show", "--show with --model", "a stage the model run keeps: scores, masked-scores, mask, weights; the chosen head's queries, keys; the layer's mean, rollout", U,
                     {"show", "--model", "model-ok", "--show", "weights,context", "a b"},
-                    e("--show context: a model run keeps each head's scores, mask and weights, not its context (hint: choose "
-                      "from scores, masked-scores, mask, weights, and the layer's mean and rollout; the numbers behind them: "
-                      "--npy DIR)")});
-    rows.push_back({"model.figures", "--figures with --model", "a figure of the kept stages, or query", U,
+                    e("--show context: a model run keeps each head's scores, mask and weights, and the chosen head's queries and "
+                      "keys, not its context (hint: choose from scores, masked-scores, mask, weights, queries, keys, and the "
+                      "layer's mean and rollout; the numbers behind them: --npy DIR)")});
+    rows.push_back({"model.figures", "--figures with --model", "a figure of the kept stages, products (with --query), or query", U,
                     {"show", "--model", "model-ok", "--png", "out", "--figures", "values", "a b"},
-                    e("--figures values: a model run keeps each head's scores, mask and weights, not its values (hint: "
-                      "choose from scores, masked-scores, mask, weights, query)")});
+                    e("--figures values: a model run keeps each head's scores, mask and weights, and the chosen head's queries "
+                      "and keys, not its values (hint: choose from scores, masked-scores, mask, weights, queries, keys, "
+                      "products, query)")});
+    rows.push_back({"model.figures-products", "--figures products with --model", "with --query I", U,
+                    {"show", "--model", "model-ok", "--png", "out", "--figures", "products", "a b"},
+                    e("--figures products draws query I's products with every key, but no --query is given (hint: add "
+                      "--query I, e.g. --query 0)")});
     rows.push_back({"model.keep-layers", "--keep-layers", "layers of the model, e.g. 0,5-7 or all", U,
                     {"show", "--model", "model-ok", "--keep-layers", "3", "a b"},
                     e("--keep-layers '3' names layer 3; the model has 1 (hint: write layers and ranges from 0 to 0, e.g. "

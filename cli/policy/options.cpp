@@ -58,7 +58,7 @@ const std::vector<OptionRule>& option_rules() {
         {"--query", OptionType::whole, 0, kMaxTokensLimit, {}, false, "-1"},
         {"--figures", OptionType::choice, 0, 0,
          {"scores", "masked-scores", "mask", "weights", "zeroed", "dropped-weights", "tiles", "queries", "keys", "values",
-          "context", "output", "query"},
+          "context", "output", "query", "products"},
          true, "heatmap"},
         {"--values", OptionType::choice, 0, 0, {"auto", "always", "never"}, false, "some"},
         {"--prefix", OptionType::name, 0, 64, {}, false, "../up"},

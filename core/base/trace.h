@@ -126,6 +126,20 @@ struct LensRow {
     std::vector<std::string> tokens;  // (T) the top tokens' text
 };
 
+// attn show --model --show queries,keys: one head's queries and keys as its scores' product reads them
+// (after the projection's bias, after RoPE for rotary families, before the scale), so that
+// scores = (queries · keysᵀ) · scaled_by (+ a mask). A grouped-query head's keys are its key/value
+// head's. With a query I, products[j][c] = queries[I][c] · keys[j][c]: row j sums to the raw score q_I·k_j.
+struct NeuronTrace {
+    std::size_t layer = 0, head = 0, kv_head = 0;  // the model's layer number, query head, key/value head
+    float scaled_by = 1.0f;                        // the head's scale (1/√d; DistilBERT's q is divided first: 1)
+    bool rotary = false;                           // queries and keys rotated by position (RoPE)
+    Mat queries;                                   // (T, d)
+    Mat keys;                                      // (S, d)
+    std::optional<std::size_t> query;              // I, or none
+    Mat products;                                  // (S, d) with a query, else empty
+};
+
 struct ModelInfo {
     std::string type;   // "gpt2"
     std::string dtype;  // stored dtype: "F32" | "F16" | "BF16"
@@ -172,6 +186,7 @@ struct Trace {
     std::vector<double> token_losses;                  // (T − 1)
     std::vector<LensRow> lens;
     std::optional<AblationSummary> ablation;
+    std::optional<NeuronTrace> neuron;  // model runs with --show queries,keys
 
     // The first set's layers, and the heads of its first layer (all of a seeded run's heads).
     // Precondition: the set and layer exist (every run makes them before filling them).

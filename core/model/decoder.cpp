@@ -100,7 +100,8 @@ void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t 
         mask.cached = &materialised;
         float scale = cfg.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
         if (cfg.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
-        const HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, rope};
+        HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, rope};
+        if (opt.neuron && opt.neuron->layer == l && t.neuron) s.keep = &*t.neuron, s.keep_head = opt.neuron->head;
         attention(cq, Columns{&cache.k, Gd, 0}, Columns{&cache.v, Gd, 0}, s, t, heads, b.ctx);  // (n, H·d)
         ablate_heads(opt.ablation, l, n, H, d, b.ctx);
     }
@@ -192,6 +193,7 @@ Trace decoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
         embed(m, ids, 0, T, x);
     }
     Scratch b;
+    if (opt.neuron) t.neuron = NeuronTrace{opt.neuron->layer, opt.neuron->head, 0, 1.0f, false, {}, {}, opt.neuron->query, {}};
     if (opt.lens) t.lens.push_back(lens_row(m, tok, x, T, "emb", b));
     // the rotary angles of positions 0 .. T − 1, once for every layer and head
     const RopeTable rope =

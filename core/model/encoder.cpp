@@ -77,7 +77,8 @@ void encoder_layer(const ModelCheckpoint& m, std::size_t l, Buf& x, const ModelR
         MaskSpec mask;
         const Mask materialised = mask.materialize(T, T);
         mask.cached = &materialised;
-        const HeadsSetup s{T, T, H, H, d, 0, scale, &mask, nullptr};
+        HeadsSetup s{T, T, H, H, d, 0, scale, &mask, nullptr};
+        if (opt.neuron && opt.neuron->layer == l && t.neuron) s.keep = &*t.neuron, s.keep_head = opt.neuron->head;
         attention(Columns{&b.q, Hd, 0}, Columns{&b.k, Hd, 0}, Columns{&b.v, Hd, 0}, s, t, heads, b.ctx);  // (T, H·d)
     }
     // 3. x = LayerNorm_1(x + o(contexts))
@@ -146,8 +147,9 @@ Trace encoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
         Timer timer(opt.timing, &ModelTiming::embed);
         embed_tokens(m, ids, t.token_type_ids, tmp, x);
     }
-    // 2. the layers
+    // 2. the layers (one head's queries and keys kept with --show queries,keys)
     Scratch b;
+    if (opt.neuron) t.neuron = NeuronTrace{opt.neuron->layer, opt.neuron->head, 0, 1.0f, false, {}, {}, opt.neuron->query, {}};
     for (std::size_t l = 0; l < L; ++l) {
         LayerTrace lt;
         lt.layer = l;

@@ -170,6 +170,10 @@ void attention(const Columns& q, const Columns& k, const Columns& v, const Heads
                 const Mat& b = (*s.bias)[h];
                 for (std::size_t i = 0; i < n * S; ++i) scores.data()[i] += b.data()[i];
             }
+            if (s.keep != nullptr && h == s.keep_head) {  // the neuron view's head: q and k as the product read them
+                s.keep->queries = qh, s.keep->keys = k.head(S, g, d);
+                s.keep->kv_head = g, s.keep->scaled_by = s.scale, s.keep->rotary = s.rope != nullptr;
+            }
             out[h] = attend_head_scores(Mat(), Mat(), v.head(S, g, d), std::move(scores), s.scale, *s.mask, c, unused, t);
             HeadTrace& ht = out[h];
             if (s.bias != nullptr) ht.scores = std::move(raw), ht.bias = (*s.bias)[h];

@@ -76,6 +76,8 @@ struct HeadsSetup {
     const RopeTable* rope;                // rotary positions' angles (rows 0 .. T − 1), or nullptr
     const std::vector<Mat>* bias = nullptr;  // (H) (n, S) added to the scores before the softmax (T5's
                                              // relative positions; kept in each head's trace), or nullptr
+    NeuronTrace* keep = nullptr;  // receives head keep_head's queries (n, d) and keys (S, d), or nullptr
+    std::size_t keep_head = 0;
 };
 
 // One layer's heads: q (n, H·d) over k and v (S, G·d) (keys already rotated) -> contexts side by side

@@ -18,12 +18,16 @@ namespace attn {
 Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
                 const ModelRunOptions& opt) {
     try {
+        Trace t;
         switch (m.family->recipe.stack) {
-            case Stack::encoder: return encoder_forward(m, tok, ids, opt);
+            case Stack::encoder: t = encoder_forward(m, tok, ids, opt); break;
             case Stack::encoder_decoder: return seq2seq_forward(m, tok, ids, opt);
-            case Stack::decoder: break;
+            case Stack::decoder: t = decoder_forward(m, tok, ids, opt); break;
         }
-        return decoder_forward(m, tok, ids, opt);
+        // the neuron view's products of query I with every key (the forward kept the head's q and k)
+        if (t.neuron && t.neuron->query && t.neuron->queries.size())
+            t.neuron->products = neuron_products(t.neuron->queries, t.neuron->keys, *t.neuron->query);
+        return t;
     } catch (const Error& e) {
         const std::string what = e.what();
         if (e.kind() != ErrorKind::runtime || what.find("overflow float32") == std::string::npos) throw;
@@ -31,6 +35,14 @@ Trace run_model(const ModelCheckpoint& m, const Tokenizer& tok, const std::vecto
                     "the checkpoint's weights are too large for float32 arithmetic: check model.safetensors, or use "
                     "the checkpoint as Hugging Face saved it");
     }
+}
+
+Mat neuron_products(const Mat& queries, const Mat& keys, std::size_t i) {
+    const std::size_t S = keys.shape(0), d = keys.shape(1);
+    Mat p = Mat::from_shape({S, d});
+    for (std::size_t j = 0; j < S; ++j)
+        for (std::size_t c = 0; c < d; ++c) p(j, c) = queries(i, c) * keys(j, c);
+    return p;
 }
 
 Mat head_mean(const std::vector<HeadTrace>& heads) {

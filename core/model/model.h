@@ -45,6 +45,13 @@ struct HeadAblation {
     AblationMode mode = AblationMode::zero;
 };
 
+// --show queries,keys: the one head whose queries and keys the run keeps (Trace::neuron), and the query
+// whose elementwise products with every key it computes (none: no products).
+struct NeuronRequest {
+    std::size_t layer = 0, head = 0;  // the model's layer number (< n_layer), query head (< n_head)
+    std::optional<std::size_t> query;  // < T
+};
+
 struct ModelRunOptions {
     std::vector<bool> keep_layers;  // (L) layers whose heads the trace keeps; empty = every layer
     std::size_t top_k = 5;          // predictions per position
@@ -69,6 +76,7 @@ struct ModelRunOptions {
     HeadAblation ablation;
     bool token_losses = false;
     bool lens = false;
+    std::optional<NeuronRequest> neuron;  // decoders and encoders (the caller refuses encoder-decoders)
     ModelTiming* timing = nullptr;
     std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
 };
@@ -123,6 +131,10 @@ AblationSummary compare_ablation(const Trace& plain, const Trace& ablated, const
 std::vector<std::vector<double>> head_effects(
     const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::vector<std::int64_t>>& texts,
     const std::function<void(const char* stage, std::size_t done, std::size_t total)>& progress = nullptr);
+
+// products (S, d) = queries[i] ⊙ each row of keys (S, d): row j sums to q_i·k_j. Precondition: i < T,
+// both d wide.
+Mat neuron_products(const Mat& queries, const Mat& keys, std::size_t i);
 
 // The aggregates on their own (tests compare them with a plain computation).
 Mat head_mean(const std::vector<HeadTrace>& heads);  // (T, T)

@@ -81,3 +81,77 @@
     });
     ctx.globalAlpha = 1;
   }
+
+  // ---- the neuron view (show --model --show queries,keys): one head's queries and keys as the scores'
+  // product reads them, and query I's elementwise products with every key, whose sums are the raw scores ----
+
+  function neuronLayer() {  // the index into D.layers of the neuron view's layer, or -1
+    return D.neuron ? D.layers.findIndex((x, l) => (x.layer ?? l) === D.neuron.layer) : -1;
+  }
+
+  function buildNeuron() {
+    if (!D.neuron) return null;
+    const n = D.neuron;
+    ui.nvQuery = n.query ?? T - 1;
+    const sec = el('section', { id: 'neuron-section' }, el('h2', { text: 'Neuron view' }),
+      el('p', { class: 'hint', id: 'neuron-note', text: 'Layer ' + n.layer + ', head ' + n.head +
+        (n.grouped ? ', kv g ' + n.kv_head : '') + ': queries and keys ' + n.note + '. Click a query token to choose ' +
+        'I: each key\u2019s row is q_I \u2299 k_j, one cell per dimension, and its sum \u03a3 is the raw score q_I\u00b7k_j.' }));
+    ui.nvQueries = el('div', { class: 'nv-queries', id: 'neuron-queries' });
+    D.tokens.forEach((t, i) => {
+      const b = el('button', { type: 'button', 'data-i': String(i), text: tokenLabel(t) });
+      b.addEventListener('click', () => { ui.nvQuery = i; drawNeuron(); });
+      ui.nvQueries.append(b);
+    });
+    ui.nvTable = el('table', { class: 'neuron', id: 'neuron-table' });
+    sec.append(ui.nvQueries, ui.nvTable);
+    return sec;
+  }
+
+  function largest(rows) {  // the largest |value| of a list of rows (1 when all are 0)
+    let m = 0;
+    for (const r of rows) for (const v of r) m = Math.max(m, Math.abs(v));
+    return m || 1;
+  }
+
+  function strip(values, mag, label) {  // one row of values, a cell per dimension, diverging around 0
+    const c = el('canvas', { class: 'nv-strip', title: label });
+    c.width = values.length;
+    c.height = 1;
+    const ctx = c.getContext('2d'), img = ctx.createImageData(values.length, 1);
+    const sc = { lo: -mag, hi: mag };
+    values.forEach((v, k) => {
+      const ci = colourIndex(sc, v);
+      img.data.set([RDBU[3 * ci], RDBU[3 * ci + 1], RDBU[3 * ci + 2], 255], 4 * k);
+    });
+    ctx.putImageData(img, 0, 0);
+    c.style.width = Math.min(12 * values.length, 384) + 'px';  // 12 px a dimension, at most 384 px
+    return c;
+  }
+
+  function drawNeuron() {
+    if (!ui.nvTable) return;
+    const n = D.neuron, I = ui.nvQuery, q = n.queries[I], l = neuronLayer();
+    for (const b of ui.nvQueries.children) b.classList.toggle('on', Number(b.dataset.i) === I);
+    const products = n.keys.map((k) => k.map((v, c) => Math.fround(q[c] * v)));  // (S, d), float32 as the run's
+    const magQK = Math.max(largest([q]), largest(n.keys)), magP = largest(products);
+    const scores = l >= 0 && D.stages.includes('scores') ? desc(l, n.head, 'scores') : null;
+    const t = ui.nvTable;
+    t.textContent = '';
+    const th = (text) => el('th', { text: text });
+    t.append(el('tr', {}, th(''), th('token'), th('q_I and k_j'), th('q_I \u2299 k_j'), th('\u03a3'),
+      th('model\u2019s q\u00b7k'), th('\u00d7 ' + Number(n.scaled_by).toPrecision(6))));
+    t.append(el('tr', { class: 'nv-query' }, el('td', { text: 'Q[' + I + ']' }), el('td', { text: tokenLabel(D.tokens[I]) }),
+      el('td', {}, strip(q, magQK, 'query ' + I)), el('td'), el('td'), el('td'), el('td')));
+    products.forEach((row, j) => {
+      const sum = row.reduce((a, v) => a + v, 0);
+      const seen = l < 0 || visible(l, n.head, I * S + j);
+      const tr = el('tr', { class: seen ? 'nv-key' : 'nv-key nv-hidden', 'data-j': String(j) },
+        el('td', { text: 'k' + j }), el('td', { text: tokenLabel(D.source_tokens[j]) }),
+        el('td', {}, strip(n.keys[j], magQK, 'key ' + j)), el('td', {}, strip(row, magP, 'products with key ' + j)),
+        el('td', { class: 'nv-sum', text: sum.toFixed(4) }),
+        el('td', { class: 'nv-score', text: scores ? format(scores, cell(scores, I * S + j)) : '' }),
+        el('td', { class: 'nv-scaled', text: seen ? (sum * n.scaled_by).toFixed(4) : 'hidden' }));
+      t.append(tr);
+    });
+  }

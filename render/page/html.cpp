@@ -11,6 +11,7 @@
 #include "render/page/page_buffer.h"
 #include "render/view/colormaps.h"
 #include "render/view/colour_scale.h"
+#include "render/view/model_choice.h"
 #include "render/view/stages.h"
 #include "render/text/font.h"
 #include "render/trace_io/json.h"
@@ -333,6 +334,13 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
         j["model"]["n_decoder_layer"] = t.model->n_decoder_layer;
         j["sets"] = std::move(sets);
         j["translation"] = translation_json(t, opt);
+    }
+    if (t.neuron && t.neuron->queries.size()) {  // the neuron view (head_view.js): q and k; the page forms the products
+        const NeuronTrace& n = *t.neuron;
+        j["neuron"] = {{"layer", n.layer}, {"head", n.head}, {"kv_head", n.kv_head}, {"scaled_by", n.scaled_by},
+                       {"rotary", n.rotary}, {"queries", matrix(n.queries)}, {"keys", matrix(n.keys)},
+                       {"query", n.query ? Json(*n.query) : Json()}, {"note", neuron_note(t, n)},
+                       {"grouped", t.config.kv_heads > 0 && t.config.kv_heads < t.config.heads}};
     }
     j["layered"] = t.sets.at(0).model_layers;
     j["stages"] = Json::array();

@@ -33,6 +33,7 @@
     drawMatrix();
     showReadout();
     drawHeadView();
+    drawNeuron();
   }
 
   // Every view of the trace D, in one <main>.
@@ -41,7 +42,7 @@
     main.append(buildHeader());
     for (const s of [buildHeadsTable(), buildOverview()]) if (s) main.append(s);  // a model's page leads with its heads
     main.append(buildControls());
-    for (const s of [buildMatrix(), buildHeadView(), buildAggregates(), buildFlash()]) if (s) main.append(s);
+    for (const s of [buildMatrix(), buildHeadView(), buildNeuron(), buildAggregates(), buildFlash()]) if (s) main.append(s);
     return main;
   }
   // The views again, for a new D (a live run): the old ones go, the selection stays where it can.

@@ -101,6 +101,64 @@ void print_wrapped(std::ostream& out, const std::string& text, std::size_t width
     out << "\n";
 }
 
+// --show queries,keys: what the chosen head's queries and keys are; with --query I, Q[I], the products
+// of Q[I] with every key (rows: keys, columns: dimensions) and each row's sum beside the model's own score.
+void print_neuron(std::ostream& out, const Trace& t, const HeadChoice& c, const TerminalOptions& opt) {
+    const NeuronTrace* n = neuron_of(t, c);
+    if (n == nullptr) return;
+    const bool grouped = t.config.kv_heads > 0 && t.config.kv_heads < t.config.heads;
+    out << "neuron view (layer " << n->layer << ", head " << n->head << (grouped ? ", kv g " + std::to_string(n->kv_head) : "")
+        << "): queries and keys " << neuron_note(t, *n) << "\n";
+    if (!n->query || n->products.size() == 0) {
+        out << "(add --query I for query I's products with every key)\n\n";
+        return;
+    }
+    const std::size_t I = *n->query, S = n->products.shape(0), d = n->products.shape(1);
+    const HeadTrace& h = t.layers().at(c.layer).heads.at(c.head);
+    const std::vector<std::string>& keys = t.sets.at(0).key_tokens;
+    // 1. Q[I] and the products, on one diverging scale
+    Mat q = Mat::from_shape({1, d});
+    for (std::size_t k = 0; k < d; ++k) q(0, k) = n->queries(I, k);
+    ValueRange r;
+    for (float v : q) r.add(v);
+    for (float v : n->products) r.add(v);
+    const ColourScale sc = make_scale(ValueKind::signed_value, r, opt.scale, "value");
+    text::MatrixView mq;
+    mq.title = "Q[" + std::to_string(I) + "]", mq.values = &q, mq.rows = {t.tokens.at(I)}, mq.cols = text::dims(d), mq.scale = &sc;
+    text::print_matrix(out, mq, opt);
+    out << "products Q[" << I << "][c]\xC2\xB7K[j][c]: one row per key j, one column per dimension c; each row sums to the raw score q\xC2\xB7k\n";
+    text::MatrixView mp;
+    mp.title = "products", mp.values = &n->products, mp.rows = keys, mp.cols = text::dims(d), mp.scale = &sc;
+    text::print_matrix(out, mp, opt);
+    // 2. each row's sum beside the model's raw score, scaled, and the weight
+    const std::string f = "%." + std::to_string(opt.precision) + "f";
+    std::vector<std::vector<std::string>> rows = {{"key", "token", "\xCE\xA3 products", "model's q\xC2\xB7k",
+                                                   "\xC3\x97 " + fmt(n->scaled_by, "%.6g"), "weight"}};
+    for (std::size_t j = 0; j < S; ++j) {
+        double sum = 0.0;
+        for (std::size_t k = 0; k < d; ++k) sum += static_cast<double>(n->products(j, k));
+        const bool seen = h.mask.size() == 0 || h.mask(I, j);
+        rows.push_back({std::to_string(j), shown(j < keys.size() ? keys[j] : std::to_string(j)), fmt(sum, f.c_str()),
+                        h.scores.size() ? fmt(h.scores(I, j), f.c_str()) : std::string("-"), fmt(sum * n->scaled_by, f.c_str()),
+                        seen ? fmt(h.weights(I, j), f.c_str()) : std::string("hidden")});
+    }
+    std::vector<std::size_t> widths(rows[0].size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], display_width(row[k]));
+    const std::vector<std::size_t> shown_rows = text::pick(S, 24, opt.full);
+    auto line = [&](const std::vector<std::string>& row) {
+        out << " ";
+        for (std::size_t k = 0; k < row.size(); ++k) out << " " << (k + 1 < row.size() ? padded(row[k], widths[k]) : row[k]);
+        out << "\n";
+    };
+    line(rows[0]);
+    for (std::size_t j : shown_rows) {
+        if (j == SIZE_MAX) out << "  \xE2\x80\xA6\n";
+        else line(rows[j + 1]);
+    }
+    out << "(\xCE\xA3 products equals the model's own raw score q\xC2\xB7k; \xC3\x97 scale gives the score the softmax reads)\n\n";
+}
+
 }  // namespace
 
 std::string encoder_decoder_terminal_view(const Trace& t, const AlignChoice& c, const TerminalOptions& opt) {
@@ -172,6 +230,7 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
             << first + H_ / G_ - 1 << ")\n";
     }
     out << "\n";
+    print_neuron(out, t, c, opt);
     print_aggregates(out, t, t.layers()[c.layer].layer, opt);
     // 3. every head at a glance: mean attention distance
     const std::size_t H = m.n_head;

@@ -9,7 +9,8 @@
 // format; render_figures draws the trace figures), <rest> one of
 //   <figure>                        a trace figure, figure_names() (render/view/figure_views.h): scores,
 //                                   masked-scores, mask, weights, zeroed, dropped-weights, tiles, queries,
-//                                   keys, values, context, output, query (the --query strip)
+//                                   keys, values, context, output, query (the --query strip), products
+//                                   (a model head's query I times every key, show --model --query I)
 //   positions, rope, alibi          attn show --pos (render/layout/position_charts.h)
 //   decode-steps, decode-cache      attn decode (render/outputs/decode_view.h)
 //   overview                        attn show --model: P is the model's type (render/outputs/model_figures.h)

@@ -1,6 +1,7 @@
 // A model trace's own fields in the JSON trace (docs/trace-format.md): model, token_ids, its attention
 // set, aggregates, predictions; an encoder's stack, token types, segments and mask predictions; an
-// encoder-decoder's stack, source, generated ids (its three sets carry their own aggregates).
+// encoder-decoder's stack, source, generated ids (its three sets carry their own aggregates); the neuron
+// view's head (--show queries,keys).
 #include "render/trace_io/json_out.h"
 
 #include <string>
@@ -76,6 +77,23 @@ void write_model_trace(JsonOut& j, const Trace& t) {
         j.key("ablation");
         j.value(Json{{"heads", heads}, {"mode", a.mode}, {"loss_before", a.loss_before}, {"loss_after", a.loss_after},
                      {"positions", positions}});
+    }
+    if (t.neuron) {  // --show queries,keys: one head's queries and keys, and query I's products with every key
+        const NeuronTrace& n = *t.neuron;
+        j.key("neuron");
+        j.begin_object();
+        j.key("layer"), j.value(n.layer);
+        j.key("head"), j.value(n.head);
+        j.key("kv_head"), j.value(n.kv_head);
+        j.key("scaled_by"), j.value(n.scaled_by);
+        j.key("rotary"), j.value(n.rotary);
+        j.key("queries"), j.matrix(n.queries);
+        j.key("keys"), j.matrix(n.keys);
+        j.key("query"), j.value(n.query ? Json(*n.query) : Json());
+        j.key("products");
+        if (n.products.size()) j.matrix(n.products);
+        else j.value(Json());
+        j.end_object();
     }
     j.key("empty_rows"), j.value(t.empty_rows);
     j.end_object();

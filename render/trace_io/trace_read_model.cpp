@@ -145,6 +145,42 @@ void read_encoder(const Reader& r, const Json& j, Trace& t) {
     }
 }
 
+// The neuron view (--show queries,keys): one head's queries (T, d) and keys (S, d), query I or null, and
+// I's products with every key (S, d) or null; the layer and head among the model's.
+void read_neuron(const Reader& r, const Json& j, Trace& t) {
+    const Json* v = r.find(j, "neuron");
+    if (!v) return;
+    r.expect(v->is_object(), "neuron", "an object");
+    NeuronTrace n;
+    n.layer = r.size(r.need(*v, "layer", "neuron"), "neuron.layer");
+    n.head = r.size(r.need(*v, "head", "neuron"), "neuron.head");
+    n.kv_head = r.size(r.need(*v, "kv_head", "neuron"), "neuron.kv_head");
+    n.scaled_by = r.number(r.need(*v, "scaled_by", "neuron"), "neuron.scaled_by");
+    n.rotary = r.flag(r.need(*v, "rotary", "neuron"), "neuron.rotary");
+    if (t.model && (n.layer >= t.model->n_layer || n.head >= t.model->n_head || n.kv_head > n.head))
+        r.fail("neuron", "layer " + std::to_string(n.layer) + " head " + std::to_string(n.head) + " kv_head " +
+                             std::to_string(n.kv_head) + " is not a head of the model");
+    const std::size_t T = t.tokens.size(), S = t.source_tokens.empty() ? T : t.source_tokens.size();
+    n.queries = r.mat(r.need(*v, "queries", "neuron"), "neuron.queries");
+    n.keys = r.mat(r.need(*v, "keys", "neuron"), "neuron.keys");
+    const std::size_t d = n.queries.size() ? n.queries.shape(1) : 0;
+    auto shaped = [&](const Mat& m, std::size_t rows, const std::string& w, const char* what) {
+        if (m.shape(0) != rows || m.shape(1) != d || d == 0)
+            r.fail(w, "is (" + std::to_string(m.shape(0)) + ", " + std::to_string(m.shape(1)) + ") but " + what + " = (" +
+                          std::to_string(rows) + ", " + std::to_string(d) + ")");
+    };
+    shaped(n.queries, T, "neuron.queries", "(T, d)");
+    shaped(n.keys, S, "neuron.keys", "(S, d)");
+    const Json& q = r.need(*v, "query", "neuron");
+    if (!q.is_null()) {
+        n.query = r.size(q, "neuron.query");
+        r.expect(*n.query < T, "neuron.query", "a query below " + std::to_string(T) + " or null");
+        n.products = r.mat(r.need(*v, "products", "neuron"), "neuron.products");
+        shaped(n.products, S, "neuron.products", "(S, d)");
+    }
+    t.neuron = std::move(n);
+}
+
 }  // namespace
 
 void read_model(const Reader& r, const Json& j, Trace& t) {
@@ -197,6 +233,7 @@ void read_model(const Reader& r, const Json& j, Trace& t) {
         }
     }
     read_encoder(r, j, t);
+    read_neuron(r, j, t);
 }
 
 }  // namespace attn::render::trace_fields

@@ -79,7 +79,8 @@ const std::vector<std::string>& figure_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n;
         for (const FigureEntry& e : kFigures) n.emplace_back(e.name);
-        n.emplace_back("query");  // query_view: one query's strip
+        n.emplace_back("query");     // query_view: one query's strip
+        n.emplace_back("products");  // a model's neuron view: query I's products with every key (render/outputs/model_figures.h)
         return n;
     }();
     return names;

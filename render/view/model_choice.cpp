@@ -1,6 +1,7 @@
 #include "render/view/model_choice.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace attn::render {
 
@@ -27,7 +28,26 @@ Trace chosen_head_trace(const Trace& t, const HeadChoice& c) {
         for (const HeadTrace& h : t.layers().at(c.layer).heads) G = std::max(G, h.kv_head + 1);
         one.config.heads = t.model->n_head, one.config.kv_heads = G;
     }
+    if (const NeuronTrace* n = neuron_of(t, c)) {
+        HeadTrace& h = one.heads().at(0);
+        h.queries = n->queries, h.keys = n->keys;
+    }
     return one;
+}
+
+const NeuronTrace* neuron_of(const Trace& t, const HeadChoice& c) {
+    if (!t.neuron || t.neuron->queries.size() == 0 || c.layer >= t.layers().size()) return nullptr;
+    return t.neuron->layer == t.layers()[c.layer].layer && t.neuron->head == c.head ? &*t.neuron : nullptr;
+}
+
+std::string neuron_note(const Trace& t, const NeuronTrace& n) {
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%.6g", static_cast<double>(n.scaled_by));
+    const bool grouped = t.config.kv_heads > 0 && t.config.kv_heads < t.config.heads;
+    std::string s = std::string("after the bias") + (n.rotary ? " and RoPE" : "") + ", before the scale (scores = q\xC2\xB7k \xC3\x97 " +
+                    scale + ")";
+    if (grouped) s += "; keys of kv g " + std::to_string(n.kv_head);
+    return s;
 }
 
 }  // namespace attn::render

@@ -20,7 +20,15 @@ struct HeadChoice {
 // titled `kind`: one set with one layer. Flash tiles follow the head (renumbered 0 when one is chosen).
 Trace layer_view(const Trace& t, std::size_t layer, std::optional<std::size_t> head, const std::string& kind);
 
-// A trace holding just the chosen head, titled "gpt2 · layer L" (for the terminal view and the figures).
+// A trace holding just the chosen head, titled "gpt2 · layer L" (for the terminal view and the figures);
+// its queries and keys are the run's neuron view's when that is this head (neuron_of).
 Trace chosen_head_trace(const Trace& t, const HeadChoice& c);
+
+// The run's neuron view (--show queries,keys) when it holds the chosen head's queries and keys, else nullptr.
+const NeuronTrace* neuron_of(const Trace& t, const HeadChoice& c);
+
+// What the neuron view's queries and keys are, in one line: "after the bias and RoPE, before the scale
+// (scores = q·k × 0.125)", naming the key/value head a grouped-query head reads ("; keys of kv g 1").
+std::string neuron_note(const Trace& t, const NeuronTrace& n);
 
 }  // namespace attn::render

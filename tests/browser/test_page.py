@@ -7,7 +7,7 @@ Four pages: `attn show --html --no-live` (mha with dropout, a hostile token; the
 `attn heads --json`, the table sorted and clicked, HTML in the folder's name, the text and a token). On each: no console errors, nothing
 fetched; hovering cells of several heads, stages and layers reads back the trace's values at 4 decimals;
 pickers switch; the URL fragment restores the selection; the head view, model overview and flash tiles
-respond; screenshots are saved and are not blank.
+respond; the neuron panel's sums equal q_I·k_j for clicked queries; screenshots are saved and are not blank.
 
 Usage: test_page.py --attn BIN --chromium PATH --chromedriver PATH --out DIR
 """
@@ -524,6 +524,59 @@ def test_hostile_sink_page(page, trace):
     check(page.d.find_elements(By.ID, "model-name") == [], "a trace file names no folder")
 
 
+def test_neuron_page(page, trace, out, times, what):
+    """`attn show --model --show queries,keys --query I --html` (and that trace through `attn render --html`):
+    the neuron panel's rows are the keys, each Σ is q_I·k_j from the trace's queries and keys (numpy, float64)
+    and equals the model's own raw score beside it; a click on another query token recomputes them and
+    marks the keys that query may not see."""
+    times[what] = page.load()
+    page.quiet(what)
+    n = trace["neuron"]
+    q, k = np.asarray(n["queries"], dtype=np.float64), np.asarray(n["keys"], dtype=np.float64)
+    T, S = q.shape[0], k.shape[0]
+    layer = [x for x in trace["attention"][0]["layers"] if x["layer"] == n["layer"]][0]
+    scores = np.asarray(layer["heads"][n["head"]]["scores"], dtype=np.float64)
+    mask = layer["heads"][n["head"]]["mask"]
+    note = page.d.find_element(By.ID, "neuron-note").get_attribute("textContent")
+    check(("Layer %d, head %d" % (n["layer"], n["head"])) in note and "before the scale" in note,
+          what + ": the panel names its layer and head and says what q and k are: %r" % note)
+    buttons = page.d.find_elements(By.CSS_SELECTOR, "#neuron-queries button")
+    check([b.get_attribute("textContent") for b in buttons] == [t if t != "" else "\u2205" for t in trace["tokens"]],
+          what + ": one button per query token, its text the token")
+
+    def rows(I):
+        got = page.d.execute_script(
+            "return [...document.querySelectorAll('#neuron-table tr.nv-key')].map(r => [r.dataset.j, "
+            "r.querySelector('.nv-sum').textContent, r.querySelector('.nv-score').textContent, "
+            "r.querySelector('.nv-scaled').textContent, r.classList.contains('nv-hidden')])")
+        check(len(got) == S, what + ": %d key rows for S = %d" % (len(got), S))
+        worst = 0.0
+        for j, (jj, total, score, scaled, hidden) in enumerate(got):
+            want = float(q[I] @ k[j])
+            worst = max(worst, abs(float(total) - want))
+            check(abs(float(total) - want) <= 1.5e-4, what + ": query %d key %d: Σ %s, q_I·k_j %.6f" % (I, j, total, want))
+            check(score == four(scores[I][j]), what + ": query %d key %d: the model's score %s, the trace's %s" % (I, j, score, four(scores[I][j])))
+            check(hidden == (not mask[I][j]), what + ": query %d key %d hidden %s" % (I, j, hidden))
+            if mask[I][j]:
+                check(abs(float(scaled) - want * n["scaled_by"]) <= 1.5e-4, what + ": query %d key %d: scaled %s" % (I, j, scaled))
+            else:
+                check(scaled == "hidden", what + ": query %d key %d: a hidden key's scaled score reads %r" % (I, j, scaled))
+        on = [b.get_attribute("data-i") for b in page.d.find_elements(By.CSS_SELECTOR, "#neuron-queries button.on")]
+        check(on == [str(I)], what + ": the chosen query's button is marked: %s" % on)
+        return worst
+
+    worst = rows(n["query"])
+    for I in (0, T // 2):
+        page.d.find_elements(By.CSS_SELECTOR, "#neuron-queries button")[I].click()
+        worst = max(worst, rows(I))
+    strips = page.d.find_elements(By.CSS_SELECTOR, "#neuron-table canvas.nv-strip")
+    check(len(strips) == 1 + 2 * S, what + ": Q[I], every key and every key's products as strips: %d" % len(strips))
+    page.d.execute_script("document.getElementById('neuron-section').scrollIntoView()")
+    page.shot(out, what.replace(" ", "-") + ".png")
+    page.quiet(what + " after use")
+    print("%s: Σ of the products within %.2g of q_I·k_j for 3 queries" % (what, worst))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn", required=True)
@@ -574,6 +627,10 @@ def main():
     run(a.attn, "heads", "--model", name, "--json", "model-run-heads.json", text, cwd=out)
     json.dump(model_trace(H=4, G=2), open(os.path.join(out, "gqa-model.json"), "w"))
     run(a.attn, "render", "gqa-model.json", "--html", "gqa-model.html", cwd=out)
+    # the neuron view: one head's queries and keys, query 4's products; and the trace read back
+    run(a.attn, "show", "--model", name, "--show", "queries,keys", "--layer", "1", "--head", "2", "--query", "4",
+        "--json", "neuron.json", "--html", "neuron.html", text, cwd=out)
+    run(a.attn, "render", "neuron.json", "--html", "neuron-render.html", cwd=out)
 
     # 2. the browser: headless, no network, a fresh profile
     profile = tempfile.mkdtemp(prefix="attn-chromium-")
@@ -596,6 +653,9 @@ def main():
         test_hostile_sink_page(Page(driver, os.path.join(out, "hostile-model.html")), hostile)
         test_model_run_page(Page(driver, os.path.join(out, "model-run.html")),
                             json.load(open(os.path.join(out, "model-run-heads.json"))), name, text, out)
+        neuron = json.load(open(os.path.join(out, "neuron.json")))
+        test_neuron_page(Page(driver, os.path.join(out, "neuron.html")), neuron, out, times, "neuron page")
+        test_neuron_page(Page(driver, os.path.join(out, "neuron-render.html")), neuron, out, times, "rendered neuron page")
         screenshots_not_blank(driver, shots)
     finally:
         driver.quit()

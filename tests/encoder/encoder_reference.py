@@ -15,8 +15,10 @@ def act_fn(name):
             "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh")}[name]
 
 
-def forward(values, config, ids, type_ids=None):
-    """Returns (weights: list over layers of (H, T, T) numpy arrays, hidden state (T, C) torch tensor)."""
+def forward(values, config, ids, type_ids=None, qk=None):
+    """Returns (weights: list over layers of (H, T, T) numpy arrays, hidden state (T, C) torch tensor).
+    qk: a list that receives each layer's (q (H, T, d), k (H, T, d), scale) as the scores' product reads
+    them (after the bias; DistilBERT's q already divided by √d, scale 1), scores = q·kᵀ · scale."""
     W = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in values.items()}
     fam = config["model_type"]
     distil = fam == "distilbert"
@@ -58,6 +60,8 @@ def forward(values, config, ids, type_ids=None):
         q = lin("q", x).view(T, H, d).transpose(0, 1)  # (H, T, d)
         k = lin("k", x).view(T, H, d).transpose(0, 1)
         v = lin("v", x).view(T, H, d).transpose(0, 1)
+        if qk is not None:
+            qk.append(((q / math.sqrt(d) if distil else q).numpy().copy(), k.numpy().copy(), 1.0 if distil else 1 / math.sqrt(d)))
         if distil:
             scores = (q / math.sqrt(d)) @ k.transpose(1, 2)
         else:

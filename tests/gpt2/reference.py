@@ -39,11 +39,12 @@ def ablate(y, heads, layer, mode):
     return y
 
 
-def forward(w, cfg, ids, heads=(), mode="zero", states=None):
+def forward(w, cfg, ids, heads=(), mode="zero", states=None, qk=None):
     """GPT-2 from its definition, as Hugging Face's GPT2LMHeadModel reads config.json: returns per layer
     (H, T, T) weights and the (T, V) logits. heads: (layer, head) pairs whose outputs are ablated (mode
     "zero" or "mean"); states: a list that receives the residual stream (T, C) after the embeddings and
-    after every layer."""
+    after every layer; qk: a list that receives each layer's (q (H, T, d), k (H, T, d), scale) as the
+    scores' product reads them (after the bias), scores = q·kᵀ · scale."""
     t = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in w.items()}
     cfg = hf_config(cfg)
     T, C, H, eps = len(ids), cfg["n_embd"], cfg["n_head"], cfg["layer_norm_epsilon"]
@@ -61,6 +62,10 @@ def forward(w, cfg, ids, heads=(), mode="zero", states=None):
         q, k, v = qkv.split(C, dim=1)
         q, k, v = (m.reshape(T, H, d).transpose(0, 1) for m in (q, k, v))           # (H, T, d)
         s = q @ k.transpose(1, 2)
+        if qk is not None:
+            scale = (1 / math.sqrt(d) if cfg.get("scale_attn_weights", True) else 1.0) / \
+                (i + 1 if cfg.get("scale_attn_by_inverse_layer_idx", False) else 1)
+            qk.append((q.numpy().copy(), k.numpy().copy(), scale))
         if cfg.get("scale_attn_weights", True):
             s = s / math.sqrt(d)
         if cfg.get("scale_attn_by_inverse_layer_idx", False):

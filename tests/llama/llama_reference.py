@@ -41,11 +41,12 @@ def rotate(x, freqs):
     return x * cos + torch.cat([-x2, x1], -1) * sin
 
 
-def forward(w, cfg, ids, heads=(), mode="zero", states=None):
+def forward(w, cfg, ids, heads=(), mode="zero", states=None, qk=None):
     """Returns per layer (H, T, T) weights and the (T, V) logits. heads: (layer, query head) pairs whose
     outputs (context vectors, before o_proj) are set to 0 (mode "zero") or to their mean over the
     positions ("mean"); states: a list that receives the residual stream after the embeddings and after
-    every layer."""
+    every layer; qk: a list that receives each layer's (q (H, T, d), k (G, T, d), scale) after the bias
+    and RoPE (k before repeat_kv), scores = q_h·k_gᵀ · scale with g = h // (H / G)."""
     t = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in w.items()}
     T, C, H = len(ids), cfg["hidden_size"], cfg["num_attention_heads"]
     G = cfg.get("num_key_value_heads", H)
@@ -72,6 +73,8 @@ def forward(w, cfg, ids, heads=(), mode="zero", states=None):
         k = lin("self_attn.k_proj", a).reshape(T, G, d).transpose(0, 1)          # (G, T, d)
         v = lin("self_attn.v_proj", a).reshape(T, G, d).transpose(0, 1)
         q, k = rotate(q, freqs), rotate(k, freqs)
+        if qk is not None:
+            qk.append((q.numpy().copy(), k.numpy().copy(), 1 / math.sqrt(d)))
         k, v = k.repeat_interleave(H // G, 0), v.repeat_interleave(H // G, 0)    # (H, T, d)
         s = (q @ k.transpose(1, 2)) / math.sqrt(d)
         s = s.masked_fill(~visible, float("-inf"))
