@@ -66,7 +66,10 @@
     const k = state.genStep, s = g.steps[k], four = (v) => Number(v).toFixed(4);
     ui.genSlider.value = String(k);
     ui.genLabel.textContent = (k + 1) + ' of ' + g.steps.length;
-    for (const c of ui.genChips.querySelectorAll('.gen-chip.generated')) c.classList.toggle('on', Number(c.dataset.k) === k);
+    for (const c of ui.genChips.querySelectorAll('.gen-chip.generated')) {  // the tokens after this step: not chosen yet
+      c.classList.toggle('on', Number(c.dataset.k) === k);
+      c.classList.toggle('later', Number(c.dataset.k) > k);
+    }
     // 1. the token chosen, its probability (and the sampler's)
     const chosen = document.getElementById('gen-chosen');
     chosen.textContent = '';
@@ -111,8 +114,9 @@
     row.weights.forEach((w, j) => {
       const i = 3 * colourIndex(sc, w), rgb = [sc.cmap[i], sc.cmap[i + 1], sc.cmap[i + 2]];
       const light = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] > 140;
-      const c = el('span', { class: 'gen-cell' + (j >= g.prompt_tokens ? ' generated' : ''), 'data-j': String(j), 'data-w': String(w),
-        title: 'key ' + j + ' “' + tokenLabel(g.rows[j].token) + '”: ' + four(w) },
+      const query = j === row.weights.length - 1;  // the newest token: the query, which sees itself too
+      const c = el('span', { class: 'gen-cell' + (j >= g.prompt_tokens ? ' generated' : '') + (query ? ' query' : ''), 'data-j': String(j),
+        'data-w': String(w), title: 'key ' + j + ' “' + tokenLabel(g.rows[j].token) + '”' + (query ? ' (the query itself)' : '') + ': ' + four(w) },
         el('span', { class: 'gen-cell-token', text: tokenLabel(g.rows[j].token) }), el('span', { class: 'gen-cell-w', text: four(w) }));
       c.style.background = 'rgb(' + rgb.join(',') + ')';
       c.style.color = light ? '#1d1d1f' : '#fff';
@@ -120,5 +124,5 @@
     });
     const key = document.getElementById('gen-row-key');
     key.textContent = 'Colours: the matrix’s weights scale for layer ' + layerName + ' (' + Number(sc.lo.toPrecision(3)) + ' to ' +
-      Number(sc.hi.toPrecision(3)) + ', viridis); generated tokens underlined.';
+      Number(sc.hi.toPrecision(3)) + ', viridis); generated tokens underlined; outlined: the query, the newest token.';
   }

@@ -21,7 +21,7 @@
     after.dataset.value = String(a.loss_after);
     const d = a.loss_after - a.loss_before;
     sec.append(el('p', { class: 'ablation-loss' }, 'loss of the text (mean next-token cross-entropy, nats): ', before, ' → ', after,
-      el('span', { class: d > 0 ? 'worse' : 'better', text: ' (' + signed(d) + (d > 0 ? ', worse' : d < 0 ? ', better' : '') + ')' })));
+      el('span', { class: d > 0 ? 'worse' : d < 0 ? 'better' : '', text: ' (' + signed(d) + (d > 0 ? ', worse' : d < 0 ? ', better' : '') + ')' })));
     const order = a.positions.map((_, i) => i);
     const delta = (i) => Math.abs(a.positions[i].loss_after - a.positions[i].loss_before);
     order.sort((x, y) => delta(y) - delta(x) || x - y);
@@ -44,7 +44,7 @@
         el('td', { class: 'tok', text: tokenLabel(D.tokens[i + 1] ?? '') }),
         el('td', { class: 'tok' }, el('code', { text: tokenLabel(p.token_before) }), ' ' + four(p.p_before)),
         el('td', { class: 'tok' }, el('code', { text: tokenLabel(p.token_after) }), ' ' + four(p.p_after) + (moved ? ' *' : '')),
-        el('td', { class: 'num ' + (dl > 0 ? 'worse' : 'better'), 'data-value': String(dl), text: signed(dl) }));
+        el('td', { class: 'num ' + (dl > 0 ? 'worse' : dl < 0 ? 'better' : ''), 'data-value': String(dl), text: signed(dl) }));
       body.append(tr);
     });
     table.append(el('thead', {}, hr), body);

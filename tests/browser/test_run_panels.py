@@ -7,6 +7,7 @@ Pages from a tiny GPT-2 checkpoint (tests/gpt2/make_checkpoint.py):
   token with the ids and tokens of the decode JSON's `generated_ids` and steps; each step's probability and
   top-k as the JSON has them; the chosen head's row strip equal to the step's recorded row (another layer's
   row, the full pass's, equal to `decode --layer 1`'s within the page's 4 decimals).
+- `decode --head 1`: the page opens on the one recorded head and names it.
 - a checkpoint whose model always picks a token "<script>": the chips show it as text, no element is made.
 - `attn show --model DIR TEXT --ablate 0.1,1.0 --lens --html`: the losses before and after, the positions
   listed (changed ones and the 5 whose loss changed most), the lens table's ids and probabilities.
@@ -168,6 +169,20 @@ def test_sampled_page(page, dec):
               (k, s["p"], s["q"], st["p"], st["p_sample"]))
 
 
+def test_one_head_page(page, dec):
+    """decode --head 1 keeps one head's rows: the page opens on it and says so; head 0 shows the full pass's row."""
+    page.load()
+    page.quiet("one-head generation page")
+    s = gen_state(page)
+    st = dec["generation"]["steps"][0]
+    check(s["head"] == "1" and s["recorded"] == "true" and [float(w) for w in s["row"]] == head_row(dec, st["step"], 1),
+          "the page opens on the recorded head 1's row: %s" % s["row"])
+    check("head 1 only" in s["note"], "the note names the one recorded head: %r" % s["note"])
+    page.select("head", 0)
+    s = gen_state(page)
+    check(s["recorded"] == "false" and "head 1" in s["note"] and "full pass" in s["note"], "head 0: the full pass's row, said so: %r" % s["note"])
+
+
 def test_script_token_page(page, dec):
     """A generated token "<script>" is text in the chips, the top list and the row."""
     page.load()
@@ -303,6 +318,7 @@ def main():
     run(a.attn, *gen, "--json", "gen.json", "--html", "gen.html", cwd=out)
     run(a.attn, *gen, "--layer", "1", "--json", "gen-l1.json", cwd=out)
     run(a.attn, *gen, "--temperature", "0.8", "--top-k", "5", "--sample-seed", "3", "--json", "sampled.json", "--html", "sampled.html", cwd=out)
+    run(a.attn, *gen, "--head", "1", "--json", "one-head.json", "--html", "one-head.html", cwd=out)
     script_checkpoint(os.path.join(out, "script"))
     run(a.attn, "decode", "--model", "script", TEXT, "--max-new-tokens", "3", "--json", "script.json", "--html", "script.html", cwd=out)
     run(a.attn, "show", "--model", "tiny", TEXT + " and the cat", "--ablate", "0.1,1.0", "--lens", "--json", "ablate.json",
@@ -323,6 +339,7 @@ def main():
     try:
         test_generation_page(Page(driver, os.path.join(out, "gen.html")), dec, dec_l1, out, shots)
         test_sampled_page(Page(driver, os.path.join(out, "sampled.html")), load("sampled.json"))
+        test_one_head_page(Page(driver, os.path.join(out, "one-head.html")), load("one-head.json"))
         test_script_token_page(Page(driver, os.path.join(out, "script.html")), load("script.json"))
         test_ablation_lens_page(Page(driver, os.path.join(out, "ablate.html")), load("ablate.json"),
                                 {i: p for p, i in load("tiny/vocab.json").items()}, shots)
