@@ -63,12 +63,16 @@ TEST_CASE("page: a decode page's generation holds the decode JSON's generated id
             CHECK(same_float(s["top"][a]["p"], want["top"][a]["p"]));
         }
     }
-    // each fed step's rows (the text, then each generated token but the last): 3 steps of 2 heads
+    // each fed step (the text, then each generated token but the last): 3 steps; the heads' rows (2 heads)
+    // from step 1, the text's last, whose logits chose the first token
     REQUIRE(g["rows"].size() == dec["steps"].size());
     CHECK(g["rows"].size() == 3);
-    for (std::size_t t = 0; t < g["rows"].size(); ++t) {
+    CHECK(g["rows"][0]["token"] == dec["steps"][0]["token"]);
+    CHECK(g["rows"][0]["heads"].empty());
+    for (std::size_t t = 1; t < g["rows"].size(); ++t) {
         CHECK(g["rows"][t]["token"] == dec["steps"][t]["token"]);
         CHECK(g["rows"][t]["heads"] == dec["steps"][t]["heads"]);
+        CHECK(g["rows"][t]["heads"].size() == 2);
         CHECK(g["rows"][t]["heads"][0]["weights"].size() == t + 1);
     }
 }

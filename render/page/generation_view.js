@@ -2,7 +2,8 @@
 
   // D.generation (render/page/html.h's render_decode_html): the decode JSON's "generation" (mode, sampler
   // settings, prompt_tokens, steps [{id, token, step, p, p_sample, top [{id, token, p}]}]), generated_ids,
-  // layer (the one the steps record) and rows: each fed step's recorded heads [{head, kv_head, weights}].
+  // layer (the one the steps record) and rows: each fed step's token and, from the text's last step on, its
+  // recorded heads [{head, kv_head, weights}].
   // Generated token k was chosen after fed step steps[k].step: its row runs over the tokens fed so far.
 
   function buildGeneration() {
@@ -100,7 +101,7 @@
     const layerName = D.layers[state.layer].layer ?? state.layer;
     document.getElementById('gen-row-title').textContent = 'Attention of layer ' + layerName + ', head ' + state.head +
       ' when it was chosen (query: position ' + s.step + ')';
-    const recorded = g.rows[0].heads.map((x) => x.head);
+    const recorded = g.rows[s.step].heads.map((x) => x.head);
     document.getElementById('gen-row-note').textContent = row.recorded
       ? 'The step’s own row from the key/value cache (the steps record layer ' + g.layer + (recorded.length === 1
         ? ', head ' + recorded[0] + ' only' : ', every head') + '). Pick another head or layer above.'

@@ -482,9 +482,13 @@ std::string render_decode_html(const DecodeTrace& d, const HtmlOptions& opt) {
     g["generated_ids"] = std::move(j["generated_ids"]);
     g["layer"] = d.model->layer;
     g["decode_max_abs_diff"] = d.max_abs_diff;
-    g["rows"] = Json::array();  // each fed step's recorded heads: {step, token, token_id, heads [{head, kv_head, weights}]}
+    // each fed step: {step, token, token_id, heads [{head, kv_head, weights}]}, the heads only at the steps
+    // that chose a token (the text's last and after: a long text's other rows would only weigh the page down)
+    const std::size_t first_choice = d.model->generation->prompt - 1;
+    g["rows"] = Json::array();
     for (Json& s : j["steps"])
-        g["rows"].push_back({{"step", s["step"]}, {"token", s["token"]}, {"token_id", s["token_id"]}, {"heads", std::move(s["heads"])}});
+        g["rows"].push_back({{"step", s["step"]}, {"token", s["token"]}, {"token_id", s["token_id"]},
+                             {"heads", s["step"].get<std::size_t>() < first_choice ? Json::array() : std::move(s["heads"])}});
     return page_html(d.full, opt, std::move(g));
 }
 

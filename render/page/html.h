@@ -65,7 +65,8 @@ std::string render_html(const Trace& t, const HtmlOptions& opt);
 // prompt_tokens, stopped_at_eos, steps [{id, token, step, p, p_sample, top [{id, token, p, label}]}]: each
 // alternative's label added, token_label of its text) with its "generated_ids",
 // "layer" (the layer the steps record), "decode_max_abs_diff" and "rows": each fed step's {step, token,
-// token_id, heads [{head, kv_head, weights (step + 1)}]} (every head, or --head's). Without generation,
+// token_id, heads [{head, kv_head, weights (step + 1)}]} (every head, or --head's; none before the text's
+// last step, which chose no token). Without generation,
 // the page is render_html(d.full, opt).
 std::string render_decode_html(const DecodeTrace& d, const HtmlOptions& opt);
 
