@@ -1,5 +1,6 @@
 // attn decode --model DIR: a real model's key/value cache filled one token at a time; the terminal
-// table, and the steps as JSON ("attn-decode"), figures (staircase, cache) and the full pass's page.
+// table, and the steps as JSON ("attn-decode"), figures (staircase, cache) and the full pass's page
+// (with the generation's steps after --max-new-tokens).
 // With --max-new-tokens the model then generates (greedy, or sampled with --temperature, --top-k,
 // --top-p from --sample-seed): one line per new token, and "generated_ids" / "generation" in the JSON.
 #include <unistd.h>
@@ -295,7 +296,7 @@ void run_decode_model(const ModelDecodeCliOptions& o) {
     if (r.png) out.png.add(out.files, render::decode_figures(d, figures, render::FileType::png));
     if (r.svg) out.svg.add(out.files, render::decode_figures(d, figures, render::FileType::svg));
     if (r.html)
-        out.files.push_back({*r.html, render::render_html(d.full, {"attn decode --model", choice.layer, choice.head.value_or(0), std::nullopt})});
+        out.files.push_back({*r.html, render::render_decode_html(d, {"attn decode --model", choice.layer, choice.head.value_or(0), std::nullopt})});
     progress("writing files", out.files.size(), out.files.size());
     policy::write_outputs(r, out, render::FileSet::decode);
     if (!quiet) {

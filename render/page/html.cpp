@@ -8,12 +8,14 @@
 
 #include "core/analysis/head_report.h"
 #include "core/kinds/kinds.h"
+#include "data/text/bpe_tokenizer.h"
 #include "render/page/page_buffer.h"
 #include "render/view/colormaps.h"
 #include "render/view/colour_scale.h"
 #include "render/view/model_choice.h"
 #include "render/view/stages.h"
 #include "render/text/font.h"
+#include "render/trace_io/decode_json.h"
 #include "render/trace_io/json.h"
 
 namespace attn::render {
@@ -280,6 +282,30 @@ Json seq2seq_sets(const Trace& t, std::vector<PageMatrix>& opening_stages, std::
     return sets;
 }
 
+// --lens: one row per depth ("emb", then each layer) of each position's top next token, as the JSON trace
+// has it ({layer, ids (T), p (T)}) with the tokens' text (T) beside (empty when the trace has none).
+Json lens_json(const Trace& t) {
+    Json rows = Json::array();
+    for (const LensRow& row : t.lens) {
+        const Json layer = row.layer == "emb" ? Json("emb") : Json(std::stoul(row.layer));
+        Json labels = Json::array();  // shown as the terminal and the page's token labels show them ("·the", "↵")
+        for (const std::string& tok : row.tokens) labels.push_back(token_label(tok));
+        rows.push_back({{"layer", layer}, {"ids", row.ids}, {"p", row.p}, {"tokens", labels}});
+    }
+    return rows;
+}
+
+// --ablate: the JSON trace's "ablation" with each position's top tokens as text.
+Json ablation_json(const AblationSummary& a) {
+    Json heads = Json::array(), positions = Json::array();
+    for (const auto& [l, h] : a.heads) heads.push_back({l, h});
+    for (const AblationPosition& p : a.positions)
+        positions.push_back({{"top_before", p.top_before}, {"token_before", token_label(p.token_before)}, {"p_before", p.p_before},
+                             {"top_after", p.top_after}, {"token_after", token_label(p.token_after)}, {"p_after", p.p_after},
+                             {"loss_before", p.loss_before}, {"loss_after", p.loss_after}});
+    return {{"heads", heads}, {"mode", a.mode}, {"loss_before", a.loss_before}, {"loss_after", a.loss_after}, {"positions", positions}};
+}
+
 Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     // 1. the layers: a seeded trace is one layer without a number; an encoder-decoder's three sets
     //    (their layers in "sets", the top-level "layers" empty: seq2seq_view.js shows one set at a time)
@@ -318,6 +344,8 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
         preds.push_back(r);
     }
     j["predictions"] = preds;
+    if (!t.lens.empty()) j["lens"] = lens_json(t);  // pages without them stay as they were
+    if (t.ablation) j["ablation"] = ablation_json(*t.ablation);
     if (t.model && t.model->stack == "encoder") {  // only an encoder's page has these (a decoder's stays as it was)
         j["stack"] = "encoder";
         j["segments"] = t.segments;
@@ -397,7 +425,10 @@ std::string format_ten_thousandths(std::int64_t k) {
     return (k < 0 ? "-" : "") + std::to_string(a / 10000) + "." + frac;
 }
 
-std::string render_html(const Trace& t, const HtmlOptions& opt) {
+namespace {
+
+// The page of a trace; `generation` (or null) joins its data as "generation" (render_decode_html).
+std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
     // 1. the selection it opens with must exist (an encoder-decoder's page opens on its cross set)
     const bool seq2seq = encoder_decoder(t);
     if (seq2seq) check_seq2seq_sets(t);
@@ -412,6 +443,7 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
     if (core.empty()) o.live.reset();
     std::string blob;
     Json data = payload(t, o, blob);
+    if (!generation.is_null()) data["generation"] = std::move(generation);
     data["raw_bytes"] = blob.size();
     data["blob"] = base64(deflate(blob));
     // 3. the page
@@ -442,6 +474,30 @@ std::string render_html(const Trace& t, const HtmlOptions& opt) {
     }
     page += "<script>\n" + page_js(stack) + "</script>\n</body>\n</html>\n";
     return page;
+}
+
+}  // namespace
+
+std::string render_html(const Trace& t, const HtmlOptions& opt) { return page_html(t, opt, nullptr); }
+
+std::string render_decode_html(const DecodeTrace& d, const HtmlOptions& opt) {
+    if (!d.model || !d.model->generation) return page_html(d.full, opt, nullptr);
+    // the decode JSON's own fields (render/trace_io/decode_json.cpp), as `attn decode --json` writes them
+    Json j = decode_json(d);
+    Json g = std::move(j["generation"]);
+    for (Json& step : g["steps"])  // each alternative's label beside its text ("·the" for " the")
+        for (Json& a : step["top"]) a["label"] = token_label(a["token"].get<std::string>());
+    g["generated_ids"] = std::move(j["generated_ids"]);
+    g["layer"] = d.model->layer;
+    g["decode_max_abs_diff"] = d.max_abs_diff;
+    // each fed step: {step, token, token_id, heads [{head, kv_head, weights}]}, the heads only at the steps
+    // that chose a token (the text's last and after: a long text's other rows would only weigh the page down)
+    const std::size_t first_choice = d.model->generation->prompt - 1;
+    g["rows"] = Json::array();
+    for (Json& s : j["steps"])
+        g["rows"].push_back({{"step", s["step"]}, {"token", s["token"]}, {"token_id", s["token_id"]},
+                             {"heads", s["step"].get<std::size_t>() < first_choice ? Json::array() : std::move(s["heads"])}});
+    return page_html(d.full, opt, std::move(g));
 }
 
 }  // namespace attn::render

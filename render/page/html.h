@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/base/trace.h"
+#include "core/kinds/decode.h"
 
 namespace attn::render {
 
@@ -45,7 +46,9 @@ struct HtmlOptions {
 enum class PageStack { decoder, encoder, encoder_decoder };
 
 // The page. A model trace's page also carries every head's `attn heads` scores on its text
-// (core/analysis/head_report.h's score_trace of this very trace). Throws std::invalid_argument when the trace has no heads, heads of different shapes, or
+// (core/analysis/head_report.h's score_trace of this very trace), and when the trace has them its logit
+// lens ("lens": [{layer, ids, p, tokens}]) and ablation ("ablation": the JSON trace's, each position's top
+// tokens beside as token_before and token_after); their tokens as labels (data/text's token_label: "·the"). Throws std::invalid_argument when the trace has no heads, heads of different shapes, or
 // layer/head outside the trace.
 //
 // An encoder-decoder trace (model->stack "encoder-decoder") gives a page of three tabs, one per attention
@@ -56,6 +59,16 @@ enum class PageStack { decoder, encoder, encoder_decoder };
 // make_scale, the PNGs' rule) and "translation": {source, text, generated (T labels), teacher_forced}.
 // Throws std::invalid_argument when its sets are not encoder, decoder and cross, in that order.
 std::string render_html(const Trace& t, const HtmlOptions& opt);
+
+// attn decode --model's page: the full pass's page (render_html of d.full) and, after --max-new-tokens, its
+// generation as the data's "generation": the decode JSON's "generation" object (mode, sampler settings,
+// prompt_tokens, stopped_at_eos, steps [{id, token, step, p, p_sample, top [{id, token, p, label}]}]: each
+// alternative's label added, token_label of its text) with its "generated_ids",
+// "layer" (the layer the steps record), "decode_max_abs_diff" and "rows": each fed step's {step, token,
+// token_id, heads [{head, kv_head, weights (step + 1)}]} (every head, or --head's; none before the text's
+// last step, which chose no token). Without generation,
+// the page is render_html(d.full, opt).
+std::string render_decode_html(const DecodeTrace& d, const HtmlOptions& opt);
 
 // v in ten-thousandths, rounded to nearest, ties to even (what "%.4f" prints). Exact: a float has 24
 // significant bits and 10^4 < 2^14, so v × 10^4 fits a double's 53 without rounding.

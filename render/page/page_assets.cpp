@@ -36,6 +36,8 @@ asm(".pushsection .rodata\n"
     ATTN_EMBED("attn_page_heads_table", "heads_table.js")
     ATTN_EMBED("attn_page_model_overview", "model_overview.js")
     ATTN_EMBED("attn_page_flash_steps", "flash_steps.js")
+    ATTN_EMBED("attn_page_generation_view", "generation_view.js")
+    ATTN_EMBED("attn_page_interventions_view", "interventions_view.js")
     ATTN_EMBED("attn_page_live", "live.js")
     ATTN_EMBED("attn_page_start", "start.js")
     ATTN_EMBED("attn_page_encoder_view", "encoder_view.js")
@@ -55,6 +57,8 @@ ATTN_EMBEDDED(attn_page_head_view)
 ATTN_EMBEDDED(attn_page_heads_table)
 ATTN_EMBEDDED(attn_page_model_overview)
 ATTN_EMBEDDED(attn_page_flash_steps)
+ATTN_EMBEDDED(attn_page_generation_view)
+ATTN_EMBEDDED(attn_page_interventions_view)
 ATTN_EMBEDDED(attn_page_live)
 ATTN_EMBEDDED(attn_page_start)
 ATTN_EMBEDDED(attn_page_encoder_view)
@@ -94,6 +98,8 @@ const Embedded kViews[] = {
     {attn_page_heads_table_begin, attn_page_heads_table_end},
     {attn_page_model_overview_begin, attn_page_model_overview_end},
     {attn_page_flash_steps_begin, attn_page_flash_steps_end},
+    {attn_page_generation_view_begin, attn_page_generation_view_end},
+    {attn_page_interventions_view_begin, attn_page_interventions_view_end},
     {attn_page_live_begin, attn_page_live_end},
     {attn_page_start_begin, attn_page_start_end},
 };

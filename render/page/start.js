@@ -34,15 +34,18 @@
     showReadout();
     drawHeadView();
     drawNeuron();
+    drawGeneration();
   }
 
   // Every view of the trace D, in one <main>.
   function buildMain() {
     const main = el('main', { id: 'views' });
     main.append(buildHeader());
-    for (const s of [buildHeadsTable(), buildOverview()]) if (s) main.append(s);  // a model's page leads with its heads
+    // an ablated run's comparison and the logit lens first (when the trace has them), then a model's heads
+    for (const s of [buildAblation(), buildLens(), buildHeadsTable(), buildOverview()]) if (s) main.append(s);
     main.append(buildControls());
-    for (const s of [buildMatrix(), buildHeadView(), buildNeuron(), buildAggregates(), buildFlash()]) if (s) main.append(s);
+    // a generation's steps under the pickers, which choose the head whose row it shows
+    for (const s of [buildGeneration(), buildMatrix(), buildHeadView(), buildNeuron(), buildAggregates(), buildFlash()]) if (s) main.append(s);
     return main;
   }
   // The views again, for a new D (a live run): the old ones go, the selection stays where it can.
