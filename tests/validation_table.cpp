@@ -167,7 +167,9 @@ std::vector<ValidationRule> make_rules() {
                     e("--weights w-missing.json has no 'W_key', which kind 'causal' needs with shape (2, 2)") + kWeightsHint});
     rows.push_back({"weights.shape", "--weights", "each parameter has the shape the kind would draw, (in, out)", R,
                     {"show", "--embeddings", "named.json", "--weights", "w-shape.json"},
-                    e("--weights w-shape.json: 'W_key' has shape (2, 1), kind 'causal' needs (2, 2) here (in, out)") + kWeightsHint});
+                    e("--weights w-shape.json: 'W_key' has shape (2, 1), kind 'causal' needs (2, 2) here (in, out) (hint: in is the "
+                      "embeddings' width (--d-in), out follows --d-out and --heads: give the options the file was made for, "
+                      "or write the parameters from such a run with --json trace.json)")});
     rows.push_back({"weights.extra", "--weights", "no name the kind does not take (a typo is not ignored)", R,
                     {"show", "--embeddings", "named.json", "--weights", "w-extra.json"},
                     e("--weights w-extra.json holds 'W_qeury', which kind 'causal' does not take here (hint: its parameters "

@@ -108,7 +108,8 @@ std::vector<Param> given_params(const std::vector<LayerSpec>& layers, const Give
         if (!fits)
             input_error(of + ": '" + p.name + "' has shape " + shape_text(at->shape) + ", kind '" + kind + "' needs " +
                             shape_text({rows, cols}) + " here (in, out)",
-                        kWeightsHint);
+                        "in is the embeddings' width (--d-in), out follows --d-out and --heads: give the options the file "
+                        "was made for, or write the parameters from such a run with --json trace.json");
         std::copy(at->values.begin(), at->values.end(), p.value.begin());
     }
     return params;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """docs/heads.md shows real runs: each block between <!-- run: NAME --> and <!-- end --> must be exactly
 what its command prints today, on the tiny random GPT-2 built here (tests/gpt2/make_checkpoint.py,
-2 layers, 2 heads, width 16, seed 3) in a folder named tiny-gpt2. With ATTN_WRITE_DOCS=1 the blocks are
+2 layers, 2 heads, width 16, seed 3, its vocabulary the texts' words) in a folder named tiny-gpt2. With ATTN_WRITE_DOCS=1 the blocks are
 rewritten instead (then review the diff). Usage: heads_doc_check.py ATTN SOURCE_ROOT"""
 import os
 import re
@@ -15,16 +15,16 @@ ATTN, ROOT = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(ROOT, "tests", "gpt2"))
 from make_checkpoint import make  # noqa: E402
 
-TEXTS = ["The cat sat on the mat.", "She said: no, not today."]
+TEXTS = ["The cat sat on the mat and the cat slept.", "She said: no, not today."]
+WORDS = ("The", "cat", "sat", "on", "the", "mat", "and", "slept", "She", "said", "no", "not", "today")
 RUNS = {
-    "heads": ["heads", "--model", "tiny-gpt2/", *TEXTS],
     "effect": ["heads", "--model", "tiny-gpt2/", "--effect", "--top", "3", *TEXTS],
     "ablate": ["show", "--model", "tiny-gpt2/", "--ablate", "1.0,1.1", "--precision", "2", TEXTS[0]],
     "lens": ["show", "--model", "tiny-gpt2/", "--lens", "--precision", "2", TEXTS[0]],
 }
 
 work = tempfile.mkdtemp(prefix="attn-heads-doc-")
-make(os.path.join(work, "tiny-gpt2"), layers=2, heads=2, embd=16, positions=32, seed=3)
+make(os.path.join(work, "tiny-gpt2"), layers=2, heads=2, embd=16, positions=32, seed=3, words=WORDS)
 env = dict(os.environ, NO_COLOR="1", COLUMNS="100")
 blocks = {}
 for name, args in RUNS.items():
