@@ -96,7 +96,7 @@ void write_fixtures(const std::string& dir) {
         {"w-shape.json", R"({"params": {"W_query": [[1, 0], [0, 1]], "W_key": [[1], [0]], "W_value": [[1, 0], [0, 1]]}})"},
         {"w-extra.json",
          R"({"params": {"W_query": [[1, 0], [0, 1]], "W_key": [[1, 0], [0, 1]], "W_value": [[1, 0], [0, 1]], "W_qeury": [[1, 0], [0, 1]]}})"},
-        {"w-inf.json", R"({"params": {"W_query": [[1, 0], [0, 1]], "W_key": [[1e999, 0], [0, 1]], "W_value": [[1, 0], [0, 1]]}})"},
+        {"w-inf.json", R"({"params": {"W_query": [[1, 0], [0, 1]], "W_key": [[3.5e38, 0], [0, 1]], "W_value": [[1, 0], [0, 1]]}})"},
         {"file", "not a folder\n"},
         {"utf16.txt", utf16le("Your journey")},
         {"utf16.json", utf16le("[[1, 2], [3, 4]]")},

@@ -796,7 +796,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"w-missing.json", "w2.json without W_key"},
         {"w-shape.json", "w2.json with W_key [[1], [0]]"},
         {"w-extra.json", "w2.json and W_qeury"},
-        {"w-inf.json", "w2.json with W_key [[1e999, 0], [0, 1]]"},
+        {"w-inf.json", "w2.json with W_key [[3.5e38, 0], [0, 1]]"},
         {"trace-kl1.json", "a model trace of 2 layers keeping layer 1 (show --model --keep-layers 1)"},
         {"trace-layer-past.json", "trace-kl1.json with layer 2"},
         {"trace-layer-twice.json", "trace-kl1.json with layer 1 twice"},
