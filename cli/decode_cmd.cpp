@@ -12,6 +12,8 @@
 #include "core/kinds/decode.h"
 #include "data/base/error.h"
 #include "data/inputs/inputs.h"
+#include "data/inputs/weights_file.h"
+#include "cli/show_options.h"
 #include "cli/policy/files.h"
 #include "cli/policy/options.h"
 #include "cli/policy/outputs.h"
@@ -33,6 +35,7 @@ namespace {
 
 struct DecodeOptions {
     std::optional<std::string> sentence, text_file, example, embeddings;
+    std::optional<std::string> weights;  // --weights FILE: the parameters from a file, as attn show's
     std::string kind = "gqa", init = "torch", pos = "none", rope_style = "half";
     std::size_t d_in = kDefaultDIn, d_out = 0, heads = 0, kv_heads = 0, window = kDefaultWindow, max_tokens = kDefaultMaxTokens;
     std::uint64_t seed = kDefaultSeed, rope_base = 10000;
@@ -76,6 +79,7 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     outputs.prefix = o.prefix.value_or(o.kind);
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
+    if (o.weights) outputs.inputs.push_back({"--weights", *o.weights});
     policy::check_outputs(outputs);
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     OutputPlan plan;
@@ -90,7 +94,8 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     req.sentence = o.sentence, req.text_file = o.text_file, req.example = o.example, req.embeddings = o.embeddings;
     if (d_in_given) req.d_in = o.d_in;
     req.default_d_in = o.d_in, req.seed = o.seed, req.max_tokens = o.max_tokens, req.split = parse_split(o.split);
-    const Inputs in = make_inputs(req);
+    Inputs in = make_inputs(req);
+    if (o.weights) in.weights = read_weights_file(*o.weights);
     // 3. the settings: the kind's defaults (the registry's), always causal, checked
     SettingsRequest r;
     r.kind = o.kind, r.seed = o.seed, r.init = o.init, r.qkv_bias = o.qkv_bias, r.causal = true;
@@ -128,7 +133,7 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
 
 // attn decode --model DIR TEXT: a model brings its own tokens, weights, heads, positions and mask.
 void run_decode_model_cmd(const DecodeOptions& o, const CLI::App& cmd) {
-    for (const char* name : {"--kind", "--example", "--embeddings", "--d-in", "--d-out", "--seed", "--init", "--qkv-bias",
+    for (const char* name : {"--kind", "--example", "--embeddings", "--d-in", "--d-out", "--seed", "--init", "--weights", "--qkv-bias",
                              "--heads", "--kv-heads", "--window", "--pos", "--rope-base", "--rope-style", "--split"})
         if (cmd.count(name) > 0)
             usage_error(std::string(name) + " does not apply to --model",
@@ -190,6 +195,9 @@ void setup_decode(CLI::App& app) {
             ->check(rule("--init"))
             ->capture_default_str(),
         opt_init);
+    add(cmd->add_option("--weights", o->weights,
+                        "The kind's parameters from FILE instead of --seed (.safetensors, .npz or a trace from attn show --json)"),
+        opt_init);
     add(cmd->add_flag("--qkv-bias", o->qkv_bias, "Give the Q/K/V projections a bias"), opt_qkv_bias);
     add(cmd->add_option("--heads", o->heads, "Query heads H")->check(rule("--heads")), opt_heads);
     add(cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads G (gqa; H must divide by G)")->check(rule("--kv-heads")),
@@ -239,6 +247,7 @@ void setup_decode(CLI::App& app) {
             if (cmd->count(name) > 0)
                 usage_error(std::string(name) + " applies to --model: a seeded kind has no vocabulary to generate from",
                             "give a model folder (--model DIR), or drop " + std::string(name));
+        if (o->weights) check_weights_options(*cmd, *o->weights);
         run_decode_cmd(*o, *flags, d_in->count() > 0);
     });
 }

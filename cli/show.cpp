@@ -22,6 +22,7 @@
 #include "data/base/defaults.h"
 #include "data/base/error.h"
 #include "data/inputs/inputs.h"
+#include "data/inputs/weights_file.h"
 #include "render/page/html.h"
 #include "render/trace_io/json.h"
 #include "render/trace_io/npy.h"
@@ -118,6 +119,7 @@ void run_show(const ShowOptions& o) {
     if (o.text_file) outputs.inputs.push_back({"--file", *o.text_file});
     if (o.embeddings) outputs.inputs.push_back({"--embeddings", *o.embeddings});
     if (o.mask_file) outputs.inputs.push_back({"--mask", *o.mask_file});
+    if (o.weights) outputs.inputs.push_back({"--weights", *o.weights});
     policy::check_outputs(outputs);
     const double text_scale = o.font ? render::check_font_file(*o.font) : 1.0;
     OutputPlan plan;
@@ -126,7 +128,8 @@ void run_show(const ShowOptions& o) {
     plan.svg = o.svg.has_value(), plan.html = o.html.has_value(), plan.scale = static_cast<int>(o.scale);
     plan.max_memory = max_memory_bytes(o.common);
     // 2.-4. the inputs, the settings, the run's budget (cli/show_options.cpp)
-    const SeededRun run = prepare_seeded_run(o, plan);
+    SeededRun run = prepare_seeded_run(o, plan);
+    if (o.weights) run.in.weights = read_weights_file(*o.weights);
     const Settings& c = run.settings;
     const render::ColourSpec scale = colour_spec(o.scale_colours);
     const bool quiet = policy::json_to_stdout(outputs);
@@ -162,7 +165,8 @@ void run_show(const ShowOptions& o) {
     if (o.html) {
         progress("writing the page", 0, 1);
         render::HtmlOptions page{"attn show", std::nullopt, std::nullopt, std::nullopt};
-        if (!o.no_live) page.live = live_words(o, t.tokens, t.source_tokens);
+        // the live panel reruns typed text with seeded parameters: not the file's, so it stays out
+        if (!o.no_live && !o.weights) page.live = live_words(o, t.tokens, t.source_tokens);
         out.files.push_back({*o.html, render::render_html(t, page)});
     }
     progress("writing files", out.files.size(), out.files.size());

@@ -34,6 +34,11 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
     cmd->add_option("--embeddings", o.embeddings,
                     "Token vectors: JSON rows, {\"tokens\", \"x\"}, or a 2-D float .npy");
     o.common.kind_options.push_back(
+        {cmd->add_option("--weights", o.weights,
+                         "The kind's parameters from FILE instead of --seed: a .safetensors, a NumPy .npz or a trace from "
+                         "--json, with the trace's names and shapes (W_query (d_in, d_out), ..., applied as x @ W)"),
+         opt_init});
+    o.common.kind_options.push_back(
         {cmd->add_option("--source", o.source, "Source text for keys and values (cross, additive, luong; the sentence gives the queries). An encoder-decoder --model reads the sentence as its source and --target as the decoder's text"), opt_source});
     cmd->add_option("--mask", o.mask_file, "A (T, S) mask file: JSON booleans or 0/1, or bool/uint8 .npy");
     cmd->add_option("--max-tokens", o.max_tokens, "Refuse longer inputs")
@@ -151,6 +156,14 @@ std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std:
     return words;
 }
 
+void check_weights_options(const CLI::App& cmd, const std::string& file) {
+    for (const char* name : {"--seed", "--init"})
+        if (cmd.get_option(name)->count() > 0)
+            usage_error(std::string(name) + " draws the parameters, which --weights " + file + " gives",
+                        std::string("drop ") + name + "; the seeded embeddings then use seed " + std::to_string(kDefaultSeed) +
+                            ", and --embeddings FILE gives others");
+}
+
 const Kind& check_seeded_options(const ShowOptions& o) {
     if (o.layer) usage_error("--layer applies only with --model", "attn show --model DIR --layer 5 --head 1 \"text\"");
     if (o.keep_layers) usage_error("--keep-layers applies only with --model", "attn show --model DIR --keep-layers 0,5 \"text\"");
@@ -165,6 +178,7 @@ const Kind& check_seeded_options(const ShowOptions& o) {
     if (o.target) usage_error("--target is the decoder's text of an encoder-decoder model, which needs --model",
                               "seeded kinds take the keys' text with --source: attn show --kind cross \"queries\" --source \"keys\"");
     const Kind& kind = check_common_options(o.common);
+    if (o.weights) check_weights_options(*o.cmd, *o.weights);
     if (kind.source == SourceRule::required && !o.source && !o.embeddings)
         usage_error("kind '" + std::string(kind.name) + "' needs --source (its keys and values)",
                     "give the text to attend over, e.g. attn show --kind cross \"Wie geht es\" --source \"How are you\"");

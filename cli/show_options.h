@@ -22,6 +22,7 @@ namespace attn::cli {
 struct ShowOptions {
     CommonOptions common;
     std::optional<std::string> sentence, text_file, example, embeddings, source, mask_file;
+    std::optional<std::string> weights;  // --weights FILE: the parameters from a file (kinds taking --init)
     std::size_t max_tokens = kDefaultMaxTokens;
     std::string color = "auto";
     bool full = false;
@@ -66,6 +67,9 @@ std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std:
 // Step 1 for a seeded kind: --layer and --keep-layers (only with --model), the kind and the options it
 // does not take, cross without --source. Usage errors; returns the kind.
 const Kind& check_seeded_options(const ShowOptions& o);
+
+// --weights FILE given: --seed and --init (which draw the parameters) refused by name. show and decode.
+void check_weights_options(const CLI::App& cmd, const std::string& file);
 
 // A seeded run ready to start.
 struct SeededRun {

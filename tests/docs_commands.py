@@ -12,7 +12,8 @@ command without shown output must exit 0.
 Model folders the documents name (gpt2, SmolLM2-135M, opus-mt-en-de, t5-small) are small random
 checkpoints made here in the Hugging Face layout by the suite's own writers, and a Hugging Face cache holds
 HuggingFaceTB/SmolLM2-135M; the network is never used (HF_HUB_OFFLINE=1). The lines of a block that run
-one of the suite's checkpoint writers (`/usr/bin/python3 tests/...`) run too. Each document runs in its
+one of the suite's checkpoint writers (`/usr/bin/python3 tests/...`) or a tool of docs/tools
+(`python3 docs/tools/...`) run too, with this Python. Each document runs in its
 own scratch folder, in order, with `docs/` and `tests/` linked in.
 
 --no-wasm: a build without the WebAssembly core, whose `attn page` must say so instead.
@@ -39,6 +40,8 @@ for sub in ("gpt2", "llama", "seq2seq"):
 import make_checkpoint  # noqa: E402
 import make_llama  # noqa: E402
 import make_seq2seq  # noqa: E402
+
+HEADS_DOC_WORDS = ("The", "cat", "sat", "on", "the", "mat", "and", "slept", "She", "said", "no", "not", "today")
 
 # Commands not run here, each with the test that runs it instead.
 SKIPPED = {
@@ -88,7 +91,7 @@ def block_commands(doc, start, lines):
     found = []
     for i, line in enumerate(lines):
         n = start + 1 + i
-        if line.startswith("/usr/bin/python3 tests/"):
+        if line.startswith("/usr/bin/python3 tests/") or line.startswith("python3 docs/tools/"):
             found.append(("setup", n, line))
             continue
         if dollar and not line.startswith("$ "):
@@ -115,6 +118,9 @@ def make_fixtures(root):
     make_checkpoint.make(os.path.join(root, "gpt2"), layers=12, heads=12, embd=24, positions=256, words=words)
     make_llama.make(os.path.join(root, "SmolLM2-135M"), family="llama", layers=4, heads=9, kv_heads=3, hidden=36,
                     positions=256, tied=True)
+    # docs/heads.md's model, as tests/docs/heads_doc_check.py builds it
+    make_checkpoint.make(os.path.join(root, "tiny-gpt2"), layers=2, heads=2, embd=16, positions=32, seed=3,
+                         words=HEADS_DOC_WORDS)
     make_seq2seq.make(os.path.join(root, "opus-mt-en-de"), "marian")
     make_seq2seq.make(os.path.join(root, "t5-small"), "t5")
     # A Hugging Face cache holding the Llama folder as HuggingFaceTB/SmolLM2-135M at main.
@@ -199,7 +205,9 @@ def main():
             rel = os.path.relpath(doc, SRC)
             for c in cmds:
                 if isinstance(c, tuple):  # a checkpoint writer the document runs first
-                    r = subprocess.run(c[2], shell=True, cwd=d, env=env, capture_output=True, text=True, timeout=300)
+                    argv = shlex.split(c[2], comments=True)
+                    r = subprocess.run([sys.executable] + argv[1:], cwd=d, env=env, capture_output=True, text=True,
+                                       timeout=300)
                     if r.returncode != 0:
                         failures.append(f"{rel}:{c[1]}: {c[2]}: exit {r.returncode}: {r.stderr.strip()[-300:]}")
                     continue

@@ -147,6 +147,41 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"inputs.rows-max", "--embeddings", "at most --max-tokens rows", R,
                     {"show", "--embeddings", "named.json", "--max-tokens", "1"},
                     e("named.json: 2 rows, more than --max-tokens 1 (hint: raise --max-tokens)")});
+    // --weights FILE: the parameters from a file (named.json's tokens a, b of width 2: kind causal needs (2, 2) each)
+    const char* const kWeightsHint =
+        " (hint: write the parameters from a run of the same kind and sizes: attn show --kind K ... --json trace.json, then "
+        "--weights trace.json (or an .npz/.safetensors with the trace's names, shapes (in, out), x @ W))";
+    rows.push_back({"weights.seed", "--weights, --seed", "--seed draws the parameters: not with --weights", U,
+                    {"show", "--embeddings", "named.json", "--weights", "w2.json", "--seed", "7"},
+                    e("--seed draws the parameters, which --weights w2.json gives (hint: drop --seed; the seeded embeddings "
+                      "then use seed 123, and --embeddings FILE gives others)")});
+    rows.push_back({"weights.init", "--weights, --init", "--init draws the parameters: not with --weights", U,
+                    {"show", "--embeddings", "named.json", "--weights", "w2.json", "--init", "torch-rand"},
+                    e("--init draws the parameters, which --weights w2.json gives (hint: drop --init; the seeded embeddings "
+                      "then use seed 123, and --embeddings FILE gives others)")});
+    rows.push_back({"weights.kind", "--weights", "only kinds with parameters (those taking --init)", U,
+                    {"show", "--kind", "simple", "--weights", "w2.json", "hi"},
+                    e("--weights does not apply to kind 'simple' (hint: it applies to: ...")});
+    rows.push_back({"weights.missing", "--weights", "every parameter the kind needs is in the file", R,
+                    {"show", "--embeddings", "named.json", "--weights", "w-missing.json"},
+                    e("--weights w-missing.json has no 'W_key', which kind 'causal' needs with shape (2, 2)") + kWeightsHint});
+    rows.push_back({"weights.shape", "--weights", "each parameter has the shape the kind would draw, (in, out)", R,
+                    {"show", "--embeddings", "named.json", "--weights", "w-shape.json"},
+                    e("--weights w-shape.json: 'W_key' has shape (2, 1), kind 'causal' needs (2, 2) here (in, out) (hint: in is the "
+                      "embeddings' width (--d-in), out follows --d-out and --heads: give the options the file was made for, "
+                      "or write the parameters from such a run with --json trace.json)")});
+    rows.push_back({"weights.extra", "--weights", "no name the kind does not take (a typo is not ignored)", R,
+                    {"show", "--embeddings", "named.json", "--weights", "w-extra.json"},
+                    e("--weights w-extra.json holds 'W_qeury', which kind 'causal' does not take here (hint: its parameters "
+                      "are W_query, W_key, W_value; rename or remove 'W_qeury')")});
+    rows.push_back({"weights.finite", "--weights", "every value a finite float32", R,
+                    {"show", "--embeddings", "named.json", "--weights", "w-inf.json"},
+                    e("--weights w-inf.json: 'W_key' holds a value that is not a finite float32 (hint: parameters must be "
+                      "finite numbers)")});
+    rows.push_back({"weights.format", "--weights", "a safetensors file, an .npz or an attn trace", R,
+                    {"show", "--embeddings", "named.json", "--weights", "long.txt"},
+                    e("--weights long.txt: neither a safetensors file, a zip (.npz) nor a JSON trace (hint: give a "
+                      ".safetensors file, a NumPy .npz (numpy.savez(path, W_query=..., ...)) or a trace from attn show --json)")});
     rows.push_back({"run.memory", "the run", "its estimated memory (weights, Q/K/V, H × T × S matrices, and the JSON text, "
                     "images and .npy files it writes) at most --max-memory (default 3/4 of RAM)", U,
                     {"show", "--d-in", "1024", "--d-out", "1024", "hi", "--max-memory", "20M"},
@@ -762,6 +797,11 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"mask-shape.npy", "|u1, shape (3, 3)"},
         {"mask-value.npy", "|u1, shape (2, 2), 7 at row 0, column 1"},
         {"overflow.json", "[[1e20, 1e20], [1e20, -1e20]]"},
+        {"w2.json", "{\"params\": {\"W_query\": [[1, 0], [0, 1]], \"W_key\": (the same), \"W_value\": (the same)}}"},
+        {"w-missing.json", "w2.json without W_key"},
+        {"w-shape.json", "w2.json with W_key [[1], [0]]"},
+        {"w-extra.json", "w2.json and W_qeury"},
+        {"w-inf.json", "w2.json with W_key [[3.5e38, 0], [0, 1]]"},
         {"trace-kl1.json", "a model trace of 2 layers keeping layer 1 (show --model --keep-layers 1)"},
         {"trace-layer-past.json", "trace-kl1.json with layer 2"},
         {"trace-layer-twice.json", "trace-kl1.json with layer 1 twice"},

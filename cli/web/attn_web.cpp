@@ -42,6 +42,7 @@ void refuse_files(const ShowOptions& o) {
     reads("--file", o.text_file);
     reads("--embeddings", o.embeddings);
     reads("--mask", o.mask_file);
+    reads("--weights", o.weights);
     reads("--font", o.font);
     if (o.json && *o.json != "-") writes("--json", o.json);
     writes("--png", o.png);

@@ -21,6 +21,7 @@ struct Settings {
     std::string kind = kDefaultKind;
     std::uint64_t seed = kDefaultSeed;
     std::string init = "torch";   // "torch" | "torch-rand"
+    std::string weights;          // --weights FILE: its base name, set by the run from Inputs::weights (no seed, no init then)
     std::size_t d_in = kDefaultDIn;
     std::size_t d_out = kDefaultDIn;      // projection width (all heads together for split-head kinds)
     std::size_t heads = 1;        // H

@@ -363,9 +363,12 @@ Trace run_attention(const Inputs& in, const Settings& s, const RunHooks& hooks) 
     TorchGenerator gen(s.seed);
     {
         StageTimer timer(hooks.profile, ProfileStage::init);
-        t.params = init_params(k.layers(s, shape.d_src), parse_init(s.init), gen);
+        // --weights: the file's parameters, checked against the names and shapes the kind would draw
+        t.params = in.weights ? given_params(k.layers(s, shape.d_src), *in.weights, s.kind)
+                              : init_params(k.layers(s, shape.d_src), parse_init(s.init), gen);
     }
     t.config = s;
+    if (in.weights) t.config.weights = in.weights->file;
     // one attention set with one layer, which the kind fills with its heads
     t.sets = {AttentionSet{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {LayerTrace{}}, false, {}, {}}};
 

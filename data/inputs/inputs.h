@@ -11,6 +11,7 @@
 
 #include "data/base/defaults.h"
 #include "data/base/tensor.h"
+#include "data/inputs/params.h"
 #include "data/text/tokenize.h"
 
 namespace attn {
@@ -23,6 +24,7 @@ struct Inputs {
     Mat source_x;                            // (S, d_src)
     bool has_source = false;
     std::optional<Mask> user_mask;           // (T, S) 1 = visible; combined with the kind's own mask
+    std::optional<GivenWeights> weights;     // --weights FILE: the parameters, instead of drawing them
 };
 
 struct InputRequest {

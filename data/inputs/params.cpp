@@ -1,6 +1,8 @@
 #include "data/inputs/params.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "data/base/error.h"
 
@@ -53,6 +55,62 @@ std::vector<Param> init_params(const std::vector<LayerSpec>& layers, InitMode mo
             for (std::size_t o = 0; o < l.out; ++o)
                 b(0, l.col + o) = mode == InitMode::torch ? gen.next_uniform(-bound, bound) : gen.next_unit();
         }
+    }
+    return params;
+}
+
+namespace {
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// What a --weights error ends with: where such a file comes from.
+constexpr const char* kWeightsHint =
+    "write the parameters from a run of the same kind and sizes: attn show --kind K ... --json trace.json, then "
+    "--weights trace.json (or an .npz/.safetensors with the trace's names, shapes (in, out), x @ W)";
+
+}  // namespace
+
+std::vector<Param> given_params(const std::vector<LayerSpec>& layers, const GivenWeights& given, const std::string& kind) {
+    // 1. the names and shapes init_params would draw, in its order
+    std::vector<Param> params;
+    for (const auto& l : layers) {
+        const std::size_t cols = l.cols ? l.cols : l.out;
+        find_or_add(params, l.weight, l.in, cols);
+        if (!l.bias.empty()) find_or_add(params, l.bias, 1, cols);
+    }
+    const std::string of = "--weights " + given.file;
+    // 2. every name in the file is one of them, once
+    std::set<std::string> seen;
+    for (const StoredArray& a : given.arrays) {
+        const bool known = std::any_of(params.begin(), params.end(), [&](const Param& p) { return p.name == a.name; });
+        if (!known) {
+            std::string names;
+            for (const Param& p : params) names += (names.empty() ? "" : ", ") + p.name;
+            input_error(of + " holds '" + excerpt(a.name) + "', which kind '" + kind + "' does not take here",
+                        params.empty() ? std::string("this kind has no parameters: drop --weights")
+                                       : "its parameters are " + names + "; rename or remove '" + excerpt(a.name) + "'");
+        }
+        if (!seen.insert(a.name).second) input_error(of + " holds '" + excerpt(a.name) + "' twice", kWeightsHint);
+    }
+    // 3. each parameter present with its shape; the values copied row-major
+    for (Param& p : params) {
+        const std::size_t rows = p.value.shape(0), cols = p.value.shape(1);
+        const auto at = std::find_if(given.arrays.begin(), given.arrays.end(), [&](const StoredArray& a) { return a.name == p.name; });
+        if (at == given.arrays.end())
+            input_error(of + " has no '" + p.name + "', which kind '" + kind + "' needs with shape " + shape_text({rows, cols}),
+                        kWeightsHint);
+        const bool fits = at->shape == std::vector<std::size_t>{rows, cols} ||
+                          (at->shape.size() == 1 && at->shape[0] == rows * cols && (rows == 1 || cols == 1));
+        if (!fits)
+            input_error(of + ": '" + p.name + "' has shape " + shape_text(at->shape) + ", kind '" + kind + "' needs " +
+                            shape_text({rows, cols}) + " here (in, out)",
+                        "in is the embeddings' width (--d-in), out follows --d-out and --heads: give the options the file "
+                        "was made for, or write the parameters from such a run with --json trace.json");
+        std::copy(at->values.begin(), at->values.end(), p.value.begin());
     }
     return params;
 }

@@ -40,4 +40,24 @@ InitMode parse_init(const std::string& name);
 // Draws every layer in order from `gen` and returns the parameters in the order first named.
 std::vector<Param> init_params(const std::vector<LayerSpec>& layers, InitMode mode, TorchGenerator& gen);
 
+// An array as a weights file holds it (--weights): its name, shape (any rank) and finite values, row-major.
+struct StoredArray {
+    std::string name;
+    std::vector<std::size_t> shape;
+    std::vector<float> values;
+};
+
+// The parameters of a --weights file (data/inputs/weights_file.h reads one): `file` is its base name,
+// which titles and the trace's config carry ("weights from FILE").
+struct GivenWeights {
+    std::string file;
+    std::vector<StoredArray> arrays;
+};
+
+// The parameters `layers` need, taken from `given` in the order init_params names them, with the shapes
+// init_params would draw: a weight (in, out), a bias (1, out) and v (d, 1); a 1-D array of n values
+// fits a (1, n) or (n, 1) parameter. A missing parameter, a wrong shape or a name the layers do not
+// take is an input error naming it (`kind` says whose parameters they are).
+std::vector<Param> given_params(const std::vector<LayerSpec>& layers, const GivenWeights& given, const std::string& kind);
+
 }  // namespace attn

@@ -6,7 +6,7 @@
     const h = el('header', {});
     h.append(el('h1', {}, 'attn · ', el('span', { id: 'kind', text: D.kind })));
     if (D.description) h.append(el('p', { class: 'description', text: D.description }));
-    if (D.weights_note) h.append(el('p', { class: 'weights-note', id: 'weights-note', text: D.weights_note + ': the heads learned nothing, their patterns come from the seed' }));
+    if (D.weights_note) h.append(el('p', { class: 'weights-note', id: 'weights-note', text: D.weights_note + (D.weights_note.startsWith('random') ? ': the heads learned nothing, their patterns come from the seed' : ': the parameters were read from this file, not drawn from a seed') }));
     if (D.formula) h.append(el('p', { class: 'formula' }, el('code', { text: D.formula })));
     if (D.paper) h.append(el('p', { class: 'paper', text: D.paper }));
     const settings = Object.entries(D.settings).map(([k, v]) => k + ' = ' + v).join(' · ');

@@ -28,8 +28,8 @@ Json bool_matrix(const Mask& m) {
 
 Json config_json(const Settings& c) {
     Json j;
-    j["seed"] = c.seed;
-    j["init"] = c.init;
+    if (c.weights.empty()) j["seed"] = c.seed, j["init"] = c.init;
+    else j["weights"] = c.weights;  // the parameters came from this file: no seed or init drew them
     j["d_in"] = c.d_in;
     j["d_out"] = c.d_out;
     j["heads"] = c.heads;

@@ -43,6 +43,7 @@ void read_config(const Reader& r, const Json& j, Settings& c) {
     r.expect(j.is_object(), w, "an object");
     if (auto* v = r.find(j, "seed")) c.seed = r.whole(*v, w + ".seed");
     if (auto* v = r.find(j, "init")) c.init = r.text(*v, w + ".init");
+    if (auto* v = r.find(j, "weights")) c.weights = r.text(*v, w + ".weights");
     if (auto* v = r.find(j, "d_in")) c.d_in = r.size(*v, w + ".d_in");
     if (auto* v = r.find(j, "d_out")) c.d_out = r.size(*v, w + ".d_out");
     if (auto* v = r.find(j, "heads")) c.heads = r.size(*v, w + ".heads");

@@ -70,6 +70,7 @@ ValueKind stage_value_kind(Stage s) {
 std::string random_weights_note(const Trace& t) {
     const Kind* k = find_kind(t.kind);
     if (t.model || k == nullptr || !(k->options & opt_init)) return "";
+    if (!t.config.weights.empty()) return "weights from " + t.config.weights;
     return "random weights (seed " + std::to_string(t.config.seed) + ")";
 }
 

@@ -28,7 +28,8 @@ std::string stage_subtitle(const Trace& t, Stage s);
 
 // "random weights (seed 123)" for a seeded kind whose weights an init draws (the kind table's --init):
 // said by every figure's title, the terminal's first line and the page, so no one reads meaning into
-// them; "" for a model run, a kind without weights or attention read from a file.
+// them; "weights from FILE" (the file's base name) for a run with --weights; "" for a model run, a kind
+// without weights or attention read from a file.
 std::string random_weights_note(const Trace& t);
 
 // What the rows and the columns are: "query", "key" (self-attention kinds) or "target (query)",

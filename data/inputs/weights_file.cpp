@@ -1,0 +1,180 @@
+#include "data/inputs/weights_file.h"
+
+#include <zip.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "data/base/error.h"
+#include "data/base/files.h"
+#include "data/base/limits.h"
+#include "data/checkpoint/safetensors.h"
+#include "data/inputs/npy.h"
+
+namespace attn {
+namespace {
+
+constexpr const char* kFormats =
+    "give a .safetensors file, a NumPy .npz (numpy.savez(path, W_query=..., ...)) or a trace from attn show --json";
+
+[[noreturn]] void bad(const std::string& path, const std::string& why, const std::string& hint = kFormats) {
+    input_error("--weights " + path + ": " + why, hint);
+}
+
+std::string base_name(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A value as float32, refused by name when it is not a finite one (a float64 beyond float32's range too).
+float finite_value(double v, const std::string& path, const std::string& name) {
+    if (!std::isfinite(v) || std::fabs(v) > kFloat32Limit)
+        bad(path, "'" + excerpt(name) + "' holds " + (std::isnan(v) ? "NaN" : "a value that is not a finite float32"),
+            "parameters must be finite numbers");
+    return static_cast<float>(v);
+}
+
+// ---- .npz: a zip of .npy files -----------------------------------------------------------------------
+
+struct ZipCloser {
+    void operator()(zip_t* z) const { zip_discard(z); }
+};
+struct ZipFileCloser {
+    void operator()(zip_file_t* f) const { zip_fclose(f); }
+};
+
+StoredArray npy_array(const std::string& bytes, const std::string& path, const std::string& name) {
+    const NpyArray a = parse_npy(bytes, path + ":" + name + ".npy");
+    if (!npy_is_float(a)) bad(path, "'" + excerpt(name) + "' is not float32 or float64 (" + excerpt(a.descr) + ")",
+                              "save the parameters as float32: array.astype(numpy.float32)");
+    if (a.shape.size() > 2) bad(path, "'" + excerpt(name) + "' has " + std::to_string(a.shape.size()) + " dimensions; parameters have 1 or 2");
+    StoredArray s{name, a.shape, {}};
+    std::size_t count = 1;
+    for (std::size_t d : a.shape) count *= d;
+    s.values.reserve(count);
+    if (a.shape.size() == 2) {
+        for (std::size_t r = 0; r < a.shape[0]; ++r)
+            for (std::size_t c = 0; c < a.shape[1]; ++c) s.values.push_back(finite_value(npy_float_at(a, r, c), path, name));
+    } else {
+        for (std::size_t i = 0; i < count; ++i) s.values.push_back(finite_value(npy_float_stored(a, i), path, name));
+    }
+    return s;
+}
+
+GivenWeights read_npz(const std::string& bytes, const std::string& path) {
+    zip_error_t err;
+    zip_error_init(&err);
+    zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
+    if (src == nullptr) bad(path, std::string("cannot read the zip: ") + zip_error_strerror(&err));
+    std::unique_ptr<zip_t, ZipCloser> z(zip_open_from_source(src, ZIP_RDONLY, &err));
+    if (!z) {
+        zip_source_free(src);
+        const std::string why = zip_error_strerror(&err);
+        zip_error_fini(&err);
+        bad(path, "not a zip file libzip can read (" + why + ")");
+    }
+    zip_error_fini(&err);
+    GivenWeights w{base_name(path), {}};
+    std::uint64_t total = 0;  // the entries' sizes together: a deflated file may promise far more than it holds
+    const zip_int64_t n = zip_get_num_entries(z.get(), 0);
+    for (zip_int64_t i = 0; i < n; ++i) {
+        const auto index = static_cast<zip_uint64_t>(i);
+        const char* c = zip_get_name(z.get(), index, ZIP_FL_ENC_RAW);
+        const std::string entry = c ? c : "";
+        if (entry.size() < 5 || entry.compare(entry.size() - 4, 4, ".npy") != 0)
+            bad(path, "the zip holds '" + excerpt(entry) + "', not a .npy file", "an .npz holds only name.npy entries (numpy.savez)");
+        const std::string name = entry.substr(0, entry.size() - 4);
+        zip_stat_t st;
+        zip_stat_init(&st);
+        if (zip_stat_index(z.get(), index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) bad(path, "cannot read '" + excerpt(entry) + "'");
+        total += st.size;
+        if (st.size > kMaxInputFileBytes || total > kMaxInputFileBytes)
+            bad(path, "its arrays hold more than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB", "parameters of a seeded kind are small");
+        std::unique_ptr<zip_file_t, ZipFileCloser> f(zip_fopen_index(z.get(), index, 0));
+        if (!f) bad(path, "cannot read '" + excerpt(entry) + "' in the zip: " + zip_strerror(z.get()));
+        std::string data(static_cast<std::size_t>(st.size), '\0');
+        const zip_int64_t got = data.empty() ? 0 : zip_fread(f.get(), &data[0], st.size);
+        if (got < 0 || static_cast<zip_uint64_t>(got) != st.size)
+            bad(path, "cannot read '" + excerpt(entry) + "' in the zip: " + (got < 0 ? zip_file_strerror(f.get()) : "it is cut short"));
+        w.arrays.push_back(npy_array(data, path, name));
+    }
+    return w;
+}
+
+// ---- safetensors ---------------------------------------------------------------------------------------
+
+GivenWeights read_safetensors(const std::string& bytes, const std::string& path) {
+    const SafetensorsFile f = SafetensorsFile::from_bytes(bytes, path);
+    GivenWeights w{base_name(path), {}};
+    for (const SafeTensor& t : f.header().tensors) {
+        StoredArray s{t.name, t.shape, std::vector<float>(t.count())};
+        if (t.shape.empty() || t.shape.size() > 2)
+            bad(path, "'" + excerpt(t.name) + "' has " + std::to_string(t.shape.size()) + " dimensions; parameters have 1 or 2");
+        f.read_float(t, s.values.data());  // F32, F16, BF16; inf and NaN refused with the tensor's name
+        w.arrays.push_back(std::move(s));
+    }
+    return w;
+}
+
+// ---- an attn trace's "params" ----------------------------------------------------------------------------
+
+StoredArray json_array(const nlohmann::json& v, const std::string& path, const std::string& name) {
+    const auto number = [&](const nlohmann::json& x) {
+        if (!x.is_number()) bad(path, "params." + excerpt(name) + " holds something other than numbers");
+        return finite_value(x.get<double>(), path, name);
+    };
+    StoredArray s{name, {}, {}};
+    if (!v.is_array() || v.empty()) bad(path, "params." + excerpt(name) + " is not a vector or an array of rows");
+    if (v[0].is_array()) {
+        s.shape = {v.size(), v[0].size()};
+        for (const auto& row : v) {
+            if (!row.is_array() || row.size() != s.shape[1]) bad(path, "params." + excerpt(name) + "'s rows differ in length");
+            for (const auto& x : row) s.values.push_back(number(x));
+        }
+    } else {
+        s.shape = {v.size()};
+        for (const auto& x : v) s.values.push_back(number(x));
+    }
+    return s;
+}
+
+GivenWeights read_trace(const std::string& bytes, const std::string& path) {
+    // a trace nests a few levels; anything deeper is not one (and would only cost the parser's stack)
+    const nlohmann::json::parser_callback_t shallow = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth > 16) bad(path, "the JSON nests deeper than an attn trace");
+        return true;
+    };
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(bytes, shallow);
+    } catch (const nlohmann::json::exception& e) {
+        bad(path, std::string("not valid JSON (") + e.what() + ")");
+    }
+    if (!j.is_object() || !j.contains("params") || !j["params"].is_object())
+        bad(path, "the JSON has no \"params\" object, so it is not a seeded kind's trace",
+            "write one with attn show --kind K ... --json trace.json");
+    GivenWeights w{base_name(path), {}};
+    for (const auto& [name, v] : j["params"].items()) w.arrays.push_back(json_array(v, path, name));
+    return w;
+}
+
+}  // namespace
+
+GivenWeights read_weights_bytes(const std::string& bytes, const std::string& path) {
+    if (bytes.compare(0, 4, "PK\x03\x04", 4) == 0 || bytes.compare(0, 4, "PK\x05\x06", 4) == 0) return read_npz(bytes, path);
+    // safetensors: a header length that fits in the file, then '{' (JSON text read as a length is far too large)
+    std::uint64_t header = 0;
+    if (bytes.size() >= 9) std::memcpy(&header, bytes.data(), 8);  // little-endian hosts (as safetensors.cpp)
+    if (bytes.size() >= 9 && bytes[8] == '{' && header <= bytes.size() - 8) return read_safetensors(bytes, path);
+    const auto first = bytes.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && bytes[first] == '{') return read_trace(bytes, path);
+    bad(path, "neither a safetensors file, a zip (.npz) nor a JSON trace");
+}
+
+GivenWeights read_weights_file(const std::string& path) { return read_weights_bytes(read_file(path, "--weights"), path); }
+
+}  // namespace attn
