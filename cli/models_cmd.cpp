@@ -74,7 +74,8 @@ void list_cached(const std::optional<std::string>& json) {
 }  // namespace
 
 void setup_models(CLI::App& app) {
-    auto json_path = std::make_shared<std::string>(), cached = std::make_shared<bool>(false);
+    auto json_path = std::make_shared<std::string>();
+    auto cached = std::make_shared<bool>(false);
     CLI::App* cmd = app.add_subcommand("models", "List the model families attn runs from Hugging Face folders (show --model), or the cached models");
     // --json PATH or '-' as every command takes it; `models --json` alone still prints (an optional value)
     CLI::Option* json_opt = cmd->add_option("--json", *json_path, "Write the list as JSON to PATH ('-' or nothing = standard output)")

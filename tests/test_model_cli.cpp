@@ -503,7 +503,7 @@ TEST_CASE("model: a --json or --html named like a figure of another format in th
         CHECK(r.code == 2);
         CHECK(attn::test::one_line(r) == "attn: error: " + c.option + " '" + dir + "/" + c.path + "' has one of attn's file names inside " +
                                              c.folder.substr(0, 7) + dir + "/q': a later run writing that folder as --png, --svg or --npy "
-                                             "would overwrite or remove it (hint: give " + c.option + " a name attn does not write there, or another folder)");
+                                             "would overwrite or remove it (hint: give " + c.option + " a name attn does not write there, or another folder)\n");
         CHECK(!exists(dir + "/q"));
     }
 }
@@ -521,12 +521,12 @@ TEST_CASE("model: the context refusal names each family's own config field, n_po
     const auto gpt2 = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "abcde"});
     CHECK(gpt2.code == 2);
     CHECK(attn::test::one_line(gpt2) == "attn: error: the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the "
-                                        "text to at most 4 tokens)");
+                                        "text to at most 4 tokens)\n");
     for (const char* command : {"show", "decode"}) {
         const auto llama = attn::test::run_attn({command, "--model", model_dir() + "/llama-ok", "abcde"});
         CHECK(llama.code == 2);
         CHECK(attn::test::one_line(llama) == "attn: error: the text has more than 4 tokens, the model's context "
-                                             "(max_position_embeddings) (hint: shorten the text to at most 4 tokens)");
+                                             "(max_position_embeddings) (hint: shorten the text to at most 4 tokens)\n");
     }
 }
 

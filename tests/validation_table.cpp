@@ -493,7 +493,7 @@ std::vector<ValidationRule> make_rules() {
                       "vocab.json and merges.txt)")});
     rows.push_back({"heads.file", "heads --file", "UTF-8 text without control characters, errors naming the file and the byte "
                     "offset, as show's --file", R, {"heads", "--model", "model-ok", "--file", "bad-utf8.txt"},
-                    e("bad-utf8.txt: the text is not valid UTF-8 at byte offset 5 (byte 0xff) (hint: save the file as UTF-8)")});
+                    e("bad-utf8.txt: the text is not valid UTF-8 at byte offset 5 (byte 0xFF) (hint: save the file as UTF-8)")});
     rows.push_back({"output.attn-name-any-format", "--json, --html, --npy", "not one of attn's names of any format (.png, .svg, "
                     ".npy) inside a --png, --svg or --npy folder", U, {"show", "hi", "--html", "out/causal-weights.svg", "--png", "out"},
                     e("--html 'out/causal-weights.svg' has one of attn's file names inside --png 'out': a later run writing that "

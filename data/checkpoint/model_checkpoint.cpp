@@ -326,7 +326,7 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     // (an encoder-decoder's shared embedding may be stored under another name: probe its first layer)
     const std::string probe = seq2seq ? f.tensor_name(Role::q_w, 0) : f.tensor_name(Role::embed);
     const std::string index = is_file(dir + "/model.safetensors.index.json") ? "/model.safetensors.index.json" : "/pytorch_model.bin.index.json";
-    Loader l{*m, "", m->files.sharded ? dir + index : m->files.files[0].path(), ""};
+    Loader l{*m, "", m->files.sharded ? dir + index : m->files.files[0].path(), "", {}};
     if (*f.prefix && m->files.find(probe).second == nullptr && m->files.find(f.prefix + probe).second != nullptr) l.prefix = f.prefix;
     // The stored name of a role: under the prefix unless it is the head's; a LayerNorm's gain and bias
     // also under the pre-2019 names .gamma and .beta, which Hugging Face renames when it loads.
