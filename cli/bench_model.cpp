@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/model_source.h"
 #include "cli/show_model.h"
 #include "core/model/model.h"
 #include "data/base/error.h"
@@ -19,10 +20,10 @@ void run_bench_model(const std::string& dir, std::size_t tokens, std::size_t rep
     const Tokenizer tok = Tokenizer::load_dir(dir);
     const double t_tok_load = since(t0);
     t0 = Clock::now();
-    const auto model = load_model_checkpoint(dir);
+    const auto model = load_model(dir);
     const double t_load = since(t0);
     const ModelConfig& c = model->config;
-    if (tokens > c.n_positions) usage_error("--tokens " + std::to_string(tokens) + " is more than the model's n_positions " + std::to_string(c.n_positions));
+    if (tokens > context_length(c)) usage_error("--tokens " + std::to_string(tokens) + " is more than the model's " + context_field(c) + " " + std::to_string(context_length(c)));
     // 2. a text of `tokens` tokens: a sentence repeated, cut to length
     std::string text;
     t0 = Clock::now();

@@ -107,7 +107,9 @@ std::string hint_for(const CLI::ParseError& e, const CLI::App& app) {
         for (const auto* sub : app.get_subcommands())
             if (sub->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty())
                 return "'attn " + sub->get_name() + "' takes no sentence; see 'attn " + sub->get_name() + " --help'";
-        return "put a sentence of several words in quotes: attn show \"Your journey starts\"";
+        const std::string name = command_of(app).get_name();
+        return "put a sentence of several words in quotes: attn " + (name.empty() || name == "attn" ? std::string("show") : name) +
+               " \"Your journey starts\"";
     }
     std::string hint = "see 'attn --help'";
     for (const auto* sub : app.get_subcommands()) hint = "see 'attn " + sub->get_name() + " --help'";

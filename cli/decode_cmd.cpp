@@ -94,6 +94,7 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
     req.sentence = o.sentence, req.text_file = o.text_file, req.example = o.example, req.embeddings = o.embeddings;
     if (d_in_given) req.d_in = o.d_in;
     req.default_d_in = o.d_in, req.seed = o.seed, req.max_tokens = o.max_tokens, req.split = parse_split(o.split);
+    req.command = "decode";
     Inputs in = make_inputs(req);
     if (o.weights) in.weights = read_weights_file(*o.weights);
     // 3. the settings: the kind's defaults (the registry's), always causal, checked
@@ -134,7 +135,7 @@ void run_decode_cmd(const DecodeOptions& o, const std::vector<Flag>& flags, bool
 // attn decode --model DIR TEXT: a model brings its own tokens, weights, heads, positions and mask.
 void run_decode_model_cmd(const DecodeOptions& o, const CLI::App& cmd) {
     for (const char* name : {"--kind", "--example", "--embeddings", "--d-in", "--d-out", "--seed", "--init", "--weights", "--qkv-bias",
-                             "--heads", "--kv-heads", "--window", "--pos", "--rope-base", "--rope-style", "--split"})
+                             "--heads", "--kv-heads", "--window", "--pos", "--rope-base", "--rope-style", "--split", "--max-tokens"})
         if (cmd.count(name) > 0)
             usage_error(std::string(name) + " does not apply to --model",
                         "a model brings its own tokens, weights, heads and positions: drop " + std::string(name));
@@ -153,8 +154,7 @@ void run_decode_model_cmd(const DecodeOptions& o, const CLI::App& cmd) {
         m.outputs.inputs.push_back({"--model", policy::join_path(*o.model, name)});
     policy::check_outputs(m.outputs);
     m.force = o.force, m.max_memory = o.max_memory, m.font = o.font, m.scale = static_cast<int>(o.scale);
-    m.text = o.text_file ? (*o.text_file == "-" ? read_stdin("text") : read_file(*o.text_file, "text file")) : o.sentence.value_or("");
-    if (m.text.compare(0, 3, "\xEF\xBB\xBF") == 0) m.text.erase(0, 3);  // a byte order mark is not text
+    m.text = o.text_file ? read_text_file(*o.text_file) : o.sentence.value_or("");
     run_decode_model(m);
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli/policy/budget.h"
 #include "cli/policy/progress.h"
+#include "cli/model_source.h"
 #include "cli/show_model.h"
 #include "core/model/model.h"
 #include "core/model/seq2seq.h"
@@ -213,7 +214,7 @@ void run_decode_seq2seq(const ModelDecodeCliOptions& o, const ParsedConfig& pars
     ModelConfig bound = c;
     bound.n_layer = c.n_layer + 2 * c.n_decoder_layer;
     check_model_run_budget(bound, weights_memory(o.model), src.size() + run.max_new_tokens + 1, 1, plan);
-    const auto model = load_model_checkpoint(o.model);
+    const auto model = load_model(o.model);
     policy::Progress progress(::isatty(STDERR_FILENO) != 0);
     run.progress = progress.callback();
     const Seq2SeqDecode d = run_seq2seq_decode(*model, tok, src, run, layer, o.head);
@@ -283,7 +284,7 @@ void run_decode_model(const ModelDecodeCliOptions& o) {
     }
     const std::size_t head_shown = o.head.value_or(0);
     check_decode_budget(o, c, ids.size() + choice.max_new_tokens, choice.head ? 1 : c.n_head, text_scale);
-    const auto model = load_model_checkpoint(o.model);
+    const auto model = load_model(o.model);
     // 2. the full pass and the steps
     const bool quiet = policy::json_to_stdout(r);
     policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);

@@ -20,6 +20,7 @@
 #include "core/model/model.h"
 #include "data/base/error.h"
 #include "data/checkpoint/model_checkpoint.h"
+#include "data/inputs/inputs.h"
 #include "data/inputs/npy.h"
 #include "data/base/strings.h"
 #include "render/outputs/heads_files.h"
@@ -61,15 +62,16 @@ std::vector<std::string> heads_texts(const HeadsOptions& o) {
         if (o.texts.empty()) usage_error("no text given", "attn heads --model DIR \"The cat sat on the mat.\" \"She said: no.\"");
         return o.texts;
     }
-    std::string all = *o.text_file == "-" ? read_stdin("text") : read_file(*o.text_file, "text file");
-    if (all.compare(0, 3, "\xEF\xBB\xBF") == 0) all.erase(0, 3);  // a byte order mark is not text
+    const std::string all = read_text_file(*o.text_file);  // problems named with the file and the byte offset in it
     std::vector<std::string> out;
     std::istringstream lines(all);
     for (std::string line; std::getline(lines, line);) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.find_first_not_of(" \t") != std::string::npos) out.push_back(line);
     }
-    if (out.empty()) usage_error("the file '" + *o.text_file + "' holds no text", "write one text per line");
+    if (out.empty())
+        input_error((*o.text_file == "-" ? std::string("standard input") : *o.text_file) + ": the text has no words",
+                    "write one text per line");
     return out;
 }
 
@@ -145,7 +147,7 @@ void run_heads_seq2seq(const HeadsOptions& o, const ParsedConfig& parsed, const 
     ModelConfig bound = parsed.config;
     bound.n_layer = bound.n_layer + 2 * bound.n_decoder_layer;
     check_model_run_budget(bound, weights_memory(o.model), src.size() + run.max_new_tokens + 1, bound.n_layer, plan);
-    const auto model = load_model_checkpoint(o.model);
+    const auto model = load_model(o.model);
     policy::Progress progress(::isatty(STDERR_FILENO) != 0);
     run.progress = progress.callback();
     const Trace t = run_model(*model, tok, src, run);
@@ -201,7 +203,7 @@ void run_heads(const HeadsOptions& o) {
     plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
     plan.fewer = "use shorter texts or a shorter --induction-length";
     check_model_run_budget(c, weights_memory(o.model), longest, c.n_layer, plan);
-    const auto model = load_model_checkpoint(o.model);
+    const auto model = load_model(o.model);
     // 3. the runs
     const bool json_to_stdout = o.json && *o.json == "-";
     policy::Progress progress(::isatty(STDERR_FILENO) && !json_to_stdout);

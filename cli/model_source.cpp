@@ -13,6 +13,7 @@
 #include "cli/policy/files.h"
 #include "data/base/error.h"
 #include "data/base/strings.h"
+#include "data/checkpoint/model_checkpoint.h"
 #include "data/hub/hub_cache.h"
 #include "data/hub/hub_http.h"
 #include "data/hub/hub_pull.h"
@@ -84,6 +85,10 @@ struct StopOnSignal {
     }
 };
 
+// A path as a note shows it: a cache folder's name may hold any byte but '/' and NUL, and a terminal
+// would obey control characters, so they are written \xHH (excerpt, data/base/error.h).
+std::string shown(const std::string& path) { return excerpt(path, path.size()); }
+
 // A note for stderr: at once on a terminal; otherwise after the command succeeded, so that an error
 // stays the one line on stderr.
 std::string g_deferred;
@@ -117,6 +122,12 @@ hub::PullResult pull(const hub::HubEnvironment& env, const hub::RepoRef& ref) {
 
 }  // namespace
 
+std::unique_ptr<ModelCheckpoint> load_model(const std::string& dir) {
+    auto m = load_model_checkpoint(dir);
+    if (const std::string unused = unused_tensors_note(*m); !unused.empty()) note("attn: warning: " + shown(unused));
+    return m;
+}
+
 void print_deferred_notes() {
     std::fputs(g_deferred.c_str(), stderr);
     g_deferred.clear();
@@ -137,7 +148,7 @@ std::string pull_model_files(const std::string& name, bool print_summary) {
     if (print_summary)
         std::cout << ref.text() << " at commit " << r.snapshot.commit << ": " << r.files << " files, " << r.downloaded << " downloaded ("
                   << decimal_bytes(static_cast<double>(r.bytes)) << ")\n"
-                  << r.snapshot.path << "\n";
+                  << shown(r.snapshot.path) << "\n";
     return r.snapshot.path;
 }
 
@@ -148,7 +159,7 @@ std::string model_folder(const std::string& name, bool offline) {
     const std::optional<hub::Snapshot> s = hub::find_snapshot(env.cache, ref);
     const std::vector<std::string> missing = s ? hub::missing_model_files(s->path) : std::vector<std::string>{};
     if (s && missing.empty()) {
-        note("attn: " + ref.text() + " from the Hugging Face cache: " + s->path);
+        note("attn: " + ref.text() + " from the Hugging Face cache: " + shown(s->path));
         return s->path;
     }
     if (offline || env.offline) {
@@ -159,9 +170,9 @@ std::string model_folder(const std::string& name, bool offline) {
         input_error("'" + name + "' is neither a folder nor a model in the Hugging Face cache (" + env.cache + ")",
                     "run attn pull " + ref.text() + " where the network allows (" + why + " forbids it now), or give a model folder");
     }
-    if (::isatty(STDERR_FILENO) != 0) note("attn: " + ref.text() + " is not in the Hugging Face cache (" + env.cache + "): downloading it");
+    if (::isatty(STDERR_FILENO) != 0) note("attn: " + ref.text() + " is not in the Hugging Face cache (" + shown(env.cache) + "): downloading it");
     const std::string path = pull_model_files(name, false);
-    note("attn: " + ref.text() + " from the Hugging Face cache: " + path);
+    note("attn: " + ref.text() + " from the Hugging Face cache: " + shown(path));
     return path;
 }
 

@@ -2,9 +2,19 @@
 // folder wins, as in transformers; attn says on stderr which snapshot a repo id used.
 #pragma once
 
+#include <memory>
 #include <string>
 
+namespace attn {
+struct ModelCheckpoint;
+}
+
 namespace attn::cli {
+
+// load_model_checkpoint (data/checkpoint/model_checkpoint.h), then a warning among the notes below
+// when the checkpoint holds tensors the model does not use ("attn: warning: model.safetensors: 2 tensors
+// are not used ..."), as Hugging Face warns when it loads them.
+std::unique_ptr<ModelCheckpoint> load_model(const std::string& dir);
 
 // The folder to read for `--model name`: `name` itself when it is a folder (or not a repo id: the
 // loader then says what is wrong); else the repo's snapshot in the cache, pulled first when files are

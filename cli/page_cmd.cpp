@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/common_options.h"
 #include "cli/policy/files.h"
 #include "core/kinds/kinds.h"
 #include "data/base/error.h"
@@ -20,7 +21,9 @@ void setup_page(CLI::App& app) {
         "  attn page lab.html\n"
         "Open lab.html in a recent Chromium, Firefox or Safari, from a USB stick or an LMS: no install, no network.");
     cmd->add_option("file", *file, "The HTML file to write")->required();
-    cmd->callback([file] {
+    auto color = std::make_shared<std::string>("auto");
+    bind_color_option(*cmd, *color);  // the page has no shaded terminal cells; taken as every command takes it
+    cmd->callback([file, color] {
         if (render::live_core_js().empty())
             usage_error("attn page needs attn's core compiled to WebAssembly, and this attn was built without em++",
                         "install emscripten (scripts/setup.sh, or apt-get install emscripten) and rebuild attn");

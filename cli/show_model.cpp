@@ -14,6 +14,7 @@
 #include "core/model/model.h"
 #include "data/base/error.h"
 #include "data/checkpoint/model_checkpoint.h"
+#include "data/inputs/inputs.h"
 #include "data/text/tokenizer.h"
 #include "data/base/files.h"
 #include "cli/policy/files.h"
@@ -35,9 +36,7 @@ namespace {
 std::string model_text(const ModelShowOptions& o) {
     if (o.sentence && o.text_file) usage_error("give the text once: as an argument or with --file");
     if (o.text_file) {
-        std::string text = *o.text_file == "-" ? read_stdin("text") : read_file(*o.text_file, "text file");
-        if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a byte order mark is not text
-        return text;
+        return read_text_file(*o.text_file);  // problems named with the file and the byte offset in it
     }
     if (!o.sentence) usage_error("no text given", "attn show --model DIR \"Your journey starts with one\"");
     return *o.sentence;
@@ -125,8 +124,7 @@ void check_model_ids(const std::vector<std::int64_t>& ids, const ModelConfig& c)
     const std::size_t n = context_length(c);
     if (ids.empty()) usage_error("the text is empty", "give at least one word, e.g. \"Your journey starts\"");
     if (ids.size() > n)
-        usage_error("the text has more than " + std::to_string(n) + " tokens, the model's context (" +
-                        (c.position_offset ? "max_position_embeddings less its position offset" : "n_positions") + ")",
+        usage_error("the text has more than " + std::to_string(n) + " tokens, the model's context (" + context_field(c) + ")",
                     "shorten the text to at most " + std::to_string(n) + " tokens");
     for (auto id : ids)
         if (static_cast<std::size_t>(id) >= c.vocab_size)
@@ -311,7 +309,7 @@ void run_show_model(const ModelShowOptions& o) {
     } else {
         check_model_run_budget(c, weights_memory(dir), ids.size(), kept.size(), plan);
     }
-    const auto model = load_model_checkpoint(dir);
+    const auto model = load_model(dir);
     // 5. the run
     const bool quiet = policy::json_to_stdout(r);
     policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);

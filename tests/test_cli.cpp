@@ -147,6 +147,43 @@ TEST_CASE("cli: help and kinds") {
     CHECK(attn::test::slurp(dir + "/k.json") == kj.out);
 }
 
+TEST_CASE("cli: attn models takes --json PATH or - as kinds does, and models and page take --color as every command does") {
+    const RunResult mj = run_attn({"models", "--json"});
+    REQUIRE(mj.code == 0);
+    CHECK(nlohmann::json::parse(mj.out).size() == 10);  // one row per family
+    const RunResult dash = run_attn({"models", "--json", "-"});
+    CHECK(dash.code == 0);
+    CHECK(dash.out == mj.out);
+    const std::string dir = attn::test::temp_dir();
+    const RunResult mf = run_attn({"models", "--json", dir + "/m.json"});
+    CHECK(mf.code == 0);
+    CHECK(mf.out == "wrote " + dir + "/m.json\n");
+    CHECK(attn::test::slurp(dir + "/m.json") == mj.out);
+    for (const char* mode : {"never", "always", "auto"}) {
+        const RunResult m = run_attn({"models", "--color", mode});
+        CHECK(m.code == 0);
+        CHECK(m.out == run_attn({"models"}).out);  // the list has no shaded cells
+    }
+    check_error(run_attn({"models", "--color", "sometimes"}), 2, "--color");
+    const RunResult page = run_attn({"page", "--color", "never", dir + "/lab.html"});
+    CHECK(page.err.find("unknown option") == std::string::npos);
+#ifdef ATTN_WASM_BUILT
+    CHECK(page.code == 0);
+#else
+    check_error(page, 2, "attn page needs attn's core compiled to WebAssembly");
+#endif
+}
+
+TEST_CASE("cli: decode's usage hints name attn decode, show's name attn show") {
+    check_error(run_attn({"decode", "a", "b"}), 2,
+                "unexpected argument 'b' (hint: put a sentence of several words in quotes: attn decode \"Your journey starts\")");
+    check_error(run_attn({"show", "a", "b"}), 2,
+                "unexpected argument 'b' (hint: put a sentence of several words in quotes: attn show \"Your journey starts\")");
+    check_error(run_attn({"decode"}), 2, "nothing to attend over (hint: give a sentence, e.g. attn decode \"Your journey starts\")");
+    check_error(run_attn({"show"}), 2, "nothing to attend over (hint: give a sentence, e.g. attn show \"Your journey starts\")");
+    check_error(run_attn({"decode", "--kindd", "causal", "a"}), 2, "(hint: did you mean --kind? see 'attn decode --help')");
+}
+
 TEST_CASE("cli: an unknown option is named, with the nearest real one, even before a quoted sentence") {
     check_error(run_attn({"show", "--heds", "4", "The cat"}), 2, "unknown option '--heds' (hint: did you mean --heads?");
     check_error(run_attn({"show", "--colmap", "gray", "The cat"}), 2, "did you mean --colormap?");

@@ -59,6 +59,41 @@ TEST_CASE("files: two outputs on one path are refused and nothing is written") {
     CHECK(snapshot(dir).empty());
 }
 
+TEST_CASE("files: a --json or --html on a figure or array name of another format inside a figure folder is refused before the run") {
+    // a later --svg (or --npy) run into the folder would overwrite or remove it as one of its own files
+    struct Case {
+        std::vector<std::string> args;
+        std::string option, path, folder;
+    };
+    const std::vector<Case> cases = {
+        {{"show", "--html", "q/causal-weights.svg", "--png", "q", "hi"}, "--html", "q/causal-weights.svg", "--png 'q'"},
+        {{"show", "--json", "q/causal-scores.png", "--svg", "q", "hi"}, "--json", "q/causal-scores.png", "--svg 'q'"},
+        {{"show", "--json", "q/causal-x.npy", "--png", "q", "hi"}, "--json", "q/causal-x.npy", "--png 'q'"},
+        {{"show", "--html", "q/causal-h0-weights.npy", "--svg", "q", "hi"}, "--html", "q/causal-h0-weights.npy", "--svg 'q'"},
+        {{"show", "--json", "q/causal-weights.png", "--npy", "q", "hi"}, "--json", "q/causal-weights.png", "--npy 'q'"},
+        {{"show", "--npy", "q/causal-rope.svg", "--png", "q", "hi"}, "--npy", "q/causal-rope.svg", "--png 'q'"},
+        {{"show", "--prefix", "lec", "--html", "q/lec-alibi.svg", "--png", "q", "hi"}, "--html", "q/lec-alibi.svg", "--png 'q'"},
+        {{"decode", "--kind", "causal", "--html", "q/causal-decode-steps.svg", "--png", "q", "a b"}, "--html",
+         "q/causal-decode-steps.svg", "--png 'q'"},
+        {{"decode", "--kind", "causal", "--json", "q/causal-decode-cache.png", "--svg", "q", "a b"}, "--json",
+         "q/causal-decode-cache.png", "--svg 'q'"},
+    };
+    for (const Case& c : cases) {
+        const std::string dir = temp_dir();
+        INFO(c.path);
+        const RunResult r = run(c.args, {dir, "", false, ""});
+        CHECK(r.code == 2);
+        check_error_line(r.err, "attn: error: " + c.option + " '" + c.path + "' has one of attn's file names inside " + c.folder +
+                                    ": a later run writing that folder as --png, --svg or --npy would overwrite or remove it (hint: give " +
+                                    c.option + " a name attn does not write there, or another folder)");
+        CHECK(snapshot(dir).empty());
+    }
+    // a name of another prefix, or none of attn's, stays the user's
+    const std::string dir = temp_dir();
+    CHECK(run({"show", "--html", "q/mha-weights.svg", "--png", "q", "hi"}, {dir, "", false, ""}).code == 0);
+    CHECK(run({"show", "--json", "q/causal-notes.svg", "--png", "q", "hi"}, {dir, "", false, ""}).code == 0);
+}
+
 TEST_CASE("files: a run writes the named paths and nothing else") {
     const std::string dir = temp_dir();
     write(dir + "/old.json", "old");

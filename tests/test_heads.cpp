@@ -321,3 +321,32 @@ TEST_CASE("heads: bad options are usage errors with a hint that fits") {
         CHECK(attn::test::one_line(r).find(row.error) != std::string::npos);
     }
 }
+
+TEST_CASE("heads --file: a bad file is an input error naming the file and the byte offset in it, as show's --file errors are") {
+    const std::string dir = attn::test::temp_dir();
+    const std::string m = heads_model_dir();
+    struct Row {
+        std::string name, bytes, error;
+    };
+    const std::vector<Row> rows = {
+        {"utf8.txt", "ab\ncd\xFF\n", "the text is not valid UTF-8 at byte offset 5 (byte 0xFF) (hint: save the file as UTF-8)"},
+        {"bom.txt", "\xEF\xBB\xBF" "ab\nc\x01", "the text has a control character at byte offset 4 (U+0001) (hint: remove it; tabs and newlines are fine)"},
+        {"utf16.txt", std::string("a\0b\0\n\0", 6), "the text looks like UTF-16 (hint: save it as UTF-8)"},
+        {"blank.txt", " \n\t\n", "the text has no words (hint: write one text per line)"},
+    };
+    for (const Row& row : rows) {
+        const std::string path = dir + "/" + row.name;
+        attn::test::write(path, row.bytes);
+        INFO(row.name);
+        const auto heads = attn::test::run_attn({"heads", "--model", m, "--file", path});
+        CHECK(heads.code == 1);
+        CHECK(attn::test::one_line(heads) == "attn: error: " + path + ": " + row.error + "\n");
+        if (row.name == "blank.txt") continue;  // show says "the text has no words (hint: give a file with at least one word)"
+        const auto show = attn::test::run_attn({"show", "--file", path});  // the seeded kinds' --file: the same line
+        CHECK(show.code == 1);
+        CHECK(attn::test::one_line(show) == "attn: error: " + path + ": " + row.error + "\n");
+    }
+    const auto piped = attn::test::run_attn({"heads", "--model", m, "--file", "-"}, "ab\n\xC3");
+    CHECK(piped.code == 1);
+    CHECK(attn::test::one_line(piped) == "attn: error: standard input: the text is not valid UTF-8 at byte offset 3 (byte 0xC3) (hint: save the file as UTF-8)\n");
+}

@@ -294,3 +294,28 @@ TEST_CASE("--model NAME: a cached snapshot runs offline and says which one, an e
     CHECK(j[0]["path"] == snap);
     CHECK(j[0]["runnable"] == true);
 }
+
+TEST_CASE("--model NAME and attn models --cached print a cache path's control characters escaped, never raw") {
+    const std::string dir = temp_dir(), cache = dir + "/ca\x1b]0;pwned\x07" "che\n";
+    const std::string shown = dir + "/ca\\x1b]0;pwned\\x07che\\x0a";  // as excerpt writes them
+    const std::string src = dir + "/src";
+    REQUIRE(std::system(("/usr/bin/python3 " ATTN_SOURCE_DIR "/tests/gpt2/make_checkpoint.py " + src + " > /dev/null").c_str()) == 0);
+    std::map<std::string, std::string> files;
+    for (const char* f : {"config.json", "model.safetensors", "vocab.json", "merges.txt"}) files[f] = slurp(src + "/" + f);
+    const std::string snap = make_snapshot(cache, "org/tiny", files);
+    const std::string snap_shown = shown + snap.substr(cache.size());
+    EnvScope e({{"HF_HUB_CACHE", cache}, {"HF_HUB_OFFLINE", "1"}, {"HF_ENDPOINT", "http://127.0.0.1:9"}});
+    const RunResult r = run_in(dir, {"show", "--model", "org/tiny", "Hello world"});
+    CHECK(r.code == 0);
+    CHECK(r.err == "attn: org/tiny from the Hugging Face cache: " + snap_shown + "\n");
+    const RunResult listed = run_in(dir, {"models", "--cached"});
+    CHECK(listed.code == 0);
+    CHECK(listed.out.find(snap_shown + "\n") != std::string::npos);
+    CHECK(listed.out.find("Models in the Hugging Face cache " + shown + " that attn runs") != std::string::npos);
+    for (const RunResult* run : {&r, &listed})
+        for (char ch : run->out + run->err) CHECK((ch == '\n' || static_cast<unsigned char>(ch) >= 0x20));
+    // the JSON keeps the path itself (JSON escapes it)
+    const RunResult json = run_in(dir, {"models", "--cached", "--json", "-"});
+    REQUIRE(json.code == 0);
+    CHECK(nlohmann::json::parse(json.out)[0]["path"] == snap);
+}

@@ -355,11 +355,11 @@ TEST_CASE("model: a config.json or model.safetensors that is a folder, a pipe, a
         std::function<void(const std::string&)> make;
     };
     const std::vector<Case> cases = {
-        {"config.json", "is a folder, not a file (hint: put the model's config.json file there)",
+        {"config.json", "is a folder, not a regular file (hint: put the model's config.json file there)",
          [](const std::string& p) { std::filesystem::create_directory(p); }},
-        {"config.json", "is a pipe (FIFO), not a file (hint: put the model's config.json file there)",
+        {"config.json", "is a pipe (FIFO), not a regular file (hint: put the model's config.json file there)",
          [](const std::string& p) { REQUIRE(::mkfifo(p.c_str(), 0600) == 0); }},
-        {"model.safetensors", "is a device, not a file (hint: put the model's model.safetensors file there)",
+        {"model.safetensors", "is a device, not a regular file (hint: put the model's model.safetensors file there)",
          [](const std::string& p) { std::filesystem::create_symlink("/dev/zero", p); }},
         {"config.json", "Too many levels of symbolic links (hint: put the model's config.json file there)",
          [](const std::string& p) { std::filesystem::create_symlink(p, p); }},
@@ -569,4 +569,123 @@ TEST_CASE("model: the terminal shows the loss before and after --ablate and the 
     CHECK(r.out.find("\nemb  ") != std::string::npos);
     CHECK(r.out.find("\nlayer 0  ") != std::string::npos);
     CHECK(r.out.find("\nlayer 1") == std::string::npos);  // one layer
+}
+
+TEST_CASE("model: a --json or --html named like a figure of another format in the figure folder is refused in show --model, decode --model and heads") {
+    const std::string m = model_dir() + "/model-ok";
+    struct Case {
+        std::vector<std::string> args;
+        std::string option, path, folder;
+    };
+    const std::vector<Case> cases = {
+        {{"show", "--model", m, "--html", "q/gpt2-overview.svg", "--png", "q", "a b"}, "--html", "q/gpt2-overview.svg", "--png 'q'"},
+        {{"show", "--model", m, "--json", "q/gpt2-l0-h1-weights.png", "--svg", "q", "a b"}, "--json", "q/gpt2-l0-h1-weights.png", "--svg 'q'"},
+        {{"show", "--model", m, "--json", "q/model-token_ids.npy", "--png", "q", "a b"}, "--json", "q/model-token_ids.npy", "--png 'q'"},
+        {{"decode", "--model", m, "--html", "q/gpt2-decode-steps.svg", "--png", "q", "a b"}, "--html", "q/gpt2-decode-steps.svg", "--png 'q'"},
+        {{"heads", "--model", m, "--json", "q/gpt2-heads-first.svg", "--png", "q", "a b"}, "--json", "q/gpt2-heads-first.svg", "--png 'q'"},
+    };
+    for (const Case& c : cases) {
+        const std::string dir = attn::test::temp_dir();
+        std::vector<std::string> args = c.args;
+        for (auto& a : args)
+            if (a.compare(0, 2, "q/") == 0 || a == "q") a = dir + "/" + a;
+        INFO(c.path);
+        const auto r = attn::test::run_attn(args);
+        CHECK(r.code == 2);
+        CHECK(attn::test::one_line(r) == "attn: error: " + c.option + " '" + dir + "/" + c.path + "' has one of attn's file names inside " +
+                                             c.folder.substr(0, 7) + dir + "/q': a later run writing that folder as --png, --svg or --npy "
+                                             "would overwrite or remove it (hint: give " + c.option + " a name attn does not write there, or another folder)\n");
+        CHECK(!exists(dir + "/q"));
+    }
+}
+
+TEST_CASE("model: decode --model refuses --max-tokens by name, as show --model does") {
+    const std::string m = model_dir() + "/model-ok";
+    for (const char* command : {"show", "decode"}) {
+        const auto r = attn::test::run_attn({command, "--model", m, "--max-tokens", "3", "a b"});
+        CHECK(r.code == 2);
+        CHECK(attn::test::one_line(r).rfind("attn: error: --max-tokens does not apply to --model (hint: a model brings its own tokens", 0) == 0);
+    }
+}
+
+TEST_CASE("model: the context refusal names each family's own config field, n_positions for GPT-2 and max_position_embeddings for Llama") {
+    const auto gpt2 = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "abcde"});
+    CHECK(gpt2.code == 2);
+    CHECK(attn::test::one_line(gpt2) == "attn: error: the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the "
+                                        "text to at most 4 tokens)\n");
+    for (const char* command : {"show", "decode"}) {
+        const auto llama = attn::test::run_attn({command, "--model", model_dir() + "/llama-ok", "abcde"});
+        CHECK(llama.code == 2);
+        CHECK(attn::test::one_line(llama) == "attn: error: the text has more than 4 tokens, the model's context "
+                                             "(max_position_embeddings) (hint: shorten the text to at most 4 tokens)\n");
+    }
+}
+
+TEST_CASE("model: a shard, tokenizer.json or generation_config.json that is a folder, a pipe or a device is not a regular file, never missing") {
+    const std::string dir = attn::test::temp_dir();
+    attn::test::write_model_fixtures(dir);
+    int n = 0;
+    const auto swap_in = [&](const std::string& from, const std::string& name, const std::function<void(const std::string&)>& make) {
+        const std::string m = dir + "/s" + std::to_string(n++);
+        std::filesystem::copy(dir + "/" + from, m, std::filesystem::copy_options::recursive);
+        std::filesystem::remove(m + "/" + name);
+        make(m + "/" + name);
+        return m;
+    };
+    const auto folder = [](const std::string& p) { std::filesystem::create_directory(p); };
+    const auto fifo = [](const std::string& p) { REQUIRE(::mkfifo(p.c_str(), 0600) == 0); };
+    const auto device = [](const std::string& p) { std::filesystem::create_symlink("/dev/zero", p); };
+    struct Case {
+        std::string from, file, what;
+        std::function<void(const std::string&)> make;
+        std::vector<std::string> args;
+    };
+    const std::vector<Case> cases = {
+        {"llama-sharded", "model-2.safetensors", "a pipe (FIFO)", fifo, {"show"}},
+        {"llama-sharded", "model-1.safetensors", "a folder", folder, {"show"}},
+        {"llama-sharded", "model-2.safetensors", "a device", device, {"show"}},
+        {"llama-ok", "tokenizer.json", "a pipe (FIFO)", fifo, {"show"}},
+        {"model-ok", "tokenizer.json", "a folder", folder, {"show"}},
+        {"model-ok", "vocab.json", "a device", device, {"show"}},
+        {"llama-ok", "generation_config.json", "a pipe (FIFO)", fifo, {"decode", "--max-new-tokens", "1"}},
+        {"llama-ok", "generation_config.json", "a folder", folder, {"decode", "--max-new-tokens", "1"}},
+    };
+    for (const Case& c : cases) {
+        const std::string m = swap_in(c.from, c.file, c.make);
+        std::vector<std::string> args = c.args;
+        args.insert(args.begin() + 1, {"--model", m});
+        args.push_back("a b");
+        INFO(c.file << " as " << c.what);
+        const attn::test::RunResult r = attn::test::run_attn(args);  // a pipe with no writer must not block
+        CHECK(r.code == 1);
+        const std::string line = attn::test::one_line(r);
+        CHECK(line.rfind("attn: error: '" + m + "/" + c.file + "' is " + c.what + ", not a regular file (hint: ", 0) == 0);
+        CHECK(line.find("missing") == std::string::npos);
+    }
+}
+
+TEST_CASE("model: tensors the config's model does not have are ignored with one warning naming the first three and the count") {
+    const std::string dir = attn::test::temp_dir();
+    auto t = attn::test::tiny_llama_tensors();
+    const std::string l = "model.layers.0.self_attn.";
+    for (const char* p : {"q_proj", "k_proj", "v_proj", "o_proj"})
+        t.push_back({l + p + ".bias", "F32", {p[0] == 'q' || p[0] == 'o' ? 4u : 2u}, std::string(p[0] == 'q' || p[0] == 'o' ? 16 : 8, '\0')});
+    t.push_back({"model.layers.0.self_attn.rotary_emb.inv_freq", "F32", {1}, std::string(4, '\0')});  // a buffer HF drops silently
+    attn::test::write_llama_folder(dir, "bias", attn::test::tiny_llama_config(R"(, "attention_bias": false)"), t);
+    const auto r = attn::test::run_attn({"show", "--model", dir + "/bias", "a b"});
+    REQUIRE(r.code == 0);
+    CHECK(r.err == "attn: warning: " + dir + "/bias/model.safetensors: 4 tensors are not used by the Llama model config.json describes, "
+                   "and ignored (as Hugging Face ignores them, with a warning): model.layers.0.self_attn.k_proj.bias, "
+                   "model.layers.0.self_attn.o_proj.bias, model.layers.0.self_attn.q_proj.bias and 1 more\n");
+    // the numbers are those of the folder without them
+    const auto with = attn::test::run_attn({"show", "--model", dir + "/bias", "--json", "-", "a b"});
+    const auto without = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--json", "-", "a b"});
+    REQUIRE(with.code == 0);
+    REQUIRE(without.code == 0);
+    CHECK(Json::parse(with.out)["attention"] == Json::parse(without.out)["attention"]);
+    // a folder without unused tensors says nothing; a failing run's stderr stays its one error line
+    CHECK(attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "a b"}).err.empty());
+    const auto failed = attn::test::run_attn({"show", "--model", dir + "/bias", "abcdef"});
+    CHECK(failed.code == 2);
+    CHECK(failed.err.find("warning") == std::string::npos);
 }

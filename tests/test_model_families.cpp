@@ -145,6 +145,11 @@ TEST_CASE("llama config: G divides H, head_dim from the config, rope_scaling typ
     CHECK(config_error("{" + kLlama + R"(, "rope_scaling": {"rope_type": "yarn", "factor": 4.0}})") ==
           "config.json: rope_scaling type 'yarn' is not supported");
     CHECK(config_error("{" + kLlama + R"(, "rope_scaling": {"type": "linear", "factor": 2.0}})") == "");
+    // dynamic NTK scaling grows the base only past max_position_embeddings, where attn does not run: refused by name
+    for (const char* key : {"type", "rope_type"})
+        CHECK(config_error("{" + kLlama + R"(, "rope_scaling": {")" + key + R"(": "dynamic", "factor": 2.0}})") ==
+              "config.json: rope_scaling type 'dynamic' changes the positions only for a text past max_position_embeddings "
+              "(64 tokens), which attn does not run");
     CHECK(config_error("{" + kLlama + R"(, "hidden_act": "gelu"})") == "config.json: hidden_act is not silu");
 }
 
@@ -176,6 +181,9 @@ TEST_CASE("attn models lists every family with its model_type names and recipe")
 
 // ---- GPT-2's tokeniser files read as Hugging Face reads them ---------------------------------------
 
+#include <nlohmann/json.hpp>
+
+#include "data/checkpoint/generation_config.h"
 #include "data/text/tokenizer.h"
 #include "tests/model_fixtures.h"
 
@@ -287,4 +295,49 @@ TEST_CASE("token texts: one U+FFFD per maximal invalid UTF-8 sequence, as Python
     CHECK(attn::utf8_replace_invalid("\xF4\x90\x80\x80") == r + r + r + r);
     CHECK(attn::utf8_replace_invalid("\x80\x80") == r + r);
     CHECK(attn::utf8_replace_invalid("journey \xE2\x9C\x93") == "journey \xE2\x9C\x93");
+}
+
+TEST_CASE("tokenizer.json: a PCRE2 callout in a Split or Replace regex is refused by name, an escaped or bracketed (?C is not a callout") {
+    const auto split = [](const std::string& pattern) {
+        return tiny_tokenizer_json(R"({"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": )" +
+                                   nlohmann::json(pattern).dump() + R"(}, "behavior": "Isolated", "invert": false}, )" +
+                                   R"({"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]})");
+    };
+    const std::string callout = "tokenizer.json: the pre-tokeniser's regex has a PCRE2 callout ((?C...)), which Hugging Face's tokenizers do not accept";
+    CHECK(tokeniser_error(split(R"((?C1)\p{L}+|\s+)")) == callout);
+    CHECK(tokeniser_error(split(R"(\p{L}+(?C"x")|\s+)")) == callout);
+    CHECK(tokeniser_error(split(R"(\p{L}+|(?C255)\s+)")) == callout);
+    // the same letters that are no callout: an escaped parenthesis, inside a class, a literal \Q...\E
+    CHECK(tokeniser_error(split(R"(\(?C1\)|\p{L}+|\s+)")) == "");
+    CHECK(tokeniser_error(split(R"([(?C1)]|\p{L}+|\s+)")) == "");
+    CHECK(tokeniser_error(split(R"(\Q(?C1)\E|\p{L}+|\s+)")) == "");
+    const auto ok = attn::Tokenizer::from_tokenizer_json(split(R"(\Q(?C1)\E|\p{L}+|\s+)"), "tokenizer.json");
+    CHECK(ok.ids("ab(?C1)") == Ids{'a', 'b', '(', '?', 'C', '1', ')'});
+}
+
+TEST_CASE("config.json, tokenizer.json and generation_config.json that start with a UTF-8 byte order mark are refused by name, as Python's json refuses them") {
+    const std::string bom = "\xEF\xBB\xBF";
+    const std::string why = ": starts with a UTF-8 byte order mark, which Python's json and Hugging Face refuse";
+    CHECK(config_error(bom + "{" + kLlama + "}") == "config.json" + why);
+    CHECK(config_error("{" + kLlama + "}") == "");
+    CHECK(tokeniser_error(bom + tiny_tokenizer_json(R"({"type": "ByteLevel"})")) == "tokenizer.json" + why);
+    try {
+        attn::parse_model_config(bom + "{" + kLlama + "}", "config.json");
+        FAIL("a BOM was read");
+    } catch (const attn::Error& e) {
+        CHECK(e.exit_code() == 1);
+        CHECK(e.hint() == "save the file as UTF-8 without a byte order mark (BOM)");
+    }
+    // generation_config.json, read from a folder
+    const std::string d = attn::test::temp_dir();
+    attn::test::write(d + "/config.json", "{" + kLlama + "}");
+    attn::test::write(d + "/generation_config.json", bom + R"({"eos_token_id": 2})");
+    try {
+        attn::read_generation_config(d, "llama");
+        FAIL("a BOM was read");
+    } catch (const attn::Error& e) {
+        CHECK(std::string(e.what()) == d + "/generation_config.json" + why);
+    }
+    attn::test::write(d + "/generation_config.json", R"({"eos_token_id": 2})");
+    CHECK(attn::read_generation_config(d, "llama").eos == std::vector<std::int64_t>{2});
 }

@@ -296,6 +296,20 @@ TEST_CASE("Marian folder: >>xx<< kept as one token, pieces looked up in vocab.js
     CHECK(attn::Tokenizer::load_dir(no_space).ids("||") == Ids{1, 1, 0});
 }
 
+TEST_CASE("Marian folder: an id vocab.json lacks is <unk> as a label, and a translation holding one is refused, never an empty text") {
+    // ids 2 and 4..9 have no piece: MarianTokenizer's _convert_id_to_token gives <unk> for them
+    const std::string d = marian_folder(R"({"</s>": 0, "<unk>": 1, "▁a": 3, "<pad>": 10})");
+    const auto t = attn::Tokenizer::load_dir(d);
+    CHECK(t.decode_text({3, 0}) == "a");
+    CHECK(t.text(2) == "<unk>");
+    for (const Ids& ids : {Ids{3, 2, 0}, Ids{5}, Ids{11, 0}}) {
+        const std::string id = std::to_string(ids.size() == 3 ? 2 : ids[0]);
+        CHECK(error_of([&] { (void)t.decode_text(ids); }) == d + "/vocab.json: has no piece for id " + id + ", which the model generated");
+    }
+    // a full vocab.json decodes as before
+    CHECK(attn::Tokenizer::load_dir(marian_folder(kMarianVocab)).decode_text({3, 2, 0}) == "a ");
+}
+
 TEST_CASE("Marian folder: a translation's text (--target) is cut by target.spm when it differs from source.spm") {
     const std::string d = marian_folder(kMarianVocab);
     // target.spm: "▁ab" costly, "▁" and "ab" cheap, so "ab" is ▁ + ab there and ▁ab in source.spm

@@ -143,6 +143,23 @@ void write_fixtures(const std::string& dir) {
     attn::test::write_model_folder(dir, "tok-merges-nul", tiny_gpt2_config(), safetensors_file(tiny_gpt2_tensors()), true,
                                    tiny_gpt2_vocab(), std::string("#version: 0.2\na\0b c\n", 20));
     REQUIRE(::mkdir((dir + "/model-config-dir/config.json").c_str(), 0755) == 0);
+    {
+        const auto t = tiny_llama_tensors();
+        attn::test::write_llama_folder(dir, "llama-dynamic", tiny_llama_config(R"(, "rope_scaling": {"type": "dynamic", "factor": 2.0})"), t);
+        attn::test::write_llama_folder(dir, "llama-shard-dir", tiny_llama_config(), t, 2);
+        REQUIRE(::unlink((dir + "/llama-shard-dir/model-2.safetensors").c_str()) == 0);
+        REQUIRE(::mkdir((dir + "/llama-shard-dir/model-2.safetensors").c_str(), 0755) == 0);
+        attn::test::write_llama_folder(dir, "llama-tok-dir", tiny_llama_config(), t);
+        REQUIRE(::unlink((dir + "/llama-tok-dir/tokenizer.json").c_str()) == 0);
+        REQUIRE(::mkdir((dir + "/llama-tok-dir/tokenizer.json").c_str(), 0755) == 0);
+        attn::test::write_llama_folder(dir, "llama-bom", tiny_llama_config(), t);
+        write(dir + "/llama-bom/config.json", "\xEF\xBB\xBF" + tiny_llama_config());
+        std::string callout = tiny_llama_tokenizer();
+        callout.replace(callout.find(R"("pre_tokenizer": {"type": "ByteLevel"})"), 38,
+                        R"("pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "(?C1)\\p{L}+|\\s+"}, )"
+                        R"("behavior": "Isolated", "invert": false}, {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]})");
+        attn::test::write_llama_folder(dir, "llama-callout", tiny_llama_config(), t, 1, callout);
+    }
     const int fd = ::open((dir + "/large.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // sparse: no disk used
     REQUIRE(fd >= 0);
     REQUIRE(::ftruncate(fd, 257LL << 20) == 0);

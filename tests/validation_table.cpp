@@ -389,7 +389,7 @@ std::vector<ValidationRule> make_rules() {
                     e("no config.json in 'model-noconfig' (hint: download the model's config.json into the folder)")});
     rows.push_back({"model.config-file", "--model DIR", "config.json and model.safetensors are files (not a folder, a pipe, "
                     "a device or a looping link)", R, model("model-config-dir"),
-                    e("'model-config-dir/config.json' is a folder, not a file (hint: put the model's config.json file there)")});
+                    e("'model-config-dir/config.json' is a folder, not a regular file (hint: put the model's config.json file there)")});
     const std::string never = ", which no state dict holds; attn never runs code from a checkpoint (hint: a weights file holds only "
                               "tensors: get the model's model.safetensors, or a pytorch_model.bin saved by torch.save(model.state_dict()))";
     rows.push_back({"model.pickle", "pytorch_model.bin", "read without running code: only a state dict's opcodes and globals "
@@ -457,9 +457,9 @@ std::vector<ValidationRule> make_rules() {
                     e("llama-head-dim/model.safetensors: tensor 'model.layers.0.self_attn.q_proj.weight' has shape (4, 4) but "
                       "config.json gives (8, 4) (num_attention_heads, num_key_value_heads and head_dim) (hint: the weights do "
                       "not belong to this config.json: download both from the same model)")});
-    rows.push_back({"model.rope-scaling", "config.json", "rope_scaling of type linear, dynamic or llama3", R, model("llama-rope"),
+    rows.push_back({"model.rope-scaling", "config.json", "rope_scaling of type linear or llama3", R, model("llama-rope"),
                     e("llama-rope/config.json: rope_scaling type 'yarn' is not supported (hint: attn computes rope_scaling "
-                      "linear, dynamic and llama3 as Hugging Face does; other types would change the numbers)")});
+                      "linear and llama3 as Hugging Face does; other types would change the numbers)")});
     rows.push_back({"model.tokenizer-model", "tokenizer.json", "model type BPE, WordPiece or Unigram", R, model("llama-tok-model"),
                     e("llama-tok-model/tokenizer.json: the model type is 'WordLevel', which attn does not run" + tok_hint)});
     rows.push_back({"model.pre-tokenizer", "tokenizer.json", "a pre-tokenizer attn runs (ByteLevel, Split, Digits, Metaspace)", R,
@@ -496,6 +496,44 @@ std::vector<ValidationRule> make_rules() {
                     {"show", "--model", "model-ok", "--json", "t.json", "a b c d e"},
                     e("the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the text to at most "
                       "4 tokens)")});
+    rows.push_back({"model.length-field", "TEXT with --model", "at most max_position_embeddings tokens (Llama, Mistral, Qwen2): "
+                    "each family's own field named", U, {"show", "--model", "llama-ok", "a b c d e"},
+                    e("the text has more than 4 tokens, the model's context (max_position_embeddings) (hint: shorten the text to "
+                      "at most 4 tokens)")});
+    rows.push_back({"model.decode-max-tokens", "decode --model", "no --max-tokens (a seeded kind's), as show --model", U,
+                    {"decode", "--model", "model-ok", "--max-tokens", "3", "a b"},
+                    e("--max-tokens does not apply to --model (hint: a model brings its own tokens, weights, heads and positions: "
+                      "drop --max-tokens)")});
+    rows.push_back({"model.rope-dynamic", "config.json", "no rope_scaling dynamic: it changes nothing within max_position_embeddings",
+                    R, model("llama-dynamic"),
+                    e("llama-dynamic/config.json: rope_scaling type 'dynamic' changes the positions only for a text past "
+                      "max_position_embeddings (4 tokens), which attn does not run (hint: remove rope_scaling from config.json to "
+                      "run texts within max_position_embeddings: the numbers are the same without it)")});
+    rows.push_back({"model.shard-file", "model.safetensors.index.json", "each shard a regular file (not a folder, a pipe or a device)",
+                    R, model("llama-shard-dir"),
+                    e("'llama-shard-dir/model-2.safetensors' is a folder, not a regular file (hint: the index and its shards "
+                      "belong together: download every shard the index names)")});
+    rows.push_back({"model.tokenizer-file", "tokenizer.json", "a regular file (not a folder, a pipe or a device), never taken for absent",
+                    R, model("llama-tok-dir"),
+                    e("'llama-tok-dir/tokenizer.json' is a folder, not a regular file (hint: put the model's own tokenizer.json "
+                      "file there)")});
+    rows.push_back({"model.json-bom", "config.json, tokenizer.json, generation_config.json", "no UTF-8 byte order mark (Python's json "
+                    "refuses one)", R, model("llama-bom"),
+                    e("llama-bom/config.json: starts with a UTF-8 byte order mark, which Python's json and Hugging Face refuse "
+                      "(hint: save the file as UTF-8 without a byte order mark (BOM))")});
+    rows.push_back({"model.regex-callout", "tokenizer.json", "a Split or Replace regex without PCRE2 callouts ((?C1), (?C\"x\"))",
+                    R, model("llama-callout"),
+                    e("llama-callout/tokenizer.json: the pre-tokeniser's regex has a PCRE2 callout ((?C...)), which Hugging Face's "
+                      "tokenizers do not accept (hint: use the tokenizer files that came with the model: its tokenizer.json, or "
+                      "vocab.json and merges.txt)")});
+    rows.push_back({"heads.file", "heads --file", "UTF-8 text without control characters, errors naming the file and the byte "
+                    "offset, as show's --file", R, {"heads", "--model", "model-ok", "--file", "bad-utf8.txt"},
+                    e("bad-utf8.txt: the text is not valid UTF-8 at byte offset 5 (byte 0xFF) (hint: save the file as UTF-8)")});
+    rows.push_back({"output.attn-name-any-format", "--json, --html, --npy", "not one of attn's names of any format (.png, .svg, "
+                    ".npy) inside a --png, --svg or --npy folder", U, {"show", "hi", "--html", "out/causal-weights.svg", "--png", "out"},
+                    e("--html 'out/causal-weights.svg' has one of attn's file names inside --png 'out': a later run writing that "
+                      "folder as --png, --svg or --npy would overwrite or remove it (hint: give --html a name attn does not write "
+                      "there, or another folder)")});
     rows.push_back({"model.option", "--model", "no option of the seeded kinds", U,
                     {"show", "--model", "model-ok", "--kind", "mha", "a b"},
                     e("--kind does not apply to --model (hint: a model brings its own tokens, weights, heads and causal "
@@ -837,6 +875,11 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"llama-kv", "llama-ok with num_key_value_heads 3"},
         {"llama-head-dim", "llama-ok with head_dim 4"},
         {"llama-rope", "llama-ok with rope_scaling {rope_type: yarn}"},
+        {"llama-dynamic", "llama-ok with rope_scaling {type: dynamic, factor: 2.0}"},
+        {"llama-shard-dir", "llama-sharded with model-2.safetensors a folder"},
+        {"llama-tok-dir", "llama-ok with tokenizer.json a folder"},
+        {"llama-bom", "llama-ok with a UTF-8 byte order mark before config.json's {"},
+        {"llama-callout", "llama-ok with a Split pre-tokenizer whose regex starts (?C1)"},
         {"llama-tok-model", "llama-ok with a WordLevel tokenizer.json"},
         {"llama-tok-pre", "llama-ok with a Whitespace pre_tokenizer"},
         {"llama-shard-missing", "llama-ok in two shards, model-2.safetensors deleted"},

@@ -76,11 +76,33 @@ struct Output {
     const char* option;
     std::string path, real;
     std::optional<Folder> folder;  // a --png/--svg/--npy folder
-    std::string prefix;            // a folder's: its attn-named files start with it
+    std::string prefix;            // a folder's: its figures' names start with it
+    std::string npy_prefix;        // and its arrays' (a model's: "model")
 };
 
-// True when `name` in folder output o is one of attn's names there.
-bool attn_named(const Output& o, const std::string& name) { return o.folder && is_output_name(*o.folder, o.prefix, name); }
+// True when `name` in folder output o is one of attn's names there: a figure (.png or .svg) or an
+// array (.npy) of the run's prefixes, whichever kind of folder this run writes it as. A later run of
+// the same command may write that folder as --svg or --npy and would overwrite or remove the file.
+bool attn_named(const Output& o, const std::string& name) {
+    if (!o.folder) return false;
+    for (Folder f : {Folder::png, Folder::svg, Folder::npy})
+        for (const std::string* p : {&o.prefix, &o.npy_prefix})
+            if (is_output_name(f, *p, name)) return true;
+    return false;
+}
+
+// Output `file` lies right inside folder output `dir`: refused when its name is one of attn's there,
+// one this run writes (.png in a --png folder) or one a run of the same command may write or remove
+// there (the same name as .svg or .npy: a later --svg or --npy run into that folder).
+void refuse_attn_name(const Output& file, const Output& dir) {
+    const std::string name = base_name(file.real);
+    if (is_output_name(*dir.folder, *dir.folder == Folder::npy ? dir.npy_prefix : dir.prefix, name))
+        usage_error("two outputs would both be written to '" + file.path + "'", std::string("give ") + file.option + " a different name");
+    if (attn_named(dir, name))
+        usage_error(std::string(file.option) + " '" + file.path + "' has one of attn's file names inside " + dir.option + " '" + dir.path +
+                        "': a later run writing that folder as --png, --svg or --npy would overwrite or remove it",
+                    std::string("give ") + file.option + " a name attn does not write there, or another folder");
+}
 
 void check_pair(const Output& a, const Output& b) {
     const std::string both = a.option + std::string(" '") + a.path + "' and " + b.option + " '" + b.path + "'";
@@ -93,17 +115,13 @@ void check_pair(const Output& a, const Output& b) {
                         "give each output its own path");
         const auto slash = file->real.find_last_of('/');
         const std::string parent = slash == 0 ? "/" : file->real.substr(0, slash);
-        if (parent == dir->real && attn_named(*dir, base_name(file->real)))
-            usage_error("two outputs would both be written to '" + file->path + "'",
-                        std::string("give ") + file->option + " a different name");
+        if (parent == dir->real) refuse_attn_name(*file, *dir);
     }
     if (a.folder && b.folder && a.real != b.real) {
         for (const auto& [in, out] : {std::pair<const Output*, const Output*>{&a, &b}, {&b, &a}}) {
             const auto slash = in->real.find_last_of('/');
             const std::string parent = slash == 0 ? "/" : in->real.substr(0, slash);
-            if (parent == out->real && attn_named(*out, base_name(in->real)))
-                usage_error("two outputs would both be written to '" + in->path + "'",
-                            std::string("give ") + in->option + " a different name");
+            if (parent == out->real) refuse_attn_name(*in, *out);
         }
     }
 }
@@ -151,11 +169,12 @@ void check_outputs(const OutputRequest& r) {
                         std::string("name a folder, e.g. ") + option + " out");
     // 2. no two outputs on one path, none inside another
     std::vector<Output> outs;
-    if (r.json && *r.json != "-") outs.push_back({"--json", *r.json, resolve(link_target(*r.json)), std::nullopt, ""});
-    if (r.html && *r.html != "-") outs.push_back({"--html", *r.html, resolve(link_target(*r.html)), std::nullopt, ""});
-    if (r.png) outs.push_back({"--png", *r.png, resolve(*r.png), Folder::png, r.prefix});
-    if (r.svg) outs.push_back({"--svg", *r.svg, resolve(*r.svg), Folder::svg, r.prefix});
-    if (r.npy) outs.push_back({"--npy", *r.npy, resolve(*r.npy), Folder::npy, r.npy_prefix.empty() ? r.prefix : r.npy_prefix});
+    const std::string& npy_prefix = r.npy_prefix.empty() ? r.prefix : r.npy_prefix;
+    if (r.json && *r.json != "-") outs.push_back({"--json", *r.json, resolve(link_target(*r.json)), std::nullopt, "", ""});
+    if (r.html && *r.html != "-") outs.push_back({"--html", *r.html, resolve(link_target(*r.html)), std::nullopt, "", ""});
+    if (r.png) outs.push_back({"--png", *r.png, resolve(*r.png), Folder::png, r.prefix, npy_prefix});
+    if (r.svg) outs.push_back({"--svg", *r.svg, resolve(*r.svg), Folder::svg, r.prefix, npy_prefix});
+    if (r.npy) outs.push_back({"--npy", *r.npy, resolve(*r.npy), Folder::npy, r.prefix, npy_prefix});
     for (std::size_t i = 0; i < outs.size(); ++i)
         for (std::size_t j = i + 1; j < outs.size(); ++j) check_pair(outs[i], outs[j]);
     // 3. no output over an input: the same file, or an input among a folder's attn-named files

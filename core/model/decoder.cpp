@@ -197,7 +197,7 @@ Trace decoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
     if (opt.lens) t.lens.push_back(lens_row(m, tok, x, T, "emb", b));
     // the rotary angles of positions 0 .. T − 1, once for every layer and head
     const RopeTable rope =
-        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg, T)) : RopeTable();
+        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, T, model_inv_freq(cfg)) : RopeTable();
     // 2. the layers, every row at once (each layer's cache holds only this pass); the lens after each
     for (std::size_t l = 0; l < L; ++l) {
         LayerCache cache;
@@ -264,7 +264,7 @@ DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, con
     std::vector<std::int64_t> fed = ids;                   // the text, then each generated token but the last
     const std::size_t most = T + (N ? N - 1 : 0);
     const RopeTable rope =
-        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, most, model_inv_freq(cfg, most)) : RopeTable();
+        m.family->recipe.positions == PosScheme::rotary ? rope_table(0, most, model_inv_freq(cfg)) : RopeTable();
     // 1. the tokens one at a time through the caches. Every layer's and head's row is checked against the
     //    full pass's: at once when the fed tokens are known (the text only), else kept until generation ends
     const bool known = N == 0;

@@ -84,15 +84,9 @@ double model_run_bytes(const ModelConfig& c, std::size_t t, std::size_t kept_lay
     return activations + logits + per_layer * (static_cast<double>(kept_layers) + 1) + aggregates;
 }
 
-std::vector<double> model_inv_freq(const ModelConfig& c, std::size_t T) {
+std::vector<double> model_inv_freq(const ModelConfig& c) {
     const std::size_t d = c.head_dim;
-    double base = c.rope_theta;
-    // dynamic (NTK): past max_position_embeddings the base grows with the text's length
-    if (c.rope_scaling == RopeScaling::dynamic && T > c.n_positions) {
-        const double f = c.rope_factor, ratio = f * static_cast<double>(T) / static_cast<double>(c.n_positions) - (f - 1.0);
-        base *= std::pow(ratio, static_cast<double>(d) / static_cast<double>(d - 2));
-    }
-    std::vector<double> inv = rope_inv_freq(base, d);
+    std::vector<double> inv = rope_inv_freq(c.rope_theta, d);
     if (c.rope_scaling == RopeScaling::linear)
         for (auto& f : inv) f /= c.rope_factor;
     if (c.rope_scaling == RopeScaling::llama3) {

@@ -113,9 +113,9 @@ struct ModelDecodeOptions {
 DecodeTrace run_model_decode(const ModelCheckpoint& m, const Tokenizer& tok, const std::vector<std::int64_t>& ids,
                              const ModelDecodeOptions& opt = {});
 
-// The rotary frequencies θ_i (d/2 of them) for a text of T tokens, rope_scaling applied as Hugging
+// The rotary frequencies θ_i (d/2 of them), rope_scaling applied as Hugging
 // Face's modeling_rope_utils computes it.
-std::vector<double> model_inv_freq(const ModelConfig& c, std::size_t T);
+std::vector<double> model_inv_freq(const ModelConfig& c);
 
 // The loss of a text: the mean of its positions' losses (0 for a one-token text, which predicts nothing).
 double text_loss(const std::vector<double>& token_losses);

@@ -72,6 +72,27 @@ std::string open_hint(int err) {
 
 }  // namespace
 
+void refuse_odd_file(const std::string& path, const std::string& hint) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        const int err = errno;
+        struct stat link {};
+        if (err == ENOENT && ::lstat(path.c_str(), &link) != 0) return;  // absent: the caller says so
+        input_error("cannot read '" + path + "': " + std::strerror(err), hint);
+    }
+    if (S_ISREG(st.st_mode)) return;
+    const char* what = S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a pipe (FIFO)"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket"
+                                                                                                    : "something else";
+    input_error("'" + path + "' is " + what + ", not a regular file", hint);
+}
+
+void refuse_json_bom(const std::string& text, const std::string& name) {
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+        input_error(name + ": starts with a UTF-8 byte order mark, which Python's json and Hugging Face refuse",
+                    "save the file as UTF-8 without a byte order mark (BOM)");
+}
+
 std::string read_file(const std::string& path, const std::string& what) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {

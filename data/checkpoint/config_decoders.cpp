@@ -30,6 +30,7 @@ void parse_gpt2(const nlohmann::json& j, const std::string& name, ModelConfig& c
     c.n_head = required(j, {"num_attention_heads", "n_head"}, 1, 1024, name, hint);
     c.n_embd = required(j, {"hidden_size", "n_embd"}, 1, 65536, name, hint);
     c.n_positions = required(j, {"max_position_embeddings", "n_positions"}, 1, 1 << 20, name, hint);
+    c.context_key = "n_positions";  // GPT2Config's name (max_position_embeddings is its alias)
     c.vocab_size = required(j, {"vocab_size"}, 1, 1 << 24, name, hint);
     c.n_inner = whole(j, {"n_inner"}, 1, 1 << 20, name).value_or(4 * c.n_embd);
     if (const auto e = number(j, "layer_norm_epsilon", 0.0, 1.0, "between 0 and 1", name)) c.norm_eps = *e;
@@ -45,7 +46,9 @@ void parse_gpt2(const nlohmann::json& j, const std::string& name, ModelConfig& c
 
 namespace {
 
-// rope_scaling: null, or {"rope_type" (or "type"): default | linear | dynamic | llama3, ...}.
+// rope_scaling: null, or {"rope_type" (or "type"): default | linear | llama3, ...}. dynamic (NTK) is refused:
+// Hugging Face grows the base only for a text past max_position_embeddings, which attn refuses, so
+// within attn's context it would be the same as no rope_scaling, and a folder carrying it promises more.
 void parse_rope_scaling(const nlohmann::json& j, const std::string& name, ModelConfig& c) {
     if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return;
     const auto& r = j["rope_scaling"];
@@ -59,7 +62,10 @@ void parse_rope_scaling(const nlohmann::json& j, const std::string& name, ModelC
     };
     if (type == "default") return;
     if (type == "linear") c.rope_scaling = RopeScaling::linear, c.rope_factor = factor();
-    else if (type == "dynamic") c.rope_scaling = RopeScaling::dynamic, c.rope_factor = factor();
+    else if (type == "dynamic")
+        bad(name, "rope_scaling type 'dynamic' changes the positions only for a text past max_position_embeddings (" +
+                      std::to_string(c.n_positions) + " tokens), which attn does not run",
+            "remove rope_scaling from config.json to run texts within max_position_embeddings: the numbers are the same without it");
     else if (type == "llama3") {
         c.rope_scaling = RopeScaling::llama3, c.rope_factor = factor();
         auto num = [&](const char* key) {
@@ -73,12 +79,12 @@ void parse_rope_scaling(const nlohmann::json& j, const std::string& name, ModelC
             bad(name, "rope_scaling llama3 needs high_freq_factor above low_freq_factor");
     } else {
         bad(name, "rope_scaling type '" + excerpt(type, 32) + "' is not supported",
-            "attn computes rope_scaling linear, dynamic and llama3 as Hugging Face does; other types would change the numbers");
+            "attn computes rope_scaling linear and llama3 as Hugging Face does; other types would change the numbers");
     }
     for (const auto& [key, v] : r.items())
         if (key != "rope_type" && key != "type" && key != "factor" && key != "low_freq_factor" && key != "high_freq_factor" &&
             key != "original_max_position_embeddings")
-            bad(name, "rope_scaling field \"" + excerpt(key, 40) + "\" is not one attn reads", "attn computes linear, dynamic and llama3 scaling as Hugging Face does");
+            bad(name, "rope_scaling field \"" + excerpt(key, 40) + "\" is not one attn reads", "attn computes linear and llama3 scaling as Hugging Face does");
 }
 
 // Llama and the families that share its layout (Mistral, Qwen2): the differences are biases and windows.

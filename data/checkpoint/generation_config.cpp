@@ -130,8 +130,10 @@ namespace {
 
 nlohmann::json read_json(const std::string& path, const char* what) {
     nlohmann::json j;
+    const std::string text = read_file(path, what);
+    refuse_json_bom(text, path);
     try {
-        j = nlohmann::json::parse(read_file(path, what), [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        j = nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
             if (depth > 16) bad(path, "nests too deeply", "use the model's own config files");
             return true;
         });
@@ -160,6 +162,7 @@ GenerationConfig read_generation_config(const std::string& dir, const std::strin
     const nlohmann::json cj = read_json(config, "config file");  // held: a temporary's items() would dangle
     for (const auto& [key, v] : cj.items())
         if (generation_fields().count(key)) merged[key] = v;
+    refuse_odd_file(gen, "put the model's own generation_config.json file there, or none");
     struct stat st {};
     const bool own = ::stat(gen.c_str(), &st) == 0 && S_ISREG(st.st_mode);
     const nlohmann::json gj = own ? read_json(gen, "generation config") : nlohmann::json::object();

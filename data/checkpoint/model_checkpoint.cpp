@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -19,22 +20,7 @@
 namespace attn {
 namespace {
 
-// A file of the model folder that is there but is not a regular file (a folder, a pipe, a device such
-// as /dev/zero, a link that loops or dangles): an error saying so. Nothing when it is a file or absent.
-void refuse_odd_file(const std::string& path, const std::string& hint) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-        const int err = errno;
-        struct stat link {};
-        if (err == ENOENT && ::lstat(path.c_str(), &link) != 0) return;  // absent: the caller says so
-        input_error("cannot read '" + path + "': " + std::strerror(err), hint);
-    }
-    if (S_ISREG(st.st_mode)) return;
-    const char* what = S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a pipe (FIFO)"
-                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket"
-                                                                                                    : "not a regular file";
-    input_error("'" + path + "' is " + what + ", not a file", hint);
-}
+const char* const kShardHint = "the index and its shards belong together: download every shard the index names";
 
 bool is_file(const std::string& p) {
     struct stat st {};
@@ -52,9 +38,11 @@ struct Loader {
     std::string prefix;
     std::string where;  // the file errors name for a missing tensor (the index when sharded)
     std::string first_dtype_tensor;
+    std::set<std::string> used;  // every tensor read, and the ones Hugging Face ties to them
 
     // The tensor `name` as a (rows, cols) float32 matrix; its stored shape must be `want`.
     Weight get(const std::string& name, const std::vector<std::size_t>& want, const char* field_hint = nullptr) {
+        used.insert(name);
         const auto [file, t] = m.files.find(name);
         if (t == nullptr)
             input_error(where + ": tensor '" + name + "' is missing",
@@ -100,12 +88,43 @@ Weight load_shared_embedding(Loader& l, const std::string& shared, const ModelCo
     const std::vector<std::size_t> shape = {c.vocab_size, c.n_embd};
     std::vector<std::string> names = {shared, l.prefix + "encoder.embed_tokens.weight", l.prefix + "decoder.embed_tokens.weight"};
     if (c.tie_word_embeddings) names.push_back("lm_head.weight");
+    l.used.insert(names.begin(), names.end());  // the copies are one tied tensor in Hugging Face: none is unused
     for (const auto& n : names)
         if (l.m.files.find(n).second != nullptr) return l.get(n, shape, "vocab_size and d_model");
     return l.get(shared, shape);  // the missing-tensor error names the first
 }
 
+// Buffers Hugging Face's modeling code drops by name when it loads (_keys_to_ignore_on_load_unexpected,
+// non-persistent buffers older checkpoints stored): GPT-2's causal-mask buffers, rotary inv_freq,
+// BERT's position_ids.
+bool ignored_buffer(const std::string& name) {
+    const auto ends = [&](const std::string& tail) {
+        return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    return ends(".attn.bias") || ends(".attn.masked_bias") || ends("rotary_emb.inv_freq") || ends("position_ids");
+}
+
+// Records in m the stored tensors the loader did not read (ModelCheckpoint::unused).
+void note_unused(ModelCheckpoint& m, const Loader& l) {
+    m.where = l.where;
+    for (const auto& f : m.files.files)
+        for (const auto& t : f.header().tensors)
+            if (!l.used.count(t.name) && !ignored_buffer(t.name)) m.unused.push_back(t.name);
+    std::sort(m.unused.begin(), m.unused.end());
+}
+
 }  // namespace
+
+std::string unused_tensors_note(const ModelCheckpoint& m) {
+    if (m.unused.empty()) return "";
+    constexpr std::size_t kNamed = 3;
+    std::string names;
+    for (std::size_t i = 0; i < std::min(kNamed, m.unused.size()); ++i) names += (i ? ", " : "") + excerpt(m.unused[i], 80);
+    if (m.unused.size() > kNamed) names += " and " + std::to_string(m.unused.size() - kNamed) + " more";
+    const std::string n = std::to_string(m.unused.size());
+    return m.where + ": " + n + (m.unused.size() == 1 ? " tensor is" : " tensors are") + " not used by the " + m.family->title +
+           " model config.json describes, and ignored (as Hugging Face ignores them, with a warning): " + names;
+}
 
 std::pair<const SafetensorsFile*, const SafeTensor*> TensorFiles::find(const std::string& name) const {
     for (const auto& f : files)
@@ -147,6 +166,7 @@ ParsedConfig read_model_config(const std::string& dir) {
 
 std::map<std::string, std::vector<std::string>> index_shards(const std::string& text, const std::string& name) {
     const std::string hint = "the index and its shards belong together: download every model-*.safetensors the index names";
+    refuse_json_bom(text, name);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
@@ -223,10 +243,12 @@ TensorFiles open_tensor_files(const std::string& dir, bool populate) {
     if (!is_file(index) && is_file(bin_index))
         return tensor_files_from_index(read_file(bin_index, "index file"), bin_index, [&](const std::string& f) {
             const std::string path = dir + "/" + f;
+            refuse_odd_file(path, kShardHint);
             return is_file(path) ? std::optional<SafetensorsFile>(open_torch_file(path)) : std::nullopt;
         });
     return tensor_files_from_index(read_file(index, "index file"), index, [&](const std::string& f) {
         const std::string path = dir + "/" + f;
+        refuse_odd_file(path, kShardHint);
         return is_file(path) ? std::optional<SafetensorsFile>(SafetensorsFile::open(path, populate)) : std::nullopt;
     });
 }
@@ -304,7 +326,7 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     // (an encoder-decoder's shared embedding may be stored under another name: probe its first layer)
     const std::string probe = seq2seq ? f.tensor_name(Role::q_w, 0) : f.tensor_name(Role::embed);
     const std::string index = is_file(dir + "/model.safetensors.index.json") ? "/model.safetensors.index.json" : "/pytorch_model.bin.index.json";
-    Loader l{*m, "", m->files.sharded ? dir + index : m->files.files[0].path(), ""};
+    Loader l{*m, "", m->files.sharded ? dir + index : m->files.files[0].path(), "", {}};
     if (*f.prefix && m->files.find(probe).second == nullptr && m->files.find(f.prefix + probe).second != nullptr) l.prefix = f.prefix;
     // The stored name of a role: under the prefix unless it is the head's; a LayerNorm's gain and bias
     // also under the pre-2019 names .gamma and .beta, which Hugging Face renames when it loads.
@@ -363,11 +385,15 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     //    masked-LM head is optional: a folder saved from the bare model (BertModel) has none.
     const std::string head = f.tensor_name(Role::lm_head);
     if (f.recipe.head == OutputHead::masked_lm) {
-        if (m->files.find(name_of(Role::mlm_dense_w, 0)).second == nullptr) return m;  // no head: attention only
+        if (m->files.find(name_of(Role::mlm_dense_w, 0)).second == nullptr) {  // no head: attention only
+            note_unused(*m, l);
+            return m;
+        }
         for (Role r : {Role::mlm_dense_w, Role::mlm_dense_b, Role::mlm_norm_w, Role::mlm_norm_b, Role::mlm_bias}) global(r) = load(r, 0);
     }
     if (c.tie_word_embeddings) {
         m->globals[static_cast<std::size_t>(Role::lm_head)] = (*m)[Role::embed];
+        l.used.insert(head);  // a stored lm_head.weight is the tied embedding's copy, not an unused tensor
     } else {
         if (m->files.find(head).second == nullptr)
             input_error(l.where + ": tie_word_embeddings is false but there is no tensor '" + head + "'",
@@ -378,6 +404,7 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
         m->globals[static_cast<std::size_t>(Role::lm_head)] = l.get(head, role_shape(f, c, Role::lm_head));
         l.prefix = saved;
     }
+    note_unused(*m, l);
     return m;
 }
 

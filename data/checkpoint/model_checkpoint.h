@@ -55,6 +55,13 @@ struct ModelCheckpoint {
     std::vector<LayerWeights> layers;        // (L) the encoder's, for an encoder-decoder model
     std::vector<LayerWeights> decoder_layers;  // (L_dec) encoder-decoder models: the decoder's (with cross-attention)
 
+    // The stored tensors the config's model does not have (q_proj.bias with attention_bias false, a
+    // pooler): ignored, as Hugging Face loads the rest and warns "Some weights of the checkpoint were not
+    // used"; buffers it drops by name (GPT-2's attn.bias and attn.masked_bias, rotary_emb.inv_freq,
+    // position_ids) are not listed. Sorted by name.
+    std::vector<std::string> unused;
+    std::string where;                         // the file that names them: model.safetensors, or the index
+
     TensorFiles files;                         // the mappings the F32 weights point into
     std::vector<std::vector<float>> widened;   // F16/BF16 (or unaligned F32) weights as float32
 
@@ -63,6 +70,9 @@ struct ModelCheckpoint {
     // its masked-LM head (a folder saved from the bare BertModel has none: attention only).
     bool has_head() const { return (*this)[Role::lm_head].data != nullptr; }
 };
+
+// One line for stderr naming checkpoint.unused, the first few and how many ("" when none).
+std::string unused_tensors_note(const ModelCheckpoint& m);
 
 // Checks that DIR holds config.json and model.safetensors, model.safetensors.index.json,
 // pytorch_model.bin or pytorch_model.bin.index.json, and parses the config.

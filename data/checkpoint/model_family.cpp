@@ -4,6 +4,7 @@
 #include <set>
 
 #include "data/base/error.h"
+#include "data/base/files.h"
 #include "data/checkpoint/config_parsers.h"
 
 namespace attn {
@@ -224,6 +225,10 @@ bool role_norm(Role r) {
 
 std::size_t context_length(const ModelConfig& c) { return c.n_positions - c.position_offset; }
 
+std::string context_field(const ModelConfig& c) {
+    return std::string(c.context_key) + (c.position_offset ? " less its position offset" : "");
+}
+
 std::string Family::tensor_name(Role r, std::size_t layer, bool decoder, bool gated) const {
     std::string s = (decoder ? decoder_names : names)[static_cast<std::size_t>(r)];
     if (const auto at = s.find("{L}"); at != std::string::npos) s.replace(at, 3, std::to_string(layer));
@@ -250,6 +255,7 @@ std::string family_model_types() {
 }
 
 ParsedConfig parse_model_config(const std::string& text, const std::string& name) {
+    refuse_json_bom(text, name);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
@@ -336,7 +342,7 @@ std::string recipe_summary(const Family& f) {
     s += r.norm_place == NormPlace::post ? " after each sublayer · " : " before each sublayer · ";
     if (r.embed_norm) s += "LayerNorm on the embeddings · ";
     if (r.token_types) s += "token type embeddings · ";
-    s += r.positions == PosScheme::learned ? "learned positions" : r.positions == PosScheme::rotary ? "rotary positions (rope_theta, rotate_half; rope_scaling linear, dynamic, llama3)" : "no positions";
+    s += r.positions == PosScheme::learned ? "learned positions" : r.positions == PosScheme::rotary ? "rotary positions (rope_theta, rotate_half; rope_scaling linear, llama3)" : "no positions";
     s += r.scale_at == ScaleAt::query ? " · queries scaled by 1/√d" : "";
     s += " · ";
     s += r.attention == AttnLayout::fused_conv1d  ? "fused q|k|v Conv1D (x·W)"

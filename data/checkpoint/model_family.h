@@ -91,14 +91,15 @@ struct Recipe {
 };
 
 // rope_scaling as Hugging Face computes it (modeling_rope_utils): none, linear (inv_freq / factor),
-// dynamic (NTK: the base grows with the sequence past max_position_embeddings), llama3 (wavelength bands).
-enum class RopeScaling { none, linear, dynamic, llama3 };
+// llama3 (wavelength bands). dynamic is refused by name (config_decoders.cpp says why).
+enum class RopeScaling { none, linear, llama3 };
 
 // A parsed config.json, one struct for every family.
 struct ModelConfig {
     std::string model_type;  // as config.json gives it
     std::size_t n_layer = 0, n_head = 0, n_kv_head = 0, n_embd = 0, head_dim = 0, n_inner = 0;
     std::size_t n_positions = 0, vocab_size = 0;
+    const char* context_key = "max_position_embeddings";  // the config field n_positions comes from (GPT-2's: n_positions)
     double norm_eps = 1e-5;
     // attention
     bool qkv_bias = false, o_bias = false, mlp_bias = false;
@@ -180,6 +181,9 @@ std::vector<std::size_t> role_shape(const Family& f, const ModelConfig& c, Role 
 
 // The longest text the positions allow: max_position_embeddings less the offset learned positions start at.
 std::size_t context_length(const ModelConfig& c);
+// The config.json field behind context_length, as messages name it: "n_positions" (GPT-2),
+// "max_position_embeddings" (the others), "max_position_embeddings less its position offset" (RoBERTa, BART).
+std::string context_field(const ModelConfig& c);
 
 // One line of what each family supports (attn models).
 std::string recipe_summary(const Family& f);

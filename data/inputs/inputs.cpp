@@ -98,6 +98,17 @@ Mask load_mask(const std::string& path, std::size_t t, std::size_t s) {
     return load_mask_bytes(read_file(path, "mask file"), path, t, s);
 }
 
+std::string read_text_file(const std::string& path) {
+    std::string text = path == "-" ? read_stdin("text") : read_file(path, "text file");
+    const std::string name = path == "-" ? "standard input" : path;
+    if (looks_like_utf16(text)) input_error(name + ": the text looks like UTF-16", "save it as UTF-8");
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte order mark is not text
+    if (const auto problem = text_problem(text))
+        input_error(name + ": the text " + *problem,
+                    problem->find("UTF-8") != std::string::npos ? "save the file as UTF-8" : "remove it; tabs and newlines are fine");
+    return text;
+}
+
 Inputs make_inputs(const InputRequest& r) {
     const int sources = int(r.sentence.has_value()) + int(r.text_file.has_value()) + int(r.example.has_value());
     const int from_stdin = int(r.text_file == "-") + int(r.embeddings == "-") + int(r.mask_file == "-");
@@ -106,7 +117,7 @@ Inputs make_inputs(const InputRequest& r) {
                     "give the others as files");
     if (sources > 1) usage_error("give only one of SENTENCE, --file and --example");
     if (sources == 0 && !r.embeddings)
-        usage_error("nothing to attend over", "give a sentence, e.g. attn show \"Your journey starts\"");
+        usage_error("nothing to attend over", "give a sentence, e.g. attn " + r.command + " \"Your journey starts\"");
     Inputs in;
     // 1. tokens and their vectors
     if (r.example) {

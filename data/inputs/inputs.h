@@ -39,7 +39,14 @@ struct InputRequest {
     std::uint64_t seed = kDefaultSeed;
     std::size_t max_tokens = kDefaultMaxTokens;
     Split split = Split::words;           // --split
+    std::string command = "show";         // the command whose hints name it: "show", "decode"
 };
+
+// A text file's whole content (--file PATH, '-' = standard input) for the commands that tokenise it
+// themselves (show --model, decode --model, heads): a UTF-8 byte order mark dropped; UTF-16, invalid
+// UTF-8, a control character other than tab and newline refused as input errors (exit 1) naming the
+// file and the byte offset in it (after the mark), as show's --file errors do.
+std::string read_text_file(const std::string& path);
 
 // Builds the inputs; usage errors for the command line's own text, runtime errors for files.
 Inputs make_inputs(const InputRequest& r);

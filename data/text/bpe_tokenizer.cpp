@@ -91,6 +91,7 @@ std::string byte_token_name(unsigned char b) {
 }  // namespace
 
 nlohmann::json parse_tokenizer_file(const std::string& text, const std::string& name) {
+    refuse_json_bom(text, name);
     try {
         return nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
             if (depth > 8) bad_file(name, "nests deeper than a tokeniser file does");

@@ -18,13 +18,7 @@ namespace {
 constexpr const char* kPattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
 std::shared_ptr<void> compile(const std::string& pattern, const std::string& name) {
-    int err = 0;
-    PCRE2_SIZE off = 0;
-    pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
-                                   &err, &off, nullptr);
-    if (re == nullptr) tokenizer_file_error(name, "the pre-tokeniser's regex does not compile (PCRE2 error " + std::to_string(err) + ")");
-    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // faster when available; the interpreter otherwise
-    return std::shared_ptr<void>(re, [](void* p) { pcre2_code_free(static_cast<pcre2_code*>(p)); });
+    return compile_tokenizer_regex(pattern, name, "the pre-tokeniser's regex");
 }
 
 // A PCRE2 pattern matching the literal string s.
@@ -43,6 +37,27 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 
 }  // namespace
+
+std::shared_ptr<void> compile_tokenizer_regex(const std::string& pattern, const std::string& name, const std::string& what) {
+    int err = 0;
+    PCRE2_SIZE off = 0;
+    pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
+                                   &err, &off, nullptr);
+    if (re == nullptr) tokenizer_file_error(name, what + " does not compile (PCRE2 error " + std::to_string(err) + ")");
+    std::shared_ptr<void> code(re, [](void* p) { pcre2_code_free(static_cast<pcre2_code*>(p)); });
+    // A callout ((?C1), (?C"x")) is PCRE2's own: Hugging Face's regex engines (Oniguruma, Rust's regex)
+    // have none and refuse the pattern. PCRE2 lists the callouts it compiled, escapes and classes understood.
+    int callouts = 0;
+    const auto count = [](pcre2_callout_enumerate_block*, void* n) {
+        ++*static_cast<int*>(n);
+        return 0;  // go on
+    };
+    pcre2_callout_enumerate(re, count, &callouts);
+    if (callouts > 0)
+        tokenizer_file_error(name, what + " has a PCRE2 callout ((?C...)), which Hugging Face's tokenizers do not accept");
+    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // faster when available; the interpreter otherwise
+    return code;
+}
 
 void tokenizer_file_error(const std::string& name, const std::string& what) {
     input_error(name + ": " + what, "use the tokenizer files that came with the model: its tokenizer.json, or vocab.json and merges.txt");

@@ -22,6 +22,11 @@ inline constexpr const char* kMetaspace = "\xE2\x96\x81";
 
 // A tokeniser file attn cannot read (exit 1, a hint to use the model's own files) ...
 [[noreturn]] void tokenizer_file_error(const std::string& name, const std::string& what);
+
+// A tokenizer.json regex (a Split pre-tokeniser's, a Replace normaliser's) compiled as PCRE2 with UTF and
+// Unicode properties, JIT when available; errors name the file and `what`: a pattern that does not
+// compile, or one with a callout ((?C1), (?C"x")), which Hugging Face's engines do not have.
+std::shared_ptr<void> compile_tokenizer_regex(const std::string& pattern, const std::string& name, const std::string& what);
 // ... or one that asks for something attn does not run (exit 1, naming it).
 [[noreturn]] void tokenizer_unsupported(const std::string& name, const std::string& what);
 

@@ -50,10 +50,13 @@ Tokenizer Tokenizer::load_dir(const std::string& dir) {
     const std::string tj = dir + "/tokenizer.json", vocab = dir + "/vocab.json", merges = dir + "/merges.txt";
     const std::string vocab_txt = dir + "/vocab.txt", added = dir + "/added_tokens.json", tc = dir + "/tokenizer_config.json";
     const std::string stm = dir + "/special_tokens_map.json";
+    const std::string source = dir + "/source.spm", target = dir + "/target.spm", spiece = dir + "/spiece.model";
+    // a tokeniser file that is a folder, a pipe or a device is named, never taken for absent (nor opened)
+    for (const std::string* f : {&tj, &vocab, &merges, &vocab_txt, &added, &tc, &stm, &source, &target, &spiece})
+        refuse_odd_file(*f, "put the model's own " + f->substr(dir.size() + 1) + " file there");
     const nlohmann::json config = file_exists(tc) ? parse_tokenizer_file(read_file(tc, "tokeniser config"), tc) : nlohmann::json();
     Tokenizer t;
     // 1. the tokeniser: tokenizer.json wins, as in Hugging Face's AutoTokenizer
-    const std::string source = dir + "/source.spm", target = dir + "/target.spm", spiece = dir + "/spiece.model";
     if (file_exists(tj)) {
         t = from_tokenizer_json(read_file(tj, "tokeniser file"), tj);
     } else if (file_exists(source)) {  // Marian (Opus-MT): source.spm's pieces looked up in vocab.json, then </s>

@@ -126,12 +126,7 @@ UnigramTokenizer UnigramTokenizer::from_json(const nlohmann::json& j, const std:
             if (pat.is_object() && pat.contains("String") && pat["String"].is_string()) {
                 s.pattern = str(pat, "String");
             } else if (pat.is_object() && pat.contains("Regex") && pat["Regex"].is_string()) {
-                const std::string re = str(pat, "Regex");
-                int err = 0;
-                PCRE2_SIZE off = 0;
-                pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(re.data()), re.size(), PCRE2_UTF | PCRE2_UCP, &err, &off, nullptr);
-                if (code == nullptr) tokenizer_file_error(name, "the Replace normalizer's regex does not compile (PCRE2 error " + std::to_string(err) + ")");
-                s.regex = std::shared_ptr<void>(code, [](void* p) { pcre2_code_free(static_cast<pcre2_code*>(p)); });
+                s.regex = compile_tokenizer_regex(str(pat, "Regex"), name, "the Replace normalizer's regex");
             } else {
                 tokenizer_file_error(name, "a Replace normalizer without a String or Regex pattern");
             }
@@ -243,6 +238,7 @@ UnigramTokenizer UnigramTokenizer::from_marian(const std::string& source_spm, co
     UnigramTokenizer t = spm_base(SentencePieceModel::load(source_spm, sname), sname);
     (void)SentencePieceModel::load(target_spm, tname);  // decoding reads vocab.json; target.spm must still be a model attn runs
     t.form_ = Form::marian;
+    t.vocab_file_ = vname;
     const nlohmann::json v = parse_tokenizer_file(vocab_json, vname);
     if (!v.is_object()) tokenizer_file_error(vname, "not an object of piece -> id");
     for (const auto& [piece, id] : v.items()) {
@@ -386,7 +382,9 @@ std::int64_t UnigramTokenizer::token_id(const std::string& token) const {
 }
 
 std::string UnigramTokenizer::text(std::int64_t id) const {
-    if (id < 0 || static_cast<std::size_t>(id) >= id_to_token_.size()) return "";
+    const bool has = id >= 0 && static_cast<std::size_t>(id) < id_to_token_.size() && !id_to_token_[static_cast<std::size_t>(id)].empty();
+    // Marian: an id vocab.json lacks is <unk>, as MarianTokenizer's _convert_id_to_token says
+    if (!has) return form_ == Form::marian ? "<unk>" : "";
     const std::string& p = id_to_token_[static_cast<std::size_t>(id)];
     return special(id) ? p : replace_all(p, kMetaspace, " ");
 }
@@ -395,6 +393,11 @@ std::string UnigramTokenizer::decode_text(const std::vector<std::int64_t>& ids) 
     std::string out;
     for (const std::int64_t id : ids) {
         if (special(id) || id == unk_) continue;
+        // a Marian model's id that vocab.json lacks: MarianTokenizer would print <unk> there, attn would
+        // print nothing, and a translation of such ids would come out empty
+        if (form_ == Form::marian && (id < 0 || static_cast<std::size_t>(id) >= id_to_token_.size() || id_to_token_[static_cast<std::size_t>(id)].empty()))
+            input_error(vocab_file_ + ": has no piece for id " + std::to_string(id) + ", which the model generated",
+                        "use the vocab.json that came with the model: it names a piece for every id the model can generate");
         out += text(id);
     }
     if (!out.empty() && out[0] == ' ') out.erase(0, 1);

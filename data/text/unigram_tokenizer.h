@@ -79,6 +79,7 @@ private:
     enum class Form { json, spm, marian } form_ = Form::json;
     UnigramModel model_;
     std::vector<std::string> id_to_token_;                  // id -> piece ("" for ids not used)
+    std::string vocab_file_;                                // Marian: the vocab.json ids are looked up in
     std::unordered_map<std::string, std::int64_t> vocab_;   // piece -> id (tokenizers: the last of a repeated piece)
     std::vector<std::pair<std::string, std::int64_t>> added_;  // matched first, longest first
     std::unordered_set<std::int64_t> special_;

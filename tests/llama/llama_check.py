@@ -5,7 +5,7 @@ architecture (tests/llama/reference.py).
 Builds tiny random checkpoints in the Hugging Face layout (tests/llama/make_llama.py: F32, F16, BF16;
 one single file and sharded ones; grouped-query heads incl. one key/value head; head_dim beside
 hidden_size / heads; tied and separate heads; Qwen2's q/k/v biases; Mistral's sliding window;
-rope_scaling linear, dynamic and llama3), runs `attn show --model DIR --json`, and compares every
+rope_scaling linear and llama3; dynamic refused), runs `attn show --model DIR --json`, and compares every
 layer's and query head's attention weights (<= 1e-5), the key/value head each query head reads, and the
 top-5 predictions' ids and probabilities (<= 1e-5) with PyTorch in float32. The token ids are checked
 against ids written out by hand from the tokenizer.json each case carries (byte-level with a Split
@@ -41,7 +41,7 @@ cases = [
     dict(family="llama", dtype="BF16", tied=True, heads=6, kv_heads=2, hidden=24, head_dim=6, shards=2,
          rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                        "original_max_position_embeddings": 16}, rope_theta=500000.0),
-    dict(family="llama", dtype="F16", heads=3, kv_heads=1, hidden=12, rope_scaling={"type": "dynamic", "factor": 2.0}),
+    dict(family="llama", dtype="F16", heads=3, kv_heads=1, hidden=12, rope_scaling={"type": "linear", "factor": 3.0}),
     dict(family="mistral", dtype="F16", sliding_window=3, shards=3),
     dict(family="qwen2", dtype="F32", tied=True, rope_scaling={"type": "linear", "factor": 2.0}),
 ]
@@ -131,6 +131,9 @@ with tempfile.TemporaryDirectory() as tmp:
     bad("kv", config_edit(num_key_value_heads=3), "num_attention_heads 4 is not divisible by num_key_value_heads 3")
     bad("head-dim", config_edit(head_dim=8), "self_attn.q_proj.weight' has shape (16, 16) but config.json gives (32, 16)")
     bad("rope", config_edit(rope_scaling={"rope_type": "yarn", "factor": 4.0}), "rope_scaling type 'yarn' is not supported")
+    for key in ("type", "rope_type"):  # dynamic NTK changes nothing within max_position_embeddings: refused by name
+        bad("rope-dynamic-" + key, config_edit(rope_scaling={key: "dynamic", "factor": 2.0}),
+            "rope_scaling type 'dynamic' changes the positions only for a text past max_position_embeddings (64 tokens)")
     bad("untied", config_edit(tie_word_embeddings=False), "tie_word_embeddings is false but there is no tensor 'lm_head.weight'",
         tied=True)
     bad("field", config_edit(partial_rotary_factor=0.5), "field \"partial_rotary_factor\" is not one attn reads")
