@@ -479,3 +479,66 @@ TEST_CASE("model: the terminal shows the loss before and after --ablate and the 
     CHECK(r.out.find("\nlayer 0  ") != std::string::npos);
     CHECK(r.out.find("\nlayer 1") == std::string::npos);  // one layer
 }
+
+TEST_CASE("model name: show --model's trace, figures and page name the checkpoint's folder, the family stays in file names") {
+    const std::string out = attn::test::temp_dir();
+    // the folder's base name, whatever its family: a Llama-family folder and a GPT-2 one
+    for (const auto& [folder, family] : {std::pair{"llama-ok", "llama"}, std::pair{"model-ok", "gpt2"}}) {
+        const std::string o = out + "/" + folder;
+        const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/" + folder, "--head", "1", "--json", o + ".json", "--svg",
+                                             o, "--html", o + ".html", "a b"});
+        REQUIRE_MESSAGE(r.code == 0, r.err);
+        const Json j = Json::parse(attn::test::slurp(o + ".json"));
+        CHECK(j["model"]["name"] == folder);
+        CHECK(j["model"]["type"] == family);
+        const std::string prefix = o + "/" + family + "-l0-h1-";
+        const std::string weights = attn::test::slurp(prefix + "weights.svg");
+        CHECK(weights.find(std::string(folder) + " \xC2\xB7 layer 0") != std::string::npos);
+        if (std::string(family) != "gpt2") CHECK(weights.find("gpt2") == std::string::npos);  // before: "gpt2 · layer 0" for every folder
+        CHECK(attn::test::slurp(o + "/" + family + "-overview.svg").find(std::string(folder) + " \xC2\xB7 ") != std::string::npos);
+        CHECK(attn::test::slurp(o + ".html").find("\"name\":\"" + std::string(folder) + "\"") != std::string::npos);
+    }
+    // --model . names the folder it stands for, not "."
+    attn::test::RunOptions here;
+    here.cwd = model_dir() + "/llama-ok";
+    const auto dot = attn::test::run_attn({"show", "--model", ".", "--json", "-", "a b"}, here);
+    REQUIRE_MESSAGE(dot.code == 0, dot.err);
+    CHECK(Json::parse(dot.out)["model"]["name"] == "llama-ok");
+}
+
+TEST_CASE("decode --model --json carries the model's facts and name, not a seeded run's config") {
+    for (const auto& [folder, family] : {std::pair{"model-ok", "gpt2"}, std::pair{"llama-ok", "llama"}}) {
+        const auto show = attn::test::run_attn({"show", "--model", model_dir() + "/" + folder, "--json", "-", "a b"});
+        REQUIRE_MESSAGE(show.code == 0, show.err);
+        const Json facts = Json::parse(show.out)["model"];
+        const auto r = attn::test::run_attn({"decode", "--model", model_dir() + "/" + folder, "--json", "-", "a b"});
+        REQUIRE_MESSAGE(r.code == 0, r.err);
+        const Json j = Json::parse(r.out);
+        // before: "config": {"seed": 123, "init": "torch", "qkv_bias": false, ...} for a GPT-2 whose c_attn has a bias
+        CHECK(j.count("config") == 0);
+        CHECK(r.out.find("\"seed\"") == std::string::npos);
+        CHECK(r.out.find("qkv_bias") == std::string::npos);
+        Json model = j["model"];
+        CHECK(model["layer"] == 0);
+        model.erase("layer");
+        CHECK(model == facts);  // the same facts as show --model's trace: type, name, dtype, sizes, eps
+        CHECK(model["name"] == folder);
+        CHECK(model["type"] == family);
+    }
+}
+
+TEST_CASE("decode --model: step labels join the step and a token starting with the space mark without a doubled separator") {
+    const std::string out = attn::test::temp_dir();
+    const auto r = attn::test::run_attn({"decode", "--model", model_dir() + "/model-ok", "--svg", out, "--json", out + "/d.json", "a b"});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const Json j = Json::parse(attn::test::slurp(out + "/d.json"));
+    REQUIRE(j["steps"].size() == 2);
+    const std::string token = j["steps"][1]["token"];
+    REQUIRE(token.rfind("\xC2\xB7", 0) == 0);  // "·b": the token's own space mark
+    const std::string svg = attn::test::slurp(out + "/gpt2-decode-steps.svg");
+    CHECK(svg.find("step 1: " + token) != std::string::npos);
+    CHECK(svg.find("step 0: a") != std::string::npos);
+    CHECK(svg.find("\xC2\xB7 \xC2\xB7") == std::string::npos);  // before: "step 1 · ·b"
+    CHECK(svg.find("Decoding model-ok (gpt2), layer 0") != std::string::npos);
+    CHECK(attn::test::slurp(out + "/gpt2-decode-cache.svg").find("KV cache of model-ok (gpt2)") != std::string::npos);
+}

@@ -10,6 +10,7 @@
 #include "core/kinds/kinds.h"
 #include "render/page/page_buffer.h"
 #include "render/view/colormaps.h"
+#include "render/view/model_title.h"
 #include "render/view/colour_scale.h"
 #include "render/view/stages.h"
 #include "render/text/font.h"
@@ -52,7 +53,7 @@ Json model_json(const Trace& t, const std::string& name) {
     Json j = {{"type", m.type},       {"dtype", m.dtype},   {"n_layer", m.n_layer},
               {"n_head", m.n_head},   {"n_embd", m.n_embd}, {"n_positions", m.n_positions},
               {"vocab_size", m.vocab_size}, {"n_params", m.n_params}};
-    if (!name.empty()) j["name"] = name;
+    if (!name.empty() || !m.name.empty()) j["name"] = printable_name(name.empty() ? m.name : name);  // the checkpoint
     return j;
 }
 
