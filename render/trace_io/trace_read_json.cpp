@@ -365,9 +365,8 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         input_error(name + ": trace version " + v + " is not supported (this attn reads versions 1 and 2)",
                     "write the trace again with this attn, or use the attn that wrote it");
     }
-    // one version's keys: a trace holding both versions' heads says two things
-    if (v1 && r.find(j, "attention"))
-        r.fail("attention", "is version 2's field, but the trace says version 1 (whose heads are in \"heads\" or \"layers\")");
+    // one version's keys: a trace holding both versions' heads says two things (version 1 with
+    // "attention": below, where an encoder-decoder's is named first)
     for (const char* key : {"heads", "layers"})
         if (!v1 && r.find(j, key))
             r.fail(key, "is version 1's field, but the trace says version 2 (whose heads are in \"attention\")");
@@ -414,6 +413,8 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         set.model_layers = model;
         if (!model && !set.layers.empty() && !(set.layers.size() == 1 && set.layers[0].layer == 0))
             r.fail("attention[0].layers", "a seeded kind's trace has one layer, numbered 0");
+    } else if (r.find(j, "attention")) {
+        r.fail("attention", "is version 2's field, but the trace says version 1 (whose heads are in \"heads\" or \"layers\")");
     } else if (model) {
         if (r.find(j, "heads")) r.fail("heads", "a model's trace keeps its heads in \"layers\", not \"heads\"");
         if (auto* v = r.find(j, "layers")) set.layers = read_layers(r, *v, "layers", t);
