@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/model_source.h"
 #include "cli/policy/budget.h"
 #include "cli/policy/progress.h"
 #include "cli/model_source.h"
@@ -22,6 +23,7 @@
 #include "render/page/html.h"
 #include "render/text/font.h"
 #include "render/trace_io/decode_json.h"
+#include "render/view/model_title.h"
 
 namespace attn::cli {
 namespace {
@@ -110,7 +112,7 @@ void check_decode_budget(const ModelDecodeCliOptions& o, const ModelConfig& c, s
 
 void print_decode(const DecodeTrace& d, const ModelCheckpoint& model, int precision) {
     const ModelConfig& c = model.config;
-    std::cout << "model:    " << model.family->name << " \xC2\xB7 " << model.dtype << " \xC2\xB7 " << c.n_layer << " layers \xC3\x97 "
+    std::cout << "model:    " << render::model_title_with_family(*d.full.model) << " \xC2\xB7 " << model.dtype << " \xC2\xB7 " << c.n_layer << " layers \xC3\x97 "
               << c.n_head << " query heads over " << c.n_kv_head << " key/value heads \xC2\xB7 head_dim " << c.head_dim << "\n";
     std::cout << "attn decode \xC2\xB7 " << d.steps.size() << " tokens fed one at a time; each step's queries attend over the cached keys\n\n";
     // columns padded by characters, not bytes (labels hold '·' and other non-ASCII text)
@@ -289,7 +291,8 @@ void run_decode_model(const ModelDecodeCliOptions& o) {
     const bool quiet = policy::json_to_stdout(r);
     policy::Progress progress(::isatty(STDERR_FILENO) && !quiet);
     progress("decoding", 0, 1);
-    const DecodeTrace d = run_model_decode(*model, tok, ids, choice);
+    DecodeTrace d = run_model_decode(*model, tok, ids, choice);
+    d.full.model->name = model_display_name(o.model);  // the checkpoint, in the JSON and the titles
     // 3. the outputs: the steps, the figures (named after --prefix or the family), the full pass's page
     policy::RunOutputs out(r);
     if (r.json) out.files.push_back({*r.json, render::decode_json_text(d)});

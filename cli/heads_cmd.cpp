@@ -28,6 +28,7 @@
 #include "render/text/font.h"
 #include "render/trace_io/heads_json.h"
 #include "render/trace_io/trace_read.h"
+#include "render/view/model_title.h"
 
 namespace attn::cli {
 namespace {
@@ -113,7 +114,8 @@ void run_heads_trace(const HeadsOptions& o) {
         usage_error("--trace " + *o.trace + " is not a model's trace: attn heads scores a model's heads",
                     "write one with attn show --model DIR TEXT --json FILE");
     render::HeadsViewOptions v;
-    v.model_name = policy::folder_name(*o.trace), v.colour = colour_depth(o.color), v.precision = o.precision;
+    v.model_name = t.model->name.empty() ? policy::folder_name(*o.trace) : render::printable_name(t.model->name);
+    v.colour = colour_depth(o.color), v.precision = o.precision;
     if (t.model->stack == "encoder-decoder") {
         std::string source;
         for (const auto& s : t.source_tokens) source += s;
@@ -216,6 +218,8 @@ void run_heads(const HeadsOptions& o) {
     std::vector<TopHead> top;
     if (rank && o.top) top = top_heads(r, *rank, *o.top);
     if (o.png || o.svg) add_top_runs(top, r, *model, tok, ids);
+    for (TopHead& h : top)
+        if (h.run.model) h.run.model->name = name;  // the top heads' figures are titled with the checkpoint
     policy::RunOutputs out(outputs);
     if (o.json) out.files.push_back({*o.json, render::heads_json_text(r, name, top, o.top ? rank : std::nullopt)});
     render::FigureOptions fopt;

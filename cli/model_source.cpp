@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 
@@ -17,6 +18,7 @@
 #include "data/hub/hub_cache.h"
 #include "data/hub/hub_http.h"
 #include "data/hub/hub_pull.h"
+#include "render/view/model_title.h"
 
 namespace attn::cli {
 namespace {
@@ -134,8 +136,15 @@ void print_deferred_notes() {
 }
 
 std::string model_display_name(const std::string& folder) {
-    if (auto repo = hub::repo_of_snapshot_path(folder)) return *repo;
-    return policy::folder_name(folder);
+    if (auto repo = hub::repo_of_snapshot_path(folder)) return render::printable_name(*repo);
+    std::string name = policy::folder_name(folder);
+    if (name == "." || name == ".." || name == "/") {  // --model . names the folder it stands for
+        if (char* real = ::realpath(folder.c_str(), nullptr)) {
+            name = policy::folder_name(real);
+            std::free(real);
+        }
+    }
+    return render::printable_name(name);
 }
 
 std::string pull_model_files(const std::string& name, bool print_summary) {

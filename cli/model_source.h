@@ -25,8 +25,9 @@ std::string model_folder(const std::string& name, bool offline);
 // cache: …"): printed when the command succeeded, so that a failing command's stderr is its one error line.
 void print_deferred_notes();
 
-// How a model folder is named on screen and in titles: the repo id for a snapshot in the cache
-// ("HuggingFaceTB/SmolLM2-135M"), else the folder's name.
+// How a model folder is named on screen, in titles and in traces (ModelInfo::name): the repo id for a
+// snapshot in the cache ("HuggingFaceTB/SmolLM2-135M"), else the folder's base name (the folder "."
+// stands for, for "."), control characters and invalid UTF-8 replaced by U+FFFD (render::printable_name).
 std::string model_display_name(const std::string& folder);
 
 // attn pull NAME[@REV]: downloads into the cache with progress on stderr (a terminal only); Ctrl-C

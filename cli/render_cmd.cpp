@@ -16,6 +16,7 @@
 #include "render/trace_io/trace_read.h"
 #include "render/outputs/model_figures.h"
 #include "render/view/model_choice.h"
+#include "render/view/model_title.h"
 #include "render/view/set_view.h"
 #include "render/outputs/encoder_decoder_figures.h"
 
@@ -68,7 +69,7 @@ std::string base_name(const std::string& path) {
 // The heads one set of PNGs draws: layer `layer` of a layered trace (titled with its own number) or the
 // trace's one layer, all or only --head; flash tiles follow.
 Trace png_view(const Trace& t, std::optional<std::size_t> layer, std::optional<std::size_t> head) {
-    const std::string title = (t.model ? t.model->type : t.kind) + (layer ? " · layer " + std::to_string(t.layers()[*layer].layer) : "");
+    const std::string title = (t.model ? render::model_title(*t.model) : t.kind) + (layer ? " · layer " + std::to_string(t.layers()[*layer].layer) : "");
     return render::layer_view(t, layer.value_or(0), head, title);
 }
 

@@ -331,6 +331,7 @@ void run_show_model(const ModelShowOptions& o) {
     } else {
         t = run_model(*model, tok, ids, run);
     }
+    t.model->name = model_display_name(dir);  // the checkpoint, in the trace and every title
     // an encoder-decoder's alignment: --layer/--head as given (a head, a layer's mean), else the mean over layers
     render::AlignChoice align;
     align.layer = o.layer, align.head = o.layer ? o.head : std::nullopt, align.words = o.words;
@@ -364,7 +365,7 @@ void run_show_model(const ModelShowOptions& o) {
     if (r.html) {
         progress("writing the page", 0, 1);
         render::HtmlOptions page{"attn show --model", choice.layer, choice.head, std::nullopt};
-        page.model_name = model_display_name(dir), page.text = text;
+        page.model_name = t.model->name, page.text = text;
         if (seq2seq) {  // the page opens on the cross set: the chosen layer's place there (none: the first)
             page.translation = generated_text(t, tok, generation);
             const std::vector<LayerTrace>& cross = t.sets.back().layers;

@@ -264,10 +264,13 @@ TEST_CASE("--model NAME: a cached snapshot runs offline and says which one, an e
     const RunResult r = run_in(dir, {"show", "--model", "org/tiny", "Hello world"});
     CHECK(r.code == 0);
     CHECK(r.err.find("org/tiny from the Hugging Face cache: " + snap) != std::string::npos);
-    CHECK(r.out.find("gpt2 · F32 · 2 layers") != std::string::npos);
-    // the same model from the folder itself gives the same numbers
+    CHECK(r.out.find("org/tiny (gpt2) · F32 · 2 layers") != std::string::npos);  // named by its repo id
+    // the same model from the folder itself gives the same numbers, named by the folder
     const RunResult direct = run_in(dir, {"show", "--model", src, "Hello world"});
-    CHECK(direct.out == r.out);
+    std::string renamed = r.out;
+    for (auto at = renamed.find("org/tiny"); at != std::string::npos; at = renamed.find("org/tiny", at)) renamed.replace(at, 8, "src");
+    CHECK(direct.out.find("src (gpt2) · F32 · 2 layers") != std::string::npos);
+    CHECK(direct.out == renamed);
     const RunResult by_commit = run_in(dir, {"heads", "--model", "org/tiny@" + kCommit, "Hello world"});
     CHECK(by_commit.code == 0);
     CHECK(by_commit.out.find("org/tiny") != std::string::npos);

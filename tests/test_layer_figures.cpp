@@ -134,13 +134,13 @@ TEST_CASE("layer figures: the mean and rollout drawn equal a plain mean and roll
     check_cells(svg_cells(attn::test::slurp(dir + "/s/gpt2-l2-rollout.svg"), T, drawn), plain_rollout(means));
     // the titles say what each is; the terminal prints both
     const std::string mean_svg = attn::test::slurp(dir + "/s/gpt2-l2-mean.svg");
-    CHECK(mean_svg.find("gpt2 \xC2\xB7 layer 2 \xC2\xB7 mean of 2 heads") != std::string::npos);
+    CHECK(mean_svg.find("m3 \xC2\xB7 layer 2 \xC2\xB7 mean of 2 heads") != std::string::npos);  // the folder's name
     CHECK(attn::test::slurp(dir + "/s/gpt2-l2-rollout.svg").find("rollout through layers 0\xE2\x80\x93" "2") != std::string::npos);
     CHECK(mean_svg.find("class=\"key-label\"") != std::string::npos);  // token labels
     CHECK(mean_svg.find("class=\"hidden\"") != std::string::npos);     // hatched cells
     CHECK(mean_svg.find("keys every head hides (weight 0)") != std::string::npos);  // the legend says what hatching means here
     CHECK(attn::test::slurp(dir + "/s/gpt2-l2-rollout.svg").find("keys no path reaches (weight 0)") != std::string::npos);
-    CHECK(r.out.find("gpt2 \xC2\xB7 layer 2 \xC2\xB7 mean of 2 heads (5\xC3\x97" "5)") != std::string::npos);
+    CHECK(r.out.find("m3 \xC2\xB7 layer 2 \xC2\xB7 mean of 2 heads (5\xC3\x97" "5)") != std::string::npos);
     CHECK(r.out.find("rollout = A\xCC\x83_2\xC2\xB7" "A\xCC\x83_1\xC2\xB7" "A\xCC\x83_0") != std::string::npos);
     for (const char* f : {"p/gpt2-l2-mean.png", "p/gpt2-l2-rollout.png", "p/gpt2-l2-h0-weights.png", "p/gpt2-overview.png"})
         CHECK_MESSAGE(exists(dir + "/" + f), f);

@@ -127,7 +127,7 @@ TEST_CASE("model: a grouped-query model's figures name each query head's key/val
     const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--head", "1", "--svg", out + "/l", "a b"});
     REQUIRE(r.code == 0);
     const std::string head = attn::test::slurp(out + "/l/llama-l0-h1-weights.svg");
-    CHECK(head.find(">llama \xC2\xB7 layer 0 \xC2\xB7 head 1 (reads kv head 0 of 1) \xC2\xB7 weights</text>") != std::string::npos);
+    CHECK(head.find(">llama-ok \xC2\xB7 layer 0 \xC2\xB7 head 1 (reads kv head 0 of 1) \xC2\xB7 weights</text>") != std::string::npos);
     const std::string overview = attn::test::slurp(out + "/l/llama-overview.svg");
     CHECK(overview.find("2 heads \xC2\xB7 1 key/value head (2 query heads each) \xC2\xB7 attention weights</text>") != std::string::npos);
     CHECK(overview.find(">kv 0</text>") != std::string::npos);
@@ -183,7 +183,10 @@ TEST_CASE("model: a Llama folder runs with its query heads on their key/value he
     const auto two = attn::test::run_attn({"show", "--model", model_dir() + "/llama-sharded", "--json", "-", "a b"});
     REQUIRE(one.code == 0);
     REQUIRE(two.code == 0);
-    CHECK(one.out == two.out);
+    Json sharded = Json::parse(two.out);  // the same trace but for the folder's name
+    CHECK(sharded["model"]["name"] == "llama-sharded");
+    sharded["model"]["name"] = "llama-ok";
+    CHECK(sharded == Json::parse(one.out));
     const Json j = Json::parse(one.out);
     CHECK(j["model"]["type"] == "llama");
     REQUIRE(j["attention"][0]["layers"][0]["heads"].size() == 2);
@@ -688,4 +691,65 @@ TEST_CASE("model: tensors the config's model does not have are ignored with one 
     const auto failed = attn::test::run_attn({"show", "--model", dir + "/bias", "abcdef"});
     CHECK(failed.code == 2);
     CHECK(failed.err.find("warning") == std::string::npos);
+TEST_CASE("model name: show --model's trace, figures and page name the checkpoint's folder, the family stays in file names") {
+    const std::string out = attn::test::temp_dir();
+    // the folder's base name, whatever its family: a Llama-family folder and a GPT-2 one
+    for (const auto& [folder, family] : {std::pair{"llama-ok", "llama"}, std::pair{"model-ok", "gpt2"}}) {
+        const std::string o = out + "/" + folder;
+        const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/" + folder, "--head", "1", "--json", o + ".json", "--svg",
+                                             o, "--html", o + ".html", "a b"});
+        REQUIRE_MESSAGE(r.code == 0, r.err);
+        const Json j = Json::parse(attn::test::slurp(o + ".json"));
+        CHECK(j["model"]["name"] == folder);
+        CHECK(j["model"]["type"] == family);
+        const std::string prefix = o + "/" + family + "-l0-h1-";
+        const std::string weights = attn::test::slurp(prefix + "weights.svg");
+        CHECK(weights.find(std::string(folder) + " \xC2\xB7 layer 0") != std::string::npos);
+        if (std::string(family) != "gpt2") CHECK(weights.find("gpt2") == std::string::npos);  // before: "gpt2 · layer 0" for every folder
+        CHECK(attn::test::slurp(o + "/" + family + "-overview.svg").find(std::string(folder) + " \xC2\xB7 ") != std::string::npos);
+        CHECK(attn::test::slurp(o + ".html").find("\"name\":\"" + std::string(folder) + "\"") != std::string::npos);
+    }
+    // --model . names the folder it stands for, not "."
+    attn::test::RunOptions here;
+    here.cwd = model_dir() + "/llama-ok";
+    const auto dot = attn::test::run_attn({"show", "--model", ".", "--json", "-", "a b"}, here);
+    REQUIRE_MESSAGE(dot.code == 0, dot.err);
+    CHECK(Json::parse(dot.out)["model"]["name"] == "llama-ok");
+}
+
+TEST_CASE("decode --model --json carries the model's facts and name, not a seeded run's config") {
+    for (const auto& [folder, family] : {std::pair{"model-ok", "gpt2"}, std::pair{"llama-ok", "llama"}}) {
+        const auto show = attn::test::run_attn({"show", "--model", model_dir() + "/" + folder, "--json", "-", "a b"});
+        REQUIRE_MESSAGE(show.code == 0, show.err);
+        const Json facts = Json::parse(show.out)["model"];
+        const auto r = attn::test::run_attn({"decode", "--model", model_dir() + "/" + folder, "--json", "-", "a b"});
+        REQUIRE_MESSAGE(r.code == 0, r.err);
+        const Json j = Json::parse(r.out);
+        // before: "config": {"seed": 123, "init": "torch", "qkv_bias": false, ...} for a GPT-2 whose c_attn has a bias
+        CHECK(j.count("config") == 0);
+        CHECK(r.out.find("\"seed\"") == std::string::npos);
+        CHECK(r.out.find("qkv_bias") == std::string::npos);
+        Json model = j["model"];
+        CHECK(model["layer"] == 0);
+        model.erase("layer");
+        CHECK(model == facts);  // the same facts as show --model's trace: type, name, dtype, sizes, eps
+        CHECK(model["name"] == folder);
+        CHECK(model["type"] == family);
+    }
+}
+
+TEST_CASE("decode --model: step labels join the step and a token starting with the space mark without a doubled separator") {
+    const std::string out = attn::test::temp_dir();
+    const auto r = attn::test::run_attn({"decode", "--model", model_dir() + "/model-ok", "--svg", out, "--json", out + "/d.json", "a b"});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const Json j = Json::parse(attn::test::slurp(out + "/d.json"));
+    REQUIRE(j["steps"].size() == 3);  // a, the space, b: the folder's vocabulary is the 256 bytes
+    const std::string token = j["steps"][1]["token"];
+    REQUIRE(token.rfind("\xC2\xB7", 0) == 0);  // "·": the token's own space mark
+    const std::string svg = attn::test::slurp(out + "/gpt2-decode-steps.svg");
+    CHECK(svg.find("step 1: " + token) != std::string::npos);
+    CHECK(svg.find("step 0: a") != std::string::npos);
+    CHECK(svg.find("\xC2\xB7 \xC2\xB7") == std::string::npos);  // before: "step 1 · ·"
+    CHECK(svg.find("Decoding model-ok (gpt2), layer 0") != std::string::npos);
+    CHECK(attn::test::slurp(out + "/gpt2-decode-cache.svg").find("KV cache of model-ok (gpt2)") != std::string::npos);
 }

@@ -445,3 +445,205 @@ TEST_CASE("render: a big-endian .npy draws as its little-endian twin (one reader
     CHECK(r.err == "attn: error: trace.npy: not a valid .npy file: the magic string \\x93NUMPY is missing "
                    "(hint: save it with numpy.save(path, array))\n");
 }
+
+namespace {
+
+// A trace `attn show` wrote, edited by `edit`, must be refused with exactly "t.json: <why>" (exit 1).
+void refused_edit(const std::vector<std::string>& show, const std::function<void(Json&)>& edit, const std::string& why) {
+    std::vector<std::string> args = {"show"};
+    args.insert(args.end(), show.begin(), show.end());
+    args.insert(args.end(), {"--json", "-"});
+    const RunResult r = run_attn(args);
+    REQUIRE(r.code == 0);
+    CHECK_NOTHROW(render::read_trace_json(r.out, "t.json"));  // as written: read
+    Json j = Json::parse(r.out);
+    edit(j);
+    INFO(why);
+    try {
+        render::read_trace_json(j.dump(), "t.json");
+        FAIL("read");
+    } catch (const attn::Error& e) {
+        CHECK(std::string(e.what()) == "t.json: " + why);
+        CHECK(e.exit_code() == 1);
+    }
+}
+
+Json& head0(Json& j, std::size_t h = 0) { return j["attention"][0]["layers"][0]["heads"][h]; }
+
+}  // namespace
+
+TEST_CASE("trace reader: a key given twice in an object is refused by its JSON path, at the top and deep inside") {
+    const RunResult r = run_attn({"show", "--kind", "causal", "a b c", "--json", "-"});
+    REQUIRE(r.code == 0);
+    REQUIRE(r.out.rfind("{\"format\"", 0) == 0);
+    // nlohmann (and Python's json) keep the last of two equal keys, other readers the first
+    const std::string top = "{\"kind\":\"self\"," + r.out.substr(1);
+    CHECK(error_of([&] { render::read_trace_json(top, "t.json"); }) ==
+          "t.json: kind: is given twice in its object (JSON does not say which one counts)");
+    std::string deep = r.out;
+    const auto scale = deep.find("\"scale\":");
+    REQUIRE(scale != std::string::npos);
+    deep.insert(scale, "\"scale\":100,");
+    CHECK(error_of([&] { render::read_trace_json(deep, "t.json"); }) ==
+          "t.json: attention[0].layers[0].heads[0].scale: is given twice in its object (JSON does not say which one counts)");
+    // the same key in two objects, or in an array's two objects, is fine
+    CHECK_NOTHROW(render::read_trace_json(r.out, "t.json"));
+}
+
+TEST_CASE("trace reader: weights in hidden cells, outside [0, 1] or in rows that do not sum to 1 are refused by cell or row") {
+    const std::vector<std::string> causal = {"--kind", "causal", "a b c"};
+    const std::string w = "attention[0].layers[0].heads[0].weights";
+    refused_edit(causal, [](Json& j) { head0(j)["weights"][0][1] = 0.5; },
+                 w + "[0][1]: is 0.5 but the mask hides this key (a hidden key's weight is 0)");
+    refused_edit(causal, [](Json& j) { head0(j)["weights"][2][0] = -0.25; }, w + "[2][0]: is -0.25, not a weight in [0, 1]");
+    refused_edit(causal, [](Json& j) { head0(j)["weights"][2][0] = 4096; }, w + "[2][0]: is 4096, not a weight in [0, 1]");
+    refused_edit(causal, [](Json& j) { head0(j)["weights"][2][0] = 1e30; }, w + "[2][0]: is 1.00000002e+30, not a weight in [0, 1]");
+    refused_edit(causal, [](Json& j) { head0(j)["weights"][1] = {0.5, 0.625, 0}; },
+                 w + "[1]: sums to 1.125, not 1 (a softmax row, within 0.001)");
+    refused_edit(causal, [](Json& j) { head0(j)["weights"][1] = {0, 0, 0}; }, w + "[1]: sums to 0, not 1 (a softmax row, within 0.001)");
+    // a row within the tolerance reads (a float32 softmax row is never exactly 1)
+    Json j = Json::parse(run_attn({"show", "--kind", "causal", "a b c", "--json", "-"}).out);
+    head0(j)["weights"][1] = {0.5, 0.5009765625, 0};
+    CHECK_NOTHROW(render::read_trace_json(j.dump(), "t.json"));
+    // --renorm's zeroed stage: 0 where hidden, rows at most 1
+    refused_edit({"--kind", "causal", "--renorm", "a b c"}, [](Json& j) { head0(j)["zeroed"][0][2] = 0.125; },
+                 "attention[0].layers[0].heads[0].zeroed[0][2]: is 0.125 but the mask hides this key (a hidden key's weight is 0)");
+    refused_edit({"--kind", "causal", "--renorm", "a b c"}, [](Json& j) { head0(j)["zeroed"][2] = {0.5, 0.5, 0.5}; },
+                 "attention[0].layers[0].heads[0].zeroed[2]: sums to 1.5, more than 1 (a softmax row with hidden keys set to 0)");
+    // a local window hides keys too, and a model trace is checked as a seeded one
+    refused_edit({"--kind", "local", "--window", "1", "a b c d"}, [](Json& j) { head0(j)["weights"][3][0] = 0.25; },
+                 w + "[3][0]: is 0.25 but the mask hides this key (a hidden key's weight is 0)");
+    Json m = kept_layer_trace();
+    m["layers"][0]["heads"][0]["weights"] = {{0.75, 0.25}, {0.5, 0.5}};
+    CHECK(error_of([&] { render::read_trace_json(m.dump(), "m.json"); }) ==
+          "m.json: layers[0].heads[0].weights[0][1]: is 0.25 but the mask hides this key (a hidden key's weight is 0)");
+}
+
+TEST_CASE("trace reader: dropped weights are 0 or weight / (1 - p), 0 where hidden, and may pass 1") {
+    // with p = 0.5 every kept weight doubles: row 0 of a causal run (weight 1) is 0 or 2
+    const std::vector<std::string> run = {"--kind", "causal", "--dropout", "0.5", "--dropout-seed", "4", "a b c d e"};
+    const RunResult r = run_attn({"show", "--kind", "causal", "--dropout", "0.5", "--dropout-seed", "4", "a b c d e", "--json", "-"});
+    REQUIRE(r.code == 0);
+    const Trace t = render::read_trace_json(r.out, "t.json");
+    const HeadTrace& h = t.layers()[0].heads[0];
+    std::size_t above_one = 0, kept = 0;
+    for (std::size_t i = 0; i < h.weights.shape(0); ++i)
+        for (std::size_t k = 0; k < h.weights.shape(1); ++k) {
+            above_one += h.dropped_weights(i, k) > 1.0f;
+            if (h.dropped_weights(i, k) == 0.0f) continue;
+            ++kept;
+            CHECK(h.dropped_weights(i, k) == doctest::Approx(2.0 * h.weights(i, k)));
+        }
+    CHECK(kept > 0);
+    CHECK(above_one > 0);  // read although above 1
+    // the first kept cell of the last row, changed to another value
+    std::size_t cell = 0;
+    while (h.dropped_weights(4, cell) == 0.0f) ++cell;
+    const std::string expected = [&] {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.9g", double(h.weights(4, cell)) * 2.0);
+        return std::string(buf);
+    }();
+    refused_edit(run, [&](Json& j) { head0(j)["dropped_weights"][4][cell] = 0.001; },
+                 "attention[0].layers[0].heads[0].dropped_weights[4][" + std::to_string(cell) +
+                     "]: is 0.00100000005, neither 0 nor weights[4][" + std::to_string(cell) + "] / (1 - config.dropout) = " + expected);
+    refused_edit(run, [](Json& j) { head0(j)["dropped_weights"][0][3] = 2; },
+                 "attention[0].layers[0].heads[0].dropped_weights[0][3]: is 2 but the mask hides this key (a hidden key's weight is 0)");
+    refused_edit(run, [](Json& j) { j["config"]["dropout"] = 1; }, "config.dropout: is 1, not a probability in [0, 1)");
+}
+
+TEST_CASE("trace reader: head numbers repeated or past the heads, and config.heads unlike the heads present, are refused") {
+    const std::vector<std::string> mha = {"--kind", "mha", "--heads", "2", "a b c"};
+    refused_edit(mha, [](Json& j) { head0(j, 1)["head"] = 0; }, "attention[0].layers[0].heads[1].head: head 0 appears twice");
+    refused_edit(mha, [](Json& j) { head0(j, 1)["head"] = 5; },
+                 "attention[0].layers[0].heads[1].head: 5 is past the last head (1, config.heads 2)");
+    refused_edit(mha, [](Json& j) { j["config"]["heads"] = 7; }, "config.heads: is 7 but attention[0].layers[0].heads holds 2 heads");
+    refused_edit(mha, [](Json& j) { j["config"]["heads"] = 0; }, "config.heads: is 0, but a run has at least one head");
+    // a model's heads against model.n_head
+    Json m = kept_layer_trace();
+    m["model"]["n_head"] = 3;
+    CHECK(error_of([&] { render::read_trace_json(m.dump(), "m.json"); }) == "m.json: model.n_head: is 3 but layers[0].heads holds 1 head");
+    m = kept_layer_trace();
+    m["layers"][0]["heads"][0]["head"] = 1;
+    CHECK(error_of([&] { render::read_trace_json(m.dump(), "m.json"); }) ==
+          "m.json: layers[0].heads[0].head: 1 is past the last head (0, model.n_head 1)");
+    // every kind's own trace has as many heads as its config says (the round trip above reads them all)
+    for (const char* kind : {"simple", "self", "mha-wrapper", "mqa", "gqa", "flash", "additive", "luong"}) {
+        const RunResult r = run_attn({"show", "--kind", kind, "a b c d", "--json", "-"});
+        REQUIRE(r.code == 0);
+        const Json j = Json::parse(r.out);
+        CHECK(j["attention"][0]["layers"][0]["heads"].size() == j["config"]["heads"]);
+    }
+}
+
+TEST_CASE("trace reader: a trace holding both versions' heads is refused by the field of the other version") {
+    Json v1 = kept_layer_trace();
+    v1["attention"] = Json::array();
+    CHECK(error_of([&] { render::read_trace_json(v1.dump(), "m.json"); }) ==
+          "m.json: attention: is version 2's field, but the trace says version 1 (whose heads are in \"heads\" or \"layers\")");
+    refused_edit({"--kind", "causal", "a b"}, [](Json& j) { j["heads"] = head0(j); },
+                 "heads: is version 1's field, but the trace says version 2 (whose heads are in \"attention\")");
+    refused_edit({"--kind", "causal", "a b"}, [](Json& j) { j["layers"] = j["attention"][0]["layers"]; },
+                 "layers: is version 1's field, but the trace says version 2 (whose heads are in \"attention\")");
+}
+
+TEST_CASE("trace reader: model.type is a family of the table, so no trace names files outside it") {
+    const std::string families = "gpt2, llama, mistral, qwen2, bert, roberta, distilbert, t5, bart, marian";
+    for (const char* type : {"..", "gpt2/../../x", "", "GPT2", ".hidden"}) {
+        Json m = kept_layer_trace();
+        m["model"]["type"] = type;
+        CHECK(error_of([&] { render::read_trace_json(m.dump(), "m.json"); }) ==
+              "m.json: model.type: \"" + std::string(type) + "\" is not a model family attn runs (" + families + ")");
+    }
+    // end to end: one line, exit 1, nothing written (before: ".." wrote hidden "..-l1-*" files, the path an internal error)
+    const std::string dir = test::temp_dir();
+    for (const char* type : {"..", "gpt2/../../x"}) {
+        Json m = kept_layer_trace();
+        m["model"]["type"] = type;
+        test::write(dir + "/t.json", m.dump());
+        test::RunOptions o;
+        o.cwd = dir;
+        const RunResult r = run_attn({"render", "t.json", "--png", "out"}, o);
+        CHECK(r.code == 1);
+        CHECK(test::one_line(r).rfind("attn: error: t.json: model.type: \"" + std::string(type) + "\" is not a model family", 0) == 0);
+        CHECK(test::tree(dir + "/out").empty());
+        CHECK(test::tree(dir) == std::vector<std::string>{"t.json"});
+    }
+}
+
+TEST_CASE("render: figures and the page name the checkpoint by model.name, an older trace by its type, control characters made visible") {
+    const std::string dir = test::temp_dir();
+    test::RunOptions o;
+    o.cwd = dir;
+    Json named = kept_layer_trace();
+    named["model"]["name"] = "tiny-llama";
+    test::write(dir + "/n.json", named.dump());
+    RunResult r = run_attn({"render", "n.json", "--svg", "n", "--html", "n.html"}, o);
+    REQUIRE(r.code == 0);
+    const std::string weights = test::slurp(dir + "/n/gpt2-l1-weights.svg");  // files keep the family's name
+    CHECK(weights.find("tiny-llama \xC2\xB7 layer 1") != std::string::npos);
+    CHECK(weights.find("gpt2") == std::string::npos);
+    CHECK(page_data(test::slurp(dir + "/n.html")).json["model"]["name"] == "tiny-llama");
+    // the name reads back and writes the same bytes
+    const Trace t = render::read_trace_json(named.dump(), "n.json");
+    CHECK(t.model->name == "tiny-llama");
+    CHECK(Json::parse(render::trace_json_text(t))["model"]["name"] == "tiny-llama");
+    // no name: the type, as before
+    test::write(dir + "/o.json", kept_layer_trace().dump());
+    r = run_attn({"render", "o.json", "--svg", "o", "--html", "o.html"}, o);
+    REQUIRE(r.code == 0);
+    CHECK(test::slurp(dir + "/o/gpt2-l1-weights.svg").find("gpt2 \xC2\xB7 layer 1") != std::string::npos);
+    CHECK(page_data(test::slurp(dir + "/o.html")).json["model"].count("name") == 0);
+    // a bell and a right-to-left override in the name are drawn as U+FFFD
+    named["model"]["name"] = "a\x07" "b\xE2\x80\xAE" "c";
+    test::write(dir + "/c.json", named.dump());
+    r = run_attn({"render", "c.json", "--svg", "c"}, o);
+    REQUIRE(r.code == 0);
+    const std::string svg = test::slurp(dir + "/c/gpt2-l1-weights.svg");
+    CHECK(svg.find("a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c \xC2\xB7 layer 1") != std::string::npos);
+    CHECK(svg.find('\x07') == std::string::npos);
+    CHECK(svg.find("\xE2\x80\xAE") == std::string::npos);
+    // a name is at most 256 bytes
+    named["model"]["name"] = std::string(300, 'n');
+    CHECK(error_of([&] { render::read_trace_json(named.dump(), "n.json"); }).rfind("n.json: model.name: is 300 bytes", 0) == 0);
+}

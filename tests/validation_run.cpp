@@ -50,6 +50,14 @@ std::string kept_layer_trace(const std::string& layer = "1", bool twice = false,
            (seeded ? R"(, "heads": )" + head : "") + "}";
 }
 
+// kept_layer_trace with `from` replaced by `to` (once).
+std::string edited_trace(const std::string& from, const std::string& to) {
+    std::string t = kept_layer_trace();
+    const auto at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+}
+
 void write_fixtures(const std::string& dir) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
@@ -124,6 +132,17 @@ void write_fixtures(const std::string& dir) {
         {"trace-layer-twice.json", kept_layer_trace("1", true)},
         {"trace-no-rollout.json", kept_layer_trace("1", false, false)},
         {"trace-model-heads.json", kept_layer_trace("1", false, true, true)},
+        {"trace-hidden.json", edited_trace(R"("weights": [[1, 0])", R"("mask": [[true, false], [true, true]], "weights": [[0.5, 0.5])")},
+        {"trace-weight-range.json", edited_trace("[0.5, 0.5]]}]", "[1.5, -0.5]]}]")},
+        {"trace-row-sum.json", edited_trace("[0.5, 0.5]]}]", "[0.5, 0.25]]}]")},
+        {"trace-head-twice.json", edited_trace(R"("n_head": 1}, "layers": [{"layer": 1, "heads": [)",
+                                               R"("n_head": 2}, "layers": [{"layer": 1, "heads": [{"head": 0, "weights": [[1, 0], [0.5, 0.5]]}, )")},
+        {"trace-head-past.json", edited_trace(R"({"head": 0, "kv_head": 0)", R"({"head": 1, "kv_head": 0)")},
+        {"trace-config-heads.json", R"({"format": "attn-trace", "version": 1, "kind": "causal", "tokens": ["a", "b"], "config": {"heads": 7},
+                                       "heads": [{"head": 0, "weights": [[1, 0], [0.5, 0.5]]}]})"},
+        {"trace-versions.json", edited_trace(R"("layers": [)", R"("attention": [], "layers": [)")},
+        {"trace-dupkey.json", edited_trace(R"("n_head": 1})", R"("n_head": 1, "n_head": 2})")},
+        {"trace-type.json", edited_trace(R"("type": "gpt2")", R"("type": "gpt2/../../x")")},
     };
     REQUIRE(::mkdir((dir + "/npy-out").c_str(), 0755) == 0);
     for (const auto& [name, bytes] : files) write(dir + "/" + name, bytes);

@@ -697,6 +697,36 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"render.model-heads", "INPUT (trace)", "a model's heads in \"layers\" only", R,
                     {"render", "trace-model-heads.json", "--html", "p.html"},
                     e("trace-model-heads.json: heads: a model's trace keeps its heads in \"layers\", not \"heads\"") + kTrace});
+    rows.push_back({"render.hidden-weight", "INPUT (trace)", "a weight is 0 where the mask hides its key", R,
+                    {"render", "trace-hidden.json", "--html", "p.html"},
+                    e("trace-hidden.json: layers[0].heads[0].weights[0][1]: is 0.5 but the mask hides this key (a hidden key's "
+                      "weight is 0)") + kTrace});
+    rows.push_back({"render.weight-range", "INPUT (trace)", "weights (and --renorm's zeroed) in [0, 1]; dropped weights 0 or weight / (1 - p)", R,
+                    {"render", "trace-weight-range.json", "--html", "p.html"},
+                    e("trace-weight-range.json: layers[0].heads[0].weights[1][0]: is 1.5, not a weight in [0, 1]") + kTrace});
+    rows.push_back({"render.row-sum", "INPUT (trace)", "a weights row sums to 1 within 0.001, or is all 0 when it sees no key", R,
+                    {"render", "trace-row-sum.json", "--html", "p.html"},
+                    e("trace-row-sum.json: layers[0].heads[0].weights[1]: sums to 0.75, not 1 (a softmax row, within 0.001)") + kTrace});
+    rows.push_back({"render.head-twice", "INPUT (trace)", "each head number once in a layer", R,
+                    {"render", "trace-head-twice.json", "--html", "p.html"},
+                    e("trace-head-twice.json: layers[0].heads[1].head: head 0 appears twice") + kTrace});
+    rows.push_back({"render.head-number", "INPUT (trace)", "head numbers below model.n_head (config.heads for a seeded kind)", R,
+                    {"render", "trace-head-past.json", "--html", "p.html"},
+                    e("trace-head-past.json: layers[0].heads[0].head: 1 is past the last head (0, model.n_head 1)") + kTrace});
+    rows.push_back({"render.config-heads", "INPUT (trace)", "config.heads (model.n_head) heads in every layer", R,
+                    {"render", "trace-config-heads.json", "--html", "p.html"},
+                    e("trace-config-heads.json: config.heads: is 7 but heads holds 1 head") + kTrace});
+    rows.push_back({"render.versions", "INPUT (trace)", "one version's fields: version 1's heads or layers, version 2's attention", R,
+                    {"render", "trace-versions.json", "--html", "p.html"},
+                    e("trace-versions.json: attention: is version 2's field, but the trace says version 1 (whose heads are in "
+                      "\"heads\" or \"layers\")") + kTrace});
+    rows.push_back({"render.duplicate-key", "INPUT (trace)", "each key once in its object (JSON leaves a repeated key's meaning open)", R,
+                    {"render", "trace-dupkey.json", "--html", "p.html"},
+                    e("trace-dupkey.json: model.n_head: is given twice in its object (JSON does not say which one counts)") + kTrace});
+    rows.push_back({"render.model-type", "INPUT (trace)", "model.type a family of attn models (it starts the figures' file names)", R,
+                    {"render", "trace-type.json", "--png", "out"},
+                    e("trace-type.json: model.type: \"gpt2/../../x\" is not a model family attn runs (gpt2, llama, mistral, qwen2, bert, "
+                      "roberta, distilbert, t5, bart, marian)") + kTrace});
     rows.push_back({"render.layer-held", "--layer", "a layer the trace holds, by its number in the model", U,
                     {"render", "trace-kl1.json", "--html", "p.html", "--layer", "0"},
                     e("--layer 0 is not in trace-kl1.json (it holds layer 1) (hint: pick one of the layers it holds)")});
@@ -845,6 +875,15 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"trace-layer-twice.json", "trace-kl1.json with layer 1 twice"},
         {"trace-no-rollout.json", "trace-kl1.json without aggregates"},
         {"trace-model-heads.json", "trace-kl1.json with seeded \"heads\" too"},
+        {"trace-hidden.json", "trace-kl1.json with a causal mask and row 0's weights [0.5, 0.5]"},
+        {"trace-weight-range.json", "trace-kl1.json with row 1's weights [1.5, -0.5]"},
+        {"trace-row-sum.json", "trace-kl1.json with row 1's weights [0.5, 0.25]"},
+        {"trace-head-twice.json", "trace-kl1.json with n_head 2 and two heads numbered 0"},
+        {"trace-head-past.json", "trace-kl1.json with its one head numbered 1"},
+        {"trace-config-heads.json", "a version 1 causal trace with config.heads 7 over one head"},
+        {"trace-versions.json", "trace-kl1.json (version 1) with version 2's \"attention\" too"},
+        {"trace-dupkey.json", "trace-kl1.json with \"n_head\" given twice in \"model\""},
+        {"trace-type.json", "trace-kl1.json with model.type \"gpt2/../../x\""},
         {"model-config-dir", "model-ok with config.json a folder"},
         {"model-huge", "model-ok with every h.0.attn.c_attn.weight 1e30"},
         {"nomagic.npy", "an attn trace's JSON in a file named .npy"},

@@ -141,7 +141,7 @@ struct NeuronTrace {
 };
 
 struct ModelInfo {
-    std::string type;   // "gpt2"
+    std::string type;   // "gpt2": the family (data/checkpoint/model_family.h), which also starts file names
     std::string dtype;  // stored dtype: "F32" | "F16" | "BF16"
     std::size_t n_layer = 0, n_head = 0, n_embd = 0, n_positions = 0, vocab_size = 0;
     std::uint64_t n_params = 0;
@@ -149,6 +149,9 @@ struct ModelInfo {
     std::string stack = "decoder";  // "decoder" (causal, next-token predictions) | "encoder" (bidirectional)
                                     // | "encoder-decoder" (n_layer encoder blocks, n_decoder_layer decoder blocks)
     std::size_t n_decoder_layer = 0;
+    std::string name;   // the checkpoint: the folder's base name, or the repo id of a Hugging Face cache
+                        // snapshot ("HuggingFaceTB/SmolLM2-135M"); "" when unknown (an older trace). Text from
+                        // a file system: titles sanitise it (render/view/model_title.h), no file is named by it
 };
 
 struct Trace {

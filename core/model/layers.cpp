@@ -221,7 +221,7 @@ Trace model_trace_header(const ModelCheckpoint& m, const Tokenizer& tok, const s
     t.config.kind = "model", t.config.heads = cfg.n_head, t.config.kv_heads = cfg.n_kv_head, t.config.causal = true;
     t.config.d_in = t.config.d_out = cfg.n_embd;
     t.model = ModelInfo{m.family->name, m.dtype, cfg.n_layer, cfg.n_head, cfg.n_embd, context_length(cfg), cfg.vocab_size,
-                        m.n_params, cfg.norm_eps};
+                        m.n_params, cfg.norm_eps, "decoder", 0, ""};  // the name: the CLI's (cli/model_source.h)
     t.token_ids = ids;
     for (auto id : ids) t.tokens.push_back(tok.label(id));
     t.source_tokens = t.tokens;

@@ -246,6 +246,18 @@ const Family* find_family_by_model_type(const std::string& model_type) {
     return nullptr;
 }
 
+const Family* find_family_by_name(const std::string& name) {
+    for (const auto& f : kFamilies)
+        if (name == f.name) return &f;
+    return nullptr;
+}
+
+std::string family_names() {
+    std::string s;
+    for (const auto& f : kFamilies) s += std::string(s.empty() ? "" : ", ") + f.name;
+    return s;
+}
+
 std::string family_model_types() {
     std::string s;
     for (const auto& f : kFamilies)

@@ -166,6 +166,8 @@ public:
 const std::array<Family, kFamilyCount>& families();
 const Family& family(FamilyId id);
 const Family* find_family_by_model_type(const std::string& model_type);  // nullptr when none
+const Family* find_family_by_name(const std::string& name);              // by Family::name ("gpt2"); nullptr when none
+std::string family_names();  // "gpt2, llama, mistral, ..." (Family::name, a trace's model.type) for errors
 std::string family_model_types();  // "gpt2, llama, smollm, ..." for errors
 
 // Parses config.json's text: the model_type picks the row, its parser reads the rest. Returns the row too.

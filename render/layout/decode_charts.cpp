@@ -6,6 +6,7 @@
 
 #include "render/layout/chart.h"
 #include "render/trace_io/file_names.h"
+#include "render/view/model_title.h"
 #include "render/view/numbers.h"
 #include "render/view/style.h"
 
@@ -36,7 +37,7 @@ Drawing staircase(const DecodeTrace& d, Font& font) {
     std::vector<std::string> labels;
     std::vector<std::string> keys;
     for (std::size_t t = 0; t < T; ++t) {
-        labels.push_back("step " + std::to_string(t) + " · " + font.fit(d.steps[t].token, kLabelPx, 90));
+        labels.push_back("step " + std::to_string(t) + ": " + font.fit(d.steps[t].token, kLabelPx, 90));
         keys.push_back(d.steps[t].token);
     }
     const int cell = std::max(6, std::min(36, 300 / int(std::max<std::size_t>(T, 1))));
@@ -62,7 +63,7 @@ Drawing staircase(const DecodeTrace& d, Font& font) {
     const std::string first = T < d.steps.size() ? "the first " + std::to_string(T) + " of " + std::to_string(d.steps.size()) + " steps; " : "";
     std::string title = "Decoding: step t's one query attends over the t + 1 cached keys", sub;
     if (d.model) {
-        const std::string model = d.full.model ? d.full.model->type : std::string("model");
+        const std::string model = d.full.model ? model_title_with_family(*d.full.model) : std::string("model");
         title = "Decoding " + model + ", layer " + std::to_string(d.model->layer) + ": step t's queries attend over the t + 1 cached keys";
         sub = first + std::to_string(d.heads) + " query heads over " + std::to_string(d.kv_heads) + " key/value heads";
         if (d.kv_heads < d.heads) sub += " (" + std::to_string(per_group) + " query heads share each cached key/value head" +
@@ -105,7 +106,7 @@ Drawing cache_chart(const DecodeTrace& d, Font& font) {
     std::string sub = std::to_string(d.layers) + " layer, H = " + std::to_string(d.heads) + " query heads, d_k = " +
                       std::to_string(d.d_k) + ", d_v = " + std::to_string(d.d_v) + ": fewer kv heads, a smaller cache";
     if (d.model) {
-        const std::string model = d.full.model ? d.full.model->type : std::string("model");
+        const std::string model = d.full.model ? model_title_with_family(*d.full.model) : std::string("model");
         title = "KV cache of " + model + ": layers × G × head_dim × 2 (k, v) × " + std::to_string(bytes) + " bytes per token";
         sub = std::to_string(d.layers) + " layers, H = " + std::to_string(d.heads) + " query heads, G = " + std::to_string(d.kv_heads) +
               " key/value heads, head_dim = " + std::to_string(d.d_k) + ": fewer key/value heads, a smaller cache";

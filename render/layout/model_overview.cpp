@@ -11,6 +11,7 @@
 #include "render/layout/figure.h"
 #include "render/trace_io/file_names.h"
 #include "render/view/colour_scale.h"
+#include "render/view/model_title.h"
 #include "render/view/style.h"
 
 namespace attn::render {
@@ -167,7 +168,7 @@ Drawing model_overview_drawing(const Trace& t, Font& font, int max_cells) {
     const std::size_t G = t.config.kv_heads;
     const std::string groups = kv.empty() ? "" : dot + std::to_string(G) + (G == 1 ? " key/value head (" : " key/value heads (") +
                                                      std::to_string(H / G) + " query heads each)";
-    const std::string title = t.model->type + dot + std::to_string(t.model->n_layer) + (t.model->n_layer == 1 ? " layer \xC3\x97 " : " layers \xC3\x97 ") +
+    const std::string title = model_title(*t.model) + dot + std::to_string(t.model->n_layer) + (t.model->n_layer == 1 ? " layer \xC3\x97 " : " layers \xC3\x97 ") +
                               std::to_string(H) + (H == 1 ? " head" : " heads") + groups + dot + "attention weights";
     const std::string subtitle =
         (t.model->stack == "cross" ? std::to_string(T) + " decoder tokens \xC3\x97 " + std::to_string(S) + " source tokens" : std::to_string(T) + " tokens") +

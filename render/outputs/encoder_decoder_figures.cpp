@@ -10,6 +10,7 @@
 #include "render/trace_io/file_names.h"
 #include "render/view/figure_views.h"
 #include "render/view/model_choice.h"
+#include "render/view/model_title.h"
 #include "render/view/set_view.h"
 
 namespace attn::render {
@@ -18,8 +19,9 @@ std::vector<OutputFile> alignment_figures(const Trace& t, const AlignChoice& c, 
     const Alignment a = alignment(t, c);
     // the matrix as a one-head trace of a cross set, drawn as a head's weights are
     Trace one;
-    one.kind = t.model->type + " \xC2\xB7 cross-attention";
+    one.kind = model_title(*t.model) + " \xC2\xB7 cross-attention";
     one.model = t.model, one.model->type = one.kind;  // stack "encoder-decoder": no line about hidden keys
+    one.model->name.clear();                          // titled by the kind above
     one.tokens = a.rows, one.source_tokens = a.cols, one.has_source = true;
     one.config.heads = 1, one.config.kv_heads = 1;
     HeadTrace h;

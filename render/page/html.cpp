@@ -11,6 +11,7 @@
 #include "data/text/bpe_tokenizer.h"
 #include "render/page/page_buffer.h"
 #include "render/view/colormaps.h"
+#include "render/view/model_title.h"
 #include "render/view/colour_scale.h"
 #include "render/view/model_choice.h"
 #include "render/view/stages.h"
@@ -55,7 +56,7 @@ Json model_json(const Trace& t, const std::string& name) {
     Json j = {{"type", m.type},       {"dtype", m.dtype},   {"n_layer", m.n_layer},
               {"n_head", m.n_head},   {"n_embd", m.n_embd}, {"n_positions", m.n_positions},
               {"vocab_size", m.vocab_size}, {"n_params", m.n_params}};
-    if (!name.empty()) j["name"] = name;
+    if (!name.empty() || !m.name.empty()) j["name"] = printable_name(name.empty() ? m.name : name);  // the checkpoint
     return j;
 }
 

@@ -33,7 +33,8 @@ struct HtmlOptions {
     // when this attn was built without the core (live_core_js() empty).
     std::optional<std::vector<std::string>> live;
     // A model run's page leads with these (empty: not known, e.g. `attn render` of a trace file): the
-    // model folder's name and the text as given (a trace holds only its tokens).
+    // model folder's name (empty: the trace's own model.name, if any) and the text as given (a trace holds
+    // only its tokens).
     std::string model_name = {};
     std::string text = {};
     // An encoder-decoder run's translation as text (the generated ids decoded); empty: the page joins the

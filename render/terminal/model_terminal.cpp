@@ -10,6 +10,7 @@
 #include "render/terminal/text_matrix.h"
 #include "render/view/alignment.h"
 #include "render/view/layer_aggregates.h"
+#include "render/view/model_title.h"
 
 namespace attn::render {
 namespace {
@@ -167,7 +168,7 @@ std::string encoder_decoder_terminal_view(const Trace& t, const AlignChoice& c, 
     const Alignment a = alignment(t, c);
     // 1. the model, the source and what the decoder generated
     const auto count = [](std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
-    out << "model:     " << m.type << " \xC2\xB7 encoder-decoder \xC2\xB7 " << count(m.n_layer, "encoder layer") << " \xC3\x97 "
+    out << "model:     " << model_title_with_family(m) << " \xC2\xB7 encoder-decoder \xC2\xB7 " << count(m.n_layer, "encoder layer") << " \xC3\x97 "
         << count(m.n_decoder_layer, "decoder layer") << " \xC2\xB7 " << count(m.n_head, "head") << "\n";
     print_tokens(out, "source:    ", t.source_tokens, opt.width);
     print_tokens(out, "generated: ", generated_labels(t), opt.width);
@@ -205,7 +206,7 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
     std::ostringstream out;
     const ModelInfo& m = *t.model;
     // 1. the model
-    out << "model:    " << m.type << " \xC2\xB7 " << m.dtype << " \xC2\xB7 " << m.n_layer << " layers \xC3\x97 " << m.n_head
+    out << "model:    " << model_title_with_family(m) << " \xC2\xB7 " << m.dtype << " \xC2\xB7 " << m.n_layer << " layers \xC3\x97 " << m.n_head
         << " heads \xC2\xB7 " << m.n_embd << " wide \xC2\xB7 " << millions(m.n_params) << " parameters \xC2\xB7 context "
         << m.n_positions << "\n";
     const bool encoder = m.stack == "encoder";

@@ -8,13 +8,14 @@ Json decode_json(const DecodeTrace& d) {
     j["version"] = 1;
     j["kind"] = d.full.kind;
     j["tokens"] = d.full.tokens;
-    j["config"] = config_json(d.full.config);
+    // a seeded run's settings; a model's facts are its own (below), not a seed's
+    if (!d.model) j["config"] = config_json(d.full.config);
     j["mask_alignment"] = "bottom-right";
     j["cache"] = {{"layers", d.layers}, {"heads", d.heads}, {"kv_heads", d.kv_heads}, {"d_k", d.d_k}, {"d_v", d.d_v},
                   {"dtype", d.model ? d.model->dtype : "float32"}};
-    if (d.model) {  // attn decode --model: the family, the layer the steps record, the token ids
-        j["model"] = {{"type", d.full.model ? d.full.model->type : ""}, {"dtype", d.model->dtype}, {"layer", d.model->layer},
-                      {"n_layer", d.layers}};
+    if (d.model) {  // attn decode --model: the model's facts (as show --model's trace), the layer the steps record, the token ids
+        j["model"] = d.full.model ? model_info_json(*d.full.model) : Json{{"dtype", d.model->dtype}, {"n_layer", d.layers}};
+        j["model"]["layer"] = d.model->layer;
         j["token_ids"] = d.full.token_ids;
     }
     j["steps"] = Json::array();

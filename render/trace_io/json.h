@@ -23,6 +23,10 @@ using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::strin
 Json matrix(const Mat& m);         // (R, C) -> an array of R rows; every matrix keeps its rank
 Json bool_matrix(const Mask& m);    // (T, S) -> rows of booleans, true = visible
 Json config_json(const Settings& c);
+// A model run's facts (render/trace_io/json_model.cpp): {"type", "name" (when known), "dtype", "n_layer",
+// "n_head", "n_embd", "n_positions", "vocab_size", "n_params", "layer_norm_epsilon"}: a model trace's
+// "model", and a model decode's (which adds "layer").
+Json model_info_json(const ModelInfo& m);
 // The registry as `attn kinds --json` prints it: per kind its name, description, formula, paper, options,
 // default_causal, positions and whether attn decode takes it.
 Json kinds_json();

@@ -8,15 +8,23 @@
 
 namespace attn::render {
 
+Json model_info_json(const ModelInfo& m) {
+    Json model = {{"type", m.type}};
+    if (!m.name.empty()) model["name"] = m.name;  // the checkpoint (an older trace has none)
+    const Json facts = {{"dtype", m.dtype},   {"n_layer", m.n_layer},           {"n_head", m.n_head},
+                        {"n_embd", m.n_embd}, {"n_positions", m.n_positions}, {"vocab_size", m.vocab_size},
+                        {"n_params", m.n_params}, {"layer_norm_epsilon", m.layer_norm_epsilon}};
+    for (const auto& [key, value] : facts.items()) model[key] = value;
+    return model;
+}
+
 void write_model_trace(JsonOut& j, const Trace& t) {
     const ModelInfo& m = *t.model;
     j.begin_object();
     j.key("format"), j.value("attn-trace");
     j.key("version"), j.value(kTraceVersion);
     j.key("kind"), j.value("model");
-    j.key("model"), j.value({{"type", m.type},       {"dtype", m.dtype},           {"n_layer", m.n_layer},
-                             {"n_head", m.n_head},   {"n_embd", m.n_embd},         {"n_positions", m.n_positions},
-                             {"vocab_size", m.vocab_size}, {"n_params", m.n_params}, {"layer_norm_epsilon", m.layer_norm_epsilon}});
+    j.key("model"), j.value(model_info_json(m));
     j.key("tokens"), j.value(t.tokens);
     j.key("token_ids"), j.value(t.token_ids);
     write_attention(j, t);

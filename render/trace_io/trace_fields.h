@@ -15,11 +15,27 @@
 namespace attn::render::trace_fields {
 
 constexpr const char* kTraceHint = "give a trace written by 'attn show --json', or a .npy of attention weights";
-constexpr int kMaxTraceDepth = 9;  // {"attention": [{"layers": [{"heads": [{"weights": [[...]]}]}]}]} is 9 deep
+constexpr int kMaxTraceDepth = 9;
+constexpr std::size_t kMaxModelNameBytes = 256;  // model.name: a folder's base name or a repo id  // {"attention": [{"layers": [{"heads": [{"weights": [[...]]}]}]}]} is 9 deep
+
+// A weight row sums to 1 within this. attn's float32 softmax rows stay far inside it: over 3,000 keys
+// the largest |row sum − 1| measured 8.2e-7 (causal), 1.1e-6 (mha, 2 heads) and 1.0e-6 (flash's tiles);
+// an edit that moves a weight by more than 0.001 is refused.
+constexpr double kRowSumTolerance = 1e-3;
+
+// What the trace's own fields say its heads must agree with (read before the heads): the heads a layer
+// holds (config.heads of a seeded kind, model.n_head of a model; 0 when the trace does not say) and the
+// dropout probability its dropped_weights were scaled by.
+struct HeadFacts {
+    std::size_t heads = 0;
+    std::string heads_field;  // "config.heads" | "model.n_head"
+    float dropout = 0.0f;
+};
 
 // Errors name the file and the field: "t.json: heads[0].weights: row 2 has 3 values but row 0 has 4".
 struct Reader {
     const std::string& name;
+    HeadFacts facts = {};
 
     [[noreturn]] void fail(const std::string& where, const std::string& why) const {
         input_error(name + ": " + (where.empty() ? "" : where + ": ") + why, kTraceHint);

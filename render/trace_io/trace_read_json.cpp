@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
+#include <set>
 
 #include "core/kinds/kinds.h"
 #include "data/base/error.h"
@@ -15,11 +18,57 @@ namespace attn::render {
 using namespace trace_fields;
 namespace {
 
+// Where the parser is: one frame per open object (its keys so far, the key being read) or array (the
+// elements read so far), so that a key given twice is refused by its path ("attention[0].name"):
+// JSON leaves a repeated key's meaning open, and a reader that kept the last would draw what a reader
+// that kept the first does not.
+class KeyPath {
+public:
+    // Returns the path of `key` when the open object already has it, else nothing.
+    std::optional<std::string> add_key(const std::string& key) {
+        Frame& f = frames_.back();
+        f.key = key;
+        if (!f.keys.insert(key).second) return path();
+        return std::nullopt;
+    }
+    void open(bool object) { frames_.push_back({object, {}, {}, 0}); }
+    void close() {
+        frames_.pop_back();
+        done_value();
+    }
+    void done_value() {
+        if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+    }
+
+private:
+    struct Frame {
+        bool object;
+        std::set<std::string> keys;
+        std::string key;
+        std::size_t index;
+    };
+    std::string path() const {
+        std::string p;
+        for (const Frame& f : frames_)
+            p += f.object ? (p.empty() ? "" : ".") + excerpt(f.key) : "[" + std::to_string(f.index) + "]";
+        return p;
+    }
+    std::vector<Frame> frames_;
+};
+
 Json parse(const std::string& text, const std::string& name) {
     const Reader r{name};
+    KeyPath at;
+    using Event = Json::parse_event_t;
     try {
-        return Json::parse(text, [&](int depth, Json::parse_event_t, Json&) {
+        return Json::parse(text, [&](int depth, Event event, Json& parsed) {
             if (depth > kMaxTraceDepth) r.fail("", "nested more than " + std::to_string(kMaxTraceDepth) + " deep");
+            if (event == Event::object_start || event == Event::array_start) at.open(event == Event::object_start);
+            else if (event == Event::object_end || event == Event::array_end) at.close();
+            else if (event == Event::value) at.done_value();
+            else if (event == Event::key)
+                if (const auto twice = at.add_key(parsed.get<std::string>()))
+                    r.fail(*twice, "is given twice in its object (JSON does not say which one counts)");
             return true;
         });
     } catch (const Json::parse_error& e) {
@@ -38,6 +87,12 @@ Json parse(const std::string& text, const std::string& name) {
     }
 }
 
+std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
 void read_config(const Reader& r, const Json& j, Settings& c) {
     const std::string w = "config";
     r.expect(j.is_object(), w, "an object");
@@ -47,10 +102,12 @@ void read_config(const Reader& r, const Json& j, Settings& c) {
     if (auto* v = r.find(j, "d_in")) c.d_in = r.size(*v, w + ".d_in");
     if (auto* v = r.find(j, "d_out")) c.d_out = r.size(*v, w + ".d_out");
     if (auto* v = r.find(j, "heads")) c.heads = r.size(*v, w + ".heads");
+    if (c.heads == 0) r.fail(w + ".heads", "is 0, but a run has at least one head");
     if (auto* v = r.find(j, "kv_heads")) c.kv_heads = r.size(*v, w + ".kv_heads");
     if (auto* v = r.find(j, "causal")) c.causal = r.flag(*v, w + ".causal");
     if (auto* v = r.find(j, "qkv_bias")) c.qkv_bias = r.flag(*v, w + ".qkv_bias");
     if (auto* v = r.find(j, "dropout")) c.dropout = r.number(*v, w + ".dropout");
+    if (!(c.dropout >= 0.0f && c.dropout < 1.0f)) r.fail(w + ".dropout", "is " + number_text(c.dropout) + ", not a probability in [0, 1)");
     if (auto* v = r.find(j, "dropout_seed")) c.dropout_seed = r.whole(*v, w + ".dropout_seed");
     if (auto* v = r.find(j, "window")) c.window = r.size(*v, w + ".window");
     if (auto* v = r.find(j, "score")) c.score = r.text(*v, w + ".score");
@@ -70,6 +127,50 @@ void read_config(const Reader& r, const Json& j, Settings& c) {
         const std::string align = r.text(*v, w + ".align");
         if (align != "top-left" && align != "bottom-right") r.fail(w + ".align", "is not top-left or bottom-right");
         c.bottom_right = align == "bottom-right";
+    }
+}
+
+// The stages' own rules (docs/trace-format.md): weights, zeroed and dropped_weights are 0 where the mask
+// hides a key; weights and zeroed lie in [0, 1]; a weights row sums to 1 within kRowSumTolerance, or is
+// all 0 when it sees no key; a zeroed row sums to at most 1 (the softmax over every key, hidden ones
+// then set to 0); a dropped weight is 0 or its weight / (1 − dropout), as the run scaled the kept ones.
+void check_stages(const Reader& r, const HeadTrace& h, const std::string& w) {
+    const std::size_t T = h.weights.size() ? h.weights.shape(0) : h.scores.shape(0);
+    const std::size_t S = h.weights.size() ? h.weights.shape(1) : h.scores.shape(1);
+    const auto at = [&](const char* stage, std::size_t i, std::size_t j) {
+        return w + "." + stage + "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
+    };
+    const double keep_scale = 1.0 / (1.0 - double(r.facts.dropout));
+    for (std::size_t i = 0; i < T; ++i) {
+        std::size_t visible = 0;
+        double sum = 0.0, zeroed_sum = 0.0;
+        for (std::size_t j = 0; j < S; ++j) {
+            const bool hidden = h.mask.size() && !h.mask(i, j);
+            visible += !hidden;
+            for (const auto& [m, stage] : {std::pair{&h.weights, "weights"}, std::pair{&h.zeroed, "zeroed"},
+                                           std::pair{&h.dropped_weights, "dropped_weights"}}) {
+                if (!m->size()) continue;
+                const float v = (*m)(i, j);
+                if (hidden && v != 0.0f)
+                    r.fail(at(stage, i, j), "is " + number_text(v) + " but the mask hides this key (a hidden key's weight is 0)");
+                if (m != &h.dropped_weights && !(v >= 0.0f && v <= 1.0f)) r.fail(at(stage, i, j), "is " + number_text(v) + ", not a weight in [0, 1]");
+            }
+            if (h.weights.size()) sum += double(h.weights(i, j));
+            if (h.zeroed.size()) zeroed_sum += double(h.zeroed(i, j));
+            if (h.dropped_weights.size()) {
+                const double v = h.dropped_weights(i, j), kept = h.weights.size() ? double(h.weights(i, j)) * keep_scale : v;
+                if (v < 0.0) r.fail(at("dropped_weights", i, j), "is " + number_text(v) + ", a negative weight");
+                if (v != 0.0 && std::fabs(v - kept) > 1e-5 * std::max(1.0, kept))
+                    r.fail(at("dropped_weights", i, j), "is " + number_text(v) + ", neither 0 nor weights[" + std::to_string(i) + "][" +
+                                                            std::to_string(j) + "] / (1 - config.dropout) = " + number_text(kept));
+            }
+        }
+        const std::string row = "[" + std::to_string(i) + "]";
+        // a row that sees no key is all 0 (the hidden cells above); without a mask, a row of zeros is one
+        if (h.weights.size() && visible > 0 && !(sum == 0.0 && !h.mask.size()) && std::fabs(sum - 1.0) > kRowSumTolerance)
+            r.fail(w + ".weights" + row, "sums to " + number_text(sum) + ", not 1 (a softmax row, within " + number_text(kRowSumTolerance) + ")");
+        if (h.zeroed.size() && zeroed_sum > 1.0 + kRowSumTolerance)
+            r.fail(w + ".zeroed" + row, "sums to " + number_text(zeroed_sum) + ", more than 1 (a softmax row with hidden keys set to 0)");
     }
 }
 
@@ -103,6 +204,7 @@ HeadTrace read_head(const Reader& r, const Json& j, const std::string& w, std::s
     if (h.mask.size() && (h.mask.shape(0) != T || h.mask.shape(1) != S))
         r.fail(w + ".mask", "is not (T, S) = (" + std::to_string(T) + ", " + std::to_string(S) + ")");
     if (!h.weights.size() && !h.scores.size()) r.fail(w, "has neither \"weights\" nor \"scores\"");
+    check_stages(r, h, w);
     return h;
 }
 
@@ -114,6 +216,18 @@ std::vector<HeadTrace> read_heads(const Reader& r, const Json& j, const std::str
     r.expect(j.is_array(), w, "an array of heads");
     std::vector<HeadTrace> heads;
     for (std::size_t i = 0; i < j.size(); ++i) heads.push_back(read_head(r, j[i], w + "[" + std::to_string(i) + "]", T, S));
+    // Each head numbered once, within the heads the config or the model states, and all of them there.
+    const std::size_t H = r.facts.heads ? r.facts.heads : heads.size();
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+        const std::string wh = w + "[" + std::to_string(i) + "].head";
+        if (heads[i].head >= H)
+            r.fail(wh, std::to_string(heads[i].head) + " is past the last head (" + std::to_string(H - 1) + (r.facts.heads ? ", " + r.facts.heads_field + " " + std::to_string(H) : std::string()) + ")");
+        for (std::size_t k = 0; k < i; ++k)
+            if (heads[k].head == heads[i].head) r.fail(wh, "head " + std::to_string(heads[i].head) + " appears twice");
+    }
+    if (r.facts.heads && !heads.empty() && heads.size() != r.facts.heads)
+        r.fail(r.facts.heads_field, "is " + std::to_string(r.facts.heads) + " but " + w + " holds " + std::to_string(heads.size()) +
+                                       (heads.size() == 1 ? " head" : " heads"));
     // Every head has the same stages as the first (the renderers draw them side by side).
     const auto stages = [](const HeadTrace& h) {
         return std::vector<bool>{h.scores.size() != 0, h.mask.size() != 0, h.weights.size() != 0,
@@ -240,7 +354,7 @@ AttentionSet read_set(const Reader& r, const Json& v, const Trace& t) {
 }  // namespace
 
 Trace read_trace_json(const std::string& text, const std::string& name) {
-    const Reader r{name};
+    Reader r{name};
     const Json j = parse(text, name);
     // 1. what the file is
     if (!j.is_object() || !j.contains("format") || j["format"] != "attn-trace")
@@ -252,6 +366,11 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         input_error(name + ": trace version " + v + " is not supported (this attn reads versions 1 and 2)",
                     "write the trace again with this attn, or use the attn that wrote it");
     }
+    // one version's keys: a trace holding both versions' heads says two things (version 1 with
+    // "attention": below, where an encoder-decoder's is named first)
+    for (const char* key : {"heads", "layers"})
+        if (!v1 && r.find(j, key))
+            r.fail(key, "is version 1's field, but the trace says version 2 (whose heads are in \"attention\")");
     // 2. the tokens and the settings
     Trace t;
     t.kind = r.text(r.need(j, "kind", ""), "kind");
@@ -280,6 +399,11 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     //    otherwise write it back as a model's trace without its source tokens)
     const bool model = t.kind == "model";
     if (model) read_model(r, j, t);
+    // what the heads must agree with: the model's head count, or the config's when it states one
+    if (t.model && t.model->n_head) r.facts.heads = t.model->n_head, r.facts.heads_field = "model.n_head";
+    const Json* config = r.find(j, "config");
+    if (!model && config && config->is_object() && config->contains("heads")) r.facts.heads = t.config.heads, r.facts.heads_field = "config.heads";
+    r.facts.dropout = t.config.dropout;
     AttentionSet set{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {}, model, {}, {}};
     const bool encoder_decoder = model && t.model && t.model->stack == "encoder-decoder";
     if (encoder_decoder) {
@@ -290,6 +414,8 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         set.model_layers = model;
         if (!model && !set.layers.empty() && !(set.layers.size() == 1 && set.layers[0].layer == 0))
             r.fail("attention[0].layers", "a seeded kind's trace has one layer, numbered 0");
+    } else if (r.find(j, "attention")) {
+        r.fail("attention", "is version 2's field, but the trace says version 1 (whose heads are in \"heads\" or \"layers\")");
     } else if (model) {
         if (r.find(j, "heads")) r.fail("heads", "a model's trace keeps its heads in \"layers\", not \"heads\"");
         if (auto* v = r.find(j, "layers")) set.layers = read_layers(r, *v, "layers", t);

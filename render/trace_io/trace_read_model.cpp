@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "data/base/error.h"
+#include "data/checkpoint/model_family.h"
 #include "render/trace_io/trace_fields.h"
 
 namespace attn::render::trace_fields {
@@ -189,6 +190,15 @@ void read_model(const Reader& r, const Json& j, Trace& t) {
         r.expect(v->is_object(), "model", "an object");
         ModelInfo m;
         if (auto* x = r.find(*v, "type")) m.type = r.text(*x, "model.type");
+        // the type names the figures' files: a family of the table, nothing else (not "..", not a path)
+        if (!find_family_by_name(m.type))
+            r.fail("model.type", "\"" + excerpt(m.type) + "\" is not a model family attn runs (" + family_names() + ")");
+        // the checkpoint's name (a folder's base name: at most 255 bytes; a repo id: at most 96); titles
+        // make it printable (render/view/model_title.h) and nothing names a file by it
+        if (auto* x = r.find(*v, "name")) m.name = r.text(*x, "model.name");
+        if (m.name.size() > kMaxModelNameBytes)
+            r.fail("model.name", "is " + std::to_string(m.name.size()) + " bytes, more than the " + std::to_string(kMaxModelNameBytes) +
+                                     " a checkpoint's name may have (\"" + excerpt(m.name, 24) + "\")");
         if (auto* x = r.find(*v, "dtype")) m.dtype = r.text(*x, "model.dtype");
         const std::pair<const char*, std::size_t*> sizes[] = {{"n_layer", &m.n_layer},         {"n_head", &m.n_head},
                                                              {"n_embd", &m.n_embd},           {"n_positions", &m.n_positions},

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "data/base/error.h"
+#include "render/view/model_title.h"
 #include "render/view/set_view.h"
 
 namespace attn::render {
@@ -155,7 +156,7 @@ Alignment alignment(const Trace& t, const AlignChoice& c) {
         a.rows = std::move(targets), a.cols = cross->key_tokens;
     }
     // 4. the words that say it
-    a.title = t.model->type + kDot + "cross-attention" + kDot + a.title_word;
+    a.title = model_title(*t.model) + kDot + "cross-attention" + kDot + a.title_word;
     const std::string unit = c.words ? "word" : "token";
     a.caption_lines = {
         "row: generated " + unit + " i, at the step whose " +

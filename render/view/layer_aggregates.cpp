@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "render/view/model_title.h"
+
 namespace attn::render {
 namespace {
 
@@ -53,7 +55,7 @@ Mask rollout_visible(const Trace& t, std::size_t layer) {
 const char* aggregate_word(LayerAggregate a) { return a == LayerAggregate::mean ? "mean" : "rollout"; }
 
 AggregateView aggregate_view(const Trace& t, std::size_t layer, LayerAggregate a) {
-    const std::string type = t.model ? t.model->type : t.kind;
+    const std::string type = t.model ? model_title(*t.model) : t.kind;
     const std::size_t H = t.model ? t.model->n_head : t.config.heads;
     AggregateView v;
     Trace& one = v.trace;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "render/view/model_title.h"
+
 namespace attn::render {
 
 Trace layer_view(const Trace& t, std::size_t layer, std::optional<std::size_t> head, const std::string& kind) {
@@ -20,7 +22,7 @@ Trace layer_view(const Trace& t, std::size_t layer, std::optional<std::size_t> h
 }
 
 Trace chosen_head_trace(const Trace& t, const HeadChoice& c) {
-    Trace one = layer_view(t, c.layer, c.head, t.model->type + " \xC2\xB7 layer " + std::to_string(t.layers().at(c.layer).layer));
+    Trace one = layer_view(t, c.layer, c.head, model_title(*t.model) + " \xC2\xB7 layer " + std::to_string(t.layers().at(c.layer).layer));
     one.source_tokens = t.sets.at(0).key_tokens;  // the tokens, but the source for a cross set (render/view/set_view.h)
     one.has_source = t.has_source, one.empty_rows.clear();
     if (t.model && t.config.heads != t.model->n_head) {  // a trace read back (its JSON has no config): as the run's

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "render/view/model_title.h"
+
 namespace attn::render {
 
 bool is_encoder_decoder(const Trace& t) { return t.model && t.model->stack == "encoder-decoder"; }
@@ -31,6 +33,7 @@ Trace set_view(const Trace& t, const std::string& name) {
     v.layer_mean = set->layer_mean, v.rollout = set->rollout;
     v.model = t.model;
     v.model->type = name;
+    if (!t.model->name.empty()) v.model->name = model_title(*t.model) + " \xC2\xB7 " + name;  // "t5-small · encoder"
     v.model->n_layer = encoder ? t.model->n_layer : t.model->n_decoder_layer;
     v.model->n_decoder_layer = 0;
     v.model->stack = encoder ? "encoder" : cross ? "cross" : "decoder";
