@@ -691,6 +691,8 @@ TEST_CASE("model: tensors the config's model does not have are ignored with one 
     const auto failed = attn::test::run_attn({"show", "--model", dir + "/bias", "abcdef"});
     CHECK(failed.code == 2);
     CHECK(failed.err.find("warning") == std::string::npos);
+}
+
 TEST_CASE("model name: show --model's trace, figures and page name the checkpoint's folder, the family stays in file names") {
     const std::string out = attn::test::temp_dir();
     // the folder's base name, whatever its family: a Llama-family folder and a GPT-2 one
