@@ -71,12 +71,16 @@ void check_model_run_budget(const ModelConfig& c, std::uint64_t weight_bytes, st
     // terminal view is printed): the chosen head copied into a view (scores, weights, mask: 9 bytes a
     // cell), its uniform baseline (4) and the keys it sees (1) for the mean-distance column; with
     // --show mean,rollout a layer's mean copied into a view with its visible cells, the rollout's reach
-    // as booleans and its baseline (14.2 bytes a cell measured at 2,048 tokens: 15). Measured on a
-    // 1-head Llama-shaped folder at 2,048 tokens, where these weigh most: 192.5 MiB of heap at the
-    // terminal view's peak against 167.8 MiB estimated without them.
-    const double view = (out.head_view ? 14.0 * TT : 0.0) + (out.aggregates ? 15.0 * TT : 0.0);
+    // as booleans and its baseline (14.2 bytes a cell measured at 2,048 tokens: 15). The forward pass's
+    // working layer (model_run_bytes counts it: 9·H bytes a cell) is freed by then, so only what the
+    // views need beyond it is added. Measured on a 1-head Llama-shaped folder at 2,048 tokens, where
+    // the views weigh most: 192.5 MiB of heap at the terminal view's peak, 48 bytes a cell.
+    const double working = 9.0 * H * TT;
+    const double views = (out.head_view ? 14.0 * TT : 0.0) + (out.aggregates ? 15.0 * TT : 0.0);
+    const double view = std::max(0.0, views - working);
+    const double program = 20.0 * (1 << 20);  // code, libraries, OpenBLAS's buffers: a 3-token run peaks at 18.6 MiB
     const double limit = double(out.max_memory ? out.max_memory : default_max_memory());
-    const double total = weights + run + json + png + svg + html + npy + view;
+    const double total = program + weights + run + json + png + svg + html + npy + view;
     if (total > limit)
         usage_error("this run would need about " + format_bytes(total) +
                         " of memory, more than --max-memory " + format_bytes(limit),
