@@ -2,7 +2,7 @@
 """--max-memory on long model runs: the estimate attn refuses by bounds the peak it reaches.
 
 On generated checkpoints small enough to run in seconds (2 layers; 4 heads and 1 head, where the (T, T)
-matrices outside the heads weigh most; GPT-2-, Llama- and BERT-shaped) at 1,500 to 2,000 tokens, for the
+matrices outside the heads weigh most; GPT-2-, Llama- and BERT-shaped) at 1,500 to 2,000 words, for the
 terminal alone and every output (--json --force, --npy, --png, --svg, --html, --keep-layers, --show
 mean,rollout): the estimate is read from the refusal at --max-memory 1 ("this run would need about X of
 memory"), the run is admitted at --max-memory just above it (1.02 times), and its peak resident set (from
@@ -67,11 +67,11 @@ def main():
         with open(os.path.join(root, f"w{n}.txt"), "w") as f:
             f.write(" ".join(WORDS[(i * 7 + i // 3) % len(WORDS)] for i in range(n)))
     cases = [
-        ("gpt2", 2000, []),
+        ("gpt2", 1500, []),
         ("gpt2-1h", 2000, []),
         ("gpt2-1h", 1500, ["--json", "t.json", "--force"]),
         ("gpt2-1h", 1500, ["--npy", "npy"]),
-        ("gpt2-1h", 2000, ["--png", "png"]),
+        ("gpt2-1h", 1500, ["--png", "png"]),
         ("llama-1h", 2000, []),
         ("llama-1h", 1500, ["--svg", "svg"]),
         ("llama-1h", 1500, ["--html", "p.html"]),
