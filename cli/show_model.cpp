@@ -301,6 +301,8 @@ void run_show_model(const ModelShowOptions& o) {
     plan.html = r.html.has_value(), plan.npy = r.npy.has_value(), plan.force = o.force;
     plan.scale = o.scale, plan.text_scale = text_scale;
     plan.max_memory = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
+    plan.head_view = true, plan.bidirectional = parsed.family->recipe.stack != Stack::decoder;
+    for (const std::string& s : o.show) plan.aggregates = plan.aggregates || s == "mean" || s == "rollout";
     if (seq2seq) {  // a bound: the three sets as layers of one square run over source and decoder tokens together
         ModelConfig bound = c;
         bound.n_layer = c.n_layer + 2 * c.n_decoder_layer;

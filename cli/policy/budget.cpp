@@ -56,18 +56,31 @@ void check_model_run_budget(const ModelConfig& c, std::uint64_t weight_bytes, st
     const double TT = double(T) * double(T), H = double(c.n_head);
     const double weights = double(weight_bytes);  // mapped pages + widened copies (weights_memory)
     const double run = model_run_bytes(c, T, kept);
-    // per kept head the scores, the weights (the causal half 0), the mask's booleans; the layer means
-    // and rollouts (causal too); the predictions
-    const double half = double(T) * double(T + 1) / 2.0;
-    const double numbers = double(kept) * H * (TT + half) + 2.0 * double(c.n_layer) * half + 15.0 * double(T);
-    const double zeros = (double(kept) * H + 2.0 * double(c.n_layer)) * (TT - half);
+    // per kept head the scores, the weights (a decoder's causal half 0, an encoder's none: a BERT-shaped
+    // run's JSON at 1,500 tokens outgrew an estimate that assumed the half), the mask's booleans; the
+    // layer means and rollouts (as the weights); the predictions
+    const double seen = out.bidirectional ? TT : double(T) * double(T + 1) / 2.0;
+    const double numbers = double(kept) * H * (TT + seen) + 2.0 * double(c.n_layer) * seen + 15.0 * double(T);
+    const double zeros = (double(kept) * H + 2.0 * double(c.n_layer)) * (TT - seen);
     const double json = out.json ? json_text_bytes(numbers, zeros, double(kept) * H * TT, 0.0) : 0.0;  // no document tree
     const double png = out.png ? double(estimate_png_bytes(1, T, T, out.scale, out.text_scale)) + 8e6 : 0.0;  // one head's figures, the overview
     const double svg = out.svg ? double(estimate_svg_bytes(1, T, T)) : 0.0;
     const double html = out.html ? double(estimate_html_bytes(std::max<std::size_t>(kept * c.n_head, 1), T, T)) : 0.0;
     const double npy = out.npy ? double(kept) * H * 9.0 * TT + 8.0 * double(c.n_layer) * TT : 0.0;
+    // What the views hold while every output above is still in memory (the files are written, then the
+    // terminal view is printed): the chosen head copied into a view (scores, weights, mask: 9 bytes a
+    // cell), its uniform baseline (4) and the keys it sees (1) for the mean-distance column; with
+    // --show mean,rollout a layer's mean copied into a view with its visible cells, the rollout's reach
+    // as booleans and its baseline (14.2 bytes a cell measured at 2,048 tokens: 15). The forward pass's
+    // working layer (model_run_bytes counts it: 9·H bytes a cell) is freed by then, so only what the
+    // views need beyond it is added. Measured on a 1-head Llama-shaped folder at 2,048 tokens, where
+    // the views weigh most: 192.5 MiB of heap at the terminal view's peak, 48 bytes a cell.
+    const double working = 9.0 * H * TT;
+    const double views = (out.head_view ? 14.0 * TT : 0.0) + (out.aggregates ? 15.0 * TT : 0.0);
+    const double view = std::max(0.0, views - working);
+    const double program = 20.0 * (1 << 20);  // code, libraries, OpenBLAS's buffers: a 3-token run peaks at 18.6 MiB
     const double limit = double(out.max_memory ? out.max_memory : default_max_memory());
-    const double total = weights + run + json + png + svg + html + npy;
+    const double total = program + weights + run + json + png + svg + html + npy + view;
     if (total > limit)
         usage_error("this run would need about " + format_bytes(total) +
                         " of memory, more than --max-memory " + format_bytes(limit),

@@ -19,6 +19,9 @@ struct OutputPlan {
     double text_scale = 1.0;     // --font's text against DejaVu Sans (render::check_font_file)
     bool force = false;          // --force: write a JSON trace above kMaxJsonBytes
     bool decode = false;         // attn decode: its own run and JSON (estimate_decode_*)
+    bool head_view = false;      // show --model: the terminal's or figures' copy of the chosen head (model runs)
+    bool bidirectional = false;  // a model run whose weights hide nothing (an encoder, an encoder-decoder's encoder and cross sets)
+    bool aggregates = false;     // show --model --show mean,rollout (or their figures): the views of the layer aggregates
     std::size_t max_memory = 0;  // --max-memory; 0: default_max_memory()
     std::string fewer = "use fewer tokens or heads";  // the hint's way to a smaller run
     std::string more = "raise --max-memory";         // the hint's way to a larger limit

@@ -14,8 +14,15 @@ Trace layer_view(const Trace& t, std::size_t layer, std::optional<std::size_t> h
     v.kind = kind, v.config = t.config, v.model = t.model;
     v.tokens = t.tokens, v.source_tokens = t.source_tokens, v.segments = t.segments;
     v.has_source = t.has_source, v.empty_rows = t.empty_rows;
-    LayerTrace one{chosen.layer, head ? std::vector<HeadTrace>{chosen.heads.at(*head)} : chosen.heads};
-    v.sets = {AttentionSet{set.name, set.query_tokens, set.key_tokens, {std::move(one)}, false, {}, {}}};
+    // The chosen heads copied once: a braced list would copy each (T, T) matrix twice more (its
+    // initializer_list's elements are const), and at 10,000 tokens those copies were the run's peak.
+    LayerTrace one{chosen.layer, {}};
+    if (head) one.heads.push_back(chosen.heads.at(*head));
+    else one.heads = chosen.heads;
+    AttentionSet s{set.name, set.query_tokens, set.key_tokens, {}, false, {}, {}};
+    s.layers.push_back(std::move(one));
+    v.sets.clear();
+    v.sets.push_back(std::move(s));
     for (Tile tile : t.tiles)
         if (!head || tile.head == *head) tile.head = head ? 0 : tile.head, v.tiles.push_back(tile);
     return v;
