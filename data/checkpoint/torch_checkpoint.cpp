@@ -4,7 +4,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zip.h>
 
 #include <cerrno>
 #include <cstring>
@@ -17,6 +16,7 @@
 
 #include "data/base/error.h"
 #include "data/checkpoint/torch_pickle.h"
+#include "data/checkpoint/zip_memory.h"
 
 namespace attn {
 namespace {
@@ -138,16 +138,9 @@ std::size_t storage_bytes(const TorchStorageRef& s, const std::string& path) {
 
 // ---- the zip format ---------------------------------------------------------------------------------
 
-struct ZipCloser {
-    void operator()(zip_t* z) const { zip_discard(z); }
-};
-struct ZipFileCloser {
-    void operator()(zip_file_t* f) const { zip_fclose(f); }
-};
-
 // Entry i's bytes, exactly `want` of them (its size in the zip's directory must say so).
 std::string read_entry(zip_t* z, zip_uint64_t i, const std::string& name, const std::string& path) {
-    std::unique_ptr<zip_file_t, ZipFileCloser> f(zip_fopen_index(z, i, 0));
+    ZipEntry f(zip_fopen_index(z, i, 0));
     if (!f) bad(path, "cannot read '" + excerpt(name, 80) + "' in the zip: " + zip_strerror(z));
     zip_stat_t st;
     zip_stat_init(&st);
@@ -173,18 +166,9 @@ std::uint64_t entry_size(zip_t* z, zip_uint64_t i) {
 
 std::vector<TorchTensor> read_zip(const std::uint8_t* data, std::size_t size, const std::string& path) {
     // 1. the archive, from the bytes in memory
-    zip_error_t err;
-    zip_error_init(&err);
-    zip_source_t* src = zip_source_buffer_create(data, size, 0, &err);
-    if (src == nullptr) bad(path, std::string("cannot read the zip: ") + zip_error_strerror(&err));
-    std::unique_ptr<zip_t, ZipCloser> z(zip_open_from_source(src, ZIP_RDONLY, &err));
-    if (!z) {
-        zip_source_free(src);
-        const std::string why = zip_error_strerror(&err);
-        zip_error_fini(&err);
-        bad(path, "not a zip file libzip can read (" + why + ")");
-    }
-    zip_error_fini(&err);
+    std::string why;
+    const ZipArchive z = open_zip_in_memory(data, size, why);
+    if (!z) bad(path, "not a zip file libzip can read (" + why + ")");
     // 2. the one top folder holding data.pkl
     const zip_int64_t n = zip_get_num_entries(z.get(), 0);
     std::string folder;

@@ -1,7 +1,5 @@
 #include "data/inputs/weights_file.h"
 
-#include <zip.h>
-
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +11,7 @@
 #include "data/base/files.h"
 #include "data/base/limits.h"
 #include "data/checkpoint/safetensors.h"
+#include "data/checkpoint/zip_memory.h"
 #include "data/inputs/npy.h"
 
 namespace attn {
@@ -40,13 +39,6 @@ float finite_value(double v, const std::string& path, const std::string& name) {
 
 // ---- .npz: a zip of .npy files -----------------------------------------------------------------------
 
-struct ZipCloser {
-    void operator()(zip_t* z) const { zip_discard(z); }
-};
-struct ZipFileCloser {
-    void operator()(zip_file_t* f) const { zip_fclose(f); }
-};
-
 StoredArray npy_array(const std::string& bytes, const std::string& path, const std::string& name) {
     const NpyArray a = parse_npy(bytes, path + ":" + name + ".npy");
     if (!npy_is_float(a)) bad(path, "'" + excerpt(name) + "' is not float32 or float64 (" + excerpt(a.descr) + ")",
@@ -66,18 +58,9 @@ StoredArray npy_array(const std::string& bytes, const std::string& path, const s
 }
 
 GivenWeights read_npz(const std::string& bytes, const std::string& path) {
-    zip_error_t err;
-    zip_error_init(&err);
-    zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
-    if (src == nullptr) bad(path, std::string("cannot read the zip: ") + zip_error_strerror(&err));
-    std::unique_ptr<zip_t, ZipCloser> z(zip_open_from_source(src, ZIP_RDONLY, &err));
-    if (!z) {
-        zip_source_free(src);
-        const std::string why = zip_error_strerror(&err);
-        zip_error_fini(&err);
-        bad(path, "not a zip file libzip can read (" + why + ")");
-    }
-    zip_error_fini(&err);
+    std::string why;
+    const ZipArchive z = open_zip_in_memory(bytes.data(), bytes.size(), why);
+    if (!z) bad(path, "not a zip file libzip can read (" + why + ")");
     GivenWeights w{base_name(path), {}};
     std::uint64_t total = 0;  // the entries' sizes together: a deflated file may promise far more than it holds
     const zip_int64_t n = zip_get_num_entries(z.get(), 0);
@@ -94,7 +77,7 @@ GivenWeights read_npz(const std::string& bytes, const std::string& path) {
         total += st.size;
         if (st.size > kMaxInputFileBytes || total > kMaxInputFileBytes)
             bad(path, "its arrays hold more than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB", "parameters of a seeded kind are small");
-        std::unique_ptr<zip_file_t, ZipFileCloser> f(zip_fopen_index(z.get(), index, 0));
+        ZipEntry f(zip_fopen_index(z.get(), index, 0));
         if (!f) bad(path, "cannot read '" + excerpt(entry) + "' in the zip: " + zip_strerror(z.get()));
         std::string data(static_cast<std::size_t>(st.size), '\0');
         const zip_int64_t got = data.empty() ? 0 : zip_fread(f.get(), &data[0], st.size);

@@ -17,8 +17,7 @@ import tempfile
 import time
 
 import numpy as np
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import headless  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait
 
 
@@ -68,13 +67,7 @@ def main():
     subprocess.run([os.path.abspath(a.attn), "render", trace, "--html", page], check=True, capture_output=True)
     print("trace %.1f MB; attn render --html %.2f s; page %.2f MB" %
           (os.path.getsize(trace) / 1e6, time.time() - t0, os.path.getsize(page) / 1e6))
-    profile = tempfile.mkdtemp(prefix="attn-chromium-")
-    o = webdriver.ChromeOptions()
-    o.binary_location = a.chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1000",
-                "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile):
-        o.add_argument(arg)
-    d = webdriver.Chrome(service=Service(a.chromedriver), options=o)
+    d, profile = headless.start(a.chromium, a.chromedriver)
     try:
         for run in range(5):
             d.get("about:blank")

@@ -22,11 +22,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import headless  # noqa: E402
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -318,14 +316,7 @@ def main():
     subprocess.run([a.attn, "show", "--kind", "gqa", "The cat sat", "--html", plain, "--no-live"], check=True,
                    capture_output=True)
 
-    profile = tempfile.mkdtemp(prefix="attn-chromium-")
-    o = webdriver.ChromeOptions()
-    o.binary_location = a.chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1000",
-                "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile, "--disable-dev-shm-usage"):
-        o.add_argument(arg)
-    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(a.chromedriver), options=o)
+    driver, profile = headless.start(a.chromium, a.chromedriver)
     ready = []
     try:
         page = Page(driver, lab)

@@ -18,13 +18,11 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
-from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
-from selenium.webdriver.chrome.service import Service
+import headless  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -633,14 +631,7 @@ def main():
     run(a.attn, "render", "neuron.json", "--html", "neuron-render.html", cwd=out)
 
     # 2. the browser: headless, no network, a fresh profile
-    profile = tempfile.mkdtemp(prefix="attn-chromium-")
-    o = webdriver.ChromeOptions()
-    o.binary_location = a.chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1000",
-                "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile, "--disable-dev-shm-usage"):
-        o.add_argument(arg)
-    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(a.chromedriver), options=o)
+    driver, profile = headless.start(a.chromium, a.chromedriver)
     times, hovered = {}, 0
     try:
         hovered += test_show_page(Page(driver, os.path.join(out, "show.html")), json.load(open(os.path.join(out, "show.json"))), out, times)

@@ -22,11 +22,9 @@ import os
 import shutil
 import struct
 import sys
-import tempfile
 
 import numpy as np
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import headless  # noqa: E402
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -328,14 +326,7 @@ def main():
     dec, dec_l1 = load("gen.json"), load("gen-l1.json")
     check(dec["generated_ids"] == dec_l1["generated_ids"], "decode --layer 1 generates the same tokens")
     # 2. the browser: headless, no network, a fresh profile
-    profile = tempfile.mkdtemp(prefix="attn-chromium-")
-    o = webdriver.ChromeOptions()
-    o.binary_location = a.chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1000",
-                "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile, "--disable-dev-shm-usage"):
-        o.add_argument(arg)
-    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(a.chromedriver), options=o)
+    driver, profile = headless.start(a.chromium, a.chromedriver)
     try:
         test_generation_page(Page(driver, os.path.join(out, "gen.html")), dec, dec_l1, out, shots)
         test_sampled_page(Page(driver, os.path.join(out, "sampled.html")), load("sampled.json"))

@@ -22,7 +22,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,8 +29,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "seq2seq"))
 sys.dont_write_bytecode = True
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+import headless  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -276,14 +274,7 @@ def main():
     check(T == 5 and S == 8, "5 decoder tokens over 8 source tokens: the three shapes differ (%d, %d)" % (T, S))
 
     # 2. the browser at 1366 x 768: headless, no network, a fresh profile
-    profile = tempfile.mkdtemp(prefix="attn-chromium-")
-    o = webdriver.ChromeOptions()
-    o.binary_location = a.chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1366,768",
-                "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile, "--disable-dev-shm-usage"):
-        o.add_argument(arg)
-    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(a.chromedriver), options=o)
+    driver, profile = headless.start(a.chromium, a.chromedriver, "1366,768")
     hovered = 0
     try:
         hovered += test_greedy_page(Page(driver, os.path.join(out, "greedy.html")), greedy, out)
