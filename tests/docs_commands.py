@@ -17,8 +17,10 @@ one of the suite's checkpoint writers (`/usr/bin/python3 tests/...`) or a tool o
 own scratch folder, in order, with `docs/` and `tests/` linked in.
 
 --no-wasm: a build without the WebAssembly core, whose `attn page` must say so instead.
+The figures in docs/img/ are compared byte for byte with what their commands draw today (IMAGES).
+
 --update: write attn's output into the document where a shown output without `...` differs (and print
-the others' actual output, to paste by hand)."""
+the others' actual output, to paste by hand), and the figures that differ."""
 import json
 import os
 import re
@@ -47,6 +49,17 @@ HEADS_DOC_WORDS = ("The", "cat", "sat", "on", "the", "mat", "and", "slept", "She
 SKIPPED = {
     "pull": "downloads from the hub: tests/hub/hub_check.py runs attn pull against a local fake hub",
 }
+
+
+# The documents' figures: each is what its command writes today (the bytes are the same on every run).
+IMAGES = [
+    ("docs/img/translation/align-best-head-layer1-head3.png", "marian-align-l1-h3.png",
+     ["show", "--model", "docs/models/toy", "the small dog sees the red ball", "--layer", "1", "--head", "3", "--scale", "1"]),
+    ("docs/img/translation/align-layer1-mean.png", "marian-align-l1-mean.png",
+     ["show", "--model", "docs/models/toy", "the small dog sees the red ball", "--layer", "1", "--scale", "1"]),
+    ("docs/img/translation/cross-heads-overview.png", "marian-cross-overview.png",
+     ["show", "--model", "docs/models/toy", "the small dog sees the red ball", "--layer", "1", "--head", "3", "--scale", "1"]),
+]
 
 
 class Command:
@@ -238,6 +251,18 @@ def main():
                         continue
                     failures.append(f"{where}: the output shown is not what attn prints (exit {r.returncode})")
                     print(f"--- {where}\n--- attn prints:\n" + "\n".join(actual) + "\n---")
+        for image, written, args in IMAGES:
+            out = tempfile.mkdtemp(prefix="img-", dir=fixtures)
+            r = subprocess.run([ATTN] + args + ["--png", out], cwd=SRC, env=env, capture_output=True, timeout=300)
+            made = os.path.join(out, written)
+            if r.returncode != 0 or not os.path.exists(made):
+                failures.append(f"{image}: attn {' '.join(args)} wrote no {written}")
+            elif open(made, "rb").read() != open(os.path.join(SRC, image), "rb").read():
+                if UPDATE:
+                    shutil.copyfile(made, os.path.join(SRC, image))
+                    print(f"updated {image}")
+                else:
+                    failures.append(f"{image} is not what attn {' '.join(args)} --png draws today")
     finally:
         shutil.rmtree(fixtures, ignore_errors=True)
     for f in failures:
