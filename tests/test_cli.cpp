@@ -1,4 +1,5 @@
 // End to end through the real binary: exit codes, one-line errors, files written or not.
+#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -269,4 +270,17 @@ TEST_CASE("cli: --precision N given prints N decimals in the figures' cells too,
     CHECK(attn::test::slurp(a + "/self-weights.svg").find(">" + first + "<") != std::string::npos);
     CHECK(attn::test::slurp(b + "/self-weights.svg").find(">" + first.substr(0, 4) + "<") != std::string::npos);
     CHECK(attn::test::slurp(b + "/self-weights.svg").find(">" + first + "<") == std::string::npos);
+}
+
+TEST_CASE("cli: a --weights file name with control and bidirectional characters is shown as U+FFFD in the first line") {
+    const std::string dir = attn::test::temp_dir();
+    REQUIRE(attn::test::run_attn({"show", "--kind", "self", "--json", dir + "/t.json", "the cat sat"}).code == 0);
+    const std::string odd = dir + "/x\ny\x1b[31m\xE2\x80\xAE.json";  // a newline, ESC [31m, U+202E
+    std::filesystem::copy_file(dir + "/t.json", odd);
+    const RunResult r = attn::test::run_attn({"show", "--kind", "self", "--weights", odd, "the cat sat"});
+    REQUIRE(r.code == 0);
+    const std::string first = r.out.substr(0, r.out.find('\n'));
+    CHECK(first.find("weights from x\xEF\xBF\xBDy\xEF\xBF\xBD[31m\xEF\xBF\xBD.json") != std::string::npos);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+    CHECK(r.out.find("\xE2\x80\xAE") == std::string::npos);
 }

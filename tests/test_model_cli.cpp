@@ -755,3 +755,15 @@ TEST_CASE("decode --model: step labels join the step and a token starting with t
     CHECK(svg.find("Decoding model-ok (gpt2), layer 0") != std::string::npos);
     CHECK(attn::test::slurp(out + "/gpt2-decode-cache.svg").find("KV cache of model-ok (gpt2)") != std::string::npos);
 }
+
+TEST_CASE("model: --query I walks the query to its softmax, with no empty context: a model run keeps no values") {
+    const std::string out = attn::test::temp_dir();
+    const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/model-ok", "--query", "1", "--svg", out,
+                                         "--figures", "query", "a b"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("query 1: ") != std::string::npos);
+    CHECK(r.out.find("\xCE\xA3_j w_ij v_j") == std::string::npos);  // no "Σ_j w_ij v_j", no empty context block
+    const std::string svg = attn::test::slurp(out + "/gpt2-l0-h0-query.svg");
+    CHECK(svg.find("softmax") != std::string::npos);
+    CHECK(svg.find("context =") == std::string::npos);
+}

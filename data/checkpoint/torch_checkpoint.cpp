@@ -140,8 +140,6 @@ std::size_t storage_bytes(const TorchStorageRef& s, const std::string& path) {
 
 // Entry i's bytes, exactly `want` of them (its size in the zip's directory must say so).
 std::string read_entry(zip_t* z, zip_uint64_t i, const std::string& name, const std::string& path) {
-    ZipEntry f(zip_fopen_index(z, i, 0));
-    if (!f) bad(path, "cannot read '" + excerpt(name, 80) + "' in the zip: " + zip_strerror(z));
     zip_stat_t st;
     zip_stat_init(&st);
     zip_stat_index(z, i, 0, &st);
@@ -150,10 +148,8 @@ std::string read_entry(zip_t* z, zip_uint64_t i, const std::string& name, const 
     if ((st.valid & ZIP_STAT_COMP_SIZE) && st.comp_method != ZIP_CM_STORE && st.size / 1032 > st.comp_size)
         bad(path, "'" + excerpt(name, 80) + "' claims " + std::to_string(st.size) + " bytes from " + std::to_string(st.comp_size) +
                       " compressed, more than deflate can give");
-    std::string bytes(static_cast<std::size_t>(st.size), '\0');
-    const zip_int64_t got = bytes.empty() ? 0 : zip_fread(f.get(), &bytes[0], st.size);
-    if (got < 0 || static_cast<zip_uint64_t>(got) != st.size)
-        bad(path, "cannot read '" + excerpt(name, 80) + "' in the zip: " + (got < 0 ? zip_file_strerror(f.get()) : "it is cut short"));
+    std::string bytes, why;
+    if (!read_zip_entry(z, i, st.size, bytes, why)) bad(path, "cannot read '" + excerpt(name, 80) + "' in the zip: " + why);
     return bytes;
 }
 

@@ -77,12 +77,8 @@ GivenWeights read_npz(const std::string& bytes, const std::string& path) {
         total += st.size;
         if (st.size > kMaxInputFileBytes || total > kMaxInputFileBytes)
             bad(path, "its arrays hold more than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB", "parameters of a seeded kind are small");
-        ZipEntry f(zip_fopen_index(z.get(), index, 0));
-        if (!f) bad(path, "cannot read '" + excerpt(entry) + "' in the zip: " + zip_strerror(z.get()));
-        std::string data(static_cast<std::size_t>(st.size), '\0');
-        const zip_int64_t got = data.empty() ? 0 : zip_fread(f.get(), &data[0], st.size);
-        if (got < 0 || static_cast<zip_uint64_t>(got) != st.size)
-            bad(path, "cannot read '" + excerpt(entry) + "' in the zip: " + (got < 0 ? zip_file_strerror(f.get()) : "it is cut short"));
+        std::string data;
+        if (!read_zip_entry(z.get(), index, st.size, data, why)) bad(path, "cannot read '" + excerpt(entry) + "' in the zip: " + why);
         w.arrays.push_back(npy_array(data, path, name));
     }
     return w;

@@ -1,6 +1,7 @@
 // The terminal view: what ran, the matrices --show asks for (stage by stage, heads side by side), the
 // --query strip and the run's diagnostics. render/terminal/text_matrix.h lays the matrices out as text.
 #include "render/terminal/terminal.h"
+#include "render/view/model_title.h"
 #include "render/view/numbers.h"
 
 #include <algorithm>
@@ -158,8 +159,15 @@ void print_query_strip(std::ostream& out, const Trace& t, std::size_t i, const T
         m.title = "query " + std::to_string(i) + " '" + (i < t.tokens.size() ? t.tokens[i] : "") + "'" + head;
         m.values = &strip, m.cols = t.source_tokens;
         m.rows = {"1 " + score_formula(t), "2 ×" + short_number(h.scale), "3 masked", "4 softmax"};
-        out << "query " << i << ": " << score_formula(t) << " → scaled → masked (−∞) → softmax → Σ_j w_ij v_j\n";
+        // a model run keeps no values: its walkthrough ends at the softmax
+        const bool context = h.context.size() > 0 && i < h.context.shape(0);
+        out << "query " << i << ": " << score_formula(t) << " → scaled → masked (−∞) → softmax"
+            << (context ? " → Σ_j w_ij v_j\n" : "\n");
         std::vector<Block> blocks{render_matrix(m, opt)};
+        if (!context) {
+            place(out, blocks, opt.width);
+            continue;
+        }
         // the weighted sum of the values                        (1, d_v)
         Mat ctx = Mat::from_shape({1, h.context.shape(1)});
         for (std::size_t d = 0; d < h.context.shape(1); ++d) ctx(0, d) = h.context(i, d);
@@ -209,7 +217,8 @@ void write_terminal_view(std::ostream& out, const Trace& t, const TerminalOption
         bool first = true;
         const Json settings = config_json(t.config);
         for (const auto& [key, value] : settings.items()) {
-            out << (first ? "" : " ") << key << "=" << (value.is_string() ? value.get<std::string>() : value.dump());
+            // strings as text a terminal shows as such (--weights names a file: any bytes)
+            out << (first ? "" : " ") << key << "=" << (value.is_string() ? printable_name(value.get<std::string>()) : value.dump());
             first = false;
         }
         out << "\n";

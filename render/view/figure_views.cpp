@@ -191,8 +191,10 @@ std::optional<FigureView> query_view(const Trace& t, std::size_t i, const Colour
     const std::string token = i < t.tokens.size() ? t.tokens[i] : std::to_string(i);
     v.title_word = "query " + std::to_string(i) + " \xE2\x80\x9C" + token + "\xE2\x80\x9D, stage by stage";
     const float scale = t.heads()[0].scale;
+    const bool values = t.heads()[0].context.size() > 0;  // a model run keeps no values: no context
     v.subtitle = score_formula(t) + " \xE2\x86\x92 \xC3\x97" + short_number(scale) +
-                 " \xE2\x86\x92 mask (\xE2\x88\x92\xE2\x88\x9E) \xE2\x86\x92 softmax \xE2\x86\x92 context = \xCE\xA3_j w_ij v_j";
+                 " \xE2\x86\x92 mask (\xE2\x88\x92\xE2\x88\x9E) \xE2\x86\x92 softmax" +
+                 (values ? " \xE2\x86\x92 context = \xCE\xA3_j w_ij v_j" : "");
     v.row_labels = {"1 " + score_formula(t), "2 \xC3\x97" + short_number(scale), "3 masked", "4 softmax"};
     v.row_axis = "stage", v.col_axis = col_axis(t), v.bar_caption = "score";
     const std::size_t S = t.heads()[0].scores.shape(1);
@@ -216,7 +218,8 @@ std::optional<FigureView> query_view(const Trace& t, std::size_t i, const Colour
         FigurePanel p;
         p.head = h.head, p.kv_head = h.kv_head, p.values = &v.owned.back(), p.visible = &v.owned_masks.back();
         v.panels.push_back(p);
-        // 2. its context row
+        // 2. its context row (a model run keeps no values: none)
+        if (h.context.size() == 0 || i >= h.context.shape(0)) continue;
         std::string ctx = (t.heads().size() > 1 ? "head " + std::to_string(h.head) + ": " : std::string()) +
                           "context = \xCE\xA3_j w_ij v_j = (";
         const std::size_t D = h.context.shape(1);

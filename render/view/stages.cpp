@@ -1,4 +1,6 @@
 #include "render/view/stages.h"
+
+#include "render/view/model_title.h"
 #include "render/view/numbers.h"
 
 #include <algorithm>
@@ -70,7 +72,7 @@ ValueKind stage_value_kind(Stage s) {
 std::string random_weights_note(const Trace& t) {
     const Kind* k = find_kind(t.kind);
     if (t.model || k == nullptr || !(k->options & opt_init)) return "";
-    if (!t.config.weights.empty()) return "weights from " + t.config.weights;
+    if (!t.config.weights.empty()) return "weights from " + printable_name(t.config.weights);  // a file name: any bytes
     return "random weights (seed " + std::to_string(t.config.seed) + ")";
 }
 

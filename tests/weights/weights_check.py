@@ -21,6 +21,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 import numpy as np
 
@@ -217,13 +218,22 @@ inf["W_value"] = W["W_value"].copy()
 inf["W_value"][0, 0] = np.inf
 safetensors(P("inf.safetensors"), inf)
 safetensors(P("f64.safetensors"), W, "F64")
-import zipfile  # noqa: E402
 with zipfile.ZipFile(P("notnpy.npz"), "w") as z:
     z.writestr("W_query.txt", "1 2 3")
 with open(P("text.txt"), "w") as f:
     f.write("hello\n")
 show = ["show", "--kind", "self", "--embeddings", P("e4.json"), TEXT, "--d-out", "3"]
+# an .npz whose W_query bytes no longer match the CRC-32 its zip records (numpy refuses it too): attn reads
+# each entry to its end, where libzip checks the CRC
+np.savez(P("crc.npz"), **W)
+raw = bytearray(open(P("crc.npz"), "rb").read())
+with zipfile.ZipFile(P("crc.npz")) as z:
+    info = z.getinfo("W_query.npy")
+start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)  # the local header, then the data
+raw[start + info.file_size - 1] ^= 0x01  # the array's last byte
+open(P("crc.npz"), "wb").write(bytes(raw))
 refusals = [
+    (show + ["--weights", P("crc.npz")], 1, ["W_query.npy", "CRC"]),
     (show + ["--weights", P("missing.npz")], 1, ["'W_key'", "(4, 3)", "--json trace.json"]),
     (show + ["--weights", P("shape.npz")], 1, ["'W_key'", "(4, 2)", "(4, 3)"]),
     (show + ["--weights", P("extra.npz")], 1, ["'W_qeury'", "does not take"]),
