@@ -94,3 +94,10 @@ TEST_CASE("inputs: embeddings files, rows and tokens") {
     const Inputs in2 = make_inputs(o);
     CHECK(in2.tokens == Tokens{"a", "b", "c"});
 }
+
+TEST_CASE("excerpt: control bytes and non-UTF-8 as \\xHH, the bidirectional controls as \\u escapes, other text kept") {
+    CHECK(attn::excerpt("W_\xE2\x80\xAEquery\n") == "W_\\u202equery\\x0a");
+    CHECK(attn::excerpt("a\xE2\x81\xA6" "b\xE2\x80\xAA" "c") == "a\\u2066b\\u202ac");
+    CHECK(attn::excerpt("\xE2\x80\x94 \xC3\xA9 \xE2\x80\xAF") == "\xE2\x80\x94 \xC3\xA9 \xE2\x80\xAF");  // a dash, é, U+202F: text
+    CHECK(attn::excerpt("\x1b[31m\xFF") == "\\x1b[31m\\xff");
+}

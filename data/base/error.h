@@ -34,7 +34,8 @@ private:
 };
 
 // At most max_bytes of text (cut at a UTF-8 character), for an error message that quotes its input:
-// bytes below 0x20, 0x7F and bytes that are not UTF-8 written \xHH, and "... (N bytes)" after a cut.
+// bytes below 0x20, 0x7F and bytes that are not UTF-8 written \xHH, the bidirectional controls that would
+// reorder the rest of the line (U+202A-U+202E, U+2066-U+2069) written \u202e, and "... (N bytes)" after a cut.
 inline std::string excerpt(std::string_view text, std::size_t max_bytes = 40) {
     std::size_t end = std::min(text.size(), max_bytes);
     while (end < text.size() && end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
@@ -46,6 +47,18 @@ inline std::string excerpt(std::string_view text, std::size_t max_bytes = 40) {
             if (i + k >= end || (static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) len = 0;
         if (len == 1 && b >= 0x20 && b != 0x7F) {
             out += static_cast<char>(b);
+        } else if (len == 3 && b == 0xE2 && ((static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+                                               static_cast<unsigned char>(text[i + 2]) >= 0xAA &&
+                                               static_cast<unsigned char>(text[i + 2]) <= 0xAE) ||
+                                              (static_cast<unsigned char>(text[i + 1]) == 0x81 &&
+                                               static_cast<unsigned char>(text[i + 2]) >= 0xA6 &&
+                                               static_cast<unsigned char>(text[i + 2]) <= 0xA9))) {
+            const unsigned cp = 0x2000u + ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 6) +
+                                (static_cast<unsigned char>(text[i + 2]) & 0x3Fu);
+            const char* hex = "0123456789abcdef";
+            out += "\\u";
+            for (int shift = 12; shift >= 0; shift -= 4) out += hex[(cp >> shift) & 15];
+            i += 2;
         } else if (len > 1) {
             out.append(text.substr(i, len));
             i += len - 1;
