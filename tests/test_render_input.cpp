@@ -647,3 +647,11 @@ TEST_CASE("render: figures and the page name the checkpoint by model.name, an ol
     named["model"]["name"] = std::string(300, 'n');
     CHECK(error_of([&] { render::read_trace_json(named.dump(), "n.json"); }).rfind("n.json: model.name: is 300 bytes", 0) == 0);
 }
+
+TEST_CASE("render input: a version-1 trace whose config does not state its heads holds the heads it has, and reads back as written") {
+    const std::string text = attn::test::slurp(std::string(ATTN_SOURCE_DIR) + "/fuzz/corpus/trace/v1-config-without-heads.json");
+    const attn::Trace t = attn::render::read_trace_json(text, "v1.json");
+    CHECK(t.config.heads == t.heads().size());
+    const std::string once = attn::render::trace_json_text(t);
+    CHECK(attn::render::trace_json_text(attn::render::read_trace_json(once, "again.json")) == once);
+}

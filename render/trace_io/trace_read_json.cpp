@@ -425,6 +425,8 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     }
     if (!encoder_decoder) {
         if (set.layers.empty()) r.fail("", "there are no heads and no layers to show");
+        // a seeded trace whose config does not state its heads has the heads it holds (as it is written back)
+        if (!model && !r.facts.heads) t.config.heads = set.layers[0].heads.size();
         t.sets = {std::move(set)};
     } else if (std::all_of(t.sets.begin(), t.sets.end(), [](const AttentionSet& s) { return s.layers.empty(); })) {
         r.fail("", "there are no heads and no layers to show");
