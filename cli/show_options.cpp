@@ -123,7 +123,7 @@ std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std:
     static const char* const kShaping[] = {"--kind", "--d-in", "--d-out", "--seed", "--init", "--qkv-bias", "--dropout",
                                            "--heads", "--kv-heads", "--window", "--score", "--block-q", "--block-k",
                                            "--renorm", "--causal", "--no-causal", "--pos", "--rope-base",
-                                           "--rope-style", "--align", "--split", "--max-tokens"};
+                                           "--rope-style", "--align", "--split", "--max-tokens", "--dropout-seed"};
     const auto join = [](const std::vector<std::string>& words) {
         std::string text;
         for (const auto& w : words) text += (text.empty() ? "" : " ") + w;

@@ -247,6 +247,9 @@ inline void write_model_fixtures(const std::string& dir) {
     overlap.replace(overlap.find(from), from.size(), to);
     write_model_folder(dir, "st-overlap", cfg, overlap);
     t = tiny_gpt2_tensors();
+    t.push_back(t.back());  // ln_f.bias twice (the second copy's bytes after the first's)
+    write_model_folder(dir, "st-twice", cfg, safetensors_file(t));
+    t = tiny_gpt2_tensors();
     t.pop_back();  // no ln_f.bias
     write_model_folder(dir, "model-missing", cfg, safetensors_file(t));
     write_model_folder(dir, "model-shape", cfg, safetensors_file(tiny_gpt2_tensors(8)));

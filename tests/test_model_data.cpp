@@ -158,7 +158,7 @@ TEST_CASE("safetensors: every malformed header is a one-line error naming the pr
     const std::string one = R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
     CHECK(st_error("").find("empty") != std::string::npos);
     CHECK(st_error(st_file(one, std::string(8, '\0')).substr(0, 20)).find("runs past the end") != std::string::npos);
-    CHECK(st_error(st_file("[1, 2", "")).find("not JSON") != std::string::npos);
+    CHECK(st_error(st_file("[1, 2", "")).find("is invalid JSON at byte offset") != std::string::npos);
     CHECK(st_error(st_file(one, std::string(4, '\0'))).find("run past the end") != std::string::npos);
     CHECK(st_error(st_file(one, std::string(12, '\0'))).find("bytes after the last tensor") != std::string::npos);
     CHECK(st_error(st_file(R"({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", std::string(8, '\0')))

@@ -135,6 +135,15 @@ TEST_CASE("trace reader: foreign, truncated and future files are one-line errors
     future["version"] = 3;
     CHECK(error_of([&] { render::read_trace_json(future.dump(), "t.json"); }) ==
           "t.json: trace version 3 is not supported (this attn reads versions 1 and 2)");
+    // 2.0 is the number 2 (Python's json writes a float so): read as version 2; 2.5 is no version
+    Json two = Json::parse(r.out);
+    const std::string two_text = two.dump();
+    const auto at = two_text.find("\"version\":2");
+    REQUIRE(at != std::string::npos);
+    const std::string as_float = std::string(two_text).replace(at, 11, "\"version\":2.0");
+    CHECK(render::read_trace_json(as_float, "t.json").kind == "causal");
+    CHECK(error_of([&] { render::read_trace_json(std::string(two_text).replace(at, 11, "\"version\":2.5"), "t.json"); }) ==
+          "t.json: trace version 2.5 is not supported (this attn reads versions 1 and 2)");
     Json ragged = Json::parse(r.out);
     ragged["attention"][0]["layers"][0]["heads"][0]["weights"][1] = {0.5};
     CHECK(error_of([&] { render::read_trace_json(ragged.dump(), "t.json"); }) ==

@@ -182,6 +182,18 @@ std::vector<ValidationRule> make_rules() {
                     {"show", "--embeddings", "named.json", "--weights", "long.txt"},
                     e("--weights long.txt: neither a safetensors file, a zip (.npz) nor a JSON trace (hint: give a "
                       ".safetensors file, a NumPy .npz (numpy.savez(path, W_query=..., ...)) or a trace from attn show --json)")});
+    rows.push_back({"weights.twice", "--weights", "each parameter named once (JSON does not say which of two counts)", R,
+                    {"show", "--embeddings", "named.json", "--weights", "w-twice.json"},
+                    e("--weights w-twice.json: params.W_key is given twice in its object (JSON does not say which one counts) "
+                      "(hint: give a .safetensors file, a NumPy .npz (numpy.savez(path, W_query=..., ...)) or a trace from attn show --json)")});
+    rows.push_back({"weights.trace-format", "--weights", "a trace's \"format\" and \"version\", when given, those of an attn trace", R,
+                    {"show", "--embeddings", "named.json", "--weights", "w-format.json"},
+                    e("--weights w-format.json: \"format\" is \"attn-traces\", not \"attn-trace\" (hint: give a .safetensors "
+                      "file, a NumPy .npz (numpy.savez(path, W_query=..., ...)) or a trace from attn show --json)")});
+    rows.push_back({"weights.overflow", "--weights", "an overflow in the run names the parameters of --weights as a cause", R,
+                    {"show", "--embeddings", "named.json", "--weights", "w-big.json"},
+                    e("the scores of query row 0 overflow float32 (a q·k is infinite or NaN) (hint: the parameters of --weights "
+                      "w-big.json or the embeddings are too large for float32 arithmetic: scale them down)")});
     rows.push_back({"run.memory", "the run", "its estimated memory (weights, Q/K/V, H × T × S matrices, and the JSON text, "
                     "images and .npy files it writes) at most --max-memory (default 3/4 of RAM)", U,
                     {"show", "--d-in", "1024", "--d-out", "1024", "hi", "--max-memory", "20M"},
@@ -417,13 +429,16 @@ std::vector<ValidationRule> make_rules() {
                     model("st-length"),
                     e("st-length/model.safetensors: the header length 65536 runs past the end of the file (10 bytes)") + dl});
     rows.push_back({"safetensors.json", "model.safetensors", "the header is a JSON object", R, model("st-json"),
-                    e("st-json/model.safetensors: the header is not JSON (hint: is this a safetensors file? its "
+                    e("st-json/model.safetensors: the header is invalid JSON at byte offset 1: invalid literal (hint: is this a safetensors file? its "
                       "first 8 bytes give the JSON header's length)")});
     rows.push_back({"safetensors.offsets", "model.safetensors", "data_offsets inside the file", R, model("st-truncated"),
                     e("st-truncated/model.safetensors: tensor 'ln_f.bias': data_offsets [5168, 5184] run past the end of "
                       "the file (5180 data bytes)") + dl});
     rows.push_back({"safetensors.overlap", "model.safetensors", "tensors neither overlap nor leave gaps", R,
                     model("st-overlap"), e("st-overlap/model.safetensors: tensor 'wpe.weight' overlaps the tensor before it") + dl});
+    rows.push_back({"safetensors.twice", "model.safetensors", "each tensor named once in the header", R,
+                    model("st-twice"),
+                    e("st-twice/model.safetensors: the header names 'ln_f.bias' twice (which one would a reader load?)") + dl});
     rows.push_back({"safetensors.count", "model.safetensors", "dtype × shape = the bytes between the offsets", R,
                     model("st-count"),
                     e("st-count/model.safetensors: tensor 'wpe.weight': F32 × shape needs 80 bytes but data_offsets hold 64") + dl});
@@ -713,6 +728,11 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"render.head-number", "INPUT (trace)", "head numbers below model.n_head (config.heads for a seeded kind)", R,
                     {"render", "trace-head-past.json", "--html", "p.html"},
                     e("trace-head-past.json: layers[0].heads[0].head: 1 is past the last head (0, model.n_head 1)") + kTrace});
+    rows.push_back({"render.kv-head", "INPUT (trace)", "kv_head: the key/value head of the head's group, head / (H / KV) "
+                    "(config.kv_heads for a seeded kind), never past the head's own number", R,
+                    {"render", "trace-kv-head.json", "--html", "p.html"},
+                    e("trace-kv-head.json: layers[0].heads[0].kv_head: 1 is not the key/value head of query head 0 (a group's "
+                      "key/value head is numbered at most as its query heads)") + kTrace});
     rows.push_back({"render.config-heads", "INPUT (trace)", "config.heads (model.n_head) heads in every layer", R,
                     {"render", "trace-config-heads.json", "--html", "p.html"},
                     e("trace-config-heads.json: config.heads: is 7 but heads holds 1 head") + kTrace});
@@ -720,6 +740,10 @@ std::vector<ValidationRule> make_rules() {
                     {"render", "trace-versions.json", "--html", "p.html"},
                     e("trace-versions.json: attention: is version 2's field, but the trace says version 1 (whose heads are in "
                       "\"heads\" or \"layers\")") + kTrace});
+    rows.push_back({"render.seeded-layers", "INPUT (trace)", "a seeded kind's version 1 trace: its heads in \"heads\", no \"layers\"", R,
+                    {"render", "trace-seeded-layers.json", "--html", "p.html"},
+                    e("trace-seeded-layers.json: layers: is a model's field, but this seeded kind's trace keeps its heads in "
+                      "\"heads\"") + kTrace});
     rows.push_back({"render.duplicate-key", "INPUT (trace)", "each key once in its object (JSON leaves a repeated key's meaning open)", R,
                     {"render", "trace-dupkey.json", "--html", "p.html"},
                     e("trace-dupkey.json: model.n_head: is given twice in its object (JSON does not say which one counts)") + kTrace});
@@ -870,6 +894,9 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"w-shape.json", "w2.json with W_key [[1], [0]]"},
         {"w-extra.json", "w2.json and W_qeury"},
         {"w-inf.json", "w2.json with W_key [[3.5e38, 0], [0, 1]]"},
+        {"w-twice.json", "w2.json with W_key given twice"},
+        {"w-format.json", "w2.json with \"format\": \"attn-traces\""},
+        {"w-big.json", "w2.json with W_query and W_key 1e20 · I"},
         {"trace-kl1.json", "a model trace of 2 layers keeping layer 1 (show --model --keep-layers 1)"},
         {"trace-layer-past.json", "trace-kl1.json with layer 2"},
         {"trace-layer-twice.json", "trace-kl1.json with layer 1 twice"},
@@ -880,6 +907,8 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"trace-row-sum.json", "trace-kl1.json with row 1's weights [0.5, 0.25]"},
         {"trace-head-twice.json", "trace-kl1.json with n_head 2 and two heads numbered 0"},
         {"trace-head-past.json", "trace-kl1.json with its one head numbered 1"},
+        {"trace-kv-head.json", "trace-kl1.json with its one head's kv_head 1"},
+        {"trace-seeded-layers.json", "a causal version 1 trace with \"heads\" and \"layers\""},
         {"trace-config-heads.json", "a version 1 causal trace with config.heads 7 over one head"},
         {"trace-versions.json", "trace-kl1.json (version 1) with version 2's \"attention\" too"},
         {"trace-dupkey.json", "trace-kl1.json with \"n_head\" given twice in \"model\""},
@@ -901,6 +930,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"st-json", "model-ok; model.safetensors: a header of 8 bytes, not json"},
         {"st-truncated", "model-ok with the last 4 bytes of model.safetensors cut off"},
         {"st-overlap", "model-ok with wpe's data_offsets moved 4 bytes into wte's"},
+        {"st-twice", "model-ok with ln_f.bias's entry twice in the header"},
         {"st-count", "model-ok with wpe's shape (5, 4) over 64 bytes"},
         {"st-dtype", "model-ok with wte as I64"},
         {"model-missing", "model-ok without ln_f.bias"},

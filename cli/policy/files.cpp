@@ -207,15 +207,16 @@ std::string folder_name(std::string dir) {
 }
 
 void check_output_file(const std::string& path, const std::string& option) {
-    if (path.empty()) usage_error(option + " needs a file name", "e.g. " + option + " out/trace.json");
+    const std::string example = option == "--json" ? "trace.json" : "page.html";  // --html and attn page
+    if (path.empty()) usage_error(option + " needs a file name", "e.g. " + option + " out/" + example);
     if (path == "-") return;
     if (path.back() == '/' || base_of(path) == "." || base_of(path) == "..")
-        usage_error(option + " '" + path + "' names a folder, not a file", "e.g. " + option + " out/trace.json");
+        usage_error(option + " '" + path + "' names a folder, not a file", "e.g. " + option + " out/" + example);
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
         if (S_ISDIR(st.st_mode))
-            input_error("output path '" + path + "' is a folder", "name a file inside it, e.g. " +
-                                                                      join_path(path, "trace.json"));
+            input_error("output path '" + path + "' is a folder",
+                        "name a file inside it, e.g. " + join_path(path, example));
         return;
     }
     if (errno != ENOENT && errno != ENOTDIR) fail("file", path, errno);

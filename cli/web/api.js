@@ -3,6 +3,7 @@
 //   run(argv)  argv: the words `attn show` takes (options and sentence); returns the JSON trace text that
 //              `attn show ARGV --json -` prints, or throws an Error whose message is the CLI's one line.
 //   kinds()    the text `attn kinds --json` prints.
+//   parse(argv) the options, sentence and source the words give, after the checks run makes (the panel's).
 // Nothing here evaluates text: the words go to C++ as one JSON array of strings.
 function attnCall(fn, text) {
   var n = lengthBytesUTF8(text) + 1, p = _malloc(n);
@@ -18,6 +19,15 @@ Module['run'] = function (argv) {
   if (!Array.isArray(argv) || !argv.every(function (w) { return typeof w === 'string'; }))
     throw new TypeError('attn.run takes a list of words (strings), as attn show takes them');
   var r = attnCall(_attn_run, JSON.stringify(argv));
+  if (r.charAt(0) !== 'J') throw new Error(r.slice(1));
+  return r.slice(1);
+};
+// parse(argv): what the words say after a run's checks, as JSON text {"given": [[name, value|null], ...],
+// "sentence", "source"}; throws the CLI's one-line error as run does. The panel fills itself from it.
+Module['parse'] = function (argv) {
+  if (!Array.isArray(argv) || !argv.every(function (w) { return typeof w === 'string'; }))
+    throw new TypeError('attn.parse takes a list of words (strings), as attn show takes them');
+  var r = attnCall(_attn_parse, JSON.stringify(argv));
   if (r.charAt(0) !== 'J') throw new Error(r.slice(1));
   return r.slice(1);
 };

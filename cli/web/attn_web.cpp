@@ -1,7 +1,8 @@
 // The page's entry into attn, compiled to WebAssembly by em++ (CMakeLists.txt, ATTN_WASM): `attn show`
 // for a seeded kind, from the same option binding, checks and messages as the native command
 // (cli/show_options.h, cli/command_line.h), ending in the JSON trace that `attn show ARGV --json -`
-// prints. The page's JavaScript calls it through cli/web/api.js (window.attn.run, window.attn.kinds).
+// prints. The page's JavaScript calls it through cli/web/api.js (window.attn.run, window.attn.kinds, and
+// the panel's parse of a link's words).
 //
 // What the page cannot do is refused by name in one line: options that write files (the page draws the
 // figures itself), options that read files (the page has no file system; it takes typed text), and
@@ -67,8 +68,31 @@ std::string show_json(const ShowOptions& o) {
     return render::trace_json_text(run_attention(run.in, run.settings));
 }
 
-// 'J' and the trace, or 'E' and attn's one-line error.
-std::string run_show_words(const char* words_json) {
+// What the words say, for the page's panel (render/page/live.js): after the same checks as a run, every
+// option given as [name, value] (value null for a flag) in the binding's order, the kind (given or the
+// default), the sentence and the source.
+std::string parsed_json(const ShowOptions& o) {
+    refuse_files(o);
+    check_seeded_options(o);
+    nlohmann::json given = nlohmann::json::array();
+    for (const CLI::Option* opt : o.cmd->get_options()) {
+        if (opt->count() == 0 || opt->get_positional() || opt->get_lnames().empty()) continue;
+        const std::string name = "--" + opt->get_lnames()[0];
+        if (name == "--source") continue;
+        if (opt->get_expected_min() == 0) given.push_back({name, nullptr});  // a flag
+        else given.push_back({name, opt->as<std::string>()});
+    }
+    nlohmann::json j = {{"kind", o.common.kind}, {"given", given}, {"sentence", nullptr}, {"source", nullptr}};
+    if (o.sentence) j["sentence"] = *o.sentence;
+    if (o.source) j["source"] = *o.source;
+    return j.dump();
+}
+
+// The words as `attn show` parses them, then act(options) in the command's callback: 'J' and what act
+// returns, or 'E' and attn's one-line error. A word holding NUL is refused: a command line cannot carry
+// one, and C++ would read the word only up to it.
+template <class Act>
+std::string with_show_words(const char* words_json, Act act) {
     std::vector<std::string> words;
     try {
         const nlohmann::json j = nlohmann::json::parse(words_json);
@@ -78,20 +102,24 @@ std::string run_show_words(const char* words_json) {
         return "E" + error_line("attn.run takes a list of words (strings), as attn show takes them",
                                 "e.g. attn.run([\"--kind\", \"causal\", \"Your journey starts\"])");
     }
+    for (const std::string& w : words)
+        if (const auto nul = w.find('\0'); nul != std::string::npos)
+            return "E" + error_line("'" + excerpt(w) + "' has a control character at byte offset " + std::to_string(nul) + " (U+0000)",
+                                    "remove it; tabs and newlines are fine");
     CLI::App app{"attn: inspect and visualise attention, one matrix at a time", "attn"};
     app.require_subcommand(1);
     ShowOptions o;
     std::vector<CLI::Option*> seeded_only;
     bind_show_options(app, o, seeded_only);
-    std::string json, error;
-    o.cmd->callback([&] { json = show_json(o); });
+    std::string out, error;
+    o.cmd->callback([&] { out = act(o); });
     std::vector<const char*> argv = {"attn", "show"};
     for (const auto& w : words) argv.push_back(w.c_str());
     run_command_line(app, static_cast<int>(argv.size()), argv.data(), [&](const std::string& line) { error = line; });
     if (!error.empty()) return "E" + error;
-    if (json.empty())  // --help or --version: they print, on the command line
+    if (out.empty())  // --help or --version: they print, on the command line
         return "E" + error_line("--help and --version print on the command line", "run attn show --help on your machine");
-    return "J" + json;
+    return "J" + out;
 }
 
 std::string g_result;  // what the last call returned, until the next call
@@ -104,7 +132,14 @@ extern "C" {
 // words_json: a JSON array of the words `attn show` takes. Returns 'J' + the JSON trace, or 'E' + the
 // CLI's one-line error; the text stays valid until the next call.
 const char* attn_run(const char* words_json) {
-    attn::cli::g_result = attn::cli::run_show_words(words_json);
+    attn::cli::g_result = attn::cli::with_show_words(words_json, attn::cli::show_json);
+    return attn::cli::g_result.c_str();
+}
+
+// words_json as attn_run takes it. Returns 'J' + {"given": [[name, value or null], ...], "sentence",
+// "source"} after the checks a run makes before it computes, or 'E' + the CLI's one-line error.
+const char* attn_parse(const char* words_json) {
+    attn::cli::g_result = attn::cli::with_show_words(words_json, attn::cli::parsed_json);
     return attn::cli::g_result.c_str();
 }
 

@@ -374,19 +374,27 @@ Trace run_attention(const Inputs& in, const Settings& s, const RunHooks& hooks) 
 
     // 3. the kind itself; the generator continues for dropout, or starts again from --dropout-seed
     if (s.dropout_seed) gen = TorchGenerator(*s.dropout_seed);
-    k.run(s.pos == "sinusoidal" ? positioned : in, s, hooks, gen, t);
-    // 4. no stage holds inf or NaN (a flash tile's running maximum may be -inf: documented)
-    for (const HeadTrace& h : t.heads()) {
-        const std::string of = t.heads().size() > 1 ? " of head " + std::to_string(h.head) : "";
-        for (const auto& [m, stage] : {std::pair<const Mat*, const char*>{&h.queries, "queries"}, {&h.keys, "keys"},
-                                       {&h.values, "values"}, {&h.scores, "scores"}, {&h.weights, "weights"},
-                                       {&h.dropped_weights, "dropped weights"}, {&h.context, "context"}})
-            check_finite(*m, stage + of);
+    try {
+        k.run(s.pos == "sinusoidal" ? positioned : in, s, hooks, gen, t);
+        // 4. no stage holds inf or NaN (a flash tile's running maximum may be -inf: documented)
+        for (const HeadTrace& h : t.heads()) {
+            const std::string of = t.heads().size() > 1 ? " of head " + std::to_string(h.head) : "";
+            for (const auto& [m, stage] : {std::pair<const Mat*, const char*>{&h.queries, "queries"}, {&h.keys, "keys"},
+                                           {&h.values, "values"}, {&h.scores, "scores"}, {&h.weights, "weights"},
+                                           {&h.dropped_weights, "dropped weights"}, {&h.context, "context"}})
+                check_finite(*m, stage + of);
+        }
+        check_finite(t.output, "output");
+        for (const Tile& tile : t.tiles)
+            for (float l : tile.row_sum)
+                if (!std::isfinite(l)) check_finite(Mat{{l}}, "flash running sums");
+    } catch (const Error& e) {
+        // an overflow with --weights: the file's parameters are as likely a cause as the embeddings
+        if (!in.weights || e.kind() != ErrorKind::runtime) throw;
+        throw Error(ErrorKind::runtime, e.what(),
+                    "the parameters of --weights " + in.weights->file + " or the embeddings are too large for float32 "
+                    "arithmetic: scale them down");
     }
-    check_finite(t.output, "output");
-    for (const Tile& tile : t.tiles)
-        for (float l : tile.row_sum)
-            if (!std::isfinite(l)) check_finite(Mat{{l}}, "flash running sums");
     std::sort(t.empty_rows.begin(), t.empty_rows.end());
     t.empty_rows.erase(std::unique(t.empty_rows.begin(), t.empty_rows.end()), t.empty_rows.end());
     return t;

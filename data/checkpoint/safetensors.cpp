@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/base/json_strict.h"
 
 namespace attn {
 namespace {
@@ -40,17 +41,16 @@ std::size_t whole(const nlohmann::json& v, const std::string& path, const std::s
 }
 
 // The JSON header, nested at most four levels ({"name": {"shape": [...]}}), so a hostile header
-// cannot make the parser or its destructor recurse deeply.
+// cannot make the parser or its destructor recurse deeply; a tensor named twice is refused (which of
+// the two would a reader load?).
 nlohmann::json parse_json(const std::uint8_t* p, std::size_t n, const std::string& path) {
     constexpr int kMaxDepth = 4;
-    try {
-        return nlohmann::json::parse(p, p + n, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-            if (depth > kMaxDepth) bad(path, "the header nests deeper than a safetensors header does");
-            return true;
-        });
-    } catch (const nlohmann::json::exception&) {
-        bad(path, "the header is not JSON", "is this a safetensors file? its first 8 bytes give the JSON header's length");
-    }
+    const std::string text(reinterpret_cast<const char*>(p), n);
+    return parse_json_strict(text, kMaxDepth, [&](const std::string& where, const std::string& why) {
+        if (!where.empty()) bad(path, "the header names '" + where + "' twice (which one would a reader load?)");
+        if (why.rfind("nested", 0) == 0) bad(path, "the header nests deeper than a safetensors header does");
+        bad(path, "the header is " + why, "is this a safetensors file? its first 8 bytes give the JSON header's length");
+    });
 }
 
 SafeTensor entry(const std::string& name, const nlohmann::json& v, std::size_t data_start, std::size_t data_len,

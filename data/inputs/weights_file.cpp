@@ -9,6 +9,7 @@
 
 #include "data/base/error.h"
 #include "data/base/files.h"
+#include "data/base/json_strict.h"
 #include "data/base/limits.h"
 #include "data/checkpoint/safetensors.h"
 #include "data/checkpoint/zip_memory.h"
@@ -123,15 +124,17 @@ StoredArray json_array(const nlohmann::json& v, const std::string& path, const s
 
 GivenWeights read_trace(const std::string& bytes, const std::string& path) {
     // a trace nests a few levels; anything deeper is not one (and would only cost the parser's stack)
-    const nlohmann::json::parser_callback_t shallow = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-        if (depth > 16) bad(path, "the JSON nests deeper than an attn trace");
-        return true;
-    };
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(bytes, shallow);
-    } catch (const nlohmann::json::exception& e) {
-        bad(path, std::string("not valid JSON (") + e.what() + ")");
+    const nlohmann::json j = parse_json_strict(bytes, 16, [&](const std::string& where, const std::string& why) {
+        bad(path, where.empty() ? why : where + " " + why);
+    });
+    // a trace's own marks, when it has them, as attn render reads them (a hand-written {"params": ...} has none)
+    if (j.is_object() && j.contains("format") && j["format"] != "attn-trace")
+        bad(path, "\"format\" is " + excerpt(j["format"].dump()) + ", not \"attn-trace\"");
+    if (j.is_object() && j.contains("version")) {
+        const nlohmann::json& v = j["version"];
+        if (!(v.is_number() && (v.get<double>() == 1.0 || v.get<double>() == 2.0)))
+            bad(path, "trace version " + excerpt(v.dump()) + " is not one this attn reads (1 or 2)",
+                "write the trace again with attn show --kind K ... --json trace.json");
     }
     if (!j.is_object() || !j.contains("params") || !j["params"].is_object())
         bad(path, "the JSON has no \"params\" object, so it is not a seeded kind's trace",

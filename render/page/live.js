@@ -30,9 +30,8 @@
     '--split': { label: 'split', choices: ['words', 'space', 'chars'] },
   };
   const LIVE_COMMON = ['--seed', '--d-in', '--split'];  // every kind takes them (show's own options)
-  const LIVE_FLAGS = new Set(['--renorm', '--qkv-bias', '--causal', '--no-causal']);
 
-  const live = { core: null, kinds: [], fields: new Map(), argv: null, notes: [] };
+  const live = { core: null, kinds: [], fields: new Map(), argv: null, notes: [], extra: [] };
 
   function liveKind(name) { return live.kinds.find((k) => k.kind === name); }
   // The options a kind takes, in the registry's order ("--pos/--rope-base/--rope-style" is three), then the
@@ -80,7 +79,9 @@
     return v;
   }
 
-  // The words `attn show` takes for the panel's settings: --kind, each option set, then the sentence.
+  // The words `attn show` takes for the panel's settings: --kind, each option set, the options kept from
+  // the run the panel was filled from that it has no control for (live.extra), then the sentence (left out
+  // when the box is empty and kept options give the input, as --example does).
   function liveWords() {
     const words = ['--kind', live.ui.kind.value];
     for (const [flag, value] of Object.entries(liveValues())) {
@@ -89,33 +90,47 @@
       else if (LIVE_FIELDS[flag].text || !value.startsWith('-')) words.push(flag, LIVE_FIELDS[flag].text ? value : value.trim());
       else words.push(flag + '=' + value);  // a value that reads like an option
     }
+    words.push(...live.extra);
     const text = live.ui.text.value;
+    if (text === '' && live.extra.length) return words;
     if (text.startsWith('-')) words.push('--');
     words.push(text);
     return words;
   }
-  // The controls from words (the page's own run, or a link's #run=): options the panel does not show are left out.
+  // The controls from words (the page's own run, or a link's #run=), read by attn's own command line in the
+  // core (window.attn.run's parser and checks): the panel's options fill its controls; the others are kept
+  // as given (live.extra, listed under the options) and go with every run. Throws the CLI's one-line error.
   function fillFromWords(words) {
-    const values = {};
-    let kind = null, text = '';
-    for (let k = 0; k < words.length; k++) {
-      const w = words[k];
-      if (w === '--') { text = words.slice(k + 1).join(' '); break; }
-      if (!w.startsWith('-') || w === '-') { text = w; continue; }
-      const eq = w.indexOf('=');
-      const name = eq > 0 ? w.slice(0, eq) : w;
-      if (LIVE_FLAGS.has(name)) {
-        if (name === '--causal' || name === '--no-causal') values['--causal'] = name;
-        else values[name] = true;
-        continue;
-      }
-      const value = eq > 0 ? w.slice(eq + 1) : (words[++k] ?? '');
-      if (name === '--kind' || name === '-k') kind = value;
-      else values[name] = value;
+    const parsed = JSON.parse(live.core.parse(words));
+    const values = {}, extra = [];
+    for (const [name, value] of parsed.given) {
+      if (name === '--kind') continue;
+      if (name === '--causal' || name === '--no-causal') values['--causal'] = name;
+      else if (LIVE_FIELDS[name]) values[name] = value === null ? true : value;
+      else if (value === null) extra.push(name);
+      else if (value.startsWith('-')) extra.push(name + '=' + value);
+      else extra.push(name, value);
     }
-    if (kind && liveKind(kind)) live.ui.kind.value = kind;
-    live.ui.text.value = text;
+    if (parsed.source !== null) values['--source'] = parsed.source;
+    live.ui.kind.value = parsed.kind;
+    live.ui.text.value = parsed.sentence === null ? '' : parsed.sentence;
+    live.extra = extra;
     fillLiveOptions(values);
+    showExtra();
+  }
+  // The kept options, each as the command line has it, with a button that drops them all.
+  function showExtra() {
+    live.ui.extra.textContent = '';
+    live.ui.extra.hidden = live.extra.length === 0;
+    if (!live.extra.length) return;
+    const drop = el('button', { type: 'button', id: 'live-extra-drop', text: 'drop them' });
+    drop.addEventListener('click', () => { live.extra = []; showExtra(); });
+    live.ui.extra.append('also given (no control here): ', el('code', { id: 'live-extra-words', text: live.extra.join(' ') }), ' ', drop);
+  }
+  function showLiveError(message) {
+    live.ui.error.textContent = message;
+    live.ui.error.hidden = false;
+    live.ui.status.textContent = '';
   }
 
   // ---- a trace (attn-trace JSON) as the page's payload: every stage as float32 (descriptor bytes 0) ---------
@@ -192,9 +207,7 @@
     try {
       text = live.core.run(words);
     } catch (e) {
-      live.ui.error.textContent = e.message;
-      live.ui.error.hidden = false;
-      live.ui.status.textContent = '';
+      showLiveError(e.message);
       return false;
     }
     const t1 = performance.now();
@@ -234,12 +247,14 @@
     const kind = el('select', { id: 'live-kind', 'aria-label': 'kind' });
     const run = el('button', { type: 'button', id: 'live-run', text: 'run', disabled: '' });
     const options = el('div', { class: 'live-options', id: 'live-options' });
+    const extra = el('p', { class: 'hint', id: 'live-extra' });
+    extra.hidden = true;
     const error = el('p', { class: 'error', id: 'live-error', role: 'alert' });
     error.hidden = true;
     const status = el('p', { class: 'hint', id: 'live-status', text: 'starting attn’s core…' });
     sec.append(el('div', { class: 'live-row' }, el('label', {}, 'sentence ', text), el('label', {}, 'kind ', kind), run),
-      options, error, status);
-    live.ui = { text: text, kind: kind, run: run, options: options, error: error, status: status };
+      options, extra, error, status);
+    live.ui = { text: text, kind: kind, run: run, options: options, extra: extra, error: error, status: status };
     kind.addEventListener('change', () => fillLiveOptions());
     run.addEventListener('click', () => { if (live.core) liveRun(); });
     sec.addEventListener('keydown', (e) => {
@@ -265,12 +280,21 @@
         live.kinds = JSON.parse(core.kinds());
         for (const k of live.kinds) live.ui.kind.append(el('option', { value: k.kind, text: k.kind }));
         live.ui.kind.value = D.kind;
-        fillFromWords(live.argv);
+        // a link's words go through the core's command line: refused ones say why, and the panel keeps the page's run
+        let linkError = null;
+        try {
+          fillFromWords(live.argv);
+        } catch (e) {
+          linkError = 'this link’s run was not made: ' + e.message;
+          live.argv = D.live.argv;
+          fillFromWords(live.argv);
+        }
         live.ui.run.disabled = false;
         live.ui.status.textContent = 'ready';
         document.documentElement.dataset.liveReadyMs = String(Math.round(performance.now()));
         document.documentElement.dataset.liveReady = 'true';
-        if (fromLink) liveRun();
+        if (linkError) showLiveError(linkError);
+        else if (fromLink) liveRun();
       }, (e) => {
         live.ui.status.textContent = 'attn’s core could not start in this browser: ' + e;
       });

@@ -29,6 +29,7 @@ constexpr double kRowSumTolerance = 1e-3;
 struct HeadFacts {
     std::size_t heads = 0;
     std::string heads_field;  // "config.heads" | "model.n_head"
+    std::size_t kv_heads = 0;  // config.kv_heads of a seeded kind when stated, else 0
     float dropout = 0.0f;
 };
 

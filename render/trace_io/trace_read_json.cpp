@@ -8,8 +8,10 @@
 #include <optional>
 #include <set>
 
+#include "core/base/head.h"
 #include "core/kinds/kinds.h"
 #include "data/base/error.h"
+#include "data/base/json_strict.h"
 #include "data/text/tokenize.h"
 #include "render/trace_io/json.h"
 #include "render/trace_io/trace_fields.h"
@@ -18,73 +20,9 @@ namespace attn::render {
 using namespace trace_fields;
 namespace {
 
-// Where the parser is: one frame per open object (its keys so far, the key being read) or array (the
-// elements read so far), so that a key given twice is refused by its path ("attention[0].name"):
-// JSON leaves a repeated key's meaning open, and a reader that kept the last would draw what a reader
-// that kept the first does not.
-class KeyPath {
-public:
-    // Returns the path of `key` when the open object already has it, else nothing.
-    std::optional<std::string> add_key(const std::string& key) {
-        Frame& f = frames_.back();
-        f.key = key;
-        if (!f.keys.insert(key).second) return path();
-        return std::nullopt;
-    }
-    void open(bool object) { frames_.push_back({object, {}, {}, 0}); }
-    void close() {
-        frames_.pop_back();
-        done_value();
-    }
-    void done_value() {
-        if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
-    }
-
-private:
-    struct Frame {
-        bool object;
-        std::set<std::string> keys;
-        std::string key;
-        std::size_t index;
-    };
-    std::string path() const {
-        std::string p;
-        for (const Frame& f : frames_)
-            p += f.object ? (p.empty() ? "" : ".") + excerpt(f.key) : "[" + std::to_string(f.index) + "]";
-        return p;
-    }
-    std::vector<Frame> frames_;
-};
-
 Json parse(const std::string& text, const std::string& name) {
     const Reader r{name};
-    KeyPath at;
-    using Event = Json::parse_event_t;
-    try {
-        return Json::parse(text, [&](int depth, Event event, Json& parsed) {
-            if (depth > kMaxTraceDepth) r.fail("", "nested more than " + std::to_string(kMaxTraceDepth) + " deep");
-            if (event == Event::object_start || event == Event::array_start) at.open(event == Event::object_start);
-            else if (event == Event::object_end || event == Event::array_end) at.close();
-            else if (event == Event::value) at.done_value();
-            else if (event == Event::key)
-                if (const auto twice = at.add_key(parsed.get<std::string>()))
-                    r.fail(*twice, "is given twice in its object (JSON does not say which one counts)");
-            return true;
-        });
-    } catch (const Json::parse_error& e) {
-        // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing
-        // value - unexpected end of input; expected ']'": keep what follows " - ", without "last read".
-        std::string why = e.what();
-        const auto dash = why.rfind(" - ");
-        why = dash == std::string::npos ? "syntax error" : why.substr(dash + 3);
-        const auto last = why.find("; last read: '");
-        const auto close = last == std::string::npos ? last : why.find("'; ", last + 14);
-        if (close != std::string::npos) why.erase(last, close + 1 - last);
-        const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-        r.fail("", "invalid JSON at byte offset " + std::to_string(offset) + ": " + why);
-    } catch (const Json::out_of_range&) {  // a number beyond float32, e.g. 1e39
-        r.fail("", "a number is beyond float32");
-    }
+    return parse_json_strict<Json>(text, kMaxTraceDepth, [&](const std::string& where, const std::string& why) { r.fail(where, why); });
 }
 
 std::string number_text(double v) {
@@ -228,6 +166,19 @@ std::vector<HeadTrace> read_heads(const Reader& r, const Json& j, const std::str
     if (r.facts.heads && !heads.empty() && heads.size() != r.facts.heads)
         r.fail(r.facts.heads_field, "is " + std::to_string(r.facts.heads) + " but " + w + " holds " + std::to_string(heads.size()) +
                                        (heads.size() == 1 ? " head" : " heads"));
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+        // a query head reads the key/value head of its group: kv_head = head / (H / KV) <= head
+        const std::size_t KV = r.facts.kv_heads, kv = heads[i].kv_head;
+        if (KV && (KV > H || H % KV != 0))
+            r.fail("config.kv_heads", "is " + std::to_string(KV) + ", which does not split " + std::to_string(H) + " heads into equal groups");
+        const std::size_t want = KV ? kv_head_of(heads[i].head, H, KV) : kv;
+        if (kv > heads[i].head || kv != want)
+            r.fail(w + "[" + std::to_string(i) + "].kv_head",
+                   std::to_string(kv) + " is not the key/value head of query head " + std::to_string(heads[i].head) +
+                       (KV ? " (" + std::to_string(want) + ", with " + std::to_string(H) + " heads in " + std::to_string(KV) +
+                                 (KV == 1 ? " group)" : " groups)")
+                           : std::string(" (a group's key/value head is numbered at most as its query heads)")));
+    }
     // Every head has the same stages as the first (the renderers draw them side by side).
     const auto stages = [](const HeadTrace& h) {
         return std::vector<bool>{h.scores.size() != 0, h.mask.size() != 0, h.weights.size() != 0,
@@ -360,8 +311,10 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     if (!j.is_object() || !j.contains("format") || j["format"] != "attn-trace")
         r.fail("", "not an attn trace (no \"format\": \"attn-trace\")");
     const Json& version = r.need(j, "version", "");
-    const bool v1 = version.is_number_integer() && version.get<std::int64_t>() == 1;
-    if (!v1 && !(version.is_number_integer() && version.get<std::int64_t>() == kTraceVersion)) {
+    // a whole number, written 2 or 2.0 (JSON does not tell them apart; Python's json writes 2.0 for a float)
+    const auto version_is = [&](int n) { return version.is_number() && version.get<double>() == double(n); };
+    const bool v1 = version_is(1);
+    if (!v1 && !version_is(kTraceVersion)) {
         const std::string v = version.is_number() || version.is_string() ? version.dump() : "of another kind";
         input_error(name + ": trace version " + v + " is not supported (this attn reads versions 1 and 2)",
                     "write the trace again with this attn, or use the attn that wrote it");
@@ -403,6 +356,7 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
     if (t.model && t.model->n_head) r.facts.heads = t.model->n_head, r.facts.heads_field = "model.n_head";
     const Json* config = r.find(j, "config");
     if (!model && config && config->is_object() && config->contains("heads")) r.facts.heads = t.config.heads, r.facts.heads_field = "config.heads";
+    if (!model && config && config->is_object() && config->contains("kv_heads")) r.facts.kv_heads = t.config.kv_heads;
     r.facts.dropout = t.config.dropout;
     AttentionSet set{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {}, model, {}, {}};
     const bool encoder_decoder = model && t.model && t.model->stack == "encoder-decoder";
@@ -420,6 +374,7 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         if (r.find(j, "heads")) r.fail("heads", "a model's trace keeps its heads in \"layers\", not \"heads\"");
         if (auto* v = r.find(j, "layers")) set.layers = read_layers(r, *v, "layers", t);
     } else if (auto* v = r.find(j, "heads")) {
+        if (r.find(j, "layers")) r.fail("layers", "is a model's field, but this seeded kind's trace keeps its heads in \"heads\"");
         std::vector<HeadTrace> heads = read_heads(r, *v, "heads", T, S);
         if (!heads.empty()) set.layers.push_back({0, std::move(heads)});
     }

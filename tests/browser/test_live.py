@@ -11,6 +11,9 @@ WebAssembly against the native binary.
 4. The panel as a student uses it: type a sentence, pick a kind and heads, press run -> the matrix redraws and
    its hover readout shows the new tokens and the native value; Enter reruns; a bad setting shows the CLI's
    message in #live-error and the page stays usable; the URL fragment reproduces the run after a reload.
+   A link's #run= words go through the core's command line: refused ones show the CLI's error (an unknown kind
+   or option, an option the kind does not take, files); options the panel has no control for (--dropout-seed)
+   are kept, listed and run; --example runs; a NUL is refused as the CLI refuses control characters.
 5. `attn show --html` carries the panel prefilled with its run; `--no-live` leaves it out.
 Screenshots of the live panel are saved in --out.
 
@@ -23,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 
 import headless  # noqa: E402
 from selenium.webdriver.common.by import By
@@ -293,6 +297,68 @@ def test_panel(page, attn, out):
     page.quiet("live page after the runs")
 
 
+def link(argv):
+    return "#run=" + urllib.parse.quote(json.dumps(argv))
+
+
+def test_links(page, attn, out):
+    """A link's #run= words go through the core's command line, as window.attn.run's do."""
+    d = page.d
+    # 1. refused words: the CLI's one-line error, word for word, and the page keeps its own run
+    for argv in (["--kind", "nope", "x"], ["--kind", "mha", "--window", "2", "a b"], ["--html", "p.html", "a b"],
+                 ["--file", "essay.txt"], ["--bogus", "a b"]):
+        _, want = native(attn, argv)
+        if argv[0] in ("--html", "--file"):  # the page cannot write or read files: refused by name
+            want = browser_run(d, argv)[1]
+            check(want.startswith("attn: error: " + argv[0] + " "), "attn.run refuses %s by name: %r" % (argv[0], want))
+        page.load(link(argv))
+        wait_live(d)
+        err = d.find_element(By.ID, "live-error")
+        check(err.is_displayed() and err.text == "this link’s run was not made: " + want,
+              "link %s: #live-error %r, native %r" % (argv, err.text, want))
+        check(live_runs(d) == 0 and d.find_element(By.ID, "live-kind").get_attribute("value") == "causal",
+              "link %s: nothing run, the panel keeps the page's run" % argv)
+        print("link refused: %s" % err.text)
+    page.shot(out, "live-link-refused.png")
+    # 2. options the panel has no control for are kept, shown, run and kept in the fragment
+    argv = ["--kind", "causal", "--dropout", "0.5", "--dropout-seed", "5", "one two three four"]
+    page.load(link(argv))
+    wait_live(d)
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
+    extra = d.find_element(By.ID, "live-extra")
+    check(extra.is_displayed() and d.find_element(By.ID, "live-extra-words").text == "--dropout-seed 5",
+          "the kept option is listed: %r" % extra.text)
+    got = json.loads(browser_run(d, argv)[1])
+    want = json.loads(native(attn, argv)[0])
+    check(got["config"]["dropout_seed"] == 5 and want["config"]["dropout_seed"] == 5, "the run used --dropout-seed 5")
+    frag = urllib.parse.unquote(d.execute_script("return location.hash"))
+    check('"--dropout-seed","5"' in frag.replace(" ", ""), "the fragment keeps --dropout-seed: %s" % frag)
+    page.shot(out, "live-link-extra.png")
+    d.find_element(By.ID, "live-extra-drop").click()
+    check(not d.find_element(By.ID, "live-extra").is_displayed(), "'drop them' empties the kept options")
+    # 3. the chapter's example: --example journey runs its tokens
+    page.load(link(["--kind", "causal", "--example", "journey"]))
+    wait_live(d)
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
+    want = json.loads(native(attn, ["--kind", "causal", "--example", "journey"])[0])
+    labels = [s.get_attribute("textContent") for s in d.find_elements(By.CSS_SELECTOR, ".row-labels span")]
+    check(labels == want["tokens"] and not d.find_element(By.ID, "live-error").is_displayed(),
+          "--example journey in a link runs the chapter's tokens: %s" % labels)
+    # 4. NUL: refused as the CLI refuses control characters, not cut at the NUL
+    got = browser_run(d, ["--kind", "causal", "a\u0000b"])
+    check(got[0] == "error" and "control character at byte offset 1 (U+0000)" in got[1] and "\n" not in got[1],
+          "a NUL in the sentence is refused: %r" % got[1:])
+    set_field(d, "live-text", "one\u0000two")
+    runs = live_runs(d)
+    d.find_element(By.ID, "live-run").click()
+    err = d.find_element(By.ID, "live-error")
+    check(err.is_displayed() and "(U+0000)" in err.text and live_runs(d) == runs, "the panel refuses a NUL: %r" % err.text)
+    _, ctl = native(attn, ["--kind", "causal", "a\u0001b"])
+    got = browser_run(d, ["--kind", "causal", "a\u0001b"])
+    check(got[0] == "error" and got[1] == ctl, "other control characters: the native error %r, page %r" % (ctl, got[1:]))
+    page.quiet("live page after links")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn", required=True)
@@ -329,6 +395,7 @@ def main():
         check(driver.execute_script("return document.scripts.length") == 3, "the page's scripts: core, views")
         test_api(page, a.attn)
         test_panel(page, a.attn, out)
+        test_links(page, a.attn, out)
         # attn show --html: the same panel, prefilled with the run
         page = Page(driver, shown)
         page.load()
