@@ -171,7 +171,7 @@ void run_render(const RenderOptions& o) {
     policy::RunOutputs out(outputs);
     if (o.html) {
         render::HtmlOptions h;
-        h.source = base_name(o.input), h.layer = index, h.head = o.head;
+        h.source = base_name(o.input), h.layer = index, h.head = o.head, h.colour = colours;
         out.files.push_back({*o.html, render::render_html(t, h)});
     }
     std::function<void(const std::string&)> warn = [](const std::string& msg) { std::cerr << "attn: warning: " << msg << "\n"; };

@@ -165,6 +165,7 @@ void run_show(const ShowOptions& o) {
     if (o.html) {
         progress("writing the page", 0, 1);
         render::HtmlOptions page{"attn show", std::nullopt, std::nullopt, std::nullopt};
+        page.colour = scale;
         // the live panel reruns typed text with seeded parameters: not the file's, so it stays out
         if (!o.no_live && !o.weights) page.live = live_words(o, t.tokens, t.source_tokens);
         out.files.push_back({*o.html, render::render_html(t, page)});

@@ -367,7 +367,7 @@ void run_show_model(const ModelShowOptions& o) {
     if (r.html) {
         progress("writing the page", 0, 1);
         render::HtmlOptions page{"attn show --model", choice.layer, choice.head, std::nullopt};
-        page.model_name = t.model->name, page.text = text;
+        page.model_name = t.model->name, page.text = text, page.colour = o.figure_colour;
         if (seq2seq) {  // the page opens on the cross set: the chosen layer's place there (none: the first)
             page.translation = generated_text(t, tok, generation);
             const std::vector<LayerTrace>& cross = t.sets.back().layers;

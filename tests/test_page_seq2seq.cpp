@@ -165,16 +165,25 @@ TEST_CASE("seq2seq page: the colour scales are the PNGs' rule, weights 0 to 1 on
     const test::PageData d = page_data(render::render_html(seq2seq_trace(), {}));
     // cross layer 2: scores (i - j)(h + 1) + 1, i < 3, j < 4: the largest |score| is head 1's (0 - 3) * 2 + 1 = -5
     const Json& sc = d.json["sets"][2]["layers"][2]["scales"];
-    CHECK(sc["weights"] == Json::array({0.0, 1.0, "viridis"}));
-    CHECK(sc["scores"] == Json::array({-5.0, 5.0, "RdBu_r"}));
-    CHECK(sc["masked-scores"] == Json::array({-2.5, 2.5, "RdBu_r"}));
-    CHECK(sc["aggregates"] == Json::array({0.0, 1.0, "viridis"}));
+    CHECK(sc["weights"] == Json::array({0.0, 1.0, "viridis", false, "0", "1"}));
+    CHECK(sc["scores"] == Json::array({-5.0, 5.0, "RdBu_r", false, "\u22125", "5"}));
+    CHECK(sc["masked-scores"] == Json::array({-2.5, 2.5, "RdBu_r", false, "\u22122.5", "2.5"}));
+    CHECK(sc["aggregates"] == Json::array({0.0, 1.0, "viridis", false, "0", "1"}));
     CHECK(!sc.contains("mask"));
+    // [lo, hi, map, log, the bar's bottom and top labels]; --range 0,0.1 clips the weights (a row of at most 4 keys holds one of 0.25 or more), magma
+    render::HtmlOptions fixed;
+    fixed.colour.range = render::ColourSpec::Range::fixed, fixed.colour.max = 0.1f, fixed.colour.colormap = "magma";
+    const test::PageData f = page_data(render::render_html(seq2seq_trace(), fixed));
+    const Json& w = f.json["sets"][2]["layers"][2]["scales"]["weights"];
+    CHECK(w[1].get<float>() == 0.1f);
+    CHECK(w[2] == "magma");
+    CHECK(w[5] == "\u2265 0.1");
+    CHECK(f.json["colour"]["range"] == "fixed");
     // the decoder's masked scores span the visible cells only (j <= i): layer 0 head 1's (2 - 0) * 2 = 4, times 0.5
     const Json& dec = d.json["sets"][1]["layers"][0]["scales"];
-    CHECK(dec["masked-scores"] == Json::array({-2.0, 2.0, "RdBu_r"}));
+    CHECK(dec["masked-scores"] == Json::array({-2.0, 2.0, "RdBu_r", false, "\u22122", "2"}));
     // raw scores span every cell, hidden ones too: (0 - 2) * 2 = -4
-    CHECK(dec["scores"] == Json::array({-4.0, 4.0, "RdBu_r"}));
+    CHECK(dec["scores"] == Json::array({-4.0, 4.0, "RdBu_r", false, "\u22124", "4"}));
 }
 
 TEST_CASE("seq2seq page: the translation line says the source, the generated text without its end token, and greedy or teacher-forced") {

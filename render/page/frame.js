@@ -20,8 +20,9 @@
         'context ' + m.n_positions + ' · vocabulary ' + m.vocab_size }));
     }
     if (D.predictions.length) h.append(ui.predictions = el('p', { class: 'predictions', id: 'predictions' }));
-    h.append(el('p', { class: 'tokens', text: T + ' queries' + (JSON.stringify(D.tokens) === JSON.stringify(D.source_tokens) ? '' : ', ' + S + ' keys') +
-      (D.layered ? ' · ' + L + ' layers' : '') + ' · ' + D.layers[0].heads.length + ' heads' }));
+    h.append(el('p', { class: 'tokens', text: (T === 1 ? '1 query' : T + ' queries') +
+      (JSON.stringify(D.tokens) === JSON.stringify(D.source_tokens) ? '' : ', ' + counted(S, 'key')) +
+      (D.layered ? ' · ' + counted(L, 'layer') : '') + ' · ' + counted(D.layers[0].heads.length, 'head') }));
     if (D.empty_rows.length) h.append(el('p', { class: 'note', text: 'query rows that see no key (weights 0): ' +
       D.empty_rows.join(', ') }));
     return h;
@@ -55,9 +56,10 @@
     const heads = D.layers[state.layer].heads;
     if (s.options.length !== heads.length) {
       s.textContent = '';
-      const option = (h) => el('option', { value: String(h),
-        text: 'head ' + h + (heads[h].kv_head !== heads[h].head ? ' (kv ' + heads[h].kv_head + ')' : '') });
       const groups = kvGroups(heads);
+      // grouped heads name their key/value head, each of them ("head 0 (kv 0)")
+      const option = (h) => el('option', { value: String(h),
+        text: 'head ' + h + (groups || heads[h].kv_head !== heads[h].head ? ' (kv ' + heads[h].kv_head + ')' : '') });
       if (!groups) heads.forEach((x, h) => s.append(option(h)));
       else for (const [kv, hs] of groups)  // one option group per key/value head
         s.append(el('optgroup', { label: 'kv head ' + kv + ': heads ' + hs[0] + '\u2013' + hs[hs.length - 1] }, ...hs.map(option)));

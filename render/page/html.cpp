@@ -96,10 +96,16 @@ Json head_scores_json(const Trace& t, const std::string& text) {
     return {{"patterns", patterns}, {"scores", scores}, {"sinks", sinks}};
 }
 
-// The colour scale of one stage over a layer's heads, by the rule the PNGs use (render/view/colour_scale.h's
-// make_scale with the default --range and --colormap): [lo, hi, colour map name]. The values it spans are
-// the ones a figure colours: raw scores every cell, the other stages the cells the mask shows.
-Json stage_scale(const std::vector<HeadTrace>& heads, PageMatrix s) {
+// A colour scale as the page's scripts read it: [lo, hi, colour map name, log, bottom label, top label]
+// (the labels with "≤"/"≥" where values were clipped, as the figures' bars say them).
+Json scale_json(const ColourScale& sc) {
+    return Json::array({sc.lo, sc.hi, sc.cmap_name, sc.log, sc.low_label(), sc.high_label()});
+}
+
+// The colour scale of one stage over a layer's heads, by the rule the figures use (render/view/colour_scale.h's
+// make_scale with the run's --range, --log and --colormap). The values it spans are the ones a figure
+// colours: raw scores every cell, the other stages the cells the mask shows.
+Json stage_scale(const std::vector<HeadTrace>& heads, PageMatrix s, const ColourSpec& colour) {
     const Stage stage = s == PageMatrix::Weights ? Stage::weights : s == PageMatrix::Scores ? Stage::scores
                       : s == PageMatrix::MaskedScores ? Stage::masked_scores : Stage::dropped;
     ValueRange r;
@@ -109,8 +115,18 @@ Json stage_scale(const std::vector<HeadTrace>& heads, PageMatrix s) {
             for (std::size_t j = 0; j < m.shape(1); ++j)
                 if (s == PageMatrix::Scores || h.mask.size() == 0 || h.mask(i, j) != 0) r.add(stage_value(h, s, i, j));
     }
-    const ColourScale sc = make_scale(stage_value_kind(stage), r, ColourSpec{}, stage_name(s));
-    return Json::array({sc.lo, sc.hi, sc.cmap_name});
+    return scale_json(make_scale(stage_value_kind(stage), r, colour, stage_name(s)));
+}
+
+// The scale of a layer's aggregates (its mean over the heads, the rollout through it): shares of a
+// query's attention, so probabilities, over the cells the mask shows.
+Json aggregates_scale(const std::vector<const Mat*>& mats, const Mask& mask, const ColourSpec& colour) {
+    ValueRange r;
+    for (const Mat* m : mats)
+        for (std::size_t i = 0; i < m->shape(0); ++i)
+            for (std::size_t j = 0; j < m->shape(1); ++j)
+                if (mask.size() == 0 || mask(i, j) != 0) r.add((*m)(i, j));
+    return scale_json(make_scale(ValueKind::probability, r, colour, "weight"));
 }
 
 // One attention set's layers for the page: every head's stages, and a layer's aggregates (its mean over
@@ -125,6 +141,7 @@ struct PageLayers {
     const std::vector<Mat>& layer_mean;
     const std::vector<Mat>& rollout;
     bool scaled;
+    const ColourSpec& colour;  // the run's --range, --log, --colormap: every layer's colour scales
 };
 
 Json layers_json(const PageLayers& p, std::vector<PageMatrix>& stages, bool with_flash, const Trace& t, std::string& blob) {
@@ -166,6 +183,7 @@ Json layers_json(const PageLayers& p, std::vector<PageMatrix>& stages, bool with
         Json jl = {{"layer", p.layered ? Json(l) : Json()}, {"heads", jheads}};
         const bool aggregates = p.scaled ? p.layered && (l < p.layer_mean.size() || l < p.rollout.size())
                                          : p.layered && T == S && l < p.layer_mean.size() && l < p.rollout.size();
+        std::vector<const Mat*> aggregated;
         if (aggregates) {
             Json agg = Json::object();
             for (const auto& [name, all] : {std::pair<const char*, const std::vector<Mat>*>{"layer_mean", &p.layer_mean},
@@ -175,17 +193,15 @@ Json layers_json(const PageLayers& p, std::vector<PageMatrix>& stages, bool with
                 a.weights = (*all)[l];
                 a.mask = (*heads)[0].mask;
                 agg[name] = encode_stage(a, PageMatrix::Weights, T, S, blob);
+                aggregated.push_back(&(*all)[l]);
             }
             jl["aggregates"] = agg;
         }
-        if (p.scaled) {
-            Json scales = Json::object();
-            for (PageMatrix s : stages)
-                if (s != PageMatrix::Mask) scales[stage_name(s)] = stage_scale(*heads, s);
-            // the aggregates are shares of a query's attention, as the weights: probabilities
-            if (aggregates) scales["aggregates"] = stage_scale({}, PageMatrix::Weights);  // no values: 0..1
-            jl["scales"] = scales;
-        }
+        Json scales = Json::object();
+        for (PageMatrix s : stages)
+            if (s != PageMatrix::Mask) scales[stage_name(s)] = stage_scale(*heads, s, p.colour);
+        if (aggregates) scales["aggregates"] = aggregates_scale(aggregated, (*heads)[0].mask, p.colour);
+        jl["scales"] = scales;
         jlayers.push_back(std::move(jl));
     }
     return jlayers;
@@ -269,12 +285,12 @@ Json translation_json(const Trace& t, const HtmlOptions& opt) {
 }
 
 // The three sets, each as a one-set page's data would hold it, in one buffer.
-Json seq2seq_sets(const Trace& t, std::vector<PageMatrix>& opening_stages, std::string& blob) {
+Json seq2seq_sets(const Trace& t, std::vector<PageMatrix>& opening_stages, const ColourSpec& colour, std::string& blob) {
     Json sets = Json::array();
     for (std::size_t k = 0; k < t.sets.size(); ++k) {
         const AttentionSet& set = t.sets[k];
         std::vector<PageMatrix> stages;
-        const PageLayers p{set.layers, true, set.query_tokens.size(), set.key_tokens.size(), set.layer_mean, set.rollout, true};
+        const PageLayers p{set.layers, true, set.query_tokens.size(), set.key_tokens.size(), set.layer_mean, set.rollout, true, colour};
         Json layers = layers_json(p, stages, false, t, blob);
         if (k == kOpeningSet) opening_stages = stages;
         sets.push_back({{"name", set.name}, {"tokens", set.query_tokens}, {"source_tokens", set.key_tokens},
@@ -314,8 +330,9 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     const std::size_t T = t.tokens.size(), S = t.source_tokens.size() ? t.source_tokens.size() : T;
     std::vector<PageMatrix> stages;
     Json jlayers = Json::array(), sets;
-    if (seq2seq) sets = seq2seq_sets(t, stages, blob);
-    else jlayers = layers_json({t.layers(), t.sets.at(0).model_layers, T, S, t.layer_mean, t.rollout, false}, stages, !t.tiles.empty(), t, blob);
+    if (seq2seq) sets = seq2seq_sets(t, stages, opt.colour, blob);
+    else jlayers = layers_json({t.layers(), t.sets.at(0).model_layers, T, S, t.layer_mean, t.rollout, false, opt.colour}, stages,
+                               !t.tiles.empty(), t, blob);
     // 3. what the header shows
     const Kind* info = find_kind(t.kind);
     Json j;
@@ -382,6 +399,11 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     j["empty_rows"] = t.empty_rows;
     j["viridis"] = hex_colormap(kViridis);
     j["rdbu"] = hex_colormap(kRdBuR);
+    // the colour rule of the figures, for the live panel's runs: --range, --log and --colormap's map
+    const Colormap* seq = find_colormap(opt.colour.colormap);
+    const char* range = opt.colour.range == ColourSpec::Range::automatic ? "auto" : opt.colour.range == ColourSpec::Range::data ? "data" : "fixed";
+    j["colour"] = {{"range", range}, {"min", opt.colour.min}, {"max", opt.colour.max}, {"log", opt.colour.log},
+                   {"colormap", opt.colour.colormap}, {"map", hex_colormap(seq ? *seq : kViridis)}};
     j["init"] = {{"layer", opt.layer ? Json(*opt.layer) : Json()}, {"head", opt.head ? Json(*opt.head) : Json()}};
     if (opt.live) j["live"] = {{"argv", *opt.live}};
     return j;

@@ -21,6 +21,7 @@
 
 #include "core/base/trace.h"
 #include "core/kinds/decode.h"
+#include "render/view/colour_scale.h"
 
 namespace attn::render {
 
@@ -40,6 +41,9 @@ struct HtmlOptions {
     // An encoder-decoder run's translation as text (the generated ids decoded); empty: the page joins the
     // generated tokens' labels (a leading '·' read as a space).
     std::string translation = {};
+    // The colour rule of the run's figures (--range, --log, --colormap): the page colours every matrix by
+    // it, as the PNGs and SVGs do (render/view/colour_scale.h's make_scale).
+    ColourSpec colour = {};
 };
 
 // Which page: what follows start.js in the script (an encoder's segments and [MASK] predictions, an

@@ -135,6 +135,41 @@
 
   // ---- a trace (attn-trace JSON) as the page's payload: every stage as float32 (descriptor bytes 0) ---------
 
+  // render/view/numbers.cpp's short_number: 3 decimals (3 significant ones below 0.01), trailing zeros
+  // dropped, U+2212 for minus.
+  function shortNumber(v) {
+    const decimals = v !== 0 && Math.abs(v) < 0.01 ? Math.min(8, 2 - Math.floor(Math.log10(Math.abs(v)))) : 3;
+    let s = v.toFixed(decimals);
+    if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
+    if (s.startsWith('-')) s = /[1-9]/.test(s) ? '\u2212' + s.slice(1) : s.slice(1);
+    return s;
+  }
+  // render/view/colour_scale.cpp's make_scale, for a live run's stage under the page's --range, --log and
+  // --colormap (D.colour): r holds the visible values' {lo, hi, mag, minPositive, any}. The scale as
+  // html.cpp writes it: [lo, hi, map name, log, bottom label, top label].
+  function liveScale(signed, r) {
+    const c = D.colour || { range: 'auto', min: 0, max: 1, log: false, colormap: 'viridis' };
+    if (signed) {  // diverging, centred on 0: ±(largest visible |value|)
+      const m = r.mag > 0 ? r.mag : 1;
+      return [-m, m, 'RdBu_r', false, shortNumber(-m), shortNumber(m)];
+    }
+    let lo = 0, hi = 1;
+    if (c.range === 'data') {
+      lo = r.any ? r.lo : 0;
+      hi = r.any && r.hi > lo ? r.hi : lo + 1;
+    } else if (c.range === 'fixed') {
+      lo = c.min, hi = c.max;
+    }
+    if (c.log && (c.range !== 'fixed' || lo <= 0)) {
+      const smallest = r.minPositive > 0 ? r.minPositive : 1e-6;
+      lo = Math.fround(Math.max(1e-6, Math.pow(10, Math.floor(Math.log10(smallest)))));
+      if (c.range === 'data' && r.any && r.hi > lo) hi = r.hi;
+      if (!(hi > lo)) hi = Math.fround(lo * 10);
+    }
+    return [lo, hi, c.colormap, c.log, (r.any && r.lo < lo ? '\u2264 ' : '') + shortNumber(lo),
+      (r.any && r.hi > hi ? '\u2265 ' : '') + shortNumber(hi)];
+  }
+
   function livePayload(tr) {
     const src = tr.source_tokens.length ? tr.source_tokens : tr.tokens;
     const nT = tr.tokens.length, nS = src.length, n = nT * nS;
@@ -147,6 +182,7 @@
     if (h0.mask) stages.push('mask');
     if (h0.dropped_weights) stages.push('dropped');
     const cells = new Float32Array(n * stages.length * trHeads.length);
+    const ranges = {};  // stage -> the visible values of every head, as the figures' scale spans them
     let at = 0;
     const heads = trHeads.map((h) => {
       // masked scores as the kinds compute them: scale · score in float32 (as render/page/html.cpp stores them)
@@ -160,11 +196,18 @@
       const st = {};
       for (const s of stages) {
         let lo = Infinity, hi = -Infinity;
+        const r = ranges[s] || (ranges[s] = { lo: Infinity, hi: -Infinity, mag: 0, minPositive: 0, any: false });
         for (let i = 0; i < nT; i++) for (let j = 0; j < nS; j++) {
           const shown = s === 'mask' || !h.mask || h.mask[i][j];
           const v = shown ? value[s](i, j) : 0;
           cells[at + i * nS + j] = v;
           if (shown) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+          // the figures span raw scores over every cell, the other stages over the visible ones
+          if ((shown || s === 'scores') && isFinite(v)) {
+            const x = Math.fround(s === 'scores' ? h.scores[i][j] : v);
+            r.lo = Math.min(r.lo, x), r.hi = Math.max(r.hi, x), r.mag = Math.max(r.mag, Math.abs(x)), r.any = true;
+            if (x > 0 && (r.minPositive === 0 || x < r.minPositive)) r.minPositive = x;
+          }
         }
         if (!(lo <= hi)) lo = hi = 0;
         st[s] = [4 * at, 0, 0, lo, hi];
@@ -179,9 +222,11 @@
       kind: tr.kind, description: info.description || '', formula: info.formula || '', paper: info.paper || '',
       weights_note: (info.options || '').split(', ').some((o) => o === '--init') ? 'random weights (seed ' + tr.config.seed + ')' : '',
       settings: tr.config, model: null, tokens: tr.tokens, source_tokens: src, token_ids: [], predictions: [],
-      layered: false, stages: stages, layers: [{ layer: null, heads: heads }],
+      layered: false, stages: stages,
+      layers: [{ layer: null, heads: heads, scales: Object.fromEntries(stages.filter((s) => s !== 'mask')
+        .map((s) => [s, liveScale(s === 'scores' || s === 'masked-scores', ranges[s])])) }],
       tiles: (tr.tiles || []).map((t) => [t.head, t.rows[0], t.rows[1], t.cols[0], t.cols[1], t.row_max, t.row_sum]),
-      empty_rows: tr.empty_rows, viridis: D.viridis, rdbu: D.rdbu, init: { layer: null, head: null }, live: D.live,
+      empty_rows: tr.empty_rows, viridis: D.viridis, rdbu: D.rdbu, colour: D.colour, init: { layer: null, head: null }, live: D.live,
     }, new Uint8Array(cells.buffer)];
   }
   // The full softmax's m* and l* of every row (what the tiles' running values converge to), as render/page/html.cpp.

@@ -109,10 +109,9 @@
         img.data.set([sc.cmap[i], sc.cmap[i + 1], sc.cmap[i + 2], 255], 4 * r);
       }
       ctx.putImageData(img, 0, 0);
-      const num = (v) => String(Number(v.toPrecision(3)));
-      k.append(el('div', { class: 'key-caption', text: STAGE_TEXT[state.stage] }),
+      k.append(el('div', { class: 'key-caption', text: STAGE_TEXT[state.stage] + (sc.log ? ', log scale' : '') }),
         el('div', { class: 'key-scale' }, bar,
-          el('div', { class: 'key-labels' }, el('span', { class: 'key-hi', text: num(sc.hi) }), el('span', { class: 'key-lo', text: num(sc.lo) }))));
+          el('div', { class: 'key-labels' }, el('span', { class: 'key-hi', text: sc.high }), el('span', { class: 'key-lo', text: sc.low }))));
     } else {
       k.append(el('div', { class: 'key-item' }, el('span', { class: 'swatch visible' }), 'visible (1)'));
     }

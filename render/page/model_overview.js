@@ -7,12 +7,12 @@
   }
 
   // The weights' colours as a bar, lowest on the left, with the words at each end.
-  function colourBar(lo, hi) {
+  function colourBar(cmap, lo, hi) {
     const bar = el('canvas', { class: 'overview-bar' });
     bar.width = 256;
     bar.height = 1;
     const ctx = bar.getContext('2d'), img = ctx.createImageData(256, 1);
-    for (let k = 0; k < 256; k++) img.data.set([VIRIDIS[3 * k], VIRIDIS[3 * k + 1], VIRIDIS[3 * k + 2], 255], 4 * k);
+    for (let k = 0; k < 256; k++) img.data.set([cmap[3 * k], cmap[3 * k + 1], cmap[3 * k + 2], 255], 4 * k);
     ctx.putImageData(img, 0, 0);
     return el('span', { class: 'key-item' }, el('span', { text: lo }), bar, el('span', { text: hi }));
   }
@@ -94,7 +94,7 @@
     const key = el('p', { class: 'overview-key', id: 'overview-key' });
     if (stage !== 'mask') {
       const sc = scaleOf(0, stage);
-      key.append(colourBar(String(Number(sc.lo.toPrecision(3))), perLayer ? 'the layer’s largest (at the row’s end)' : String(his[0])));
+      key.append(colourBar(sc.cmap, sc.low, perLayer ? 'the layer’s largest (at the row’s end)' : sc.high));
     }
     if (D.layers.some((x) => x.heads.some((y) => y.hidden)))
       key.append(el('span', { class: 'key-item' }, el('span', { class: 'swatch hatched' }), 'hatched: hidden by the mask (a query sees no later key)'));
@@ -140,7 +140,7 @@
     if (!ui.aggregates) return;
     for (const [name, canvas] of Object.entries(ui.aggregates)) {
       const d = D.layers[state.layer].aggregates[name];
-      const sc = { lo: Math.min(0, real(d, d[3])), hi: Math.max(real(d, d[4]), 1e-9), cmap: VIRIDIS };
+      const sc = scaleOf(state.layer, 'aggregates');
       const key = 'agg/' + state.layer + '/' + name;
       if (!cache.has(key)) cache.set(key, draw(d, head(state.layer, 0).hidden, sc, 'weights'));
       const ctx = canvas.getContext('2d');

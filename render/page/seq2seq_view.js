@@ -55,13 +55,6 @@
     }
   }
 
-  // The colours: the layer's scale as html.cpp computed it with the PNGs' rule (weights 0–1, scores ±the
-  // largest |score| of the layer's heads).
-  scaleOf = function (l, stage) {
-    const sc = D.layers[l].scales[stage] || [0, 1, 'viridis'];  // the mask draws no colour scale
-    return { lo: sc[0], hi: sc[1], cmap: sc[2] === 'RdBu_r' ? RDBU : VIRIDIS };
-  };
-
   // ---- the tabs -------------------------------------------------------------------------------------------
 
   function shapeText(s) {

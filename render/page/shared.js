@@ -68,10 +68,12 @@
   }
   const VIRIDIS = colormap(D.viridis);
   const RDBU = colormap(D.rdbu);
+  const SEQUENTIAL = D.colour ? colormap(D.colour.map) : VIRIDIS;  // --colormap's map, for weights
   function niceStep(k) {  // 1, 2, 5, 10, 20, 50, ... at least k
     for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (m * p >= k) return m * p;
   }
   function tokenLabel(tok) { return tok === '' ? '∅' : tok; }
+  function counted(n, word) { return n + ' ' + word + (n === 1 ? '' : 's'); }  // "1 head", "2 heads"
 
   // ---- the data ---------------------------------------------------------------------------------------
 
@@ -106,24 +108,26 @@
     const m = head(l, h).hidden;
     return !m || cell(m, idx) !== 0;
   }
-  // The colour scale of a stage: shared by the layer's heads, as the PNGs share it across panels.
+  // The colour scale of a stage ('aggregates': a layer's mean and rollout), shared by the layer's heads as
+  // the figures share it across panels, by the figures' own rule: html.cpp computes every layer's scales
+  // with render/view/colour_scale.h's make_scale (weights fixed 0–1 unless --range says otherwise, scores
+  // ±the largest visible |score|), and the live panel's runs with liveScale (live.js), its port.
+  // [lo, hi, map name, log, bottom label, top label].
   function scaleOf(l, stage) {
-    let lo = Infinity, hi = -Infinity;
-    for (let h = 0; h < D.layers[l].heads.length; h++) {
-      const d = desc(l, h, stage);
-      lo = Math.min(lo, real(d, d[3]));
-      hi = Math.max(hi, real(d, d[4]));
-    }
-    if (stage === 'scores' || stage === 'masked-scores') {  // diverging, centred on 0
-      const mag = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
-      return { lo: -mag, hi: mag, cmap: RDBU };
-    }
-    lo = Math.min(0, isFinite(lo) ? lo : 0);
-    hi = isFinite(hi) && hi > lo ? hi : lo + 1;
-    return { lo: lo, hi: hi, cmap: VIRIDIS };
+    const sc = D.layers[l].scales[stage] || [0, 1, 'viridis', false, '0', '1'];  // the mask draws no colour scale
+    return { lo: sc[0], hi: sc[1], cmap: sc[2] === 'RdBu_r' ? RDBU : SEQUENTIAL, log: sc[3], low: sc[4], high: sc[5] };
   }
-  function colourIndex(sc, v) {  // matplotlib's rule: floor((v - lo) / (hi - lo) * 256), clipped
-    const t = (v - sc.lo) / (sc.hi - sc.lo) * 256;
+  // The figures' rule, in float32 as C++ computes it: floor((v - lo) / (hi - lo) * 256), clipped to 0..255;
+  // on a log scale the same on log10 values (a value at or below 0 takes the bottom entry).
+  const f32 = Math.fround;
+  function colourIndex(sc, v) {
+    let t;
+    if (sc.log) {
+      const x = f32(Math.log10(Math.max(v, 1e-7)));
+      t = f32(f32(f32(x - f32(Math.log10(sc.lo))) / f32(f32(Math.log10(sc.hi)) - f32(Math.log10(sc.lo)))) * 256);
+    } else {
+      t = f32(f32(f32(f32(v) - f32(sc.lo)) / f32(f32(sc.hi) - f32(sc.lo))) * 256);
+    }
     return !(t > 0) ? 0 : t >= 255 ? 255 : Math.floor(t);
   }
   // The stage as a T x S picture, one pixel per cell.

@@ -13,7 +13,8 @@ WebAssembly against the native binary.
    message in #live-error and the page stays usable; the URL fragment reproduces the run after a reload.
    A link's #run= words go through the core's command line: refused ones show the CLI's error (an unknown kind
    or option, an option the kind does not take, files); options the panel has no control for (--dropout-seed)
-   are kept, listed and run; --example runs; a NUL is refused as the CLI refuses control characters.
+   are kept, listed and run; --example runs; a NUL is refused as the CLI refuses control characters; a live
+   run's cells have the native SVG figure's colours.
 5. `attn show --html` carries the panel prefilled with its run; `--no-live` leaves it out.
 Screenshots of the live panel are saved in --out.
 
@@ -28,6 +29,7 @@ import sys
 import time
 import urllib.parse
 
+import colours  # noqa: E402
 import headless  # noqa: E402
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -336,7 +338,22 @@ def test_links(page, attn, out):
     page.shot(out, "live-link-extra.png")
     d.find_element(By.ID, "live-extra-drop").click()
     check(not d.find_element(By.ID, "live-extra").is_displayed(), "'drop them' empties the kept options")
-    # 3. the chapter's example: --example journey runs its tokens
+    # 3. a live run is coloured by the figures' rule: its cells are the native SVG's (weights well below 1,
+    #    which a 0..largest scale would brighten; raw scores diverging about 0)
+    argv = ["--kind", "mha", "--heads", "2", "--no-causal", "one two three four five six"]
+    page.load(link(argv))
+    wait_live(d)
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
+    svg = os.path.join(out, "live-colours")
+    subprocess.run([attn, "show", *argv, "--show", "weights,scores", "--svg", svg], check=True, capture_output=True)
+    for stage, h in (("weights", 0), ("weights", 1), ("scores", 1)):
+        page.select("head", h)
+        page.select("stage", stage)
+        n, exact, worst = colours.compare(colours.page_cells(d, 6, 6), colours.svg_cells(os.path.join(svg, "mha-%s.svg" % stage), h, 6, 6))
+        check(n == 36 and exact >= colours.MIN_EXACT and worst <= colours.MAX_STEP,
+              "live run, %s head %d: %.0f%% of %d cells the figure's colour, largest channel difference %d" % (stage, h, 100 * exact, n, worst))
+        print("live run, %s head %d: %d cells as the native figure's (%.0f%% exactly)" % (stage, h, n, 100 * exact))
+    # 4. the chapter's example: --example journey runs its tokens
     page.load(link(["--kind", "causal", "--example", "journey"]))
     wait_live(d)
     WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
@@ -344,7 +361,7 @@ def test_links(page, attn, out):
     labels = [s.get_attribute("textContent") for s in d.find_elements(By.CSS_SELECTOR, ".row-labels span")]
     check(labels == want["tokens"] and not d.find_element(By.ID, "live-error").is_displayed(),
           "--example journey in a link runs the chapter's tokens: %s" % labels)
-    # 4. NUL: refused as the CLI refuses control characters, not cut at the NUL
+    # 5. NUL: refused as the CLI refuses control characters, not cut at the NUL
     got = browser_run(d, ["--kind", "causal", "a\u0000b"])
     check(got[0] == "error" and "control character at byte offset 1 (U+0000)" in got[1] and "\n" not in got[1],
           "a NUL in the sentence is refused: %r" % got[1:])
@@ -406,6 +423,9 @@ def main():
               driver.find_element(By.ID, "live-opt-kv-heads").get_attribute("value") == "2" and
               driver.find_element(By.ID, "live-text").get_attribute("value") == "The cat sat on the mat",
               "show --html's panel is prefilled with its run")
+        names = [o.text for o in driver.find_elements(By.CSS_SELECTOR, "#head option")]
+        check(names == ["head 0 (kv 0)", "head 1 (kv 0)", "head 2 (kv 1)", "head 3 (kv 1)"],
+              "every grouped head names its key/value head: %s" % names)
         page.shot(out, "live-show-html.png")
         page = Page(driver, plain)
         page.load()

@@ -7,7 +7,9 @@ Four pages: `attn show --html --no-live` (mha with dropout, a hostile token; the
 `attn heads --json`, the table sorted and clicked, HTML in the folder's name, the text and a token). On each: no console errors, nothing
 fetched; hovering cells of several heads, stages and layers reads back the trace's values at 4 decimals;
 pickers switch; the URL fragment restores the selection; the head view, model overview and flash tiles
-respond; the neuron panel's sums equal q_I·k_j for clicked queries; screenshots are saved and are not blank.
+respond; the neuron panel's sums equal q_I·k_j for clicked queries; the page's cells have the SVG figures'
+colours for the same run (weights 0-1, scores, dropped, --range data/MIN,MAX, --log, --colormap); screenshots
+are saved and are not blank.
 
 Usage: test_page.py --attn BIN --chromium PATH --chromedriver PATH --out DIR
 """
@@ -22,6 +24,7 @@ import time
 
 import numpy as np
 from selenium.common.exceptions import NoAlertPresentException
+import colours  # noqa: E402
 import headless  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -575,6 +578,52 @@ def test_neuron_page(page, trace, out, times, what):
     print("%s: Σ of the products within %.2g of q_I·k_j for 3 queries" % (what, worst))
 
 
+# The colour rule: the page's cells against the SVG figure's, for the same run (tests/browser/colours.py).
+COLOUR_TEXT = "Your journey starts with one step"
+COLOUR_RUNS = [  # name, options, the figures' kind prefix, (stage, head) to compare
+    ("colour-mha", ["--kind", "mha", "--heads", "2", "--no-causal", "--dropout", "0.3", "--show", "weights,scores,dropped"], "mha",
+     [("weights", 0), ("weights", 1), ("scores", 1), ("dropped", 0)]),
+    ("colour-data", ["--kind", "causal", "--range", "data", "--colormap", "magma"], "causal", [("weights", 0)]),
+    ("colour-log", ["--kind", "causal", "--log"], "causal", [("weights", 0)]),
+    ("colour-fixed", ["--kind", "causal", "--range", "0,0.5"], "causal", [("weights", 0)]),
+]
+FIGURE_STAGE = {"weights": "weights", "scores": "scores", "dropped": "dropped-weights"}
+
+
+def test_colour_rule(driver, out):
+    """The page colours each matrix by the figures' rule (weights fixed 0-1 by default, scores +-max|score|,
+    --range, --log, --colormap): its cells are the SVG figure's colours."""
+    compared = 0
+    for name, options, kind, views in COLOUR_RUNS:
+        trace = json.load(open(os.path.join(out, name + ".json")))
+        T, S = len(trace["tokens"]), len(trace["tokens"])
+        page = Page(driver, os.path.join(out, name + ".html"))
+        page.load()
+        for stage, h in views:
+            page.select("head", h)
+            page.select("stage", stage)
+            cells = colours.page_cells(driver, T, S)
+            figure = colours.svg_cells(os.path.join(out, name, "%s-%s.svg" % (kind, FIGURE_STAGE[stage])), h, T, S)
+            n, exact, worst = colours.compare(cells, figure)
+            check(n > 0 and exact >= colours.MIN_EXACT and worst <= colours.MAX_STEP,
+                  "%s %s head %d: %d cells, %.0f%% the figure's colour exactly, largest channel difference %d" %
+                  (name, stage, h, n, 100 * exact, worst))
+            print("%s %s head %d: %d cells as the figure's (%.0f%% exactly, largest channel difference %d)" %
+                  (name, stage, h, n, 100 * exact, worst))
+            compared += n
+        if name == "colour-mha":  # weights well below 1: a 0..largest scale would colour them brighter
+            top = max(max(r) for hd in trace["attention"][0]["layers"][0]["heads"] for r in hd["weights"])
+            check(top < 0.5, "the mha run's weights stay below 0.5 (largest %.3f), so the test tells the rules apart" % top)
+        if name == "colour-fixed":
+            counts = driver.find_element(By.CSS_SELECTOR, "p.tokens").text
+            check(counts == "6 queries · 1 head", "the header's counts agree in number: %r" % counts)
+            hi = driver.find_element(By.CSS_SELECTOR, "#matrix-key .key-hi").text
+            check(hi == "\u2265 0.5", "--range 0,0.5 clips the first row's 1.0: the bar's top says %r" % hi)
+        page.quiet(name + " page")
+    page.shot(out, "colour-rule.png")
+    return compared
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn", required=True)
@@ -629,6 +678,9 @@ def main():
     run(a.attn, "show", "--model", name, "--show", "queries,keys", "--layer", "1", "--head", "2", "--query", "4",
         "--json", "neuron.json", "--html", "neuron.html", text, cwd=out)
     run(a.attn, "render", "neuron.json", "--html", "neuron-render.html", cwd=out)
+    for run_name, options, _, _ in COLOUR_RUNS:
+        run(a.attn, "show", *options, COLOUR_TEXT, "--svg", run_name, "--json", run_name + ".json", "--html", run_name + ".html",
+            "--no-live", cwd=out)
 
     # 2. the browser: headless, no network, a fresh profile
     driver, profile = headless.start(a.chromium, a.chromedriver)
@@ -647,12 +699,13 @@ def main():
         neuron = json.load(open(os.path.join(out, "neuron.json")))
         test_neuron_page(Page(driver, os.path.join(out, "neuron.html")), neuron, out, times, "neuron page")
         test_neuron_page(Page(driver, os.path.join(out, "neuron-render.html")), neuron, out, times, "rendered neuron page")
+        colour_cells = test_colour_rule(driver, out)
         screenshots_not_blank(driver, shots)
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
-    print("hovered %d cells; ready after %s ms; %.1f s in all; screenshots in %s" %
-          (hovered, times, time.time() - start, out))
+    print("hovered %d cells; %d cells coloured as the figures; ready after %s ms; %.1f s in all; screenshots in %s" %
+          (hovered, colour_cells, times, time.time() - start, out))
     if failures:
         sys.exit("%d failure(s)" % len(failures))
 
