@@ -314,6 +314,7 @@
     if (!D.live || typeof AttnCore !== 'function') return null;
     const sec = buildLive();
     const fromLink = liveFragmentWords();  // read now: the first update() rewrites the fragment
+    const linkHash = location.hash;  // its head, stage and pinned cell, applied once its run is drawn
     live.argv = fromLink || D.live.argv;
     AttnCore({ print: (t) => live.notes.push(t), printErr: (t) => live.notes.push(t.replace(/^attn: note: /, '')) })
       .then((core) => {
@@ -339,7 +340,10 @@
         document.documentElement.dataset.liveReadyMs = String(Math.round(performance.now()));
         document.documentElement.dataset.liveReady = 'true';
         if (linkError) showLiveError(linkError);
-        else if (fromLink) liveRun();
+        else if (fromLink && liveRun()) {
+          fromFragment(linkHash);
+          update(true);
+        }
       }, (e) => {
         live.ui.status.textContent = 'attn’s core could not start in this browser: ' + e;
       });

@@ -62,6 +62,7 @@
     canvas.addEventListener('click', (e) => {
       const p = at(e);
       state.pin = p && state.pin && state.pin.i === p.i && state.pin.j === p.j ? null : p;
+      toFragment();
       showReadout();
       drawMatrix();
       drawHeadView();
@@ -84,6 +85,7 @@
       state.pin = { i: Math.max(0, Math.min(T - 1, state.pin.i + di)), j: Math.max(0, Math.min(S - 1, state.pin.j + dj)) };
     } else return;
     e.preventDefault();
+    toFragment();
     showReadout();
     drawMatrix();
     drawHeadView();

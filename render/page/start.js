@@ -1,16 +1,21 @@
   // ---- selection, URL fragment -----------------------------------------------------------------------------
 
-  function fromFragment() {
-    const f = new URLSearchParams(location.hash.replace(/^#/, ''));
+  // The selection a fragment names (the address's, or a link's kept until its live run is drawn): layer,
+  // head, stage and the pinned cell ("pin=2,0"), each where the data has it.
+  function fromFragment(hash = location.hash) {
+    const f = new URLSearchParams(hash.replace(/^#/, ''));
     const l = Number(f.get('layer')), h = Number(f.get('head')), s = f.get('stage');
     if (D.layered && f.has('layer') && Number.isInteger(l) && l >= 0 && l < L) state.layer = l;
     if (f.has('head') && Number.isInteger(h) && h >= 0 && h < D.layers[state.layer].heads.length) state.head = h;
     if (s && D.stages.includes(s)) state.stage = s;
+    const pin = (f.get('pin') || '').split(',').map(Number);
+    if (pin.length === 2 && pin.every((x) => Number.isInteger(x) && x >= 0) && pin[0] < T && pin[1] < S) state.pin = { i: pin[0], j: pin[1] };
   }
   function toFragment() {
     const parts = [];
     if (D.layered) parts.push('layer=' + state.layer);
     parts.push('head=' + state.head, 'stage=' + state.stage);
+    if (state.pin) parts.push('pin=' + state.pin.i + ',' + state.pin.j);
     const run = liveFragmentPart();  // the live panel's settings (live.js)
     if (run) parts.push(run);
     const hash = '#' + parts.join('&');
@@ -19,6 +24,7 @@
 
   function update(fragment) {
     state.head = Math.min(state.head, D.layers[state.layer].heads.length - 1);
+    if (state.pin && (state.pin.i >= T || state.pin.j >= S)) state.pin = null;  // a live run of fewer tokens
     fillHeadOptions();
     if (document.getElementById('layer')) document.getElementById('layer').value = String(state.layer);
     document.getElementById('head').value = String(state.head);

@@ -353,6 +353,15 @@ def test_links(page, attn, out):
         check(n == 36 and exact >= colours.MIN_EXACT and worst <= colours.MAX_STEP,
               "live run, %s head %d: %.0f%% of %d cells the figure's colour, largest channel difference %d" % (stage, h, 100 * exact, n, worst))
         print("live run, %s head %d: %d cells as the native figure's (%.0f%% exactly)" % (stage, h, n, 100 * exact))
+    # a link keeps the head, the stage and the pinned cell of its run (the page's own run has one head)
+    page.load("#head=1&stage=scores&pin=2,1&" + link(argv)[1:])
+    wait_live(d)
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
+    frag = urllib.parse.unquote(d.execute_script("return location.hash"))
+    check(page.selected("head") == "1" and page.selected("stage") == "scores" and "head=1" in frag and "pin=2,1" in frag,
+          "the link's head 1, scores and pinned cell survive its run: head %s, stage %s, %s" % (page.selected("head"), page.selected("stage"), frag))
+    readout = d.find_element(By.ID, "readout").text
+    check("three" in readout and "two" in readout, "the pinned cell (three, two) is read out: %r" % readout)
     # 4. the chapter's example: --example journey runs its tokens
     page.load(link(["--kind", "causal", "--example", "journey"]))
     wait_live(d)
