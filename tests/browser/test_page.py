@@ -227,7 +227,7 @@ def test_show_page(page, trace, out, times):
     page.select("head", 1, real=True)
     page.select("stage", "masked-scores", real=True)
     url = page.d.current_url
-    check(url.endswith("#head=1&stage=masked-scores"), "fragment follows the pickers: %s" % url)
+    check(url.endswith("#head=1&stage=masked-scores&pin=3,1"), "fragment follows the pickers and the pinned cell: %s" % url)
     page.load("#head=1&stage=masked-scores")
     check((page.selected("head"), page.selected("stage")) == ("1", "masked-scores"), "a link reopens head 1, masked scores")
     got, _ = page.hover(T - 1, 0, T, S)
