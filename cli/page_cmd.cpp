@@ -19,7 +19,9 @@ void setup_page(CLI::App& app) {
     cmd->footer(
         "Examples:\n"
         "  attn page lab.html\n"
-        "Open lab.html in a recent Chromium, Firefox or Safari, from a USB stick or an LMS: no install, no network.");
+        "  attn show --kind mha --heads 4 --range data \"The cat sat on the mat\" --html lab.html\n"
+        "Open lab.html in a recent Chromium, Firefox or Safari, from a USB stick or an LMS: no install, no network.\n"
+        "A lab that starts elsewhere: attn show's page of that run (--html FILE) carries the same panel, preset to it.");
     cmd->add_option("file", *file, "The HTML file to write")->required();
     auto color = std::make_shared<std::string>("auto");
     bind_color_option(*cmd, *color);  // the page has no shaded terminal cells; taken as every command takes it

@@ -123,7 +123,8 @@ std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std:
     static const char* const kShaping[] = {"--kind", "--d-in", "--d-out", "--seed", "--init", "--qkv-bias", "--dropout",
                                            "--heads", "--kv-heads", "--window", "--score", "--block-q", "--block-k",
                                            "--renorm", "--causal", "--no-causal", "--pos", "--rope-base",
-                                           "--rope-style", "--align", "--split", "--max-tokens", "--dropout-seed"};
+                                           "--rope-style", "--align", "--split", "--max-tokens", "--dropout-seed",
+                                           "--example", "--range", "--log", "--colormap"};
     const auto join = [](const std::vector<std::string>& words) {
         std::string text;
         for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
@@ -150,6 +151,7 @@ std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std:
         if (!source.empty() && source[0] == '-') words.push_back("--source=" + source);
         else words.insert(words.end(), {"--source", source});
     }
+    if (o.example) return words;  // --example NAME is the input: no sentence
     const std::string text = o.sentence.value_or(join(tokens));
     if (!text.empty() && text[0] == '-') words.push_back("--");
     words.push_back(text);

@@ -59,8 +59,9 @@ struct ShowOptions {
 CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Option*>& seeded_only);
 
 // The words of this run that the page's live panel can run again (render/page/live.js): --kind and the
-// options that shape the numbers, as given, then the sentence (a --file's or --example's tokens joined
-// by spaces when no sentence was typed) and --source likewise. tokens and source_tokens: the run's.
+// options that shape the numbers or their colours (--range, --log, --colormap), as given, then the
+// sentence (a --file's tokens joined by spaces when no sentence was typed; none after --example NAME,
+// which is the input) and --source likewise. tokens and source_tokens: the run's.
 std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std::string>& tokens,
                                     const std::vector<std::string>& source_tokens);
 

@@ -178,6 +178,10 @@ Json layers_json(const PageLayers& p, std::vector<PageMatrix>& stages, bool with
             jh["stages"] = js;
             jh["hidden"] = h.mask.size() ? js["mask"] : Json();
             if (with_flash && h.scores.size()) jh["flash"] = flash_final(t, h.head, T);
+            // a seeded kind's head: its queries, keys, values and context for the step-by-step view (steps_view.js)
+            if (!p.layered && find_kind(t.kind) && h.queries.size() && h.keys.size() && h.values.size() && h.context.size())
+                jh["vectors"] = {{"queries", matrix(h.queries)}, {"keys", matrix(h.keys)}, {"values", matrix(h.values)},
+                                 {"context", matrix(h.context)}};
             jheads.push_back(std::move(jh));
         }
         Json jl = {{"layer", p.layered ? Json(l) : Json()}, {"heads", jheads}};
@@ -399,11 +403,13 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     j["empty_rows"] = t.empty_rows;
     j["viridis"] = hex_colormap(kViridis);
     j["rdbu"] = hex_colormap(kRdBuR);
-    // the colour rule of the figures, for the live panel's runs: --range, --log and --colormap's map
-    const Colormap* seq = find_colormap(opt.colour.colormap);
+    // the colour rule of the figures, for the live panel's runs (--range, --log, --colormap), and every
+    // sequential map --colormap names, which a scale names by its name
     const char* range = opt.colour.range == ColourSpec::Range::automatic ? "auto" : opt.colour.range == ColourSpec::Range::data ? "data" : "fixed";
     j["colour"] = {{"range", range}, {"min", opt.colour.min}, {"max", opt.colour.max}, {"log", opt.colour.log},
-                   {"colormap", opt.colour.colormap}, {"map", hex_colormap(seq ? *seq : kViridis)}};
+                   {"colormap", opt.colour.colormap}};
+    j["colormaps"] = Json::object();
+    for (const std::string& name : colormap_names()) j["colormaps"][name] = hex_colormap(*find_colormap(name));
     j["init"] = {{"layer", opt.layer ? Json(*opt.layer) : Json()}, {"head", opt.head ? Json(*opt.head) : Json()}};
     if (opt.live) j["live"] = {{"argv", *opt.live}};
     return j;

@@ -28,8 +28,14 @@
     '--seed': { label: 'seed', number: true },
     '--d-in': { label: 'd_in', number: true },
     '--split': { label: 'split', choices: ['words', 'space', 'chars'] },
+    '--dropout-seed': { label: 'dropout seed', number: true },
+    '--example': { label: 'example', choices: ['journey'], texts: ['journey (the chapter’s 6 tokens)'] },
+    '--range': { label: 'colour range', text: true, placeholder: 'auto, data or MIN,MAX', size: '16' },
+    '--colormap': { label: 'colours', choices: ['viridis', 'magma', 'cividis', 'gray'] },
+    '--log': { label: 'log colours', flag: true },
   };
-  const LIVE_COMMON = ['--seed', '--d-in', '--split'];  // every kind takes them (show's own options)
+  // every kind takes them (show's own options): the input, and the colours as the figures take them
+  const LIVE_COMMON = ['--seed', '--d-in', '--split', '--example', '--range', '--colormap', '--log'];
 
   const live = { core: null, kinds: [], fields: new Map(), argv: null, notes: [], extra: [] };
 
@@ -38,7 +44,8 @@
   // ones every kind takes.
   function liveOptions(kind) {
     const flags = kind.options.split(', ').flatMap((o) => o.split('/')).filter((f) => f !== '--no-causal');
-    return flags.filter((f) => LIVE_FIELDS[f]).concat(LIVE_COMMON);
+    // --dropout-seed beside --dropout, for the kinds that drop
+    return flags.flatMap((f) => (f === '--dropout' ? [f, '--dropout-seed'] : [f])).filter((f) => LIVE_FIELDS[f]).concat(LIVE_COMMON);
   }
   function fieldId(flag) { return 'live-opt-' + flag.replace(/^--/, ''); }
 
@@ -58,7 +65,7 @@
         input.append(el('option', { value: '', text: 'default' }));
         choices.forEach((c, k) => input.append(el('option', { value: c, text: f.texts ? f.texts[k] : c })));
       } else if (f.number) input = el('input', { type: 'number', id: fieldId(flag), min: '0', step: f.step || '1', placeholder: 'default' });
-      else input = el('input', { type: 'text', id: fieldId(flag), size: '28', placeholder: 'the sentence itself' });
+      else input = el('input', { type: 'text', id: fieldId(flag), size: f.size || '28', placeholder: f.placeholder || 'the sentence itself' });
       const v = old[flag];
       if (v !== undefined) {
         if (f.flag) input.checked = v === true;
@@ -92,7 +99,7 @@
     }
     words.push(...live.extra);
     const text = live.ui.text.value;
-    if (text === '' && live.extra.length) return words;
+    if (text === '' && (live.extra.length || liveValues()['--example'])) return words;
     if (text.startsWith('-')) words.push('--');
     words.push(text);
     return words;
@@ -147,8 +154,7 @@
   // render/view/colour_scale.cpp's make_scale, for a live run's stage under the page's --range, --log and
   // --colormap (D.colour): r holds the visible values' {lo, hi, mag, minPositive, any}. The scale as
   // html.cpp writes it: [lo, hi, map name, log, bottom label, top label].
-  function liveScale(signed, r) {
-    const c = D.colour || { range: 'auto', min: 0, max: 1, log: false, colormap: 'viridis' };
+  function liveScale(signed, r, c) {
     if (signed) {  // diverging, centred on 0: ±(largest visible |value|)
       const m = r.mag > 0 ? r.mag : 1;
       return [-m, m, 'RdBu_r', false, shortNumber(-m), shortNumber(m)];
@@ -170,7 +176,22 @@
       (r.any && r.hi > hi ? '\u2265 ' : '') + shortNumber(hi)];
   }
 
-  function livePayload(tr) {
+  // The colour rule a run's words give (--range, --log, --colormap; their defaults otherwise), as D.colour.
+  function liveColour(given) {
+    const c = { range: 'auto', min: 0, max: 1, log: false, colormap: 'viridis' };
+    for (const [name, value] of given) {
+      if (name === '--log') c.log = true;
+      else if (name === '--colormap') c.colormap = value;
+      else if (name === '--range' && value === 'data') c.range = 'data';
+      else if (name === '--range' && value !== 'auto') {
+        const [a, b] = value.split(',').map(Number);
+        Object.assign(c, { range: 'fixed', min: Math.fround(a), max: Math.fround(b) });
+      }
+    }
+    return c;
+  }
+
+  function livePayload(tr, colour) {
     const src = tr.source_tokens.length ? tr.source_tokens : tr.tokens;
     const nT = tr.tokens.length, nS = src.length, n = nT * nS;
     const trHeads = tr.attention[0].layers[0].heads;  // a seeded run: one set, one layer
@@ -214,6 +235,8 @@
         at += n;
       }
       const x = { head: h.head, kv_head: h.kv_head, scale: h.scale, stages: st, hidden: h.mask ? st.mask : null };
+      if (h.queries && h.keys && h.values && h.context)
+        x.vectors = { queries: h.queries, keys: h.keys, values: h.values, context: h.context };
       if (tr.tiles && tr.tiles.length && h.scores) x.flash = flashFinal(h, nT, nS);
       return x;
     });
@@ -224,9 +247,9 @@
       settings: tr.config, model: null, tokens: tr.tokens, source_tokens: src, token_ids: [], predictions: [],
       layered: false, stages: stages,
       layers: [{ layer: null, heads: heads, scales: Object.fromEntries(stages.filter((s) => s !== 'mask')
-        .map((s) => [s, liveScale(s === 'scores' || s === 'masked-scores', ranges[s])])) }],
+        .map((s) => [s, liveScale(s === 'scores' || s === 'masked-scores', ranges[s], colour)])) }],
       tiles: (tr.tiles || []).map((t) => [t.head, t.rows[0], t.rows[1], t.cols[0], t.cols[1], t.row_max, t.row_sum]),
-      empty_rows: tr.empty_rows, viridis: D.viridis, rdbu: D.rdbu, colour: D.colour, init: { layer: null, head: null }, live: D.live,
+      empty_rows: tr.empty_rows, viridis: D.viridis, rdbu: D.rdbu, colour: colour, colormaps: D.colormaps, init: { layer: null, head: null }, live: D.live,
     }, new Uint8Array(cells.buffer)];
   }
   // The full softmax's m* and l* of every row (what the tiles' running values converge to), as render/page/html.cpp.
@@ -248,9 +271,10 @@
     const words = liveWords();
     const t0 = performance.now();
     live.notes = [];
-    let text;
+    let text, colour;
     try {
       text = live.core.run(words);
+      colour = liveColour(JSON.parse(live.core.parse(words)).given);
     } catch (e) {
       showLiveError(e.message);
       return false;
@@ -258,7 +282,7 @@
     const t1 = performance.now();
     live.ui.error.textContent = '';
     live.ui.error.hidden = true;
-    const [d, bytes] = livePayload(JSON.parse(text));
+    const [d, bytes] = livePayload(JSON.parse(text), colour);
     setData(d, bytes);
     live.argv = words;
     rebuild();

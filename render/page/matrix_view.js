@@ -57,8 +57,8 @@
       const j = Math.floor((e.clientX - r.left) / r.width * S), i = Math.floor((e.clientY - r.top) / r.height * T);
       return i >= 0 && i < T && j >= 0 && j < S ? { i: i, j: j } : null;
     };
-    canvas.addEventListener('mousemove', (e) => { state.hover = at(e); showReadout(); drawMatrix(); });
-    canvas.addEventListener('mouseleave', () => { state.hover = null; showReadout(); drawMatrix(); drawHeadView(); });
+    canvas.addEventListener('mousemove', (e) => { state.hover = at(e); showReadout(); drawMatrix(); drawSteps(); });
+    canvas.addEventListener('mouseleave', () => { state.hover = null; showReadout(); drawMatrix(); drawHeadView(); drawSteps(); });
     canvas.addEventListener('click', (e) => {
       const p = at(e);
       state.pin = p && state.pin && state.pin.i === p.i && state.pin.j === p.j ? null : p;
@@ -66,6 +66,7 @@
       showReadout();
       drawMatrix();
       drawHeadView();
+      drawSteps();
       canvas.focus();
     });
     if (!matrixKeys) document.addEventListener('keydown', onMatrixKey);  // once, however often it is rebuilt
@@ -89,6 +90,7 @@
     showReadout();
     drawMatrix();
     drawHeadView();
+    drawSteps();
   }
 
   // Beside the matrix: the stage's colour bar (the colours drawn, bottom to top) and a key for the

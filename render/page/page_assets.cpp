@@ -38,6 +38,7 @@ asm(".pushsection .rodata\n"
     ATTN_EMBED("attn_page_flash_steps", "flash_steps.js")
     ATTN_EMBED("attn_page_generation_view", "generation_view.js")
     ATTN_EMBED("attn_page_interventions_view", "interventions_view.js")
+    ATTN_EMBED("attn_page_steps_view", "steps_view.js")
     ATTN_EMBED("attn_page_live", "live.js")
     ATTN_EMBED("attn_page_start", "start.js")
     ATTN_EMBED("attn_page_encoder_view", "encoder_view.js")
@@ -59,6 +60,7 @@ ATTN_EMBEDDED(attn_page_model_overview)
 ATTN_EMBEDDED(attn_page_flash_steps)
 ATTN_EMBEDDED(attn_page_generation_view)
 ATTN_EMBEDDED(attn_page_interventions_view)
+ATTN_EMBEDDED(attn_page_steps_view)
 ATTN_EMBEDDED(attn_page_live)
 ATTN_EMBEDDED(attn_page_start)
 ATTN_EMBEDDED(attn_page_encoder_view)
@@ -100,6 +102,7 @@ const Embedded kViews[] = {
     {attn_page_flash_steps_begin, attn_page_flash_steps_end},
     {attn_page_generation_view_begin, attn_page_generation_view_end},
     {attn_page_interventions_view_begin, attn_page_interventions_view_end},
+    {attn_page_steps_view_begin, attn_page_steps_view_end},
     {attn_page_live_begin, attn_page_live_end},
     {attn_page_start_begin, attn_page_start_end},
 };

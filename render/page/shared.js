@@ -68,7 +68,11 @@
   }
   const VIRIDIS = colormap(D.viridis);
   const RDBU = colormap(D.rdbu);
-  const SEQUENTIAL = D.colour ? colormap(D.colour.map) : VIRIDIS;  // --colormap's map, for weights
+  const SEQUENTIAL = new Map();  // --colormap's maps by name, as scales name them
+  function sequential(name) {
+    if (!SEQUENTIAL.has(name)) SEQUENTIAL.set(name, D.colormaps && D.colormaps[name] ? colormap(D.colormaps[name]) : VIRIDIS);
+    return SEQUENTIAL.get(name);
+  }
   function niceStep(k) {  // 1, 2, 5, 10, 20, 50, ... at least k
     for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (m * p >= k) return m * p;
   }
@@ -115,7 +119,7 @@
   // [lo, hi, map name, log, bottom label, top label].
   function scaleOf(l, stage) {
     const sc = D.layers[l].scales[stage] || [0, 1, 'viridis', false, '0', '1'];  // the mask draws no colour scale
-    return { lo: sc[0], hi: sc[1], cmap: sc[2] === 'RdBu_r' ? RDBU : SEQUENTIAL, log: sc[3], low: sc[4], high: sc[5] };
+    return { lo: sc[0], hi: sc[1], cmap: sc[2] === 'RdBu_r' ? RDBU : sequential(sc[2]), log: sc[3], low: sc[4], high: sc[5] };
   }
   // The figures' rule, in float32 as C++ computes it: floor((v - lo) / (hi - lo) * 256), clipped to 0..255;
   // on a log scale the same on log10 values (a value at or below 0 takes the bottom entry).

@@ -40,6 +40,7 @@
     showReadout();
     drawHeadView();
     drawNeuron();
+    drawSteps();
     drawGeneration();
   }
 
@@ -51,7 +52,7 @@
     for (const s of [buildAblation(), buildLens(), buildHeadsTable(), buildOverview()]) if (s) main.append(s);
     main.append(buildControls());
     // a generation's steps under the pickers, which choose the head whose row it shows
-    for (const s of [buildGeneration(), buildMatrix(), buildHeadView(), buildNeuron(), buildAggregates(), buildFlash()]) if (s) main.append(s);
+    for (const s of [buildGeneration(), buildMatrix(), buildSteps(), buildHeadView(), buildNeuron(), buildAggregates(), buildFlash()]) if (s) main.append(s);
     return main;
   }
   // The views again, for a new D (a live run): the old ones go, the selection stays where it can.

@@ -323,18 +323,19 @@ def test_links(page, attn, out):
         print("link refused: %s" % err.text)
     page.shot(out, "live-link-refused.png")
     # 2. options the panel has no control for are kept, shown, run and kept in the fragment
-    argv = ["--kind", "causal", "--dropout", "0.5", "--dropout-seed", "5", "one two three four"]
+    argv = ["--kind", "causal", "--dropout", "0.5", "--dropout-seed", "5", "--max-tokens", "100", "one two three four"]
     page.load(link(argv))
     wait_live(d)
     WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
+    check(d.find_element(By.ID, "live-opt-dropout-seed").get_attribute("value") == "5", "--dropout-seed has its field beside --dropout")
     extra = d.find_element(By.ID, "live-extra")
-    check(extra.is_displayed() and d.find_element(By.ID, "live-extra-words").text == "--dropout-seed 5",
+    check(extra.is_displayed() and d.find_element(By.ID, "live-extra-words").text == "--max-tokens 100",
           "the kept option is listed: %r" % extra.text)
     got = json.loads(browser_run(d, argv)[1])
     want = json.loads(native(attn, argv)[0])
     check(got["config"]["dropout_seed"] == 5 and want["config"]["dropout_seed"] == 5, "the run used --dropout-seed 5")
-    frag = urllib.parse.unquote(d.execute_script("return location.hash"))
-    check('"--dropout-seed","5"' in frag.replace(" ", ""), "the fragment keeps --dropout-seed: %s" % frag)
+    frag = urllib.parse.unquote(d.execute_script("return location.hash")).replace(" ", "")
+    check('"--dropout-seed","5"' in frag and '"--max-tokens","100"' in frag, "the fragment keeps --dropout-seed and --max-tokens: %s" % frag)
     page.shot(out, "live-link-extra.png")
     d.find_element(By.ID, "live-extra-drop").click()
     check(not d.find_element(By.ID, "live-extra").is_displayed(), "'drop them' empties the kept options")
@@ -353,6 +354,32 @@ def test_links(page, attn, out):
         check(n == 36 and exact >= colours.MIN_EXACT and worst <= colours.MAX_STEP,
               "live run, %s head %d: %.0f%% of %d cells the figure's colour, largest channel difference %d" % (stage, h, 100 * exact, n, worst))
         print("live run, %s head %d: %d cells as the native figure's (%.0f%% exactly)" % (stage, h, n, 100 * exact))
+    # the figures' colour options in the panel: --range data, --colormap magma, --log as the native figure
+    argv = ["--kind", "mha", "--heads", "2", "--no-causal", "--range", "data", "--colormap", "magma", "--log", "one two three four five six"]
+    page.load(link(argv))
+    wait_live(d)
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
+    check(d.find_element(By.ID, "live-opt-range").get_attribute("value") == "data" and page.selected("live-opt-colormap") == "magma" and
+          d.find_element(By.ID, "live-opt-log").is_selected() and not d.find_element(By.ID, "live-extra").is_displayed(),
+          "the panel shows --range data, --colormap magma and --log as its own controls")
+    svg = os.path.join(out, "live-colours-magma")
+    subprocess.run([attn, "show", *argv, "--svg", svg], check=True, capture_output=True)
+    page.select("head", 1)
+    page.select("stage", "weights")
+    n, exact, worst = colours.compare(colours.page_cells(d, 6, 6), colours.svg_cells(os.path.join(svg, "mha-weights.svg"), 1, 6, 6))
+    check(n == 36 and exact >= colours.MIN_EXACT and worst <= colours.MAX_STEP,
+          "live run with --range data --colormap magma --log: %.0f%% of %d cells the figure's colour, largest difference %d" % (100 * exact, n, worst))
+    print("live run, --range data --colormap magma --log: %d cells as the native figure's (%.0f%% exactly)" % (n, 100 * exact))
+    page.shot(out, "live-magma-log.png")
+    # the panel's example: pick journey, leave the sentence empty, run
+    set_field(d, "live-text", "")
+    set_field(d, "live-opt-example", "journey")
+    runs = live_runs(d)
+    d.find_element(By.ID, "live-run").click()
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) > runs)
+    want = json.loads(native(attn, ["--kind", "mha", "--heads", "2", "--example", "journey"])[0])
+    labels = [s.get_attribute("textContent") for s in d.find_elements(By.CSS_SELECTOR, ".row-labels span")]
+    check(labels == want["tokens"], "the panel's example runs the chapter's tokens: %s" % labels)
     # a link keeps the head, the stage and the pinned cell of its run (the page's own run has one head)
     page.load("#head=1&stage=scores&pin=2,1&" + link(argv)[1:])
     wait_live(d)

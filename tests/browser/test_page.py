@@ -624,6 +624,36 @@ def test_colour_rule(driver, out):
     return compared
 
 
+def test_steps(driver, out):
+    """The step-by-step view: a pinned query's scores, scaled and masked scores, weights and context are the
+    trace's, and the context is the weights times the values (numpy, from the trace)."""
+    trace = json.load(open(os.path.join(out, "colour-log.json")))
+    hd = trace["attention"][0]["layers"][0]["heads"][0]
+    T = len(trace["tokens"])
+    page = Page(driver, os.path.join(out, "colour-log.html"))
+    page.load()
+    check(page.d.find_elements(By.ID, "steps-table"), "a seeded page has the step-by-step view")
+    i = 3
+    page.d.execute_script("document.getElementById('matrix').scrollIntoView({block: 'center'})")
+    page.hover(i, 1, T, T)
+    ActionChains(page.d).click().perform()  # pin row i
+    rows = page.d.find_elements(By.CSS_SELECTOR, "#steps-table tr.nv-key")
+    check(len(rows) == T, "one row per key: %d" % len(rows))
+    for j, r in enumerate(rows):
+        got = [r.find_element(By.CSS_SELECTOR, c).text for c in (".st-score", ".st-masked", ".st-weight")]
+        visible = hd["mask"][i][j]
+        want = [four(hd["scores"][i][j]), four(np.float32(hd["scale"]) * np.float32(hd["scores"][i][j])) if visible else "\u2212\u221e (hidden)",
+                four(hd["weights"][i][j])]
+        check(got == want, "query %d, key %d: %s, the trace's %s" % (i, j, got, want))
+    ctx = np.array(hd["weights"][i], np.float64) @ np.array(hd["values"], np.float64)
+    check(np.abs(ctx - np.array(hd["context"][i])).max() < 1e-5, "the trace's context is the weights times the values")
+    shown = page.d.find_element(By.CSS_SELECTOR, "#steps-table .st-context").text
+    check(shown.startswith("[" + ", ".join("%.4f" % x for x in hd["context"][i][:8])), "the context row: %r" % shown)
+    page.shot(out, "steps.png")
+    page.quiet("step-by-step page")
+    return T
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn", required=True)
@@ -700,6 +730,7 @@ def main():
         test_neuron_page(Page(driver, os.path.join(out, "neuron.html")), neuron, out, times, "neuron page")
         test_neuron_page(Page(driver, os.path.join(out, "neuron-render.html")), neuron, out, times, "rendered neuron page")
         colour_cells = test_colour_rule(driver, out)
+        test_steps(driver, out)
         screenshots_not_blank(driver, shots)
     finally:
         driver.quit()
