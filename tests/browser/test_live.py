@@ -371,6 +371,10 @@ def test_links(page, attn, out):
           "live run with --range data --colormap magma --log: %.0f%% of %d cells the figure's colour, largest difference %d" % (100 * exact, n, worst))
     print("live run, --range data --colormap magma --log: %d cells as the native figure's (%.0f%% exactly)" % (n, 100 * exact))
     page.shot(out, "live-magma-log.png")
+    keys = d.find_elements(By.CSS_SELECTOR, "#steps-table tr.nv-key")
+    want = json.loads(native(attn, argv)[0])["attention"][0]["layers"][0]["heads"][1]
+    weights = [k.find_element(By.CSS_SELECTOR, ".st-weight").text for k in keys]
+    check(weights == [four(w) for w in want["weights"][5]], "a live run's step-by-step view shows its last query's weights: %s" % weights)
     # the panel's example: pick journey, leave the sentence empty, run
     set_field(d, "live-text", "")
     set_field(d, "live-opt-example", "journey")
