@@ -180,8 +180,17 @@ Json layers_json(const PageLayers& p, std::vector<PageMatrix>& stages, bool with
             if (with_flash && h.scores.size()) jh["flash"] = flash_final(t, h.head, T);
             // a seeded kind's head: its queries, keys, values and context for the step-by-step view (steps_view.js)
             if (!p.layered && find_kind(t.kind) && h.queries.size() && h.keys.size() && h.values.size() && h.context.size())
+            {
                 jh["vectors"] = {{"queries", matrix(h.queries)}, {"keys", matrix(h.keys)}, {"values", matrix(h.values)},
                                  {"context", matrix(h.context)}};
+                // positions: RoPE's q and k before the rotation, ALiBi's bias m (j - i) added to the scaled scores
+                if (h.queries_unrotated.size()) jh["vectors"]["queries_unrotated"] = matrix(h.queries_unrotated);
+                if (h.keys_unrotated.size()) jh["vectors"]["keys_unrotated"] = matrix(h.keys_unrotated);
+                if (h.bias.size()) {  // with the scores as floats, so that scale · score + bias is the run's, digit for digit
+                    jh["vectors"]["bias"] = matrix(h.bias);
+                    jh["vectors"]["scores"] = matrix(h.scores);
+                }
+            }
             jheads.push_back(std::move(jh));
         }
         Json jl = {{"layer", p.layered ? Json(l) : Json()}, {"heads", jheads}};

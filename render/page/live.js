@@ -236,7 +236,8 @@
       }
       const x = { head: h.head, kv_head: h.kv_head, scale: h.scale, stages: st, hidden: h.mask ? st.mask : null };
       if (h.queries && h.keys && h.values && h.context)
-        x.vectors = { queries: h.queries, keys: h.keys, values: h.values, context: h.context };
+        x.vectors = { queries: h.queries, keys: h.keys, values: h.values, context: h.context, queries_unrotated: h.queries_unrotated,
+          keys_unrotated: h.keys_unrotated, bias: h.bias, scores: h.bias ? h.scores : undefined };
       if (tr.tiles && tr.tiles.length && h.scores) x.flash = flashFinal(h, nT, nS);
       return x;
     });

@@ -33,27 +33,38 @@
     const t = ui.stepsTable;
     t.textContent = '';
     const th = (text) => el('th', { text: text });
-    t.append(el('tr', {}, th(''), th('token'), th('q_I, k_j'), th('score'), th('\u00d7 ' + Number(scale.toPrecision(6))),
+    // RoPE: q and k before the rotation beside; ALiBi: the bias m (j - i) added to the scaled score
+    const rope = !!v.queries_unrotated, alibi = !!v.bias;
+    t.append(el('tr', {}, th(''), th('token'), ...(rope ? [th('before RoPE')] : []), th(rope ? 'rotated q_I, k_j' : 'q_I, k_j'),
+      th('score'), th('\u00d7 ' + Number(scale.toPrecision(6))), ...(alibi ? [th('+ ALiBi m(j\u2212i)')] : []),
       th('masked'), th('weight'), th('v_j')));
+    const blanks = (n) => Array.from({ length: n }, () => el('td'));
     t.append(el('tr', { class: 'nv-query' }, el('td', { text: 'Q[' + I + ']' }), el('td', { text: tokenLabel(D.tokens[I]) }),
-      el('td', {}, strip(v.queries[I], magQK, 'query ' + I)), el('td'), el('td'), el('td'), el('td'), el('td')));
+      ...(rope ? [el('td', {}, strip(v.queries_unrotated[I], magQK, 'query ' + I + ' before RoPE'))] : []),
+      el('td', {}, strip(v.queries[I], magQK, 'query ' + I)), ...blanks(alibi ? 6 : 5)));
     for (let j = 0; j < S; j++) {
       const idx = I * S + j, seen = visible(0, h, idx);
       const raw = scores ? real(scores, cell(scores, idx)) : null;
-      const scaled = masked && seen ? format(masked, cell(masked, idx)) : raw === null ? '' : (Math.fround(scale) * raw).toFixed(4);
+      const scaledValue = masked && seen ? real(masked, cell(masked, idx)) : raw === null ? null : Math.fround(scale) * raw;
+      const scaled = masked && seen ? format(masked, cell(masked, idx)) : scaledValue === null ? '' : scaledValue.toFixed(4);
+      const bias = alibi ? v.bias[I][j] : 0;
+      // float32 as the run adds them: fl(fl(scale · score) + bias)
+      const before = alibi ? Math.fround(Math.fround(Math.fround(scale) * v.scores[I][j]) + bias).toFixed(4) : scaled;
       t.append(el('tr', { class: seen ? 'nv-key' : 'nv-key nv-hidden', 'data-j': String(j) },
         el('td', { text: 'k' + j }), el('td', { text: tokenLabel(D.source_tokens[j]) }),
+        ...(rope ? [el('td', {}, strip(v.keys_unrotated[j], magQK, 'key ' + j + ' before RoPE'))] : []),
         el('td', {}, strip(v.keys[j], magQK, 'key ' + j)),
         el('td', { class: 'st-score', text: scores ? format(scores, cell(scores, idx)) : '' }),
         el('td', { class: 'st-scaled', text: scaled }),
-        el('td', { class: 'st-masked', text: seen ? scaled : '\u2212\u221e (hidden)' }),
+        ...(alibi ? [el('td', { class: 'st-bias', text: bias.toFixed(4) })] : []),
+        el('td', { class: 'st-masked', text: seen ? before : '\u2212\u221e (hidden)' }),
         el('td', { class: 'st-weight', text: seen ? format(weights, cell(weights, idx)) : '0.0000' }),  // a hidden key's weight is 0
         el('td', {}, strip(v.values[j], magV, 'value ' + j))));
     }
     const ctx = v.context[I];
     const dropped = D.stages.includes('dropped');  // with dropout the context sums the dropped weights
     t.append(el('tr', { class: 'nv-query' }, el('td', { text: 'context' }), el('td', { text: dropped ? '\u03a3 dropped w_j v_j' : '\u03a3 w_j v_j' }),
-      el('td', { class: 'st-context', colspan: '5', text: '[' + ctx.slice(0, 8).map((x) => x.toFixed(4)).join(', ') +
+      el('td', { class: 'st-context', colspan: String(5 + rope + alibi), text: '[' + ctx.slice(0, 8).map((x) => x.toFixed(4)).join(', ') +
         (ctx.length > 8 ? ', \u2026 ' + ctx.length + ' values' : '') + ']' }),
       el('td', {}, strip(ctx, magV, 'context of query ' + I))));
   }

@@ -651,6 +651,26 @@ def test_steps(driver, out):
     check(shown.startswith("[" + ", ".join("%.4f" % x for x in hd["context"][i][:8])), "the context row: %r" % shown)
     page.shot(out, "steps.png")
     page.quiet("step-by-step page")
+    # positions: ALiBi's bias is added to the scaled score before the softmax; RoPE shows q and k before the rotation
+    trace = json.load(open(os.path.join(out, "steps-alibi.json")))
+    hd = trace["attention"][0]["layers"][0]["heads"][1]
+    page = Page(driver, os.path.join(out, "steps-alibi.html"))
+    page.load()
+    page.select("head", 1)
+    i = T - 1  # the last query, drawn when no row is pinned
+    rows = page.d.find_elements(By.CSS_SELECTOR, "#steps-table tr.nv-key")
+    for j, r in enumerate(rows):
+        bias, masked = r.find_element(By.CSS_SELECTOR, ".st-bias").text, r.find_element(By.CSS_SELECTOR, ".st-masked").text
+        want = np.float32(np.float32(hd["scale"]) * np.float32(hd["scores"][i][j])) + np.float32(hd["bias"][i][j])
+        check(bias == four(hd["bias"][i][j]) and (masked == four(want) if hd["mask"][i][j] else masked == "\u2212\u221e (hidden)"),
+              "ALiBi, query %d key %d: bias %s masked %s, the trace's %s and %s" % (i, j, bias, masked, four(hd["bias"][i][j]), four(want)))
+    page.quiet("ALiBi step-by-step page")
+    page = Page(driver, os.path.join(out, "steps-rope.html"))
+    page.load()
+    heads = [e.text for e in page.d.find_elements(By.CSS_SELECTOR, "#steps-table th")]
+    check("before RoPE" in heads and "rotated q_I, k_j" in heads, "RoPE's steps show q and k before and after the rotation: %s" % heads)
+    page.shot(out, "steps-rope.png")
+    page.quiet("RoPE step-by-step page")
     return T
 
 
@@ -708,6 +728,8 @@ def main():
     run(a.attn, "show", "--model", name, "--show", "queries,keys", "--layer", "1", "--head", "2", "--query", "4",
         "--json", "neuron.json", "--html", "neuron.html", text, cwd=out)
     run(a.attn, "render", "neuron.json", "--html", "neuron-render.html", cwd=out)
+    for run_name, options in (("steps-alibi", ["--kind", "mha", "--heads", "2", "--pos", "alibi"]), ("steps-rope", ["--kind", "causal", "--pos", "rope"])):
+        run(a.attn, "show", *options, COLOUR_TEXT, "--json", run_name + ".json", "--html", run_name + ".html", "--no-live", cwd=out)
     for run_name, options, _, _ in COLOUR_RUNS:
         run(a.attn, "show", *options, COLOUR_TEXT, "--svg", run_name, "--json", run_name + ".json", "--html", run_name + ".html",
             "--no-live", cwd=out)
