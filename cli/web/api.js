@@ -15,20 +15,17 @@ function attnCall(fn, text) {
     _free(p);
   }
 }
-Module['run'] = function (argv) {
+// fn (an entry of cli/web/attn_web.cpp) on argv, the words `attn show` takes: 'J' + the answer, or 'E' + the
+// CLI's one-line error, thrown.
+function attnWords(fn, name, argv) {
   if (!Array.isArray(argv) || !argv.every(function (w) { return typeof w === 'string'; }))
-    throw new TypeError('attn.run takes a list of words (strings), as attn show takes them');
-  var r = attnCall(_attn_run, JSON.stringify(argv));
+    throw new TypeError('attn.' + name + ' takes a list of words (strings), as attn show takes them');
+  var r = attnCall(fn, JSON.stringify(argv));
   if (r.charAt(0) !== 'J') throw new Error(r.slice(1));
   return r.slice(1);
-};
-// parse(argv): what the words say after a run's checks, as JSON text {"given": [[name, value|null], ...],
-// "sentence", "source"}; throws the CLI's one-line error as run does. The panel fills itself from it.
-Module['parse'] = function (argv) {
-  if (!Array.isArray(argv) || !argv.every(function (w) { return typeof w === 'string'; }))
-    throw new TypeError('attn.parse takes a list of words (strings), as attn show takes them');
-  var r = attnCall(_attn_parse, JSON.stringify(argv));
-  if (r.charAt(0) !== 'J') throw new Error(r.slice(1));
-  return r.slice(1);
-};
+}
+Module['run'] = function (argv) { return attnWords(_attn_run, 'run', argv); };
+// parse(argv): what the words say after a run's checks, as JSON text {"kind", "given": [[name, value|null],
+// ...], "sentence", "source"}; throws the CLI's one-line error as run does. The panel fills itself from it.
+Module['parse'] = function (argv) { return attnWords(_attn_parse, 'parse', argv); };
 Module['kinds'] = function () { return UTF8ToString(_attn_kinds()); };
