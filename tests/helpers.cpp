@@ -12,7 +12,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "fuzz/harness.h"
 #include "render/text/font.h"
@@ -98,12 +101,33 @@ std::string dejavu_with_units_per_em(unsigned em) {
     return font;
 }
 
+namespace {
+// The folders temp_dir made in this process, removed when it exits (ATTN_KEEP_TEST_DIRS=1 keeps them to
+// look at): a run of the suite would otherwise leave thousands of folders, gigabytes, in /tmp.
+std::vector<std::string>& made_dirs() {
+    static std::vector<std::string>* dirs = [] {
+        auto* v = new std::vector<std::string>();
+        std::atexit([] {
+            const char* keep = std::getenv("ATTN_KEEP_TEST_DIRS");
+            if (keep && *keep && std::string(keep) != "0") return;
+            std::error_code ec;
+            for (const std::string& d : made_dirs()) std::filesystem::remove_all(d, ec);
+        });
+        return v;
+    }();
+    return *dirs;
+}
+}  // namespace
+
 std::string temp_dir() {
     static std::atomic<int> counter{0};
     const char* base = std::getenv("TMPDIR");
     std::string tmpl = std::string(base && *base ? base : "/tmp") + "/attn-test-" + std::to_string(::getpid()) +
                        "-" + std::to_string(counter++) + "-XXXXXX";
     REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    static std::mutex m;
+    const std::lock_guard<std::mutex> lock(m);
+    made_dirs().push_back(tmpl);
     return tmpl;
 }
 

@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import shutil
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -58,6 +59,13 @@ def estimate(args, cwd):
 def main():
     c = Checks(ATTN)
     root = tempfile.mkdtemp(prefix="attn-peaks-")
+    try:
+        measure(c, root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # about 1.7 GB of traces, pages and figures
+
+
+def measure(c, root):
     make_gpt2(os.path.join(root, "gpt2"), layers=2, heads=4, embd=32, positions=4096)
     make_gpt2(os.path.join(root, "gpt2-1h"), layers=2, heads=1, embd=16, positions=4096)
     make_llama(os.path.join(root, "llama-1h"), layers=2, heads=1, kv_heads=1, hidden=16, positions=4096)
