@@ -1,8 +1,9 @@
 // The PNG encoder: IHDR, one IDAT, IEND, written here (chunk CRCs by zlib's crc32). The image data (every
 // row behind filter byte 0, "none") is deflated by a compressor made for figures: a figure is flat colour,
-// so almost every byte repeats the pixel to its left or the one above it. Each position tries just those two
-// matches (distance 3 and the row's length + 1), compared 8 bytes at a time, and falls back to a literal;
-// the symbols are then Huffman-coded in one dynamic block per part (RFC 1951). Parts are deflated on worker
+// so almost every byte repeats the pixel to its left or the one above it. Each position tries those
+// matches (distance 3 and the row's length + 1; then the diagonals and a hashed earlier position, see
+// parse), compared 8 bytes at a time, and falls back to a literal; the symbols are then Huffman-coded in
+// one dynamic block per part (RFC 1951). Parts are deflated on worker
 // threads (data/base/threads.h) and joined into one zlib stream. The bytes depend only on the image, never
 // on the number of threads.
 #include "render/backends/png_encode.h"
@@ -22,15 +23,17 @@
 namespace {
 
 // Measured on the three figures of `attn show --kind causal "Your journey starts with one step" --png`
-// (1636 x 1058, 1292 x 1058 and 1652 x 1104 px, 14.8 MB of rows), one thread, this project's 2-core
-// machine, best of 5, deflate only:
-//   zlib 1.2.13, filter none, level 1 (attn before this encoder)    38 ms  410 KB
-//   zlib, filter per row: up if the row repeats the one above, else sub, level 1    36 ms  453 KB
-//   zlib, filter up, Z_RLE                                          45 ms  641 KB
-//   this compressor (left or up matches, dynamic Huffman)            7 ms  446 KB
+// (1636 x 1058, 1292 x 1058 and 1652 x 1104 px, 14.8 MB of rows) on this project's 2-core machine while
+// others built on it (load 2.7 in the first round, 4.7 in the second), one core, best of 5, deflate only:
+//   zlib 1.2.13, filter none, level 1 (attn before)                          38 ms, 30 ms   410 KB
+//   zlib, filter up where a row repeats the one above, else sub, level 1     37 ms          453 KB
+//   zlib, filter up, Z_RLE                                                   45 ms          641 KB
+//   zlib, filter none, Z_RLE                                                 62 ms         2297 KB
+//   this compressor, left and above only                                     10 ms          394 KB
+//   this compressor, with the diagonals and the hashed match                 10 ms          330 KB
 // A prediction filter (sub, up, paeth) turns the few colours of a figure into differences that are no
-// cheaper to code, and zlib spends its time hashing and verifying matches byte by byte; here the only two
-// candidates are compared 8 bytes at a time.
+// cheaper to code, and zlib spends its time hashing and verifying matches byte by byte; here the likely
+// candidates are compared 8 bytes at a time, and the hash is consulted only where they fall short.
 
 // The image data is deflated in parts of whole rows, about kPartBytes each (part_count), each part on
 // whichever worker thread takes it. Every part but the last ends with an empty stored block (byte-aligned,
