@@ -255,7 +255,7 @@ constexpr std::size_t kDiagonalTry = 16;  // the other candidates are tried when
 constexpr int kHashBits = 14;
 std::vector<Symbol> parse(const std::uint8_t* rgb, std::size_t stride, std::size_t y0, std::size_t y1) {
     std::vector<Symbol> syms;
-    syms.reserve((y1 - y0) * 32 + 1024);
+    syms.reserve((y1 - y0) * (stride / 64 + 16));  // about what the figures take: no growing on the way
     const std::size_t line = stride + 1;
     constexpr std::uint32_t kNone = 0xFFFFFFFFu;
     std::vector<std::uint32_t> last(std::size_t{1} << kHashBits, kNone);  // stream position of a hash's last 4 bytes
@@ -278,8 +278,8 @@ std::vector<Symbol> parse(const std::uint8_t* rgb, std::size_t stride, std::size
                 const std::size_t k = common_length(row + i, rgb + cy * stride + ci - 1, std::min(max, stride - (ci - 1)));
                 if (k > len) len = k, dist = back;
             };
+            if (len < kDiagonalTry) consider(line);
             if (len < kDiagonalTry) {
-                consider(line);
                 consider(line - 3);
                 consider(line + 3);
             }
