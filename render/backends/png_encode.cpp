@@ -210,8 +210,7 @@ public:
             if (size_ + 1 > out_.size()) throw std::logic_error("encode_png: deflate output beyond its bound");
             out_[size_++] = static_cast<std::uint8_t>(acc_);
         }
-        out_.resize(size_);
-        return std::move(out_);
+        return std::vector<std::uint8_t>(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(size_));  // no spare capacity kept
     }
 
 private:
@@ -419,7 +418,7 @@ namespace attn::render {
 // ---------------------------------------------------------------------------------------------------
 // encode_png
 
-std::string encode_png(const Image& img, unsigned max_threads) {
+std::string encode_png(Image img, unsigned max_threads) {
     if (img.width <= 0 || img.height <= 0)
         throw std::runtime_error("encode_png: image size " + std::to_string(img.width) + "x" +
                                  std::to_string(img.height) + " is empty");
@@ -447,16 +446,13 @@ std::string encode_png(const Image& img, unsigned max_threads) {
         const std::size_t y0 = std::min(rows, i * part_rows), y1 = std::min(rows, y0 + part_rows);
         parts[i] = deflate_part(img.rgb.data(), stride, y0, y1, i + 1 == n_parts);
     });
-    std::size_t total = 2 + 4;
-    for (const auto& p : parts) total += p.size();
-    std::vector<std::uint8_t> z;
-    z.reserve(total);
-    z.push_back(0x78), z.push_back(0x01);  // deflate, 32 KiB window, "fastest" level flag, check bits
-    for (const auto& p : parts) z.insert(z.end(), p.begin(), p.end());
-    for (int shift = 24; shift >= 0; shift -= 8) z.push_back(static_cast<std::uint8_t>(adler >> shift));
-    // 2. the file
+    // 2. the file; the pixels are let go first, and each part as soon as it is copied: the encoder holds
+    //    the image, then the deflated data twice at most (the parts and the file)
+    std::vector<std::uint8_t>().swap(img.rgb);
+    std::size_t idat = 2 + 4;
+    for (const auto& p : parts) idat += p.size();
     std::string out("\x89PNG\r\n\x1a\n", 8);
-    out.reserve(z.size() + 64);
+    out.reserve(8 + 25 + 12 + idat + 12);
     std::uint8_t ihdr[13] = {};
     for (int k = 0; k < 4; ++k) {
         ihdr[k] = static_cast<std::uint8_t>(w >> (24 - 8 * k));
@@ -464,7 +460,16 @@ std::string encode_png(const Image& img, unsigned max_threads) {
     }
     ihdr[8] = 8, ihdr[9] = 2;  // 8 bits per sample, RGB; compression, filter and interlace methods 0
     put_chunk(out, "IHDR", ihdr, sizeof ihdr);
-    put_chunk(out, "IDAT", z.data(), z.size());
+    put_u32(out, static_cast<std::uint32_t>(idat));  // the IDAT chunk: one zlib stream
+    const std::size_t at = out.size();
+    out += "IDAT";
+    out += "\x78\x01";  // deflate, 32 KiB window, "fastest" level flag, check bits
+    for (auto& p : parts) {
+        out.append(reinterpret_cast<const char*>(p.data()), p.size());
+        std::vector<std::uint8_t>().swap(p);
+    }
+    put_u32(out, adler);
+    put_u32(out, static_cast<std::uint32_t>(crc32(0UL, reinterpret_cast<const Bytef*>(out.data() + at), static_cast<uInt>(4 + idat))));
     put_chunk(out, "IEND", nullptr, 0);
     return out;
 }

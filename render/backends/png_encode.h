@@ -20,6 +20,7 @@ struct Image {
 // compressor for flat-colour figures) on up to max_threads threads; the bytes are the same for any number.
 // Throws std::runtime_error if the image is empty, its buffer has the wrong size, or it is too large
 // ((width * 4 + 1) * height must stay below 2^30, which keeps every size far inside int and the IDAT length).
-std::string encode_png(const Image& img, unsigned max_threads = kMaxPoolThreads);
+// The image is taken by value and let go before the file is put together (std::move it in).
+std::string encode_png(Image img, unsigned max_threads = kMaxPoolThreads);
 
 }  // namespace attn::render

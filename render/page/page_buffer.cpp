@@ -163,24 +163,28 @@ std::string deflate(const std::string& raw) {
 std::string text7(const std::string& bytes) {
     std::string out;
     out.reserve(bytes.size() / 7 * 8 + 16);
-    std::vector<unsigned> groups;  // the 7-bit groups, high bits first; the last one padded with zeros
-    groups.reserve(bytes.size() / 7 * 8 + 2);
+    const std::size_t groups = (bytes.size() * 8 + 6) / 7;  // the last one padded with zeros
     std::uint32_t acc = 0;
     int bits = 0;
-    for (char c : bytes) {
-        acc = (acc << 8 | static_cast<unsigned char>(c)) & 0x7FFFu;  // at most 14 bits wait to be written
-        bits += 8;
-        while (bits >= 7) bits -= 7, groups.push_back(acc >> bits & 0x7Fu);
-    }
-    if (bits > 0) groups.push_back(acc << (7 - bits) & 0x7Fu);
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-        const unsigned g = groups[i];
+    std::size_t next_byte = 0;
+    const auto group = [&]() -> unsigned {  // the next 7 bits, high bits first
+        if (bits < 7) {
+            const unsigned b = next_byte < bytes.size() ? static_cast<unsigned char>(bytes[next_byte]) : 0u;
+            ++next_byte;
+            acc = (acc << 8 | b) & 0x7FFFu;  // at most 14 bits wait to be written
+            bits += 8;
+        }
+        bits -= 7;
+        return acc >> bits & 0x7Fu;
+    };
+    for (std::size_t i = 0; i < groups; ++i) {
+        const unsigned g = group();
         const unsigned k = g == kText7Escaped[0] ? 0 : g == kText7Escaped[1] ? 1 : g == kText7Escaped[2] ? 2 : 3;
         if (k == 3) {
             out += static_cast<char>(g);
             continue;
         }
-        const unsigned next = i + 1 < groups.size() ? groups[++i] : 0;
+        const unsigned next = i + 1 < groups ? (++i, group()) : 0;
         const unsigned cp = 0x80 + 128 * k + next;  // U+0080..U+01FF: two bytes of UTF-8
         out += static_cast<char>(0xC0 | cp >> 6);
         out += static_cast<char>(0x80 | (cp & 0x3F));
