@@ -2,7 +2,7 @@
 """A model page of the GPT-2-small shape stays within 8 MiB, carries no WebAssembly core, and holds the trace.
 
 A random checkpoint of GPT-2 small's shape (12 layers, 12 heads, width 768, weights drawn with GPT-2's
-initializer range 0.02; make_checkpoint.py, a small vocabulary) and a text of 128 tokens: `attn show --model
+initializer range 0.02 and stored as F16 to keep the folder at 170 MB; make_checkpoint.py, a small vocabulary) and a text of 128 tokens: `attn show --model
 --html` must write a page of at most 8 MiB (8,388,608 bytes) with no live panel and no core (the panel only
 reruns seeded kinds: render/page/html.h's page_runs_live), and its cells, read back here from the page's
 base-128 text and inflated with Python's zlib, must be the weights, raw scores and mask of `attn show
@@ -72,7 +72,7 @@ def cell(blob, desc, idx, n, scores=None, scale=None):
 
 
 with tempfile.TemporaryDirectory() as d:
-    make(os.path.join(d, "gpt2"), layers=12, heads=12, embd=768, positions=256, scale=0.02, seed=0)
+    make(os.path.join(d, "gpt2"), layers=12, heads=12, embd=768, positions=256, scale=0.02, seed=0, dtype="F16")  # 170 MB on disk
     # 128 tokens of the small vocabulary (letters that its merges do not join)
     with open(os.path.join(d, "text.txt"), "w") as f:
         f.write("cjbebhhhgdbhaggjahedjbfaaaiagdgaidhhidfddheagibcebfigideejhigjahdggcfifbhibcigfhahaejjjgccidadiidgifjfheijagiciidgahfjidighfgfai")
