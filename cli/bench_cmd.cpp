@@ -26,7 +26,7 @@ struct BenchOptions {
     CommonOptions common;
     std::size_t tokens = 1024, repeat = 1;
     std::string json, color = "auto";
-    bool no_weights = false, png = false;
+    bool no_weights = false, png = false, small_run = false;
     std::string model;  // --model DIR|NAME
     bool offline = false;  // --offline
 };
@@ -78,6 +78,25 @@ render::Json to_json(const BenchResult& r) {
     return j;
 }
 
+void print_small_run(const policy::SmallRunTimes& r) {
+    std::printf("attn bench --small-run · show --kind causal \"%s\" --json F --png D, in memory · best of %zu\n",
+                r.sentence.c_str(), r.repeat);
+    std::printf("%-10s %10s\n", "part", "seconds");
+    std::printf("%-10s %10.4f\n", "compute", r.compute);
+    std::printf("%-10s %10.4f   %s of JSON\n", "json", r.json, format_bytes(double(r.json_bytes)).c_str());
+    std::printf("%-10s %10.4f   %zu figures, %.1f million pixels\n", "drawing", r.drawing, r.figures, double(r.png_pixels) / 1e6);
+    std::printf("%-10s %10.4f   %s of PNG\n", "encoding", r.encoding, format_bytes(double(r.png_bytes)).c_str());
+    std::printf("%-10s %10.4f   (the fastest whole run; a process adds its start and the files' writes)\n", "total", r.total);
+}
+
+render::Json small_run_json(const policy::SmallRunTimes& r) {
+    render::Json j;
+    j["small_run"] = {{"sentence", r.sentence}, {"kind", "causal"}, {"repeat", r.repeat}};
+    j["seconds"] = {{"compute", r.compute}, {"json", r.json}, {"drawing", r.drawing}, {"encoding", r.encoding}, {"total", r.total}};
+    j["json_bytes"] = r.json_bytes, j["png_bytes"] = r.png_bytes, j["png_pixels"] = r.png_pixels, j["figures"] = r.figures;
+    return j;
+}
+
 }  // namespace
 
 void setup_bench(CLI::App& app) {
@@ -89,17 +108,38 @@ void setup_bench(CLI::App& app) {
         "  attn bench --kind gqa --tokens 4096 --d-in 768 --heads 12 --kv-heads 4 --json -\n"
         "  attn bench --kind flash --tokens 16384 --d-in 768 --heads 12 --no-weights\n"
         "  attn bench --model gpt2/ --tokens 256\n"
+        "  attn bench --small-run\n"
         "FLOPs count a multiply-add as 2 (full, unmasked counts); the softmax is timed, not counted.");
     bind_common_options(*cmd, o->common, "mha", 768, "Embedding width (d_out defaults to it)");
     cmd->add_option("--tokens", o->tokens, "Synthetic tokens T")->check(whole(kTokensRule))->capture_default_str();
     cmd->add_option("--repeat", o->repeat, "Runs; the fastest is reported")->check(whole(kRepeatRule))->capture_default_str();
     cmd->add_flag("--no-weights", o->no_weights, "Keep only what the output needs (flash: no (T, S) matrix at all)");
+    cmd->add_flag("--small-run", o->small_run, "Time the chapter's small run instead (show --kind causal \"Your journey starts with one step\" --json F --png D, in memory): compute, JSON, drawing, encoding; best of --repeat (10 unless given)");
     cmd->add_flag("--time-png", o->png, "Also time drawing and encoding the weights heatmap of head 0 as a PNG (in memory; nothing is written)");
     CLI::Option* cmd_json = cmd->add_option("--json", o->json, "Write the result as JSON to PATH ('-' = standard output only)");
     bind_color_option(*cmd, o->color);  // the table has no shaded cells; taken as every command takes it
     cmd->add_option("--model", o->model, "Time a model folder's run instead, or a repo id in the Hugging Face cache (stages: load, tokenise, forward, predictions)");
     cmd->add_flag("--offline", o->offline, "--model NAME: use the Hugging Face cache only, never the network (as HF_HUB_OFFLINE=1)");
     cmd->callback([o, cmd, cmd_json] {
+        if (o->small_run) {
+            for (const CLI::Option* opt : cmd->get_options())
+                if (opt->count() > 0 && opt->get_name() != "--small-run" && opt->get_name() != "--repeat" && opt->get_name() != "--json" &&
+                    opt->get_name() != "--color")
+                    usage_error(opt->get_name() + " does not apply to --small-run", "attn bench --small-run [--repeat R] [--json PATH]");
+            policy::OutputRequest outputs;
+            if (cmd_json->count() > 0) outputs.json = o->json;
+            policy::check_outputs(outputs);
+            const policy::SmallRunTimes r = policy::time_small_run(cmd->get_option("--repeat")->count() ? o->repeat : 10);
+            policy::RunOutputs out(outputs);
+            if (outputs.json) out.files.push_back({o->json, small_run_json(r).dump(2) + "\n"});
+            policy::write_outputs(outputs, out, render::FileSet::show);
+            if (!policy::json_to_stdout(outputs)) {
+                print_small_run(r);
+                std::fflush(stdout);
+                policy::say_written(outputs, std::cout);
+            }
+            return;
+        }
         if (!o->model.empty()) {
             std::vector<CLI::Option*> seeded_only;
             for (const auto& k : o->common.kind_options) seeded_only.push_back(k.option);

@@ -28,18 +28,41 @@ PageData page_data(const std::string& html) {
     const auto b = html.find("</script>", a);
     PageData d;
     d.json = Json::parse(html.substr(a + open.size(), b - a - open.size()));
-    // base64, then zlib
-    const std::string b64 = d.json["blob"];
+    // base-128 text (render/page/page_buffer.h), then zlib; decoded here from the UTF-8 bytes
+    const std::string open_blob = "<script type=\"application/octet-stream\" id=\"attn-blob\">";
+    const auto c = html.find(open_blob, b);
+    REQUIRE(c != std::string::npos);
+    const auto e = html.find("</script>", c);
+    REQUIRE(e != std::string::npos);
+    const std::string text = html.substr(c + open_blob.size(), e - c - open_blob.size());
     std::string raw;
     int bits = 0;
     std::uint32_t acc = 0;  // keeps only the bits not yet emitted (at most 14)
-    for (char c : b64) {
-        const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        if (c == '=') break;
-        acc = (acc << 6 | static_cast<std::uint32_t>(std::strchr(digits, c) - digits)) & 0x3FFFu;
-        bits += 6;
+    const auto put = [&](std::uint32_t g) {
+        acc = (acc << 7 | g) & 0x3FFFu;
+        bits += 7;
         if (bits >= 8) bits -= 8, raw += static_cast<char>((acc >> bits) & 0xFFu);
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        if (u < 0x80) {
+            REQUIRE(u != 0);
+            REQUIRE(u != '\r');
+            REQUIRE(u != '<');
+            put(u);
+            continue;
+        }
+        REQUIRE(i + 1 < text.size());  // two bytes of UTF-8: 110xxxxx 10xxxxxx, code point U+0080..U+01FF
+        REQUIRE((u & 0xE0u) == 0xC0u);
+        const std::uint32_t cp = (u & 0x1Fu) << 6 | (static_cast<unsigned char>(text[++i]) & 0x3Fu);
+        REQUIRE(cp >= 0x80);
+        REQUIRE(cp <= 0x1FF);
+        const std::uint32_t escaped[3] = {0, 13, 60};
+        put(escaped[(cp - 0x80) >> 7]);
+        put((cp - 0x80) & 0x7Fu);
     }
+    REQUIRE(raw.size() >= d.json["blob_bytes"].get<std::size_t>());
+    raw.resize(d.json["blob_bytes"].get<std::size_t>());
     uLongf size = d.json["raw_bytes"].get<uLongf>();
     d.blob.assign(size, '\0');
     REQUIRE(uncompress(reinterpret_cast<Bytef*>(&d.blob[0]), &size, reinterpret_cast<const Bytef*>(raw.data()),
@@ -54,6 +77,12 @@ std::int64_t page_k(const PageData& d, const Json& desc, std::size_t idx, const 
     if (n == 0) n = d.json["tokens"].size() * d.json["source_tokens"].size();  // byte planes of T * S
     for (std::size_t b = 0; b < w; ++b) u |= std::uint64_t(static_cast<unsigned char>(d.blob[off + b * n + idx])) << (8 * b);
     std::int64_t k = desc[2].get<std::int64_t>() + static_cast<std::int64_t>(u);
+    if (desc.size() > 6 && desc[5] == "heads") {  // a residual from round-half-up(the heads' mean), as the page computes it
+        std::int64_t sum = 0;
+        for (const Json& h : desc[6]) sum += page_k(d, h, idx, nullptr, 1, n);
+        const double x = static_cast<double>(sum) / static_cast<double>(desc[6].size());
+        return k + static_cast<std::int64_t>(std::floor(x + 0.5));
+    }
     if (desc.size() > 5) {  // a residual from round-half-up(scale * raw score), as the page computes it
         REQUIRE(scores != nullptr);
         const double x = double(scale) * double(page_k(d, *scores, idx, nullptr, 1, n));

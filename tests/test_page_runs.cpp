@@ -3,13 +3,17 @@
 // and nothing of them on a page whose run had none (tests/browser/test_run_panels.py drives the panels).
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "render/page/html.h"
 #include "tests/helpers.h"
 #include "tests/model_fixtures.h"
 #include "tests/page_helpers.h"
+#include "tests/png_helpers.h"
 
 namespace {
 
@@ -109,4 +113,41 @@ TEST_CASE("page: a page whose run had no generation, ablation or lens holds none
         CHECK_FALSE(page.contains("ablation"));
         CHECK_FALSE(page.contains("lens"));
     }
+}
+
+TEST_CASE("page: only a seeded kind's page carries the live panel and its WebAssembly core, a model's page never, whatever the build") {
+    // the decision, by trace: a seeded kind's trace can be run again by the panel; a model's, a .npy's cannot
+    attn::Trace seeded = attn::test::png::causal_trace(attn::test::png::kSix);
+    CHECK(attn::render::page_runs_live(seeded));
+    attn::Trace model = seeded;
+    model.model = attn::ModelInfo{};
+    model.model->type = "gpt2";
+    CHECK_FALSE(attn::render::page_runs_live(model));
+    attn::Trace npy = seeded;
+    npy.kind = "npy";
+    CHECK_FALSE(attn::render::page_runs_live(npy));
+    attn::Trace layered = seeded;
+    layered.sets.at(0).model_layers = true;
+    CHECK_FALSE(attn::render::page_runs_live(layered));
+    // asked for the panel all the same, a model trace's page has neither the panel's data nor the core
+    const std::vector<std::string> words = {"--kind", "causal", "a b"};
+    const std::string page = attn::render::render_html(model, {"test", std::nullopt, std::nullopt, words});
+    CHECK(page.find("\"live\":") == std::string::npos);
+    CHECK(page.find("wasm-unsafe-eval") == std::string::npos);
+    CHECK(page.find("var AttnCore") == std::string::npos);
+    // through the command line: a model run's page has no core; a seeded run's has it where attn was built with it
+    run_ok({"show", "--model", "model-ok", "ab", "--html", "model.html"});
+    const std::string model_page = attn::test::slurp(run_dir() + "/model.html");
+    CHECK(model_page.find("\"live\":") == std::string::npos);
+    CHECK(model_page.find("var AttnCore") == std::string::npos);
+    run_ok({"show", "--kind", "causal", "a b c", "--html", "seeded.html"});
+    const std::string seeded_page = attn::test::slurp(run_dir() + "/seeded.html");
+#ifdef ATTN_WASM_BUILT
+    CHECK(seeded_page.find("\"live\":{\"argv\":[\"--kind\",\"causal\",\"a b c\"]}") != std::string::npos);
+    CHECK(seeded_page.find("var AttnCore") != std::string::npos);
+    CHECK(seeded_page.find("wasm-unsafe-eval") != std::string::npos);
+#else
+    CHECK(seeded_page.find("var AttnCore") == std::string::npos);  // no core was built to carry
+#endif
+    CHECK(attn::test::page_data(seeded_page).json["kind"] == "causal");
 }

@@ -1,17 +1,26 @@
-// The PNG encoder (render/backends/png_encode.h via render/outputs/figures.h): pixels round-trip through stb_image, a large
-// image is one valid zlib stream with correct chunk CRCs, bad images are refused.
+// The PNG encoder (render/backends/png_encode.h via render/outputs/figures.h): pixels round-trip through stb_image and
+// zlib's inflate (figures as drawn, and images made to hit every kind of match and the Huffman length limit), the
+// bytes are the same for any number of threads, a large image is one valid zlib stream with correct chunk CRCs,
+// bad images are refused.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <zlib.h>
 
+#include "render/backends/canvas.h"
 #include "render/backends/png_encode.h"
+#include "render/layout/draw_figure.h"
+#include "render/layout/figure.h"
 #include "render/outputs/figures.h"
+#include "render/text/font.h"
+#include "render/view/figure_views.h"
+#include "render/view/style.h"
 #include "tests/png_helpers.h"
 
 namespace render = attn::render;
@@ -99,4 +108,108 @@ TEST_CASE("encode_png refuses bad images") {
     CHECK_THROWS_AS(render::encode_png(wrong), std::runtime_error);
     render::Image huge{40000, 40000, {}};  // (40000*4+1)*40000 > 2^30: refused before any allocation
     CHECK_THROWS_WITH_AS(render::encode_png(huge), doctest::Contains("too large"), std::runtime_error);
+}
+
+namespace {
+
+// The rows a PNG's IDAT inflates to (zlib's own inflate, which checks the Adler-32), each behind its filter byte.
+std::vector<unsigned char> inflated_rows(const std::string& png, std::size_t w, std::size_t h) {
+    std::string idat;
+    const auto u32 = [&](std::size_t at) {
+        const auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + k])); };
+        return b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
+    };
+    for (std::size_t at = 8; at + 12 <= png.size();) {
+        const std::uint32_t len = u32(at);
+        if (png.compare(at + 4, 4, "IDAT") == 0) idat += png.substr(at + 8, len);
+        at += 12 + len;
+    }
+    std::vector<unsigned char> raw(h * (w * 3 + 1) + 1);
+    uLongf raw_len = static_cast<uLongf>(raw.size());
+    REQUIRE(uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), static_cast<uLong>(idat.size())) == Z_OK);
+    raw.resize(raw_len);
+    return raw;
+}
+
+// What the PNG's rows must be: each image row behind filter byte 0.
+std::vector<unsigned char> rows_of(const render::Image& img) {
+    const std::size_t stride = static_cast<std::size_t>(img.width) * 3;
+    std::vector<unsigned char> rows;
+    for (std::size_t y = 0; y < static_cast<std::size_t>(img.height); ++y) {
+        rows.push_back(0);
+        rows.insert(rows.end(), img.rgb.begin() + static_cast<std::ptrdiff_t>(y * stride),
+                    img.rgb.begin() + static_cast<std::ptrdiff_t>((y + 1) * stride));
+    }
+    return rows;
+}
+
+// Checks that img's PNG decodes to its pixels through both decoders and is the same for 1, 2 and 8 threads.
+void check_round_trip(const render::Image& img) {
+    const std::string png = render::encode_png(img);
+    CHECK(inflated_rows(png, static_cast<std::size_t>(img.width), static_cast<std::size_t>(img.height)) == rows_of(img));
+    const Decoded d = decode(png);
+    CHECK(d.w == img.width);
+    CHECK(d.h == img.height);
+    CHECK(d.rgb == img.rgb);
+    CHECK(render::encode_png(img, 1) == png);
+    CHECK(render::encode_png(img, 2) == png);
+    CHECK(render::encode_png(img, 8) == png);
+}
+
+}  // namespace
+
+TEST_CASE("a figure's PNG decodes to exactly the pixels drawn, text, colour bar and hatching included") {
+    const attn::Trace t = causal_trace(kSix);
+    render::Font font("");
+    for (const char* name : {"scores", "mask", "weights"}) {
+        INFO(name);
+        std::optional<render::FigureView> v = render::figure_view(t, name, render::ColourSpec{});
+        REQUIRE(v);
+        std::optional<render::Figure> f = render::make_figure(t, std::move(*v), font);
+        REQUIRE(f);
+        const render::Drawing drawing = render::figure_drawing(std::move(*f), font, name);
+        render::Canvas cv(drawing.width, drawing.height, render::kBackground, 2);  // show's default scale
+        drawing.draw(cv);
+        check_round_trip(cv.image());
+    }
+}
+
+TEST_CASE("images of flat runs, repeated rows, diagonals, skewed noise and odd widths round-trip through zlib and stb_image") {
+    std::uint32_t lcg = 2024;
+    const auto next = [&] { return lcg = lcg * 1664525u + 1013904223u; };
+    // widths 1 to 7 (rows shorter than a match), a width whose row is past deflate's 32 KiB window
+    // (11000 px: no match with the row above), and a middle one
+    for (int width : {1, 2, 3, 4, 7, 11000, 301}) {
+        INFO("width " << width);
+        render::Image img{width, width == 11000 ? 5 : 97, {}};
+        img.rgb.resize(static_cast<std::size_t>(img.width) * static_cast<std::size_t>(img.height) * 3);
+        const std::size_t stride = static_cast<std::size_t>(width) * 3;
+        for (std::size_t y = 0; y < static_cast<std::size_t>(img.height); ++y)
+            for (std::size_t x = 0; x < static_cast<std::size_t>(width); ++x)
+                for (std::size_t c = 0; c < 3; ++c) {
+                    std::uint8_t v = 0;
+                    switch (y / 8 % 5) {
+                        case 0: v = static_cast<std::uint8_t>(x / 13 * 40 + c); break;                  // flat runs
+                        case 1: v = static_cast<std::uint8_t>(x * 7 + c * 3); break;                    // rows repeat
+                        case 2: v = static_cast<std::uint8_t>((x + y) % 9 == 0 ? 30 : 220); break;      // "/" hatching
+                        case 3: v = static_cast<std::uint8_t>((x + 1000 - y) % 7 == 0 ? 10 : 250); break;  // "\" hatching
+                        default: v = static_cast<std::uint8_t>(__builtin_ctz(next() | 0x80000000u)); break;  // skewed noise
+                    }
+                    img.rgb[y * stride + x * 3 + c] = v;
+                }
+        check_round_trip(img);
+    }
+}
+
+TEST_CASE("skewed noise whose Huffman codes would pass 15 bits still round-trips") {
+    // bytes with P(k) = 2^-(k+1): a plain Huffman code would give the rarest values codes of 20 bits and
+    // more; deflate allows 15, so the encoder's length limit is what this exercises
+    render::Image img{1024, 1024, {}};
+    img.rgb.resize(std::size_t{1024} * 1024 * 3);
+    std::uint64_t x = 88172645463325252ull;
+    for (auto& v : img.rgb) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v = static_cast<std::uint8_t>(__builtin_ctzll(x | (1ull << 40)));
+    }
+    check_round_trip(img);
 }

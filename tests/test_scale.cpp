@@ -134,3 +134,39 @@ TEST_CASE("scale: attn bench runs and its JSON has every documented field") {
     CHECK(kv({"--kind", "gqa", "--kv-heads", "2"}) == 2 * 2 * 8 * 4);
     CHECK(kv({"--kind", "mqa"}) == 2 * 8 * 4);
 }
+
+TEST_CASE("scale: bench --small-run times show's small run by part, and its JSON and PNG bytes are show's own") {
+    const std::string d = temp_dir();
+    const RunResult b = run_attn({"bench", "--small-run", "--repeat", "2", "--json", d + "/bench.json"});
+    INFO(b.err);
+    REQUIRE(b.code == 0);
+    for (const char* part : {"compute", "json", "drawing", "encoding", "total"}) CHECK(b.out.find(std::string("\n") + part) != std::string::npos);
+    const nlohmann::json j = nlohmann::json::parse(slurp(d + "/bench.json"));
+    CHECK(j["small_run"]["repeat"] == 2);
+    const auto& s = j["seconds"];
+    for (const char* part : {"compute", "json", "drawing", "encoding"}) {
+        CHECK(s[part].get<double>() > 0);
+        CHECK(s[part].get<double>() <= s["total"].get<double>());
+    }
+    // the same run through show, written to files: the bench measured exactly those bytes
+    const RunResult r = run_attn({"show", "--kind", "causal", "Your journey starts with one step", "--json", d + "/t.json", "--png", d + "/figs"});
+    REQUIRE(r.code == 0);
+    CHECK(j["json_bytes"] == slurp(d + "/t.json").size());
+    std::size_t png = 0, pixels = 0;
+    for (const char* name : {"causal-scores.png", "causal-mask.png", "causal-weights.png"}) {
+        const std::string bytes = slurp(d + "/figs/" + name);
+        png += bytes.size();
+        const auto u32 = [&](std::size_t at) {
+            std::uint32_t v = 0;
+            for (std::size_t k = 0; k < 4; ++k) v = v << 8 | static_cast<unsigned char>(bytes.at(at + k));
+            return v;
+        };
+        pixels += std::size_t{u32(16)} * u32(20);  // IHDR's width and height
+    }
+    CHECK(j["figures"] == 3);
+    CHECK(j["png_bytes"] == png);
+    CHECK(j["png_pixels"] == pixels);
+    const RunResult bad = run_attn({"bench", "--small-run", "--kind", "mha"});
+    CHECK(bad.code == 2);
+    CHECK(one_line(bad) == "attn: error: --kind does not apply to --small-run (hint: attn bench --small-run [--repeat R] [--json PATH])\n");
+}

@@ -1,9 +1,19 @@
 #include "cli/policy/bench_png.h"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 
+#include "core/kinds/kinds.h"
+#include "data/base/defaults.h"
 #include "data/base/error.h"
+#include "data/inputs/inputs.h"
+#include "render/backends/canvas.h"
+#include "render/backends/png_encode.h"
 #include "render/outputs/figures.h"
+#include "render/text/font.h"
+#include "render/trace_io/json.h"
+#include "render/view/style.h"
 
 namespace attn::policy {
 
@@ -24,6 +34,57 @@ void time_weights_png(BenchResult& r) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.stages.push_back({"png", seconds, 0.0, 0.0});
     r.png_bytes = bytes;
+}
+
+SmallRunTimes time_small_run(std::size_t repeat) {
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    SmallRunTimes best;
+    best.sentence = "Your journey starts with one step";
+    best.repeat = repeat;
+    best.compute = best.json = best.drawing = best.encoding = best.total = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < repeat; ++k) {
+        SmallRunTimes now;
+        // 1. the run, as `attn show --kind causal SENTENCE` makes it
+        const Clock::time_point start = Clock::now();
+        InputRequest req;
+        req.sentence = best.sentence;
+        const Inputs in = make_inputs(req);
+        SettingsRequest s;
+        s.kind = "causal";
+        const RunShape shape{in.x.shape(0), in.source_x.shape(0), in.x.shape(1), in.source_x.shape(1)};
+        const Trace t = run_attention(in, resolve_settings(s, shape));
+        now.compute = since(start);
+        // 2. the JSON trace
+        Clock::time_point t0 = Clock::now();
+        now.json_bytes = render::trace_json_text(t).size();
+        now.json = since(t0);
+        // 3. the figures: laid out and drawn, then encoded
+        t0 = Clock::now();
+        render::FigureOptions fopt;
+        fopt.scale = 2;  // show's default --scale
+        render::Font font("");
+        const std::vector<render::Drawing> drawings = render::figure_drawings(t, fopt, render::FileType::png, font);
+        now.drawing += since(t0);
+        for (const render::Drawing& d : drawings) {
+            t0 = Clock::now();
+            render::Canvas cv(d.width, d.height, render::kBackground, fopt.scale);
+            d.draw(cv);
+            render::Image img = cv.take();
+            now.drawing += since(t0);
+            now.png_pixels += img.rgb.size() / 3;
+            t0 = Clock::now();
+            now.png_bytes += render::encode_png(std::move(img)).size();
+            now.encoding += since(t0);
+            ++now.figures;
+        }
+        now.total = since(start);
+        best.compute = std::min(best.compute, now.compute), best.json = std::min(best.json, now.json);
+        best.drawing = std::min(best.drawing, now.drawing), best.encoding = std::min(best.encoding, now.encoding);
+        best.total = std::min(best.total, now.total);
+        best.json_bytes = now.json_bytes, best.png_bytes = now.png_bytes, best.png_pixels = now.png_pixels, best.figures = now.figures;
+    }
+    return best;
 }
 
 }  // namespace attn::policy

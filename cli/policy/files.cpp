@@ -10,6 +10,8 @@
 #include <vector>
 #include <iostream>
 #include <set>
+#include <system_error>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -281,6 +283,13 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
     Rollback undo;
     const mode_t mask = ::umask(0);
     ::umask(mask);
+    struct OpenTemps {  // the temporaries' descriptors, closed however this ends
+        std::vector<int> fds;
+        ~OpenTemps() {
+            for (int fd : fds)
+                if (fd >= 0) ::close(fd);
+        }
+    } open;
     for (const Regular& r : regular) {
         int fd = -1;
         {
@@ -295,12 +304,39 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
             undo.temps.push_back(temp);
             g_pending = static_cast<std::sig_atomic_t>(undo.temps.size());
         }
+        open.fds.push_back(fd);
         int err = 0;
         bool ok = ::fchmod(fd, r.mode ? r.mode : 0666 & ~mask) == 0 || (err = errno, false);
         ok = ok && write_all(fd, r.file->bytes, err);
-        ok = ok && (::fsync(fd) == 0 || (err = errno, false));
-        if (::close(fd) != 0 && ok) ok = false, err = errno;
         if (!ok) fail("file", r.file->path, err);
+    }
+    //    then every temporary's fsync at once: the file system commits them together. `show --png` writes
+    //    four files; one after another their fsyncs took 20 ms on ext4 on this project's machine (loaded),
+    //    at once 12-17 ms (a loop of 4 files of 150 KB, 5 runs each).
+    //    (16 at a time: a model's figures can be hundreds of files)
+    std::vector<int> errs(regular.size(), 0);
+    const auto sync = [&](std::size_t i) {
+        if (::fsync(open.fds[i]) != 0) errs[i] = errno;
+    };
+    constexpr std::size_t kSyncsAtOnce = 16;
+    for (std::size_t first = 0; first < regular.size(); first += kSyncsAtOnce) {
+        const std::size_t end = std::min(regular.size(), first + kSyncsAtOnce);
+        std::vector<std::thread> syncs;
+        for (std::size_t i = first + 1; i < end; ++i) {
+            try {
+                syncs.emplace_back(sync, i);
+            } catch (const std::system_error&) {  // no thread: this one does it
+                sync(i);
+            }
+        }
+        sync(first);
+        for (std::thread& t : syncs) t.join();
+    }
+    for (std::size_t i = 0; i < regular.size(); ++i) {
+        const int fd = open.fds[i];
+        open.fds[i] = -1;
+        if (::close(fd) != 0 && errs[i] == 0) errs[i] = errno;
+        if (errs[i] != 0) fail("file", regular[i].file->path, errs[i]);
     }
     // 3. devices, in place; a pipe whose reader quit early is a failed write (EPIPE, exit 1 with the
     //    reason), not a silent death by SIGPIPE: SIGPIPE is ignored while they are written

@@ -35,8 +35,8 @@ std::size_t estimate_decode_json_memory(const Settings& s, const RunShape& shape
 
 // Writing the figures and the page. PNG: the figure's layout size as render/layout/figure_panel.cpp makes it
 // (a grid of about √H panels, cells, labels cut to 150 pixels, the title; text grown by text_scale),
-// scale² image pixels each, RGB, 2.2 times over while it is drawn, filtered and deflated (measured peaks:
-// 1.5 to 2.05 times), and 16 bytes per drawn cell (max-pooled to 2,048² over the grid); 12 heads of 16
+// scale² image pixels each, RGB, once (the encoder deflates the rows in place; it was 2.2 times with a
+// filtered copy and zlib, peaks measured 1.5 to 2.05), and 16 bytes per drawn cell (max-pooled to 2,048² over the grid); 12 heads of 16
 // 1,000-letter tokens at --scale 4: estimate 375.8 MiB, peak 325 MiB. SVG: pooled to 256 a side, 12
 // bytes per cell. HTML: 20 bytes per cell of every head (the page's 4-decimal stages), plus the document.
 // text_scale: how much larger than DejaVu Sans --font's text comes out (render::check_font_file).

@@ -1,74 +1,48 @@
-// The PNG encoder: stb_image_write writes the file; its compression hook deflates the filtered image
-// data in parallel parts through zlib (data/base/threads.h) and joins them into one zlib stream with the
-// Adler-32 of all the data. The bytes depend only on the image, never on the number of threads.
+// The PNG encoder: IHDR, one IDAT, IEND, written here (chunk CRCs by zlib's crc32). The image data (every
+// row behind filter byte 0, "none") is deflated by a compressor made for figures: a figure is flat colour,
+// so almost every byte repeats the pixel to its left or the one above it. Each position tries those
+// matches (distance 3 and the row's length + 1; then the diagonals and a hashed earlier position, see
+// parse), compared 8 bytes at a time, and falls back to a literal; the symbols are then Huffman-coded in
+// one dynamic block per part (RFC 1951). Parts are deflated on worker
+// threads (data/base/threads.h) and joined into one zlib stream. The bytes depend only on the image, never
+// on the number of threads.
 #include "render/backends/png_encode.h"
 
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
+#include <cstdint>
 #include <cstring>
-#include <deque>
-#include <exception>
-#include <limits>
-#include <memory>
-#include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <string_view>
-#include <system_error>
-#include <thread>
+#include <vector>
 
 #include <zlib.h>
 
 #include "data/base/threads.h"
 
-// stb_image_write writes the PNG; its compression hook (defined at the end of this file) deflates the
-// filtered data through zlib on worker threads, and chunks are checked with zlib's crc32. The buffer
-// the hook returns must come from malloc (STBIW_MALLOC): stb frees it.
-static unsigned char* attn_stbiw_zlib_compress(unsigned char* data, int data_len, int* out_len, int quality);
-#define STBIW_ZLIB_COMPRESS attn_stbiw_zlib_compress
-#define STBIW_CRC32(buffer, len) static_cast<unsigned int>(crc32(0UL, (buffer), static_cast<uInt>(len)))
-
-#include "render/backends/stb_begin.h"
-#define STB_IMAGE_WRITE_STATIC
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#include <stb_image_write.h>
-#include "render/backends/stb_end.h"
-
 namespace {
 
-// zlib level and PNG filter, measured on the weights image of a 2048 x 2048 trace (1-px cells, plus
-// labels: 2274 x 2293 px) on this project's 2-core machine, best of 3 (stb_image_write + compress2,
-// encoding only, one thread):
-//   filter/zlib level   causal softmax     uniform noise in [0, 1]
-//   none/1             0.041 s   0.64 MB       0.15 s   6.9 MB      <- chosen
-//   none/3             0.048 s   0.57 MB       0.44 s   7.5 MB
-//   none/6             0.101 s   0.46 MB       0.74 s   7.5 MB
-//   sub/1              0.038 s   0.69 MB       0.30 s  12.4 MB
-//   up/1               0.042 s   0.87 MB       0.28 s  12.4 MB
-//   paeth/1            0.064 s   0.89 MB       0.35 s  12.7 MB
-//   per-row            0.134 s   0.87 MB       0.48 s  12.7 MB      (stb's default: tries all five per row)
-// Colour-mapped pixels repeat a few RGB triplets, which deflate matches as they are; a prediction filter
-// turns them into noise. Z_RLE and Z_FILTERED strategies were no better.
-constexpr int kZlibLevel = 1;
-// zlib's memLevel (default 8) sizes its hash table: 2^(memLevel + 7) heads, all rewritten every 32 KiB
-// of input. On the images above (one thread, deflate only): weights 20.3 -> 17.8 ms, mask 16.2 -> 13.6 ms,
-// uniform noise 160 -> 166 ms, sizes within 0.2%. memLevel 6 was a little faster on heatmaps, 7% slower on noise.
-constexpr int kZlibMemLevel = 7;
+// Measured on the three figures of `attn show --kind causal "Your journey starts with one step" --png`
+// (1636 x 1058, 1292 x 1058 and 1652 x 1104 px, 14.8 MB of rows) on this project's 2-core machine while
+// others built on it (load 2.7 in the first round, 4.7 in the second), one core, best of 5, deflate only:
+//   zlib 1.2.13, filter none, level 1 (attn before)                          38 ms, 30 ms   410 KB
+//   zlib, filter up where a row repeats the one above, else sub, level 1     37 ms          453 KB
+//   zlib, filter up, Z_RLE                                                   45 ms          641 KB
+//   zlib, filter none, Z_RLE                                                 62 ms         2297 KB
+//   this compressor, left and above only                                     10 ms          394 KB
+//   this compressor, with the diagonals and the hashed match                 10 ms          330 KB
+// A prediction filter (sub, up, paeth) turns the few colours of a figure into differences that are no
+// cheaper to code, and zlib spends its time hashing and verifying matches byte by byte; here the likely
+// candidates are compared 8 bytes at a time, and the hash is consulted only where they fall short.
 
-// The image data is deflated in parts of at most kPartBytes (part_count), each part on whichever worker
-// thread takes it (as pigz does). Every part but the last ends with a sync flush (an empty stored block:
-// byte-aligned, final bit clear), so the parts concatenate into one deflate stream; no match reaches
-// back into an earlier part. The split depends only on the image size, never on the number of threads
-// or their timing: the bytes are the same on every run and every machine. 2 MiB parts (8 for the
-// 15 MB above) cost 0.1-0.2% in size (1 MiB: 0.3-0.9%) and let two cores share the work evenly.
-constexpr std::size_t kPartBytes = std::size_t{2} << 20;
+// The image data is deflated in parts of whole rows, about kPartBytes each (part_count), each part on
+// whichever worker thread takes it. Every part but the last ends with an empty stored block (byte-aligned,
+// final bit clear), so the parts concatenate into one deflate stream. A part's first row may match the row
+// above it in the part before (the decoder has it). The split depends only on the image size.
+constexpr std::size_t kPartBytes = std::size_t{1} << 20;
 
 // How many parts n bytes are deflated in: one per kPartBytes begun, made even past one, so that two cores
-// finish together (the default weights figure, 5.5 MB, was 2 + 2 + 1.5 MiB: the third part ran alone).
+// finish together.
 std::size_t part_count(std::size_t n) {
     const std::size_t parts = std::max<std::size_t>(1, (n + kPartBytes - 1) / kPartBytes);
     return parts > 1 && parts % 2 == 1 ? parts + 1 : parts;
@@ -108,61 +82,334 @@ std::uint32_t adler32_of(std::uint32_t adler, const std::uint8_t* p, std::size_t
     return static_cast<std::uint32_t>((b % kMod) << 16 | (a % kMod));
 }
 
-// One part of the filtered image data, deflated.
-struct DeflatedPart {
-    std::unique_ptr<unsigned char[]> bytes;  // raw deflate data, no zlib header or trailer
-    std::size_t size = 0;
-    std::uint32_t adler = 1;  // Adler-32 of the uncompressed part
-};
+// ---- deflate's alphabets (RFC 1951, 3.2.5) -----------------------------------------------------------
 
-// A raw deflate stream (no zlib header), reused for the parts one thread takes.
-class Deflater {
-public:
-    Deflater() {
-        if (deflateInit2(&z_, kZlibLevel, Z_DEFLATED, -15, kZlibMemLevel, Z_DEFAULT_STRATEGY) != Z_OK)
-            throw std::runtime_error("encode_png: zlib could not start (out of memory?)");
+constexpr int kLitLenCodes = 286, kDistCodes = 30, kCodeLenCodes = 19;
+constexpr int kEndOfBlock = 256;
+constexpr std::size_t kMinMatch = 3, kMaxMatch = 258, kWindow = 32768;
+
+constexpr std::array<std::uint16_t, 29> kLengthBase = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                                       31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+constexpr std::array<std::uint8_t, 29> kLengthExtra = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+constexpr std::array<std::uint16_t, 30> kDistBase = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,
+                                                     33,  49,  65,  97,  129, 193,  257,  385,  513,  769,
+                                                     1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+constexpr std::array<std::uint8_t, 30> kDistExtra = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+                                                     6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+constexpr std::array<std::uint8_t, kCodeLenCodes> kCodeLenOrder = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                                                   11, 4,  12, 3, 13, 2, 14, 1, 15};
+
+// The length code (index into kLengthBase) of every match length 3..258.
+struct LengthCodes {
+    std::array<std::uint8_t, kMaxMatch + 1> code{};
+    constexpr LengthCodes() {
+        for (std::size_t len = kMinMatch; len <= kMaxMatch; ++len) {
+            std::size_t c = 0;
+            while (c + 1 < kLengthBase.size() && kLengthBase[c + 1] <= len) ++c;
+            code[len] = static_cast<std::uint8_t>(c);
+        }
     }
-    ~Deflater() { deflateEnd(&z_); }
-    Deflater(const Deflater&) = delete;
-    Deflater& operator=(const Deflater&) = delete;
+};
+constexpr LengthCodes kLengthCodes;
 
-    DeflatedPart run(const std::uint8_t* data, std::size_t n, bool last) {
-        if (deflateReset(&z_) != Z_OK) throw std::runtime_error("encode_png: zlib failed");
-        DeflatedPart p;
-        std::size_t cap = deflateBound(&z_, static_cast<uLong>(n)) + 64;  // + the sync flush's marker
-        p.bytes.reset(new unsigned char[cap]);  // not zero-filled: only what deflate writes is touched
-        p.adler = adler32_of(p.adler, data, n);
-        feed(p, cap, data, n, last ? Z_FINISH : Z_SYNC_FLUSH);
-        return p;
+int dist_code(std::size_t dist) {  // 1..32768
+    return static_cast<int>(std::upper_bound(kDistBase.begin(), kDistBase.end(), dist) - kDistBase.begin()) - 1;
+}
+
+// ---- Huffman codes ------------------------------------------------------------------------------------
+
+// Code lengths of at most max_bits for the frequencies (0: symbol unused), by Huffman's algorithm on the
+// symbols sorted by (frequency, symbol); while the longest code is too long, every used frequency is
+// halved (rounding up) and the code built again. At least two symbols get a code (deflate's decoders
+// want complete codes), the first unused ones when fewer are used. Deterministic.
+std::vector<std::uint8_t> code_lengths(std::vector<std::uint32_t> freq, int max_bits) {
+    const std::size_t n = freq.size();
+    for (std::size_t s = 0, used = static_cast<std::size_t>(std::count_if(freq.begin(), freq.end(), [](auto f) { return f > 0; }));
+         used < 2 && s < n; ++s)
+        if (freq[s] == 0) freq[s] = 1, ++used;
+    std::vector<std::uint8_t> len(n, 0);
+    for (;;) {
+        std::vector<std::size_t> order;
+        for (std::size_t s = 0; s < n; ++s)
+            if (freq[s] > 0) order.push_back(s);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return freq[a] < freq[b]; });
+        // two queues (leaves in order, then internal nodes in the order made): weights and parents
+        const std::size_t leaves = order.size();
+        std::vector<std::uint64_t> weight(2 * leaves);
+        std::vector<std::size_t> parent(2 * leaves, 0);
+        for (std::size_t k = 0; k < leaves; ++k) weight[k] = freq[order[k]];
+        std::size_t next_leaf = 0, next_node = leaves, made = leaves;
+        const auto take = [&]() {
+            if (next_leaf < leaves && (next_node == made || weight[next_leaf] <= weight[next_node])) return next_leaf++;
+            return next_node++;
+        };
+        while (made < 2 * leaves - 1) {
+            const std::size_t a = take(), b = take();
+            weight[made] = weight[a] + weight[b];
+            parent[a] = parent[b] = made++;
+        }
+        // depths from the root (the last node made) down: a node's parent was made after it
+        std::vector<int> depth(2 * leaves - 1, 0);
+        int longest = 0;
+        for (std::size_t k = 2 * leaves - 1; k-- > 0;)
+            if (k != 2 * leaves - 2) depth[k] = depth[parent[k]] + 1;
+        for (std::size_t k = 0; k < leaves; ++k) longest = std::max(longest, depth[k]);
+        if (longest <= max_bits) {
+            for (std::size_t k = 0; k < leaves; ++k) len[order[k]] = static_cast<std::uint8_t>(depth[k]);
+            return len;
+        }
+        for (auto& f : freq)
+            if (f > 0) f = (f + 1) / 2;
+    }
+}
+
+// Canonical codes for the lengths (RFC 1951, 3.2.2), bit-reversed: deflate writes codes from the top bit,
+// and the bit writer below fills bytes from the low bit.
+std::vector<std::uint16_t> canonical_codes(const std::vector<std::uint8_t>& len) {
+    std::array<std::uint16_t, 16> count{}, next{};
+    for (std::uint8_t l : len)
+        if (l) ++count[l];
+    std::uint16_t code = 0;
+    for (int bits = 1; bits < 16; ++bits) {
+        code = static_cast<std::uint16_t>((code + count[static_cast<std::size_t>(bits) - 1]) << 1);
+        next[static_cast<std::size_t>(bits)] = code;
+    }
+    next[0] = 0;
+    std::vector<std::uint16_t> codes(len.size(), 0);
+    for (std::size_t s = 0; s < len.size(); ++s) {
+        const int l = len[s];
+        if (l == 0) continue;
+        std::uint16_t c = next[static_cast<std::size_t>(l)]++, r = 0;
+        for (int b = 0; b < l; ++b, c = static_cast<std::uint16_t>(c >> 1)) r = static_cast<std::uint16_t>(r << 1 | (c & 1));
+        codes[s] = r;
+    }
+    return codes;
+}
+
+// Bits into bytes, low bit first (RFC 1951, 3.1.1), into a buffer sized beforehand (capacity bytes).
+class BitWriter {
+public:
+    explicit BitWriter(std::size_t capacity) : out_(capacity) {}
+    void put(std::uint32_t bits, int count) {  // count <= 32
+        acc_ |= std::uint64_t{bits} << used_;
+        used_ += count;
+        if (used_ >= 32) {
+            if (size_ + 4 > out_.size()) throw std::logic_error("encode_png: deflate output beyond its bound");
+            for (int k = 0; k < 4; ++k) out_[size_++] = static_cast<std::uint8_t>(acc_ >> (8 * k));
+            acc_ >>= 32;
+            used_ -= 32;
+        }
+    }
+    void align() {  // to the next byte
+        if (used_ % 8) put(0, 8 - used_ % 8);
+    }
+    std::vector<std::uint8_t> take() {  // aligned first
+        align();
+        for (; used_ > 0; used_ -= 8, acc_ >>= 8) {
+            if (size_ + 1 > out_.size()) throw std::logic_error("encode_png: deflate output beyond its bound");
+            out_[size_++] = static_cast<std::uint8_t>(acc_);
+        }
+        return std::vector<std::uint8_t>(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(size_));  // no spare capacity kept
     }
 
 private:
-    // Deflates [data, data + n) into p.bytes, growing it if deflate ever needs more than the bound.
-    void feed(DeflatedPart& p, std::size_t& cap, const unsigned char* data, std::size_t n, int flush) {
-        z_.next_in = const_cast<Bytef*>(data);  // zlib's API is not const-correct; it does not write
-        z_.avail_in = static_cast<uInt>(n);
-        for (;;) {
-            if (p.size == cap) {
-                auto bigger = std::unique_ptr<unsigned char[]>(new unsigned char[cap * 2]);
-                std::memcpy(bigger.get(), p.bytes.get(), p.size);
-                p.bytes = std::move(bigger);
-                cap *= 2;
+    std::vector<std::uint8_t> out_;
+    std::size_t size_ = 0;
+    std::uint64_t acc_ = 0;
+    int used_ = 0;
+};
+
+// ---- the parse: left or up ----------------------------------------------------------------------------
+
+// How many bytes from a and b agree, at most max, 8 at a time.
+std::size_t common_length(const std::uint8_t* a, const std::uint8_t* b, std::size_t max) {
+    std::size_t k = 0;
+    for (; k + 8 <= max; k += 8) {
+        std::uint64_t x, y;
+        std::memcpy(&x, a + k, 8);
+        std::memcpy(&y, b + k, 8);
+        if (x != y) return k + static_cast<std::size_t>(__builtin_ctzll(x ^ y) / 8);  // little-endian machines
+    }
+    while (k < max && a[k] == b[k]) ++k;
+    return k;
+}
+
+// One deflate symbol: a literal byte (dist 0) or a match of len bytes at distance dist.
+struct Symbol {
+    std::uint16_t len_or_byte;
+    std::uint16_t dist;
+};
+
+// The symbols of rows [y0, y1) of an image whose rows are `stride` bytes. The PNG data holds each row
+// behind its filter byte 0: byte i of row y is at y * line + 1 + i (line = stride + 1), so the pixel above
+// is line bytes back. Each row starts with the literal filter byte; then at each position the longest of
+// the matches with the pixel to the left (distance 3), and when that is short the one above (line), the
+// ones above and to the right or left (line - 3, line + 3: hatching) and the last position whose next 4
+// bytes hashed the same (text: a glyph drawn before) — the earlier candidate when they tie — or a literal
+// when none reaches 3 bytes. No match crosses a row's end (a repeated row costs its filter byte as a
+// literal, a few bits), and none reaches back past deflate's 32 KiB window. The hash table is the part's
+// own: the symbols depend only on the image and the rows of the part.
+constexpr std::size_t kDiagonalTry = 16;  // the other candidates are tried when the left match is shorter
+constexpr int kHashBits = 14;
+std::vector<Symbol> parse(const std::uint8_t* rgb, std::size_t stride, std::size_t y0, std::size_t y1) {
+    std::vector<Symbol> syms;
+    syms.reserve((y1 - y0) * (stride / 64 + 16));  // about what the figures take: no growing on the way
+    const std::size_t line = stride + 1;
+    constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    std::vector<std::uint32_t> last(std::size_t{1} << kHashBits, kNone);  // stream position of a hash's last 4 bytes
+    const auto hash4 = [](const std::uint8_t* p) {
+        std::uint32_t v;
+        std::memcpy(&v, p, 4);
+        return (v * 2654435761u) >> (32 - kHashBits);
+    };
+    for (std::size_t y = y0; y < y1; ++y) {
+        const std::uint8_t* row = rgb + y * stride;
+        syms.push_back({0, 0});  // filter byte 0
+        for (std::size_t i = 0; i < stride;) {
+            const std::size_t max = std::min(kMaxMatch, stride - i), pos = y * line + 1 + i;
+            std::size_t len = i >= 3 ? common_length(row + i, row + i - 3, max) : 0, dist = 3;
+            // a candidate `back` stream bytes earlier, in row cy at byte ci: at most to that row's end
+            const auto consider = [&](std::size_t back) {
+                if (back > kWindow || back > pos) return;
+                const std::size_t at = pos - back, cy = at / line, ci = at % line;
+                if (ci == 0) return;  // a filter byte
+                const std::size_t k = common_length(row + i, rgb + cy * stride + ci - 1, std::min(max, stride - (ci - 1)));
+                if (k > len) len = k, dist = back;
+            };
+            if (len < kDiagonalTry) consider(line);
+            if (len < kDiagonalTry) {
+                consider(line - 3);
+                consider(line + 3);
             }
-            z_.next_out = p.bytes.get() + p.size;
-            z_.avail_out = static_cast<uInt>(std::min<std::size_t>(cap - p.size, std::numeric_limits<uInt>::max()));
-            const int rc = deflate(&z_, flush);
-            p.size = static_cast<std::size_t>(z_.next_out - p.bytes.get());
-            if (rc == Z_STREAM_END) return;
-            if (rc != Z_OK && rc != Z_BUF_ERROR) throw std::runtime_error("encode_png: zlib failed");
-            if (z_.avail_out != 0) {  // stopped with room to spare: all taken in (and flushed, if asked)
-                if (z_.avail_in != 0) throw std::runtime_error("encode_png: zlib failed");
-                return;
+            if (len < kDiagonalTry && i + 4 <= stride) {
+                std::uint32_t& slot = last[hash4(row + i)];
+                if (slot != kNone) consider(pos - slot);
+                slot = static_cast<std::uint32_t>(pos);
             }
+            if (len < kMinMatch) {
+                syms.push_back({row[i], 0});
+                ++i;
+                continue;
+            }
+            syms.push_back({static_cast<std::uint16_t>(len), static_cast<std::uint16_t>(dist)});
+            i += len;
         }
     }
+    return syms;
+}
 
-    z_stream z_{};
-};
+// ---- one part as a dynamic block ---------------------------------------------------------------------
+
+// The code lengths of the literal/length and distance codes, run-length coded with the code-length
+// alphabet (16: repeat the previous 3-6 times, 17: 3-10 zeros, 18: 11-138 zeros): (symbol, extra bits).
+std::vector<std::pair<int, int>> run_lengths(const std::vector<std::uint8_t>& lens) {
+    std::vector<std::pair<int, int>> out;
+    for (std::size_t i = 0; i < lens.size();) {
+        const std::uint8_t l = lens[i];
+        std::size_t run = 1;
+        while (i + run < lens.size() && lens[i + run] == l) ++run;
+        if (l == 0 && run >= 3) {
+            const std::size_t r = std::min<std::size_t>(run, 138);
+            out.push_back(r >= 11 ? std::pair<int, int>{18, static_cast<int>(r - 11)} : std::pair<int, int>{17, static_cast<int>(r - 3)});
+            i += r;
+        } else if (l != 0 && run >= 4) {
+            out.push_back({l, 0});
+            const std::size_t r = std::min<std::size_t>(run - 1, 6);
+            out.push_back({16, static_cast<int>(r - 3)});
+            i += 1 + r;
+        } else {
+            out.push_back({l, 0});
+            ++i;
+        }
+    }
+    return out;
+}
+
+// Deflates rows [y0, y1) (parse) as one dynamic Huffman block; the last part sets the final bit and pads
+// to a byte, the others end with an empty stored block (byte-aligned, so that the parts concatenate).
+std::vector<std::uint8_t> deflate_part(const std::uint8_t* rgb, std::size_t stride, std::size_t y0, std::size_t y1, bool last) {
+    // 1. the symbols and their frequencies
+    const std::vector<Symbol> syms = parse(rgb, stride, y0, y1);
+    std::vector<std::uint32_t> lit_freq(kLitLenCodes, 0), dist_freq(kDistCodes, 0);
+    for (const Symbol& s : syms) {
+        if (s.dist == 0) {
+            ++lit_freq[s.len_or_byte];
+            continue;
+        }
+        ++lit_freq[257 + static_cast<std::size_t>(kLengthCodes.code[s.len_or_byte])];
+        ++dist_freq[static_cast<std::size_t>(dist_code(s.dist))];
+    }
+    lit_freq[kEndOfBlock] = 1;
+    // 2. the codes
+    const std::vector<std::uint8_t> lit_len = code_lengths(lit_freq, 15), dist_len = code_lengths(dist_freq, 15);
+    const std::vector<std::uint16_t> lit_code = canonical_codes(lit_len), dist_codes = canonical_codes(dist_len);
+    int hlit = kLitLenCodes, hdist = kDistCodes;
+    while (hlit > 257 && lit_len[static_cast<std::size_t>(hlit) - 1] == 0) --hlit;
+    while (hdist > 1 && dist_len[static_cast<std::size_t>(hdist) - 1] == 0) --hdist;
+    std::vector<std::uint8_t> all(lit_len.begin(), lit_len.begin() + hlit);
+    all.insert(all.end(), dist_len.begin(), dist_len.begin() + hdist);
+    const std::vector<std::pair<int, int>> rl = run_lengths(all);
+    std::vector<std::uint32_t> cl_freq(kCodeLenCodes, 0);
+    for (const auto& [sym, extra] : rl) ++cl_freq[static_cast<std::size_t>(sym)];
+    const std::vector<std::uint8_t> cl_len = code_lengths(cl_freq, 7);
+    const std::vector<std::uint16_t> cl_code = canonical_codes(cl_len);
+    int hclen = kCodeLenCodes;
+    while (hclen > 4 && cl_len[kCodeLenOrder[static_cast<std::size_t>(hclen) - 1]] == 0) --hclen;
+    // 3. the block: header, code lengths, symbols, end of block
+    // at most 48 bits a symbol (15 + 5 + 15 + 13), the header under 700 bytes, the stored block 5
+    BitWriter w(syms.size() * 6 + 1024);
+    w.put(last ? 1 : 0, 1);
+    w.put(2, 2);  // dynamic Huffman codes
+    w.put(static_cast<std::uint32_t>(hlit - 257), 5);
+    w.put(static_cast<std::uint32_t>(hdist - 1), 5);
+    w.put(static_cast<std::uint32_t>(hclen - 4), 4);
+    for (int k = 0; k < hclen; ++k) w.put(cl_len[kCodeLenOrder[static_cast<std::size_t>(k)]], 3);
+    for (const auto& [sym, extra] : rl) {
+        const auto s = static_cast<std::size_t>(sym);
+        w.put(cl_code[s], cl_len[s]);
+        if (sym == 16) w.put(static_cast<std::uint32_t>(extra), 2);
+        if (sym == 17) w.put(static_cast<std::uint32_t>(extra), 3);
+        if (sym == 18) w.put(static_cast<std::uint32_t>(extra), 7);
+    }
+    const auto dist_symbol = [&](std::size_t dist) {
+        const auto c = static_cast<std::size_t>(dist_code(dist));
+        w.put(dist_codes[c], dist_len[c]);
+        if (kDistExtra[c]) w.put(static_cast<std::uint32_t>(dist - kDistBase[c]), kDistExtra[c]);
+    };
+    for (const Symbol& s : syms) {
+        if (s.dist == 0) {
+            w.put(lit_code[s.len_or_byte], lit_len[s.len_or_byte]);
+            continue;
+        }
+        const std::size_t c = kLengthCodes.code[s.len_or_byte];
+        w.put(lit_code[257 + c], lit_len[257 + c]);
+        if (kLengthExtra[c]) w.put(static_cast<std::uint32_t>(s.len_or_byte - kLengthBase[c]), kLengthExtra[c]);
+        dist_symbol(s.dist);
+    }
+    w.put(lit_code[kEndOfBlock], lit_len[kEndOfBlock]);
+    if (!last) {  // an empty stored block: 3 header bits, then to the byte, then LEN 0 and NLEN 0xFFFF
+        w.put(0, 3);
+        w.align();
+        w.put(0xFFFF0000u, 32);
+    }
+    return w.take();
+}
+
+// ---- the PNG file -------------------------------------------------------------------------------------
+
+void put_u32(std::string& out, std::uint32_t v) {
+    for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>(v >> shift & 0xFF);
+}
+
+void put_chunk(std::string& out, std::string_view type, const std::uint8_t* data, std::size_t n) {
+    put_u32(out, static_cast<std::uint32_t>(n));
+    const std::size_t at = out.size();
+    out += type;
+    out.append(reinterpret_cast<const char*>(data), n);
+    const auto* p = reinterpret_cast<const Bytef*>(out.data() + at);
+    put_u32(out, static_cast<std::uint32_t>(crc32(0UL, p, static_cast<uInt>(4 + n))));
+}
 
 }  // namespace
 
@@ -171,7 +418,7 @@ namespace attn::render {
 // ---------------------------------------------------------------------------------------------------
 // encode_png
 
-std::string encode_png(const Image& img) {
+std::string encode_png(Image img, unsigned max_threads) {
     if (img.width <= 0 || img.height <= 0)
         throw std::runtime_error("encode_png: image size " + std::to_string(img.width) + "x" +
                                  std::to_string(img.height) + " is empty");
@@ -183,54 +430,48 @@ std::string encode_png(const Image& img) {
     if (img.rgb.size() != w * h * 3)
         throw std::runtime_error("encode_png: pixel buffer holds " + std::to_string(img.rgb.size()) +
                                  " bytes, expected width * height * 3 = " + std::to_string(w * h * 3));
-
-    int len = 0;
-    unsigned char* png = nullptr;
-    {
-        static std::once_flag settings;
-        std::call_once(settings, [] { stbi_write_force_png_filter = 0; });  // filter "none": see kZlibLevel
-        png = stbi_write_png_to_mem(img.rgb.data(), img.width * 3, img.width, img.height, 3, &len);
+    // 1. the parts (runs of rows), deflated on worker threads; the Adler-32 of the data (each row behind
+    //    its filter byte 0) beside them
+    const std::size_t stride = static_cast<std::size_t>(w) * 3, rows = static_cast<std::size_t>(h);
+    const std::size_t n_parts = std::min(rows, part_count((stride + 1) * rows)), part_rows = (rows + n_parts - 1) / n_parts;
+    std::vector<std::vector<std::uint8_t>> parts(n_parts);
+    std::uint32_t adler = 1;
+    attn::run_tasks(n_parts + 1, std::max(1u, max_threads), [&](unsigned, std::size_t i) {
+        if (i == n_parts) {
+            const std::uint8_t filter = 0;
+            for (std::size_t y = 0; y < rows; ++y)
+                adler = adler32_of(adler32_of(adler, &filter, 1), img.rgb.data() + y * stride, stride);
+            return;
+        }
+        const std::size_t y0 = std::min(rows, i * part_rows), y1 = std::min(rows, y0 + part_rows);
+        parts[i] = deflate_part(img.rgb.data(), stride, y0, y1, i + 1 == n_parts);
+    });
+    // 2. the file; the pixels are let go first, and each part as soon as it is copied: the encoder holds
+    //    the image, then the deflated data twice at most (the parts and the file)
+    std::vector<std::uint8_t>().swap(img.rgb);
+    std::size_t idat = 2 + 4;
+    for (const auto& p : parts) idat += p.size();
+    std::string out("\x89PNG\r\n\x1a\n", 8);
+    out.reserve(8 + 25 + 12 + idat + 12);
+    std::uint8_t ihdr[13] = {};
+    for (int k = 0; k < 4; ++k) {
+        ihdr[k] = static_cast<std::uint8_t>(w >> (24 - 8 * k));
+        ihdr[4 + k] = static_cast<std::uint8_t>(h >> (24 - 8 * k));
     }
-    if (png == nullptr || len <= 0) throw std::runtime_error("encode_png: encoding failed (out of memory?)");
-    std::string out(reinterpret_cast<const char*>(png), static_cast<std::size_t>(len));
-    STBIW_FREE(png);
+    ihdr[8] = 8, ihdr[9] = 2;  // 8 bits per sample, RGB; compression, filter and interlace methods 0
+    put_chunk(out, "IHDR", ihdr, sizeof ihdr);
+    put_u32(out, static_cast<std::uint32_t>(idat));  // the IDAT chunk: one zlib stream
+    const std::size_t at = out.size();
+    out += "IDAT";
+    out += "\x78\x01";  // deflate, 32 KiB window, "fastest" level flag, check bits
+    for (auto& p : parts) {
+        out.append(reinterpret_cast<const char*>(p.data()), p.size());
+        std::vector<std::uint8_t>().swap(p);
+    }
+    put_u32(out, adler);
+    put_u32(out, static_cast<std::uint32_t>(crc32(0UL, reinterpret_cast<const Bytef*>(out.data() + at), static_cast<uInt>(4 + idat))));
+    put_chunk(out, "IEND", nullptr, 0);
     return out;
 }
 
 }  // namespace attn::render
-
-// stb_image_write's compression hook: the filtered image data in equal parts (part_count; the split depends
-// only on the data's size), deflated on worker threads and joined into one zlib stream: header 78 01,
-// the parts, the big-endian Adler-32 of all the data. The buffer comes from malloc (stb frees it).
-static unsigned char* attn_stbiw_zlib_compress(unsigned char* data, int data_len, int* out_len, int /*quality*/) try {
-    const auto n = static_cast<std::size_t>(data_len);
-    const std::size_t n_parts = part_count(n);
-    const std::size_t part_bytes = (n + n_parts - 1) / n_parts;
-    const auto part_size = [&](std::size_t i) { return std::min(n - i * part_bytes, part_bytes); };
-    std::vector<DeflatedPart> parts(n_parts);
-    std::vector<std::unique_ptr<Deflater>> deflaters(attn::worker_threads(n_parts, attn::kMaxPoolThreads));  // one per worker, made on use
-    attn::run_tasks(n_parts, attn::kMaxPoolThreads, [&](unsigned worker, std::size_t i) {
-        std::unique_ptr<Deflater>& d = deflaters[worker];
-        if (!d) d = std::make_unique<Deflater>();
-        parts[i] = d->run(data + i * part_bytes, part_size(i), i + 1 == n_parts);
-    });
-    std::size_t total = 2 + 4;
-    uLong adler = 1;
-    for (std::size_t i = 0; i < n_parts; ++i) {
-        total += parts[i].size;
-        adler = adler32_combine(adler, parts[i].adler, static_cast<z_off_t>(part_size(i)));
-    }
-    auto* out = static_cast<unsigned char*>(std::malloc(total));
-    if (out == nullptr) return nullptr;
-    unsigned char* p = out;
-    *p++ = 0x78, *p++ = 0x01;  // deflate, 32 KiB window, "fastest" level flag, check bits
-    for (const DeflatedPart& part : parts) {
-        std::memcpy(p, part.bytes.get(), part.size);
-        p += part.size;
-    }
-    for (int shift = 24; shift >= 0; shift -= 8) *p++ = static_cast<unsigned char>(adler >> shift);
-    *out_len = static_cast<int>(total);
-    return out;
-} catch (...) {
-    return nullptr;  // stb reports the failure; encode_png throws
-}

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "data/base/threads.h"
+
 namespace attn::render {
 
 // An RGB8 picture, row-major, 3 bytes per pixel: rgb.size() == width * height * 3.
@@ -14,9 +16,11 @@ struct Image {
     std::vector<std::uint8_t> rgb;
 };
 
-// Encodes img as an 8-bit RGB PNG (zlib at a fast level, one fixed filter for every row).
-// Throws std::runtime_error if the image is empty, its buffer has the wrong size, it is too large for
-// stb_image_write's int arithmetic ((width * 4 + 1) * height must stay below 2^30), or encoding fails.
-std::string encode_png(const Image& img);
+// Encodes img as an 8-bit RGB PNG (filter "none" on every row, deflated by render/backends/png_encode.cpp's
+// compressor for flat-colour figures) on up to max_threads threads; the bytes are the same for any number.
+// Throws std::runtime_error if the image is empty, its buffer has the wrong size, or it is too large
+// ((width * 4 + 1) * height must stay below 2^30, which keeps every size far inside int and the IDAT length).
+// The image is taken by value and let go before the file is put together (std::move it in).
+std::string encode_png(Image img, unsigned max_threads = kMaxPoolThreads);
 
 }  // namespace attn::render

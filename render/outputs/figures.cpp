@@ -37,11 +37,9 @@ std::vector<OutputFile> drawing_files(const std::vector<Drawing>& drawings, cons
     return out;
 }
 
-std::vector<OutputFile> render_figures(const Trace& t, const FigureOptions& opt, FileType type) {
-    const std::string prefix = checked_prefix(opt.prefix, t.kind);
+std::vector<Drawing> figure_drawings(const Trace& t, const FigureOptions& opt, FileType type, Font& font) {
     check_scale(opt.scale);
     if (t.sets.empty() || t.heads().empty()) return {};
-    Font font(opt.font_file);
     // PNG: image pixels per axis stay within kMaxHeatmapSide; SVG: at most kMaxSvgHeatmapSide cells.
     const int max_side = type == FileType::svg ? kMaxSvgHeatmapSide : kMaxHeatmapSide / opt.scale;
     std::vector<std::string> names = opt.figures.empty() ? default_figures(t) : opt.figures;
@@ -54,7 +52,15 @@ std::vector<OutputFile> render_figures(const Trace& t, const FigureOptions& opt,
             if (std::optional<Figure> f = make_figure(t, std::move(*v), font, max_side))
                 drawings.push_back(figure_drawing(std::move(*f), font, name));
         }
-    std::vector<OutputFile> out = drawing_files(drawings, prefix, opt.scale, type);
+    return drawings;
+}
+
+std::vector<OutputFile> render_figures(const Trace& t, const FigureOptions& opt, FileType type) {
+    const std::string prefix = checked_prefix(opt.prefix, t.kind);
+    check_scale(opt.scale);
+    if (t.sets.empty() || t.heads().empty()) return {};
+    Font font(opt.font_file);
+    std::vector<OutputFile> out = drawing_files(figure_drawings(t, opt, type, font), prefix, opt.scale, type);
     if (const std::string w = missing_glyph_warning(font); !w.empty() && opt.warn) opt.warn(w);
     return out;
 }

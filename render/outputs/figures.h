@@ -55,6 +55,11 @@ inline constexpr int kMaxSvgHeatmapSide = 256;
 // std::runtime_error if encoding fails.
 std::vector<OutputFile> render_figures(const Trace& t, const FigureOptions& opt, FileType type);
 
+// The stage figures render_figures encodes, laid out (prefix and warn unused): for a caller that draws and
+// encodes them itself (attn bench --small-run times the two apart). The drawings use `font`.
+class Font;
+std::vector<Drawing> figure_drawings(const Trace& t, const FigureOptions& opt, FileType type, Font& font);
+
 // The position figures the trace's --pos has (render/layout/position_charts.h): <prefix>-positions,
 // -rope, -alibi. None for --pos none.
 std::vector<OutputFile> position_figures(const Trace& t, const FigureFiles& o, FileType type);

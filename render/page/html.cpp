@@ -197,6 +197,15 @@ Json layers_json(const PageLayers& p, std::vector<PageMatrix>& stages, bool with
         const bool aggregates = p.scaled ? p.layered && (l < p.layer_mean.size() || l < p.rollout.size())
                                          : p.layered && T == S && l < p.layer_mean.size() && l < p.rollout.size();
         std::vector<const Mat*> aggregated;
+        // a one-set page's layer mean is stored as the residual from its heads' mean when the page can
+        // form that mean: every head's weights exact ten-thousandths under one mask
+        bool mean_of_heads = !p.scaled && !heads->empty();
+        Json weight_descs = Json::array();
+        for (std::size_t k = 0; mean_of_heads && k < heads->size(); ++k) {
+            const Json& st = jheads[k]["stages"];
+            mean_of_heads = st.contains("weights") && st["weights"][1] != 0 && (*heads)[k].mask == (*heads)[0].mask;
+            if (mean_of_heads) weight_descs.push_back(st["weights"]);
+        }
         if (aggregates) {
             Json agg = Json::object();
             for (const auto& [name, all] : {std::pair<const char*, const std::vector<Mat>*>{"layer_mean", &p.layer_mean},
@@ -205,7 +214,8 @@ Json layers_json(const PageLayers& p, std::vector<PageMatrix>& stages, bool with
                 HeadTrace a;
                 a.weights = (*all)[l];
                 a.mask = (*heads)[0].mask;
-                agg[name] = encode_stage(a, PageMatrix::Weights, T, S, blob);
+                const bool mean = mean_of_heads && std::string(name) == "layer_mean";
+                agg[name] = encode_stage(a, PageMatrix::Weights, T, S, blob, mean ? heads : nullptr, mean ? &weight_descs : nullptr);
                 aggregated.push_back(&(*all)[l]);
             }
             jl["aggregates"] = agg;
@@ -475,15 +485,16 @@ std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
     if (opt.layer && (!opening.model_layers || *opt.layer >= L)) throw std::invalid_argument("render_html: no such layer");
     const std::size_t H = opening.layers.at(opt.layer.value_or(0)).heads.size();
     if (opt.head && *opt.head >= H) throw std::invalid_argument("render_html: no such head");
-    // 2. the data; the live panel only with the core, and only for a seeded kind's trace
+    // 2. the data; the live panel only where it can run the trace again (page_runs_live), and only with the core
     HtmlOptions o = opt;
-    const std::string core = o.live && find_kind(t.kind) && !t.sets.at(0).model_layers ? live_core_js() : std::string();
+    const std::string core = o.live && page_runs_live(t) ? live_core_js() : std::string();
     if (core.empty()) o.live.reset();
     std::string blob;
     Json data = payload(t, o, blob);
     if (!generation.is_null()) data["generation"] = std::move(generation);
     data["raw_bytes"] = blob.size();
-    data["blob"] = base64(deflate(blob));
+    const std::string packed = deflate(blob);
+    data["blob_bytes"] = packed.size();
     // 3. the page
     std::string title = "attn: " + shown_text(t.kind, kMaxLabelChars);  // a trace's strings may be long
     const std::vector<std::string>& words = seq2seq ? t.source_tokens : t.tokens;  // a decoder's first token is its start
@@ -501,6 +512,7 @@ std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
     page += "<title>" + html_text(title) + "</title>\n<style>\n" + page_css(stack) + "</style>\n</head>\n<body>\n";
     page += "<noscript>This page draws attention with JavaScript: please allow scripts for this file.</noscript>\n";
     page += "<script type=\"application/json\" id=\"attn-data\">" + script_safe(data.dump(-1, ' ', false, Json::error_handler_t::replace)) + "</script>\n";
+    page += "<script type=\"application/octet-stream\" id=\"attn-blob\">" + text7(packed) + "</script>\n";
     if (!core.empty()) {
         // emscripten's output with its base64 .wasm: it must not end its own <script> (checked, not escaped:
         // escaping would change the code)
@@ -515,6 +527,10 @@ std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
 }
 
 }  // namespace
+
+bool page_runs_live(const Trace& t) {
+    return find_kind(t.kind) != nullptr && !t.model && !t.sets.empty() && !t.sets.at(0).model_layers;
+}
 
 std::string render_html(const Trace& t, const HtmlOptions& opt) { return page_html(t, opt, nullptr); }
 

@@ -7,11 +7,14 @@
 // value in the fewest bytes that hold its span (weights in [0, 1]: 2 bytes; raw scores spanning more
 // than 6.5535: 3), as byte planes; masked scores as the small residual from scale × the stored raw
 // score; cells the mask hides as 0; values beyond ±214748 as raw float32. All matrices form one
-// buffer, zlib-compressed and base64-encoded; the page inflates it with the browser's
-// DecompressionStream. A readout of 4 decimals therefore shows exactly the trace's value at 4 decimals.
+// buffer, zlib-compressed and written as base-128 text (page_buffer.h's text7: 8/7 of the bytes, where
+// base64 took 4/3) in an element of its own; the page inflates it with the browser's DecompressionStream. A readout of 4 decimals therefore shows exactly the trace's value at 4 decimals.
 // Measured (tests/browser/measure_page.py): 12 layers × 12 heads at 128 tokens with scores, mask,
 // weights, layer means and rollouts gives a 6.75 MB page, ready 0.6-2.3 s after loading in headless
-// Chromium (byte planes and masked-score residuals took it from 10.7 MB).
+// Chromium (byte planes and masked-score residuals took it from 10.7 MB). A GPT-2-small-shaped random
+// model (tests/gpt2/page_size_check.py: width 768, GPT-2's initializer range) gives larger raw scores,
+// 3 bytes a cell that deflate cannot shrink: its page was 9.74 MB with base64, 8.37 MB with the base-128
+// text and 8.27 MB (7.89 MiB) with layer means as residuals; ready in 0.26 s in headless Chromium.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +48,13 @@ struct HtmlOptions {
     // it, as the PNGs and SVGs do (render/view/colour_scale.h's make_scale).
     ColourSpec colour = {};
 };
+
+// Whether a page of this trace carries the live panel and its engine, attn's core in WebAssembly (about
+// 3 MB), when HtmlOptions::live asks for it: the panel reruns typed text through a seeded kind, so only a
+// seeded kind's trace (a kind of the registry, no model, no model layers) can use it. A model's page, an
+// encoder-decoder's, a .npy's or a decode's never carry the core, whatever the build. The same for every
+// build: the build only decides whether there is a core to carry (live_core_js()).
+bool page_runs_live(const Trace& t);
 
 // Which page: what follows start.js in the script (an encoder's segments and [MASK] predictions, an
 // encoder-decoder's Encoder | Decoder | Cross tabs) and what page.css is followed by.

@@ -81,11 +81,34 @@
 
   // ---- the data ---------------------------------------------------------------------------------------
 
-  async function inflate(b64) {
-    const bin = atob(b64);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+  // The deflated cells from the page's base-128 text (render/page/page_buffer.h's text7): a character below
+  // 128 is a 7-bit group; U+0080 + 128k + g is the k-th escaped group (0, 13 or 60) and then g. n bytes.
+  function bytesOf(text, n) {
+    const out = new Uint8Array(n);
+    const ESCAPED = [0, 13, 60];
+    let acc = 0, bits = 0, o = 0;
+    const put = (g) => {
+      acc = ((acc << 7) | g) & 0x7fff;
+      bits += 7;
+      if (bits >= 8) {
+        bits -= 8;
+        if (o < n) out[o++] = (acc >> bits) & 255;
+      }
+    };
+    for (let i = 0; i < text.length && o < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128) put(c);
+      else {
+        if (c > 0x1ff) throw new Error('attn: the page data is damaged');
+        put(ESCAPED[(c - 128) >> 7]);
+        put((c - 128) & 127);
+      }
+    }
+    if (o !== n) throw new Error('attn: the page data is damaged');
+    return out;
+  }
+  async function inflate(text, n) {
+    const stream = new Blob([bytesOf(text, n)]).stream().pipeThrough(new DecompressionStream('deflate'));
     return new Uint8Array(await new Response(stream).arrayBuffer());
   }
   function head(l, h) { return D.layers[l].heads[h]; }
@@ -100,6 +123,12 @@
     if (w >= 4) u += 16777216 * blob[p + 3 * n];
     // masked scores are stored as the residual from scale * (the raw score), rounded half up
     if (d.from) return d[2] + u + Math.round(d.scale * cell(d.from, idx));
+    // a layer's mean as the residual from the mean of its heads' weights (d[6]), rounded half up
+    if (d[5] === 'heads') {
+      let sum = 0;
+      for (const h of d[6]) sum += cell(h, idx);
+      return d[2] + u + Math.round(sum / d[6].length);
+    }
     return d[2] + u;
   }
   function real(d, k) { return d[1] === 0 ? k : k / 10000; }

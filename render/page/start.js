@@ -68,7 +68,7 @@
 
   async function start() {
     const t0 = performance.now();
-    blob = await inflate(D.blob);
+    blob = await inflate(document.getElementById('attn-blob').textContent, D.blob_bytes);
     view = new DataView(blob.buffer);
     for (const layer of D.layers) for (const x of layer.heads) {
       const m = x.stages['masked-scores'];

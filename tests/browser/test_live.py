@@ -449,7 +449,7 @@ def main():
         check(min(ready) <= 1500, "window.attn usable within 1.5 s of opening: %s ms" % ready)
         page.quiet("live page")
         check(driver.execute_script("return typeof window.attn.run") == "function", "window.attn.run exists")
-        check(driver.execute_script("return document.scripts.length") == 3, "the page's scripts: core, views")
+        check(driver.execute_script("return document.scripts.length") == 4, "the page's scripts: data, cells, core, views")
         test_api(page, a.attn)
         test_panel(page, a.attn, out)
         test_links(page, a.attn, out)

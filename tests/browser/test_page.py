@@ -213,7 +213,7 @@ def test_show_page(page, trace, out, times):
     page.select("stage", "weights")
     got, text = page.hover(1, 1, T, S)
     check(XSS in text, "the readout shows the token as text: %r" % text)
-    check(page.d.execute_script("return document.scripts.length") == 2, "only the page's two scripts exist")
+    check(page.d.execute_script("return document.scripts.length") == 3, "only the page's three scripts exist (data, cells, code)")
     # click pins a row; arrow keys move the pinned cell
     page.hover(2, 0, T, S)
     ActionChains(page.d).click().perform()
@@ -452,7 +452,7 @@ def test_model_run_page(page, heads, name, text, out):
     check(page.d.find_element(By.ID, "text").get_attribute("textContent") == "“" + text + "”",
           "the header shows the text: %r" % page.d.find_element(By.ID, "text").get_attribute("textContent"))
     check(page.d.execute_script("return document.images.length") == 0 and
-          page.d.execute_script("return document.scripts.length") == 2, "the hostile name and text made no element")
+          page.d.execute_script("return document.scripts.length") == 3, "the hostile name and text made no element")
     headers = [t.get_attribute("textContent") for t in page.d.find_elements(By.CSS_SELECTOR, "#heads-table th")]
     check(headers == ["layer", "head"] + PATTERN_COLUMNS + ["sink token"], "the table's columns: %s" % headers)
     # the sections in order: the table and the overview before the pickers and the matrix

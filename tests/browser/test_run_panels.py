@@ -189,11 +189,11 @@ def test_script_token_page(page, dec):
     check(dec["generation"]["steps"][0]["token"] == SCRIPT, "the model chose %r" % dec["generation"]["steps"][0]["token"])
     check([c[1] for c in s["chips"]] == [SCRIPT] * len(dec["generated_ids"]), "the chips read %s" % s["chips"])
     check(s["top"][0][2] == SCRIPT, "the top list reads %r" % s["top"][0][2])
-    check(js(page, "return document.scripts.length") == 2, "the token made no <script> element")
+    check(js(page, "return document.scripts.length") == 3, "the token made no <script> element (data, cells, code)")
     js(page, "const s = document.getElementById('gen-step'); s.value = arguments[0]; s.dispatchEvent(new Event('input'))", "1")
     s = gen_state(page)
     check(any(SCRIPT in c[0] for c in gen_state(page)["cells"]), "the row's last key is the generated %r: %s" % (SCRIPT, s["cells"][-1]))
-    check(js(page, "return document.scripts.length") == 2, "still two scripts after a step")
+    check(js(page, "return document.scripts.length") == 3, "still three scripts after a step")
 
 
 def listed_positions(ab):
