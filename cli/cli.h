@@ -5,9 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
-namespace attn::cli {
+#include "cli/run_cli.h"
 
-int run_cli(int argc, const char* const* argv);
+namespace attn::cli {
 
 void setup_show(CLI::App& app);
 void setup_kinds(CLI::App& app);

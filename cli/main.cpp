@@ -1,4 +1,4 @@
-#include "cli/cli.h"
+#include "cli/run_cli.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
