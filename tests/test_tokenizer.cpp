@@ -153,7 +153,7 @@ TEST_CASE("tokenizer.json that is not JSON (a 0xFF byte, a cut text) is named by
     CHECK(e.find("ill-formed UTF-8 byte") != std::string::npos);
     CHECK(e.find("json.exception") == std::string::npos);
     CHECK(e.find("last read") == std::string::npos);
-    CHECK(tokenizer_error("{\"model\": ") == "tokenizer.json: invalid JSON at byte offset 10: syntax error while parsing value - unexpected end of input; "
+    CHECK(tokenizer_error("{\"model\": ") == "tokenizer.json: invalid JSON at byte offset 10: unexpected end of input; "
                                               "expected '[', '{', or a literal");
 }
 
