@@ -222,7 +222,49 @@ TEST_CASE("hub cache: a snapshot lacks config.json, the weights, a shard its ind
     // a symlink whose blob is gone is a missing file
     const std::string broken = make_snapshot(cache, "a/broken", {{"config.json", "{}"}, {"model.safetensors", "x"}, {"tokenizer.json", "{}"}});
     REQUIRE(::unlink((cache + "/models--a--broken/blobs/" + std::string(40, 'b')).c_str()) == 0);
-    CHECK(missing_model_files(broken) == std::vector<std::string>{"model.safetensors"});
+    CHECK(missing_model_files(broken) == std::vector<std::string>{"model.safetensors (a link to a missing blob)"});
+}
+
+TEST_CASE("hub cache: a dangling link is named as the file it is, pytorch_model.bin or vocab.json, not as a file the folder never had, and a link loop is named a loop") {
+    const std::string cache = temp_dir();
+    // blobs by name order: config.json a…, merges.txt b…, pytorch_model.bin c…, vocab.json d…
+    const std::string snap = make_snapshot(cache, "org/bin", {{"config.json", "{}"}, {"merges.txt", ""}, {"pytorch_model.bin", "x"}, {"vocab.json", "{}"}});
+    CHECK(missing_model_files(snap).empty());
+    REQUIRE(::unlink((cache + "/models--org--bin/blobs/" + std::string(40, 'c')).c_str()) == 0);
+    REQUIRE(::unlink((cache + "/models--org--bin/blobs/" + std::string(40, 'd')).c_str()) == 0);
+    CHECK(missing_model_files(snap) ==
+          std::vector<std::string>{"pytorch_model.bin (a link to a missing blob)", "vocab.json (a link to a missing blob)"});
+    REQUIRE(::unlink((snap + "/config.json").c_str()) == 0);
+    REQUIRE(::symlink("config.json", (snap + "/config.json").c_str()) == 0);
+    CHECK(missing_model_files(snap).front() == "config.json (a link loop)");
+}
+
+TEST_CASE("hub cache: a ref that is a folder, a link to nothing or too long is refused by name, and a ref linking outside the cache is not quoted") {
+    const std::string cache = temp_dir();
+    make_snapshot(cache, "org/tiny", {{"config.json", "{}"}});
+    const std::string ref = cache + "/models--org--tiny/refs/main";
+    const std::string hint = "delete it and pull again: attn pull org/tiny";
+    auto error_of = [&] {
+        try {
+            find_snapshot(cache, parse_repo_ref("org/tiny"));
+        } catch (const Error& e) {
+            return std::string(e.what()) + " (hint: " + e.hint() + ")";
+        }
+        return std::string("found");
+    };
+    REQUIRE(::unlink(ref.c_str()) == 0);
+    mkdirs(ref);
+    CHECK(error_of() == "the cache's " + ref + " is a folder, not a file holding a commit (hint: " + hint + ")");
+    REQUIRE(::rmdir(ref.c_str()) == 0);
+    put_file(ref, std::string(5000, 'a'));
+    CHECK(error_of() == "the cache's " + ref + " holds 5000 bytes, far more than a commit (hint: " + hint + ")");
+    REQUIRE(::unlink(ref.c_str()) == 0);
+    REQUIRE(::symlink((cache + "/nothing").c_str(), ref.c_str()) == 0);
+    CHECK(error_of() == "the cache's " + ref + " is a link to nothing, not a file holding a commit (hint: " + hint + ")");
+    put_file(cache + "/secret", "password=hunter2");
+    REQUIRE(::unlink(ref.c_str()) == 0);
+    REQUIRE(::symlink((cache + "/secret").c_str(), ref.c_str()) == 0);
+    CHECK(error_of() == "the cache's " + ref + " (a link) does not hold a commit (hint: delete that file and pull again: attn pull org/tiny)");
 }
 
 TEST_CASE("hub cache: every cached snapshot is listed by repo and revision, and a snapshot folder names its repo") {

@@ -101,7 +101,7 @@ TEST_CASE("long tokens: embeddings files, --tokens files and GPT-2 vocabularies 
     CHECK_NOTHROW(BpeTokenizer::from_vocab_merges(vocab + "\"" + x1024 + "\": 256}", "#version: 0.2\n", "vocab.json", "m.txt"));
     CHECK(error_of([&] { BpeTokenizer::from_vocab_merges(vocab + "\"" + x1025 + "\": 256}", "#version: 0.2\n", "vocab.json", "m.txt"); }) ==
           "exit 1: vocab.json: a token " + too_long +
-              " (hint: use the tokenizer files that came with the model: its tokenizer.json, or vocab.json and merges.txt)");
+              " (hint: use the tokenizer files that came with the model: its vocab.json and merges.txt (or its tokenizer.json))");
 }
 
 TEST_CASE("long tokens: attn show --file with a 2 MB word exits 2 naming the token, and writes nothing") {

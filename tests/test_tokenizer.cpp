@@ -3,12 +3,16 @@
 // comments show its tokens. tests/tokenizers/hf_check.js compares hundreds more texts on real vocabularies.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "data/base/error.h"
 #include "data/text/normalizer.h"
 #include "data/text/tokenizer.h"
+#include "data/text/wordpiece_model.h"
 #include "tests/helpers.h"
 #include "tests/model_fixtures.h"
 
@@ -73,6 +77,90 @@ TEST_CASE("WordPiece: greedy longest match with ##, a word with a piece missing 
     CHECK(tok.token_id("[SEP]") == 3);
     CHECK(tok.token_id("dogs") == -1);
     CHECK(tok.vocab_size() == 26);
+}
+
+namespace {
+
+// Hugging Face's WordPiece loop as its Rust source writes it, per character and without any bound on the
+// candidates: at each start, every end from the word's end back to one character, ## before a rest.
+Ids wordpiece_reference(const std::vector<std::string>& word, const std::map<std::string, std::int64_t>& vocab, std::int64_t unk) {
+    Ids out;
+    for (std::size_t start = 0; start < word.size();) {
+        std::size_t end = word.size();
+        std::int64_t hit = -1;
+        for (; end > start; --end) {
+            std::string piece = start > 0 ? "##" : "";
+            for (std::size_t i = start; i < end; ++i) piece += word[i];
+            if (const auto it = vocab.find(piece); it != vocab.end()) {
+                hit = it->second;
+                break;
+            }
+        }
+        if (hit < 0) return {unk};
+        out.push_back(hit);
+        start = end;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("WordPiece: a long word under a huge max_input_chars_per_word gives the unbounded greedy loop's ids, 1 MB words too") {
+    // tokens of 1 to 6 characters over an alphabet with 2-, 3- and 4-byte characters, with and without ##
+    const std::vector<std::string> alphabet = {"a", "b", "c", "\xC3\xA9", "\xE4\xBD\xA0", "\xF0\x9F\x98\x80"};
+    std::mt19937 rng(7);
+    std::map<std::string, std::int64_t> vocab = {{"[UNK]", 0}, {"ab", 1}, {"##ab", 2}};
+    for (const auto& c : alphabet) vocab.emplace(c, static_cast<std::int64_t>(vocab.size())), vocab.emplace("##" + c, static_cast<std::int64_t>(vocab.size()));
+    while (vocab.size() < 300) {
+        std::string t = rng() % 2 ? "##" : "";
+        for (std::size_t n = 1 + rng() % 6; n-- > 0;) t += alphabet[rng() % 3 == 0 ? rng() % alphabet.size() : rng() % 2];
+        vocab.emplace(t, static_cast<std::int64_t>(vocab.size()));
+    }
+    nlohmann::json m = {{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"continuing_subword_prefix", "##"},
+                        {"max_input_chars_per_word", 1000000000000000000ull}, {"vocab", vocab}};
+    const auto wp = attn::WordPieceModel::from_json(m, "tokenizer.json");
+    for (int trial = 0; trial < 40; ++trial) {
+        std::vector<std::string> word;
+        for (std::size_t n = 1 + rng() % 400; n-- > 0;) word.push_back(alphabet[rng() % 4 == 0 ? rng() % alphabet.size() : rng() % 2]);
+        if (trial % 5 == 4) word.push_back("d");  // a character without a token: the whole word unknown
+        std::string text;
+        for (const auto& c : word) text += c;
+        Ids got;
+        wp.tokenize(text, got);
+        INFO(text);
+        CHECK(got == wordpiece_reference(word, vocab, 0));
+    }
+    // "ab" repeated over 1 MB: ab, then ##ab for every other pair; with one unknown letter at the end, [UNK]
+    m["vocab"] = {{"[UNK]", 0}, {"ab", 1}, {"##ab", 2}, {"a", 3}, {"##b", 4}, {"##a", 5}, {"##abba", 6}};
+    const auto pairs = attn::WordPieceModel::from_json(m, "tokenizer.json");
+    std::string ab;
+    for (int i = 0; i < 500000; ++i) ab += "ab";
+    Ids got;
+    pairs.tokenize(ab, got);
+    Ids want(500000, 2);
+    want[0] = 1;
+    CHECK(got == want);
+    got.clear();
+    pairs.tokenize(ab + "d", got);
+    CHECK(got == Ids{0});
+}
+
+TEST_CASE("tokenizer.json that is not JSON (a 0xFF byte, a cut text) is named by byte offset, without the parser's own text") {
+    std::string json = tiny_bert("false");
+    json.insert(json.find("\"the\""), "\"\xff\": 99, ");
+    const std::string e = tokenizer_error(json);
+    CHECK(e.rfind("tokenizer.json: invalid JSON at byte offset ", 0) == 0);
+    CHECK(e.find("ill-formed UTF-8 byte") != std::string::npos);
+    CHECK(e.find("json.exception") == std::string::npos);
+    CHECK(e.find("last read") == std::string::npos);
+    CHECK(tokenizer_error("{\"model\": ") == "tokenizer.json: invalid JSON at byte offset 10: unexpected end of input; "
+                                              "expected '[', '{', or a literal");
+}
+
+TEST_CASE("vocab.txt with a line that is not UTF-8 is refused naming the line, as transformers' load_vocab fails to decode it") {
+    CHECK_THROWS_WITH_AS(attn::WordPieceModel::from_vocab_txt("[UNK]\nthe\nca\xfft\n", "[UNK]", "m/vocab.txt"),
+                         "m/vocab.txt: line 3 is not UTF-8 (byte 12)", attn::Error);
+    CHECK_NOTHROW(attn::WordPieceModel::from_vocab_txt("[UNK]\nthe\nca\xc3\xa9t\n", "[UNK]", "m/vocab.txt"));
 }
 
 TEST_CASE("WordPiece: lowercase is Rust's full mapping (İ gives i + U+0307), strip_accents null follows lowercase") {

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "data/base/error.h"
@@ -86,17 +87,34 @@ TEST_CASE("torch checkpoint: a GLOBAL os.system, builtins.eval through REDUCE, S
           "m/pytorch_model.bin: the pickle calls posix.system" + kNever);
 }
 
-TEST_CASE("torch checkpoint: a DoubleStorage is refused by name, as are a truncated storage and a view past its storage's end") {
-    TorchEntry d = attn::test::torch_entry("w", "0", {2}, floats({1, 2, 3, 4}));
-    d.storage_type = "DoubleStorage", d.numel = 2;
-    CHECK(torch_error(attn::test::torch_zip({d})) ==
-          "m/pytorch_model.bin: the checkpoint holds a torch.DoubleStorage, which attn does not read (it reads FloatStorage, HalfStorage, "
-          "BFloat16Storage and LongStorage)");
+TEST_CASE("torch checkpoint: Double, Byte and Bool storages read back as F64, U8 and BOOL, a complex storage is refused by name, as are a truncated storage and a view past its storage's end") {
+    TorchEntry d = attn::test::torch_entry("w", "0", {2}, floats({1, 2, 3, 4}), "DoubleStorage");
+    TorchEntry u = attn::test::torch_entry("u", "1", {3}, std::string("\x00\x01\xff", 3), "ByteStorage");
+    TorchEntry b = attn::test::torch_entry("b", "2", {2, 2}, std::string("\x01\x00\x01\x01", 4), "BoolStorage");
+    const auto t = attn::torch_checkpoint_from_bytes(attn::test::torch_zip({d, u, b}), "m/pytorch_model.bin");
+    REQUIRE(t.size() == 3);
+    CHECK(t[0].dtype == "F64");
+    CHECK(t[0].bytes == floats({1, 2, 3, 4}));
+    CHECK(t[1].dtype == "U8");
+    CHECK(t[1].bytes == std::string("\x00\x01\xff", 3));
+    CHECK(t[2].dtype == "BOOL");
+    CHECK(t[2].shape == std::vector<std::size_t>{2, 2});
+    TorchEntry c = attn::test::torch_entry("c", "0", {2}, floats({1, 2, 3, 4}), "ComplexFloatStorage");
+    CHECK(torch_error(attn::test::torch_zip({c})) ==
+          "m/pytorch_model.bin: the checkpoint holds a torch.ComplexFloatStorage, which attn does not read (it reads the real, integer and "
+          "bool storages: Float, Half, BFloat16, Double, Long, Int, Short, Char, Byte, Bool)");
     TorchEntry w = attn::test::torch_entry("w", "0", {2, 3}, floats({0, 1, 2, 3, 4, 5}));
     TorchEntry cut = w;
     cut.data.resize(20);
     CHECK(torch_error(attn::test::torch_zip({cut}, attn::test::state_dict_pickle({w}))) ==
           "m/pytorch_model.bin: storage '0' holds 20 bytes but its 6 F32 elements need 24");
+    TorchEntry more = w;
+    more.data += floats({7});
+    CHECK(torch_error(attn::test::torch_zip({more}, attn::test::state_dict_pickle({w}))) ==
+          "m/pytorch_model.bin: storage '0' holds 28 bytes, more than its 6 F32 elements take (24)");
+    const std::string zip = attn::test::torch_zip({w});
+    CHECK(torch_error(zip.substr(0, zip.size() - 30)) ==
+          "m/pytorch_model.bin: not a readable zip: no zip directory at its end: it is cut short, or not a zip");
     TorchEntry past = w;
     past.offset = 1;
     CHECK(torch_error(attn::test::torch_zip({past})) == "m/pytorch_model.bin: tensor 'w' reads element 6 of storage '0', which holds 6");
@@ -104,6 +122,26 @@ TEST_CASE("torch checkpoint: a DoubleStorage is refused by name, as are a trunca
     CHECK(torch_error(attn::test::torch_zip({past})) == "m/pytorch_model.bin: tensor 'w' is impossibly large");
     const std::string legacy = attn::test::torch_legacy({w});
     CHECK(torch_error(legacy.substr(0, legacy.size() - 4)) == "m/pytorch_model.bin: storage '0' needs 24 bytes but the file has 20 left");
+}
+
+TEST_CASE("torch checkpoint: a zip whose byteorder record says big is refused as big-endian, little reads as without the record") {
+    // torch 2.1+ writes archive/byteorder and swaps a big-endian file's storages when it loads it
+    const TorchEntry w = attn::test::torch_entry("w", "0", {2}, floats({1, 2}));
+    auto with_order = [&](const std::string& order) {
+        return attn::test::zip_stored({{"archive/data.pkl", attn::test::state_dict_pickle({w})}, {"archive/byteorder", order},
+                                       {"archive/data/0", w.data}, {"archive/version", "3\n"}});
+    };
+    CHECK(torch_error(with_order("big")) == "m/pytorch_model.bin: a big-endian checkpoint (its byteorder record says big), which attn does not read");
+    CHECK(torch_error(with_order("middle")) == "m/pytorch_model.bin: the byteorder record holds 'middle', neither little nor big");
+    const auto t = attn::torch_checkpoint_from_bytes(with_order("little"), "m/pytorch_model.bin");
+    REQUIRE(t.size() == 1);
+    CHECK(t[0].bytes == floats({1, 2}));
+    try {
+        attn::torch_checkpoint_from_bytes(with_order("big"), "m/pytorch_model.bin");
+        FAIL("a big-endian checkpoint was read");
+    } catch (const attn::Error& e) {
+        CHECK(e.hint() == "load it with torch.load on this machine and save it again (torch swaps the bytes), or use the model's model.safetensors");
+    }
 }
 
 TEST_CASE("torch checkpoint: a legacy file with a wrong magic number, a zip without data.pkl and a cut pickle are refused") {
@@ -182,6 +220,61 @@ TEST_CASE("torch checkpoint: a GPT-2 folder with only pytorch_model.bin (zip wit
     const auto r = attn::test::run_attn({"show", "--model", dir + "/bin-hostile", "--json", "-", "a b"});
     CHECK(r.code == 1);
     CHECK(r.err.find(dir + "/bin-hostile/pytorch_model.bin: the pickle calls os.system" + kNever) != std::string::npos);
+    // a shard the index names is missing: the hint names the index's own kind of shard
+    std::remove((sharded + "/pytorch_model-00002-of-00002.bin").c_str());
+    const auto m = attn::test::run_attn({"show", "--model", sharded, "--json", "-", "a b"});
+    CHECK(m.code == 1);
+    CHECK(m.err == "attn: error: " + sharded + "/pytorch_model.bin.index.json: names shard 'pytorch_model-00002-of-00002.bin', which is missing "
+                   "from the folder (hint: the index and its shards belong together: download every pytorch_model-*.bin the index names)\n");
+}
+
+TEST_CASE("torch checkpoint: a GPT-2 pytorch_model.bin holding uint8 or bool attn.bias and an F32 masked_bias buffer gives model.safetensors' trace") {
+    // transformers 4.x saved GPT-2's causal mask h.N.attn.bias (1, 1, n_positions, n_positions) as a uint8,
+    // later bool, buffer, and masked_bias as a float scalar: buffers Hugging Face drops when it loads
+    const std::string dir = attn::test::temp_dir();
+    const std::string cfg = attn::test::tiny_gpt2_config();
+    const auto st = attn::test::tiny_gpt2_tensors();
+    attn::test::write_model_folder(dir, "st", cfg, attn::test::safetensors_file(st));
+    const auto want = attn::test::run_attn({"show", "--model", dir + "/st", "--json", "-", "a b"});
+    REQUIRE(want.code == 0);
+    std::string tril;  // the (4, 4) lower triangle
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) tril += static_cast<char>(c <= r);
+    for (const std::string type : {"ByteStorage", "BoolStorage"}) {
+        INFO(type);
+        std::vector<TorchEntry> entries;
+        for (std::size_t i = 0; i < st.size(); ++i) {
+            std::vector<std::uint64_t> shape(st[i].shape.begin(), st[i].shape.end());
+            entries.push_back(attn::test::torch_entry(st[i].name, std::to_string(i), shape, st[i].bytes));
+            if (st[i].name == "h.0.attn.c_attn.weight") {
+                entries.push_back(attn::test::torch_entry("h.0.attn.bias", "mask", {1, 1, 4, 4}, tril, type));
+                entries.push_back(attn::test::torch_entry("h.0.attn.masked_bias", "masked", {}, floats({-1e4f})));
+            }
+        }
+        const std::string name = type == "ByteStorage" ? "bin-u8" : "bin-bool";
+        attn::test::write_model_folder(dir, name, cfg, "");
+        attn::test::write_bytes(dir + "/" + name + "/pytorch_model.bin", attn::test::torch_zip(entries));
+        const auto got = attn::test::run_attn({"show", "--model", dir + "/" + name, "--json", "-", "a b"});
+        CHECK(got.err == "");
+        REQUIRE(got.code == 0);
+        std::string renamed = got.out;
+        const std::string from = "\"name\":\"" + name + "\"";
+        REQUIRE(renamed.find(from) != std::string::npos);
+        renamed.replace(renamed.find(from), from.size(), "\"name\":\"st\"");
+        CHECK(attn::test::first_difference(renamed, want.out) == "");
+    }
+    // a tensor the model reads in a dtype attn does not compute with is still refused, naming it
+    std::vector<TorchEntry> entries;
+    for (std::size_t i = 0; i < st.size(); ++i) {
+        std::vector<std::uint64_t> shape(st[i].shape.begin(), st[i].shape.end());
+        entries.push_back(attn::test::torch_entry(st[i].name, std::to_string(i), shape, st[i].bytes));
+    }
+    entries[2] = attn::test::torch_entry("h.0.ln_1.weight", "2", {4}, std::string(4, '\x01'), "ByteStorage");
+    attn::test::write_model_folder(dir, "bin-u8-read", cfg, "");
+    attn::test::write_bytes(dir + "/bin-u8-read/pytorch_model.bin", attn::test::torch_zip(entries));
+    const auto r = attn::test::run_attn({"show", "--model", dir + "/bin-u8-read", "--json", "-", "a b"});
+    CHECK(r.code == 1);
+    CHECK(r.err.find("tensor 'h.0.ln_1.weight' is U8, which attn does not read") != std::string::npos);
 }
 
 TEST_CASE("corpus: torch_checkpoint seeds named ok- load and those named bad- are refused, each through the fuzz harness") {

@@ -327,6 +327,42 @@ TEST_CASE("Marian folder: a translation's text (--target) is cut by target.spm w
     CHECK(attn::Tokenizer::load_dir(marian_folder(kMarianVocab)).encode_target("ab").ids == Ids{4, 0});
 }
 
+TEST_CASE("tokeniser file errors hint at the files of their kind: source.spm and Marian's vocab.json, spiece.model, vocab.txt, tokenizer.json, GPT-2's vocab.json") {
+    auto hint_of = [](const std::string& dir) {
+        try {
+            attn::Tokenizer::load_dir(dir);
+        } catch (const attn::Error& e) {
+            return std::string(e.what()) + " (hint: " + e.hint() + ")";
+        }
+        return std::string("loaded");
+    };
+    const std::string marian = " (hint: use the tokenizer files that came with the model: its source.spm, target.spm and vocab.json)";
+    const std::string cut = marian_folder(kMarianVocab);
+    attn::test::write_bytes(cut + "/source.spm", hand_spm().substr(0, 7));
+    const std::string cut_error = hint_of(cut);
+    CHECK(cut_error.rfind(cut + "/source.spm: not a SentencePiece model: ", 0) == 0);
+    CHECK(cut_error.size() > marian.size());
+    CHECK(cut_error.compare(cut_error.size() - marian.size(), marian.size(), marian) == 0);
+    const std::string list = marian_folder("[]");
+    CHECK(hint_of(list) == list + "/vocab.json: not an object of piece -> id" + marian);
+    const std::string t5 = spm_folder(hand_spm().substr(0, 7));
+    const std::string t5_error = hint_of(t5);
+    CHECK(t5_error.rfind(t5 + "/spiece.model: not a SentencePiece model: ", 0) == 0);
+    CHECK(t5_error.find(" (hint: use the tokenizer files that came with the model: its spiece.model (or its tokenizer.json))") != std::string::npos);
+    const std::string bert = attn::test::temp_dir();
+    attn::test::write_bytes(bert + "/vocab.txt", "");
+    CHECK(hint_of(bert) == bert + "/vocab.txt: the vocabulary is empty"
+                               " (hint: use the tokenizer files that came with the model: its vocab.txt (or its tokenizer.json))");
+    const std::string tj = attn::test::temp_dir();
+    attn::test::write_bytes(tj + "/tokenizer.json", R"({"model": 1})");
+    CHECK(hint_of(tj) == tj + "/tokenizer.json: no \"model\" object (hint: use the tokenizer.json that came with the model)");
+    const std::string gpt2 = attn::test::temp_dir();
+    attn::test::write_bytes(gpt2 + "/vocab.json", "[]");
+    attn::test::write_bytes(gpt2 + "/merges.txt", "#version: 0.2\n");
+    CHECK(hint_of(gpt2).find("(hint: use the tokenizer files that came with the model: its vocab.json and merges.txt (or its tokenizer.json))") !=
+          std::string::npos);
+}
+
 TEST_CASE("Marian and T5 folders: separate_vocabs, a vocab.json without </s>, <unk> or <pad>, a missing file are refused by name") {
     const std::string d = marian_folder(kMarianVocab, R"({"separate_vocabs": true})");
     CHECK(error_of([&] { attn::Tokenizer::load_dir(d); }) ==

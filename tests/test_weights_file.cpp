@@ -38,7 +38,7 @@ TEST_CASE("weights file: a safetensors header of 379 bytes (first byte 0x7B, an 
     len[0] = static_cast<char>(379 & 0xFF), len[1] = static_cast<char>(379 >> 8);
     REQUIRE(len[0] == '{');
     const GivenWeights w = read_weights_bytes(len + header + data, "dir/brace.safetensors");
-    CHECK(w.file == "brace.safetensors");
+    CHECK(w.file == "dir/brace.safetensors");  // as given: errors name it so (titles show brace.safetensors)
     REQUIRE(w.arrays.size() == 1);
     CHECK(w.arrays[0].name == "W_query");
     CHECK(w.arrays[0].shape == std::vector<std::size_t>{2, 2});
@@ -77,4 +77,23 @@ TEST_CASE("weights file: a vector of n values fits only a (1, n) or (n, 1) param
     const GivenWeights w{"w.npz", {{"W_query", {4}, {1, 2, 3, 4}}}};
     CHECK(error_of([&] { given_params({{"W_query", "", 2, 2}}, w, "self"); })
               .find("'W_query' has shape (4,), kind 'self' needs (2, 2)") != std::string::npos);
+}
+
+TEST_CASE("weights file: every error names the file by the path given, in the reader and when matching names and shapes") {
+    const std::string trace = R"({"params": {"W_query": [[1, 2], [3, 4]], "W_qeury": [[1, 2], [3, 4]]}})";
+    const GivenWeights w = read_weights_bytes(trace, "dir/w.json");
+    CHECK(w.file == "dir/w.json");
+    CHECK(error_of([&] { given_params({{"W_query", "", 2, 2}}, w, "self"); })
+              .rfind("--weights dir/w.json holds 'W_qeury', which kind 'self' does not take here", 0) == 0);
+    const GivenWeights short_rows = read_weights_bytes(R"({"params": {"W_query": [[1, 2]]}})", "dir/w.json");
+    CHECK(error_of([&] { given_params({{"W_query", "", 2, 2}}, short_rows, "self"); })
+              .rfind("--weights dir/w.json: 'W_query' has shape (1, 2), kind 'self' needs (2, 2)", 0) == 0);
+    CHECK(error_of([&] { read_weights_bytes(R"({"params": {"W_query": [[1, 2], [3]]}})", "dir/w.json"); }) ==
+          "--weights dir/w.json: params.W_query's rows differ in length");
+    // a value JSON does not have: the parser's position, none of its own text
+    CHECK(error_of([&] { read_weights_bytes(R"({"params": {"W_query": [[Infinity]]}})", "dir/w.json"); }) ==
+          "--weights dir/w.json: invalid JSON at byte offset 25: invalid literal");
+    // a cut zip: attn's words, not libzip's
+    CHECK(error_of([&] { read_weights_bytes(std::string("PK\x03\x04", 4) + std::string(40, 'x'), "dir/w.npz"); }) ==
+          "--weights dir/w.npz: not a readable zip: no zip directory at its end: it is cut short, or not a zip");
 }

@@ -405,7 +405,7 @@ std::vector<ValidationRule> make_rules() {
     const std::string never = ", which no state dict holds; attn never runs code from a checkpoint (hint: a weights file holds only "
                               "tensors: get the model's model.safetensors, or a pytorch_model.bin saved by torch.save(model.state_dict()))";
     rows.push_back({"model.pickle", "pytorch_model.bin", "read without running code: only a state dict's opcodes and globals "
-                    "(OrderedDict, _rebuild_tensor_v2, Float/Half/BFloat16/LongStorage); os.system or any other call is refused", R,
+                    "(OrderedDict, _rebuild_tensor_v2, the real, integer and bool storages); os.system or any other call is refused", R,
                     model("model-pickle"), e("model-pickle/pytorch_model.bin: the pickle calls os.system" + never)});
     rows.push_back({"torch.storage", "pytorch_model.bin", "each storage holds the bytes its persistent id declares", R,
                     model("torch-truncated"),
@@ -453,15 +453,15 @@ std::vector<ValidationRule> make_rules() {
                       "(hint: the weights do not belong to this config.json: download both from the same model)")});
     rows.push_back({"model.vocab", "vocab.json", "an object of token -> whole-number id", R, model("tok-vocab"),
                     e("tok-vocab/vocab.json: the id of token 'a' is not a whole number below 2^24 (hint: use the tokenizer "
-                      "files that came with the model: its tokenizer.json, or vocab.json and merges.txt)")});
+                      "files that came with the model: its vocab.json and merges.txt (or its tokenizer.json))")});
     rows.push_back({"model.vocab-length", "vocab.json", "each token at most 1024 bytes (GPT-2's longest is 256)", R,
                     model("tok-long"),
                     e("tok-long/vocab.json: a token is 1025 bytes, more than the 1024 a token may have "
                       "(\"xxxxxxxxxxxxxxxxxxxxxxxx...\") (hint: use the tokenizer files that came with the "
-                      "model: its tokenizer.json, or vocab.json and merges.txt)")});
+                      "model: its vocab.json and merges.txt (or its tokenizer.json))")});
     rows.push_back({"model.merges", "merges.txt", "one merge \"a b\" a line", R, model("tok-merges"),
                     e("tok-merges/merges.txt: line 2 is not two symbols separated by one space (hint: use the tokenizer "
-                      "files that came with the model: its tokenizer.json, or vocab.json and merges.txt)")});
+                      "files that came with the model: its vocab.json and merges.txt (or its tokenizer.json))")});
     const std::string shard_hint = " (hint: the index and its shards belong together: download every model-*.safetensors the index names)";
     const std::string tok_hint = " (hint: attn runs byte-level BPE (GPT-2, RoBERTa, Llama 3, Qwen2, SmolLM2), sentencepiece-style BPE with "
                                  "byte fallback (Llama 2, TinyLlama, Mistral), WordPiece (BERT) and SentencePiece Unigram (T5, Marian) as tokenizer.json describes them)";
@@ -506,7 +506,7 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.merges-nul", "merges.txt", "a byte such as NUL in a merge is quoted, not the end of the message", R,
                     model("tok-merges-nul"),
                     e("tok-merges-nul/merges.txt: merge 1 ('a\\x00b c') makes a token the vocabulary lacks (hint: use the tokenizer "
-                      "files that came with the model: its tokenizer.json, or vocab.json and merges.txt)")});
+                      "files that came with the model: its vocab.json and merges.txt (or its tokenizer.json))")});
     rows.push_back({"model.length", "TEXT with --model", "at most n_positions tokens", U,
                     {"show", "--model", "model-ok", "--json", "t.json", "a b c d e"},
                     e("the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the text to at most "
@@ -539,8 +539,7 @@ std::vector<ValidationRule> make_rules() {
     rows.push_back({"model.regex-callout", "tokenizer.json", "a Split or Replace regex without PCRE2 callouts ((?C1), (?C\"x\"))",
                     R, model("llama-callout"),
                     e("llama-callout/tokenizer.json: the pre-tokeniser's regex has a PCRE2 callout ((?C...)), which Hugging Face's "
-                      "tokenizers do not accept (hint: use the tokenizer files that came with the model: its tokenizer.json, or "
-                      "vocab.json and merges.txt)")});
+                      "tokenizers do not accept (hint: use the tokenizer.json that came with the model)")});
     rows.push_back({"heads.file", "heads --file", "UTF-8 text without control characters, errors naming the file and the byte "
                     "offset, as show's --file", R, {"heads", "--model", "model-ok", "--file", "bad-utf8.txt"},
                     e("bad-utf8.txt: the text is not valid UTF-8 at byte offset 5 (byte 0xFF) (hint: save the file as UTF-8)")});

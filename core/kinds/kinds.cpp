@@ -368,7 +368,7 @@ Trace run_attention(const Inputs& in, const Settings& s, const RunHooks& hooks) 
                               : init_params(k.layers(s, shape.d_src), parse_init(s.init), gen);
     }
     t.config = s;
-    if (in.weights) t.config.weights = in.weights->file;
+    if (in.weights) t.config.weights = in.weights->file.substr(in.weights->file.rfind('/') + 1);  // titles name the file, not its folder
     // one attention set with one layer, which the kind fills with its heads
     t.sets = {AttentionSet{has_source_axes(t) ? "cross" : "self", t.tokens, t.source_tokens, {LayerTrace{}}, false, {}, {}}};
 

@@ -164,8 +164,19 @@ ParsedConfig read_model_config(const std::string& dir) {
     return parse_model_config(read_file(config, "config file"), config);
 }
 
+namespace {
+
+// The shards an index names: pytorch_model-*.bin for pytorch_model.bin.index.json, else model-*.safetensors.
+std::string shard_hint(const std::string& index_name) {
+    const bool torch = index_name.find("pytorch_model.bin.index.json") != std::string::npos;  // a path, or "INDEX of REPO"
+    return std::string("the index and its shards belong together: download every ") + (torch ? "pytorch_model-*.bin" : "model-*.safetensors") +
+           " the index names";
+}
+
+}  // namespace
+
 std::map<std::string, std::vector<std::string>> index_shards(const std::string& text, const std::string& name) {
-    const std::string hint = "the index and its shards belong together: download every model-*.safetensors the index names";
+    const std::string hint = shard_hint(name);
     refuse_json_bom(text, name);
     nlohmann::json j;
     try {
@@ -193,7 +204,7 @@ std::map<std::string, std::vector<std::string>> index_shards(const std::string& 
 }
 
 TensorFiles tensor_files_from_index(const std::string& text, const std::string& name, const ShardOpener& open) {
-    const std::string hint = "the index and its shards belong together: download every model-*.safetensors the index names";
+    const std::string hint = shard_hint(name);
     // 1. the shards: plain file names in the folder, each present
     const std::map<std::string, std::vector<std::string>> by_shard = index_shards(text, name);
     TensorFiles out;

@@ -164,7 +164,7 @@ std::vector<TorchTensor> read_zip(const std::uint8_t* data, std::size_t size, co
     // 1. the archive, from the bytes in memory
     std::string why;
     const ZipArchive z = open_zip_in_memory(data, size, why);
-    if (!z) bad(path, "not a zip file libzip can read (" + why + ")");
+    if (!z) bad(path, "not a readable zip: " + why);
     // 2. the one top folder holding data.pkl
     const zip_int64_t n = zip_get_num_entries(z.get(), 0);
     std::string folder;
@@ -184,11 +184,24 @@ std::vector<TorchTensor> read_zip(const std::uint8_t* data, std::size_t size, co
         bad(path, "the zip holds no <folder>/data.pkl: not a PyTorch checkpoint", "save the weights with torch.save(model.state_dict(), path)");
     if (entry_size(z.get(), pkl) > kMaxTorchPickleBytes)
         bad(path, "data.pkl is larger than " + std::to_string(kMaxTorchPickleBytes >> 20) + " MiB, far more than a state dict's pickle");
-    // 3. the state dict's pickle
+    // 3. the byte order torch 2.x records (folder/byteorder, "little" or "big"; absent before 2.1, where
+    // storages are the saving machine's order, little-endian on every machine torch ships for)
+    const std::string order_name = folder + "/byteorder";
+    const zip_int64_t order = zip_name_locate(z.get(), order_name.c_str(), ZIP_FL_ENC_RAW);
+    if (order >= 0) {
+        const std::uint64_t order_size = entry_size(z.get(), static_cast<zip_uint64_t>(order));
+        const std::string o = order_size <= 16 ? read_entry(z.get(), static_cast<zip_uint64_t>(order), order_name, path) : std::string("?");
+        if (o == "big")
+            bad(path, "a big-endian checkpoint (its byteorder record says big), which attn does not read",
+                "load it with torch.load on this machine and save it again (torch swaps the bytes), or use the model's model.safetensors");
+        if (o != "little")
+            bad(path, "the byteorder record holds '" + excerpt(o, 16) + "', neither little nor big");
+    }
+    // 4. the state dict's pickle
     const std::string pickle = read_entry(z.get(), pkl, folder + "/data.pkl", path);
     const Pickle pk = read_torch_pickle(reinterpret_cast<const std::uint8_t*>(pickle.data()), pickle.size(), path);
     if (pk.end != pickle.size()) bad(path, std::to_string(pickle.size() - pk.end) + " bytes after the pickle's STOP in data.pkl");
-    // 4. each storage: folder/data/<key>, exactly numel × element size bytes
+    // 5. each storage: folder/data/<key>, exactly numel × element size bytes
     std::vector<std::string> held;
     StorageBytes storages;
     for (const TorchStorageRef& s : pk.storages) {
@@ -197,9 +210,12 @@ std::vector<TorchTensor> read_zip(const std::uint8_t* data, std::size_t size, co
         if (i < 0) bad(path, "storage '" + excerpt(s.key, 40) + "' is missing (no '" + excerpt(name, 80) + "' in the zip)");
         const std::size_t want = storage_bytes(s, path);
         const std::uint64_t have = entry_size(z.get(), static_cast<zip_uint64_t>(i));
-        if (have != want)
+        if (have < want)
             bad(path, "storage '" + excerpt(s.key, 40) + "' holds " + std::to_string(have) + " bytes but its " + std::to_string(s.numel) +
                           " " + s.dtype + " elements need " + std::to_string(want));
+        if (have > want)
+            bad(path, "storage '" + excerpt(s.key, 40) + "' holds " + std::to_string(have) + " bytes, more than its " + std::to_string(s.numel) +
+                          " " + s.dtype + " elements take (" + std::to_string(want) + ")");
         held.push_back(read_entry(z.get(), static_cast<zip_uint64_t>(i), name, path));
     }
     // pointers taken once every storage is read (a string moved by the vector's growth moves a short

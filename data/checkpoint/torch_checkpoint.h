@@ -21,7 +21,7 @@ namespace attn {
 
 struct TorchTensor {
     std::string name;
-    std::string dtype;                // "F32" | "F16" | "BF16" | "I64" (an int64 buffer)
+    std::string dtype;                // the safetensors name: "F32", "F16", "BF16", "F64", "I64", "I32", "I16", "I8", "U8", "BOOL"
     std::vector<std::size_t> shape;   // row-major
     std::string bytes;                // contiguous, little-endian: product(shape) × element size
 };

@@ -17,11 +17,25 @@ namespace {
 
 const char* const kDamaged = "the file is damaged or incomplete: download it again";
 
-// The globals a state dict's pickle may name. Storage types carry their dtype.
-enum Global : std::int64_t {
-    ordered_dict, rebuild_tensor_v2, rebuild_parameter, float_storage, half_storage, bfloat16_storage,
-    long_storage,  // int64 buffers some Hugging Face state dicts carry (BERT's embeddings.position_ids)
+// The globals a state dict's pickle may name; a storage type is `first_storage` + its row in kStorages.
+enum Global : std::int64_t { ordered_dict, rebuild_tensor_v2, rebuild_parameter, first_storage };
+
+// torch's typed storages, as the safetensors dtype of their elements. Every real, integer and bool type
+// is read, so that buffers a model does not use (GPT-2's h.N.attn.bias, uint8 or bool in transformers 4.x;
+// BERT's int64 position_ids) pass as they do in model.safetensors: the model reader refuses a dtype only
+// for a tensor it reads. Complex and quantised storages are refused by name.
+struct StorageType {
+    const char* name;
+    const char* dtype;
+    std::size_t elem_size;
 };
+constexpr StorageType kStorages[] = {
+    {"FloatStorage", "F32", 4}, {"HalfStorage", "F16", 2}, {"BFloat16Storage", "BF16", 2}, {"DoubleStorage", "F64", 8},
+    {"LongStorage", "I64", 8},  {"IntStorage", "I32", 4},  {"ShortStorage", "I16", 2},     {"CharStorage", "I8", 1},
+    {"ByteStorage", "U8", 1},   {"BoolStorage", "BOOL", 1},
+};
+constexpr std::int64_t kStorageCount = static_cast<std::int64_t>(sizeof(kStorages) / sizeof(kStorages[0]));
+static_assert(kStorageCount == 10, "one row per storage type torch.save writes for a real, integer or bool tensor");
 
 // Pickle opcode names, for refusals (Python's pickletools names; protocols 0-5).
 const char* opcode_name(std::uint8_t op) {
@@ -178,13 +192,11 @@ private:
         if (module == "collections" && name == "OrderedDict") return g(ordered_dict);
         if (module == "torch._utils" && name == "_rebuild_tensor_v2") return g(rebuild_tensor_v2);
         if (module == "torch._utils" && name == "_rebuild_parameter") return g(rebuild_parameter);
-        if (module == "torch" && name == "FloatStorage") return g(float_storage);
-        if (module == "torch" && name == "HalfStorage") return g(half_storage);
-        if (module == "torch" && name == "BFloat16Storage") return g(bfloat16_storage);
-        if (module == "torch" && name == "LongStorage") return g(long_storage);
+        for (std::int64_t i = 0; i < kStorageCount; ++i)
+            if (module == "torch" && name == kStorages[i].name) return g(static_cast<Global>(first_storage + i));
         if (module == "torch" && name.size() > 7 && name.compare(name.size() - 7, 7, "Storage") == 0)
-            input_error(path_ + ": the checkpoint holds a torch." + excerpt(name, 64) + ", which attn does not read (it reads FloatStorage, "
-                                "HalfStorage, BFloat16Storage and LongStorage)",
+            input_error(path_ + ": the checkpoint holds a torch." + excerpt(name, 64) + ", which attn does not read (it reads the real, "
+                                "integer and bool storages: Float, Half, BFloat16, Double, Long, Int, Short, Char, Byte, Bool)",
                         "save the model's weights in float32, float16 or bfloat16");
         refuse("calls " + excerpt(module, 80) + "." + excerpt(name, 80));
     }
@@ -259,15 +271,15 @@ private:
         if (obj(it[0]).kind != PickleObject::Kind::string || obj(it[0]).text != "storage")
             malformed("has a persistent id that is not a storage");
         const PickleObject& type = obj(it[1]);
-        if (type.kind != PickleObject::Kind::global || type.integer < float_storage)
+        if (type.kind != PickleObject::Kind::global || type.integer < first_storage)
             malformed("has a storage whose type is not a torch storage type");
         if (obj(it[2]).kind != PickleObject::Kind::string || obj(it[3]).kind != PickleObject::Kind::string)
             malformed("has a storage whose key or location is not a string");
         if (it.size() == 6 && obj(it[5]).kind != PickleObject::Kind::none) malformed("has a storage view (view_metadata)");
         TorchStorageRef s;
         s.key = obj(it[2]).text;
-        s.dtype = type.integer == float_storage ? "F32" : type.integer == half_storage ? "F16" : type.integer == long_storage ? "I64" : "BF16";
-        s.elem_size = type.integer == float_storage ? 4 : type.integer == long_storage ? 8 : 2;
+        const StorageType& st = kStorages[type.integer - first_storage];
+        s.dtype = st.dtype, s.elem_size = st.elem_size;
         s.numel = whole(it[4], "storage size");
         std::size_t index = out_.storages.size();
         for (std::size_t i = 0; i < out_.storages.size(); ++i)

@@ -24,8 +24,8 @@ namespace attn {
 // A storage a persistent id names: ('storage', torch.<Type>Storage, key, location, numel[, view_metadata]).
 struct TorchStorageRef {
     std::string key;
-    std::string dtype;          // "F32" | "F16" | "BF16" | "I64"
-    std::size_t elem_size = 0;  // bytes per element: 4, 2 or 8
+    std::string dtype;          // the safetensors name: "F32" | "F16" | "BF16" | "F64" | "I64" | "I32" | "I16" | "I8" | "U8" | "BOOL"
+    std::size_t elem_size = 0;  // bytes per element: 1, 2, 4 or 8
     std::uint64_t numel = 0;  // elements the persistent id declares
 };
 

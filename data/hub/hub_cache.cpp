@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -114,19 +115,41 @@ std::vector<std::string> entries(const std::string& dir) {  // names in a folder
     return out;
 }
 
-// The weights of a snapshot, or what they lack: "" when complete.
+bool present(const std::string& path) {  // an entry of any kind, a link not followed
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+// A snapshot entry that is there but is no file, named with why: a link to a blob that is gone, a link
+// loop, a folder; else just its name (absent).
+std::string absent(const std::string& dir, const std::string& name) {
+    const std::string path = dir + "/" + name;
+    struct stat lst {}, st {};
+    if (::lstat(path.c_str(), &lst) != 0) return name;
+    if (S_ISLNK(lst.st_mode) && ::stat(path.c_str(), &st) != 0)
+        return name + (errno == ELOOP ? " (a link loop)" : " (a link to a missing blob)");
+    return name + " (not a regular file)";
+}
+
+// The weights of a snapshot, or what they lack: "" when complete. The first weights entry present
+// decides, as the model reader takes model.safetensors, then an index, then pytorch_model.bin.
 std::string missing_weights(const std::string& dir) {
     if (regular_file(dir + "/model.safetensors")) return "";
+    if (present(dir + "/model.safetensors")) return absent(dir, "model.safetensors");
     for (const char* index : {"model.safetensors.index.json", "pytorch_model.bin.index.json"}) {
         const std::string path = dir + "/" + index;
-        if (!regular_file(path)) continue;
+        if (!regular_file(path)) {
+            if (present(path)) return absent(dir, index);
+            continue;
+        }
         const auto text = small_file(path, 64u << 20);
         if (!text) return index;
         for (const auto& [shard, tensors] : index_shards(*text, path))
-            if (!regular_file(dir + "/" + shard)) return shard;
+            if (!regular_file(dir + "/" + shard)) return absent(dir, shard);
         return "";
     }
     if (regular_file(dir + "/pytorch_model.bin")) return "";
+    if (present(dir + "/pytorch_model.bin")) return absent(dir, "pytorch_model.bin");
     return "model.safetensors";
 }
 
@@ -156,13 +179,26 @@ std::optional<Snapshot> find_snapshot(const std::string& cache, const RepoRef& r
     Snapshot s{ref.repo, ref.revision, ref.revision, ""};
     if (!is_commit(ref.revision)) {
         const std::string ref_file = base + "/refs/" + ref.revision;
+        struct stat lst {}, st {};
+        if (::lstat(ref_file.c_str(), &lst) != 0) return std::nullopt;
         const auto text = small_file(ref_file, 4096);
-        if (!text) return std::nullopt;
+        if (!text) {  // there, but not a small file holding a commit
+            const bool resolves = ::stat(ref_file.c_str(), &st) == 0;
+            const std::string what = !resolves              ? "is a link to nothing, not a file holding a commit"
+                                     : S_ISDIR(st.st_mode)  ? "is a folder, not a file holding a commit"
+                                     : !S_ISREG(st.st_mode) ? "is not a regular file holding a commit"
+                                     : st.st_size > 4096    ? "holds " + std::to_string(st.st_size) + " bytes, far more than a commit"
+                                                            : "cannot be read";
+            throw Error(ErrorKind::runtime, "the cache's " + ref_file + " " + what,
+                        "delete it and pull again: attn pull " + ref.text());
+        }
         std::string commit = *text;
         while (!commit.empty() && std::isspace(static_cast<unsigned char>(commit.back()))) commit.pop_back();
         while (!commit.empty() && std::isspace(static_cast<unsigned char>(commit.front()))) commit.erase(0, 1);
+        // a ref that links elsewhere is not quoted: its text may be any file's on the machine
         if (!is_commit(commit))
-            throw Error(ErrorKind::runtime, "the cache's " + ref_file + " holds '" + excerpt(commit) + "', not a commit",
+            throw Error(ErrorKind::runtime,
+                        "the cache's " + ref_file + (S_ISLNK(lst.st_mode) ? " (a link) does not hold a commit" : " holds '" + excerpt(commit) + "', not a commit"),
                         "delete that file and pull again: attn pull " + ref.text());
         s.commit = commit;
     }
@@ -173,11 +209,17 @@ std::optional<Snapshot> find_snapshot(const std::string& cache, const RepoRef& r
 
 std::vector<std::string> missing_model_files(const std::string& dir) {
     std::vector<std::string> missing;
-    if (!regular_file(dir + "/config.json")) missing.push_back("config.json");
+    if (!regular_file(dir + "/config.json")) missing.push_back(absent(dir, "config.json"));
     if (const std::string w = missing_weights(dir); !w.empty()) missing.push_back(w);
+    const std::vector<std::string> tokenizers = {"tokenizer.json", "vocab.json", "vocab.txt", "spiece.model", "source.spm"};
     bool tokenizer = false;
-    for (const char* f : {"tokenizer.json", "vocab.json", "vocab.txt", "spiece.model", "source.spm"}) tokenizer = tokenizer || regular_file(dir + "/" + f);
-    if (!tokenizer) missing.push_back("tokenizer.json");
+    for (const std::string& f : tokenizers) tokenizer = tokenizer || regular_file(dir + "/" + f);
+    if (!tokenizer) {
+        std::string which = "tokenizer.json";  // else the first tokeniser file that is there but broken
+        for (auto f = tokenizers.rbegin(); f != tokenizers.rend(); ++f)
+            if (present(dir + "/" + *f)) which = absent(dir, *f);
+        missing.push_back(which);
+    }
     return missing;
 }
 

@@ -198,6 +198,9 @@ private:
         fail(ref_.repo + " is a gated model: its files need an account that accepted its licence",
              env_.token ? "accept the licence on " + page + " with the account whose token HF_TOKEN holds, then try again"
                         : "accept the licence on " + page + ", then set HF_TOKEN to a token of that account (huggingface.co/settings/tokens)");
+    if (code.empty() && a.status == 401 && !commit_.empty())  // the repo already served a file: this one is refused, not the repo absent
+        fail("the hub refused " + file + " of " + ref_.repo + " (HTTP 401) after serving its other files",
+             env_.token ? "check that HF_TOKEN's account may read every file of the repo" : "set HF_TOKEN to a token of an account that may read it");
     if (code == "RepoNotFound" || (code.empty() && a.status == 401))
         fail("repo '" + ref_.repo + "' not found on " + redacted(env_.endpoint, env_.token),
              env_.token ? "check the name (e.g. openai-community/gpt2) and that HF_TOKEN's account can see it"
@@ -238,6 +241,9 @@ std::optional<FileMeta> Puller::metadata(const std::string& file, bool required)
         if (a.status < 300 || a.status >= 400) break;
         const std::string loc = a.headers.count("location") ? a.headers.at("location") : "";
         if (loc.empty()) fail("the hub redirected " + file + " without saying where", "try again later");
+        if (loc.find("://") != std::string::npos && loc.rfind("https://", 0) != 0 && loc.rfind("http://", 0) != 0)
+            fail("the hub redirected " + file + " to a " + excerpt(loc.substr(0, loc.find("://")), 16) + ":// address, which attn does not follow",
+                 "a hub serves its files over http(s): check HF_ENDPOINT");
         if (loc.find("://") != std::string::npos || loc.rfind("//", 0) == 0) break;  // absolute: the file's CDN
         if (loc.front() != '/') fail("the hub redirected " + file + " to '" + excerpt(loc) + "', which attn does not follow", "try again later");
         if (hop + 1 >= kMaxRedirects) fail("too many redirects for " + file + " of " + ref_.repo + " (a redirect loop?)", "try again later, or check HF_ENDPOINT");
@@ -247,7 +253,8 @@ std::optional<FileMeta> Puller::metadata(const std::string& file, bool required)
     const bool redirect = a.status >= 300 && a.status < 400;
     if (a.status >= 400) {
         const auto code = a.headers.find("x-error-code");
-        if (!required && a.status == 404 && code != a.headers.end() && code->second == "EntryNotFound") {
+        // an optional file the hub lacks: EntryNotFound, or a plain 404 (a mirror without X-Error-Code)
+        if (!required && a.status == 404 && (code == a.headers.end() || code->second == "EntryNotFound")) {
             const auto c = a.headers.find("x-repo-commit");
             if (c != a.headers.end() && is_commit(c->second) && (commit_.empty() || c->second == commit_)) {
                 make_folders(env_.cache, base_ + "/.no_exist/" + c->second + "/" + (file.find('/') == std::string::npos ? "" : parent(file)));

@@ -47,8 +47,8 @@ struct StoredArray {
     std::vector<float> values;
 };
 
-// The parameters of a --weights file (data/inputs/weights_file.h reads one): `file` is its base name,
-// which titles and the trace's config carry ("weights from FILE").
+// The parameters of a --weights file (data/inputs/weights_file.h reads one): `file` is its path as given,
+// which errors name; titles and the trace's config carry its base name ("weights from FILE").
 struct GivenWeights {
     std::string file;
     std::vector<StoredArray> arrays;

@@ -25,11 +25,6 @@ constexpr const char* kFormats =
     input_error("--weights " + path + ": " + why, hint);
 }
 
-std::string base_name(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // A value as float32, refused by name when it is not a finite one (a float64 beyond float32's range too).
 float finite_value(double v, const std::string& path, const std::string& name) {
     if (!std::isfinite(v) || std::fabs(v) > kFloat32Limit)
@@ -61,8 +56,8 @@ StoredArray npy_array(const std::string& bytes, const std::string& path, const s
 GivenWeights read_npz(const std::string& bytes, const std::string& path) {
     std::string why;
     const ZipArchive z = open_zip_in_memory(bytes.data(), bytes.size(), why);
-    if (!z) bad(path, "not a zip file libzip can read (" + why + ")");
-    GivenWeights w{base_name(path), {}};
+    if (!z) bad(path, "not a readable zip: " + why);
+    GivenWeights w{path, {}};
     std::uint64_t total = 0;  // the entries' sizes together: a deflated file may promise far more than it holds
     const zip_int64_t n = zip_get_num_entries(z.get(), 0);
     for (zip_int64_t i = 0; i < n; ++i) {
@@ -89,7 +84,7 @@ GivenWeights read_npz(const std::string& bytes, const std::string& path) {
 
 GivenWeights read_safetensors(const std::string& bytes, const std::string& path) {
     const SafetensorsFile f = SafetensorsFile::from_bytes(bytes, path);
-    GivenWeights w{base_name(path), {}};
+    GivenWeights w{path, {}};
     for (const SafeTensor& t : f.header().tensors) {
         StoredArray s{t.name, t.shape, std::vector<float>(t.count())};
         if (t.shape.empty() || t.shape.size() > 2)
@@ -139,7 +134,7 @@ GivenWeights read_trace(const std::string& bytes, const std::string& path) {
     if (!j.is_object() || !j.contains("params") || !j["params"].is_object())
         bad(path, "the JSON has no \"params\" object, so it is not a seeded kind's trace",
             "write one with attn show --kind K ... --json trace.json");
-    GivenWeights w{base_name(path), {}};
+    GivenWeights w{path, {}};
     for (const auto& [name, v] : j["params"].items()) w.arrays.push_back(json_array(v, path, name));
     return w;
 }

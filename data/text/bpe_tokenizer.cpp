@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/base/json_strict.h"
 #include "data/base/files.h"
 #include "data/text/normalizer.h"
 #include "data/text/pre_tokenizer.h"
@@ -97,8 +98,10 @@ nlohmann::json parse_tokenizer_file(const std::string& text, const std::string& 
             if (depth > 8) bad_file(name, "nests deeper than a tokeniser file does");
             return true;
         });
-    } catch (const nlohmann::json::exception& e) {
-        bad_file(name, "not JSON (" + std::string(e.what()).substr(0, 100) + ")");
+    } catch (const nlohmann::json::parse_error& e) {
+        bad_file(name, json_syntax_problem(e));  // the parser's own text quotes the file raw, cut anywhere
+    } catch (const nlohmann::json::exception&) {
+        bad_file(name, "a number in the JSON is beyond the range of a double");
     }
 }
 

@@ -1,5 +1,7 @@
 #include "data/text/pre_tokenizer.h"
 
+#include <sys/stat.h>
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -59,8 +61,24 @@ std::shared_ptr<void> compile_tokenizer_regex(const std::string& pattern, const 
     return code;
 }
 
+std::string tokenizer_file_hint(const std::string& name) {
+    const std::string dir = name.find('/') == std::string::npos ? std::string() : name.substr(0, name.rfind('/') + 1);
+    const std::string base = name.substr(dir.size());
+    struct stat st {};
+    const bool marian = ::stat((dir + "source.spm").c_str(), &st) == 0;  // its vocab.json goes with source.spm
+    const bool spm = base.size() > 4 && base.compare(base.size() - 4, 4, ".spm") == 0;
+    if (spm || (base == "vocab.json" && marian)) return "use the tokenizer files that came with the model: its source.spm, target.spm and vocab.json";
+    if (base == "vocab.json" || base == "merges.txt" || base == "added_tokens.json")
+        return "use the tokenizer files that came with the model: its vocab.json and merges.txt (or its tokenizer.json)";
+    if (base == "vocab.txt" || base == "spiece.model")
+        return "use the tokenizer files that came with the model: its " + base + " (or its tokenizer.json)";
+    if (base == "tokenizer.json" || base == "tokenizer_config.json" || base == "special_tokens_map.json")
+        return "use the " + base + " that came with the model";
+    return "use the tokenizer files that came with the model";
+}
+
 void tokenizer_file_error(const std::string& name, const std::string& what) {
-    input_error(name + ": " + what, "use the tokenizer files that came with the model: its tokenizer.json, or vocab.json and merges.txt");
+    input_error(name + ": " + what, tokenizer_file_hint(name));
 }
 
 void tokenizer_unsupported(const std::string& name, const std::string& what) {

@@ -20,7 +20,11 @@ namespace attn {
 // The visible space of sentencepiece-style vocabularies, U+2581 '▁'.
 inline constexpr const char* kMetaspace = "\xE2\x96\x81";
 
-// A tokeniser file attn cannot read (exit 1, a hint to use the model's own files) ...
+// The hint for a tokeniser file attn cannot read: the model's own files of that kind, by the file's name
+// (vocab.txt, spiece.model, source.spm, vocab.json with merges.txt, or with source.spm beside it, ...).
+std::string tokenizer_file_hint(const std::string& name);
+
+// A tokeniser file attn cannot read (exit 1, the hint above) ...
 [[noreturn]] void tokenizer_file_error(const std::string& name, const std::string& what);
 
 // A tokenizer.json regex (a Split pre-tokeniser's, a Replace normaliser's) compiled as PCRE2 with UTF and

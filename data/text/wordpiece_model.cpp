@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/base/utf8.h"
 #include "data/text/pre_tokenizer.h"
 #include "data/text/tokenize.h"
 
@@ -51,6 +52,13 @@ WordPieceModel WordPieceModel::from_vocab_txt(const std::string& text, const std
         std::size_t nl = text.find_first_of("\r\n", at);
         if (nl == std::string::npos) nl = text.size();
         if (id >= kMaxId) tokenizer_file_error(name, "more than 2^24 lines");
+        // Python reads the file as UTF-8 and stops at an invalid byte (UnicodeDecodeError): so does attn
+        for (std::size_t i = at; i < nl;) {
+            char32_t cp = 0;
+            const std::size_t n = utf8_decode(text, i, cp);
+            if (n == 0) tokenizer_file_error(name, "line " + std::to_string(id + 1) + " is not UTF-8 (byte " + std::to_string(i) + ")");
+            i += n;
+        }
         w.vocab[text.substr(at, nl - at)] = id;
         at = nl + (text.compare(nl, 2, "\r\n") == 0 ? 2 : 1);
     }
@@ -65,6 +73,8 @@ void WordPieceModel::finish(const std::string& name) {
     const auto u = vocab.find(unk_token);
     if (u == vocab.end()) tokenizer_file_error(name, "unk_token '" + excerpt(unk_token, 40) + "' is not in the vocabulary");
     unk = u->second;
+    longest = 0;
+    for (const auto& kv : vocab) longest = std::max(longest, kv.first.size());
     std::int64_t max_id = 0;
     for (const auto& kv : vocab) max_id = std::max(max_id, kv.second);
     id_to_token.assign(static_cast<std::size_t>(max_id) + 1, std::string());
@@ -79,7 +89,12 @@ void WordPieceModel::tokenize(std::string_view word, std::vector<std::int64_t>& 
     const std::size_t first = out.size();
     std::string piece;
     for (std::size_t start = 0; start < word.size();) {
-        std::size_t end = word.size();
+        // no piece longer than the longest token can match: the first candidate is the longest rest that
+        // fits (cut back to a character's start), so a word costs O(length · longest), not O(length²)
+        const std::size_t lead = start > 0 ? prefix.size() : 0;
+        const std::size_t room = longest > lead ? longest - lead : 0;
+        std::size_t end = start + std::min(room, word.size() - start);
+        while (end > start && end < word.size() && (static_cast<unsigned char>(word[end]) & 0xC0) == 0x80) --end;
         std::int64_t hit = -1;
         while (start < end) {
             piece.assign(start > 0 ? prefix : std::string());

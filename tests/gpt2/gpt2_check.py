@@ -87,6 +87,29 @@ with tempfile.TemporaryDirectory() as tmp:
         print(f"{case['dtype']:>4} L{cfg['n_layer']} H{cfg['n_head']} C{cfg['n_embd']} prefix={case.get('prefix', False)}: "
               f"{len(ids)} tokens, weights within {worst:.2g}, probabilities within {pworst:.2g}")
 
+    # pytorch_model.bin saved by torch.save with the causal-mask buffers transformers 4.x kept: h.N.attn.bias
+    # as uint8 (older) or bool (later), masked_bias a float scalar; unused, so the run equals m0's safetensors run
+    import shutil
+    w0, cfg0 = make(os.path.join(tmp, "m0-again"), seed=0, **cases[0])
+    P = cfg0["n_positions"]
+    for mask_dtype in (torch.uint8, torch.bool):
+        d = os.path.join(tmp, f"bin-{str(mask_dtype).split('.')[-1]}")
+        os.makedirs(d)
+        for f in ("config.json", "vocab.json", "merges.txt"):
+            shutil.copy(os.path.join(tmp, "m0", f), d)
+        sd = {k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in w0.items()}
+        for i in range(cfg0["n_layer"]):
+            sd[f"h.{i}.attn.bias"] = torch.tril(torch.ones(P, P)).view(1, 1, P, P).to(mask_dtype)
+            sd[f"h.{i}.attn.masked_bias"] = torch.tensor(-1e4)
+        torch.save(sd, os.path.join(d, "pytorch_model.bin"))
+        r = run(["show", "--model", d, "--json", "-", TEXT])
+        check(r.returncode == 0, f"pytorch_model.bin with {mask_dtype} attn.bias: exit {r.returncode}: {r.stderr.strip()}")
+        if r.returncode == 0:
+            got, want = json.loads(r.stdout), json.load(open(os.path.join(tmp, "m0.json")))
+            check(got["attention"] == want["attention"] and got["predictions"] == want["predictions"],
+                  f"pytorch_model.bin with {mask_dtype} attn.bias gives another trace than model.safetensors")
+            print(f"pytorch_model.bin with {mask_dtype} attn.bias buffers: the safetensors trace exactly")
+
     # the trace's own aggregates against a plain computation from its weights
     d = os.path.join(tmp, "m1")
     trace = json.load(open(os.path.join(tmp, "m1.json")))

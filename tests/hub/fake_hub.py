@@ -53,8 +53,10 @@ class File:
     (seconds between chunks of `chunk` bytes)."""
 
     def __init__(self, data, lfs=False, etag=None, size_delta=0, served=None, size_header=None, cut=None,
-                 ignore_range=False, slow=0.0, chunk=256):
+                 ignore_range=False, slow=0.0, chunk=256, status=None, location=None):
         self.data = data
+        self.status = status      # answer this HTTP status (without X-Error-Code) instead of the file
+        self.location = location  # answer 302 to this address instead of the file (or its CDN)
         self.lfs = lfs
         self.real_etag = sha256(data) if lfs else git_blob_sha1(data)
         self.etag = etag if etag is not None else self.real_etag
@@ -239,6 +241,11 @@ class FakeHub:
         if f is None:
             return h.error(404, "EntryNotFound", "%s does not exist on \"%s\"" % (path, rev),
                            {"X-Repo-Commit": commit_header})
+        if f.status:
+            return h.error(f.status, None, "Not Found" if f.status == 404 else "Unauthorized", {"X-Repo-Commit": commit_header})
+        if f.location:
+            return h.send(302, {"Location": f.location, "X-Linked-Etag": '"%s"' % f.etag, "X-Linked-Size": str(f.size_header),
+                                "X-Repo-Commit": commit_header, "ETag": '"%s"' % f.etag}, b"")
         if f.lfs:
             signature = "%s-%d" % (f.real_etag[:16], id(f))
             self.cdn_files[signature] = f

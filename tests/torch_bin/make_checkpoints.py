@@ -164,6 +164,19 @@ def make(out):
     torch.manual_seed(1)
     save(collections.OrderedDict(p=torch.nn.Parameter(torch.randn(3, 2))), os.path.join(good_dir, "parameter.bin"))  # _rebuild_parameter
     good.append("parameter.bin")
+    # buffers of every real, integer and bool dtype, as GPT-2 state dicts of transformers 4.x hold its causal
+    # mask h.N.attn.bias (uint8, later bool) beside the float32 weights; zip and legacy
+    mask = torch.tril(torch.ones(5, 5)).view(1, 1, 5, 5)
+    buffers = collections.OrderedDict([
+        ("h.0.attn.c_attn.weight", torch.randn(4, 12)),
+        ("h.0.attn.bias", mask.to(torch.uint8)), ("h.1.attn.bias", mask.to(torch.bool)),
+        ("h.0.attn.masked_bias", torch.tensor(-1e4)),
+        ("f64", torch.randn(3, 2, dtype=torch.float64)), ("i32", torch.arange(-3, 3, dtype=torch.int32)),
+        ("i16", torch.arange(-3, 3, dtype=torch.int16)), ("i8", torch.arange(-3, 3, dtype=torch.int8)),
+        ("u8-sliced", torch.arange(250, 256, dtype=torch.uint8)[1::2]), ("i64", torch.arange(4))])
+    for zip_format, fname in ((True, "zip"), (False, "legacy")):
+        save(buffers, os.path.join(good_dir, f"buffers-{fname}.bin"), zip_format)
+        good.append(f"buffers-{fname}.bin")
     # 2. hostile and broken files, each with a piece of the error attn must give
     bad = {}
     run = b"\x80\x02cos\nsystem\n" + binunicode("touch " + os.path.join(out, "PWNED")) + b"\x85R."
@@ -183,8 +196,8 @@ def make(out):
     bad["inst.bin"] = "the pickle uses opcode INST"
     hostile(os.path.join(bad_dir, "protocol4.bin"), b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00}.")
     bad["protocol4.bin"] = "uses pickle protocol 4; torch.save writes protocol 2"
-    save(collections.OrderedDict(w=torch.zeros(2, dtype=torch.float64)), os.path.join(bad_dir, "double.bin"))
-    bad["double.bin"] = "the checkpoint holds a torch.DoubleStorage, which attn does not read"
+    save(collections.OrderedDict(w=torch.zeros(2, dtype=torch.complex64)), os.path.join(bad_dir, "complex.bin"))
+    bad["complex.bin"] = "the checkpoint holds a torch.ComplexFloatStorage, which attn does not read"
     save(collections.OrderedDict(p=torch.arange(4).expand(3, -1)), os.path.join(bad_dir, "broadcast.bin"))
     bad["broadcast.bin"] = "tensor 'p' has 12 elements, more than its storage '0' holds (4)"
     w = struct.pack("<6f", *range(6))

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Seeds for fuzz/fuzz_torch_checkpoint.cpp in fuzz/corpus/torch_checkpoint/: small state dicts saved by
-torch.save (zip and legacy, F32, F16, BF16, a view, tied weights) and hostile pickles, each a few kB.
+torch.save (zip and legacy, F32, F16, BF16, a view, tied weights, F64 and integer and bool buffers) and hostile pickles, each a few kB.
 Usage: make_seeds.py OUT_DIR"""
 import collections
 import os
@@ -27,10 +27,11 @@ def main(out):
     mc.save(collections.OrderedDict(p=torch.arange(4).expand(2, -1)), os.path.join(out, "bad-broadcast"), True, True)
     bad = os.path.join(out, "tmp")
     mc.make(bad)
-    for name in ("os-system", "eval", "stack-global", "inst", "protocol4", "double", "truncated", "offset", "stride",
+    mc.save(collections.OrderedDict(w=torch.zeros(2, dtype=torch.float64)), os.path.join(out, "ok-double"), True, True)
+    for name in ("os-system", "eval", "stack-global", "inst", "protocol4", "complex", "truncated", "offset", "stride",
                  "no-data-pkl", "legacy-magic", "legacy-truncated"):
         os.replace(os.path.join(bad, "bad", name + ".bin"), os.path.join(out, "bad-" + name))
-    for name in ("hand-zip", "hand-legacy"):
+    for name in ("hand-zip", "hand-legacy", "buffers-zip"):
         os.replace(os.path.join(bad, "good", name + ".bin"), os.path.join(out, "ok-" + name))
     import shutil
     shutil.rmtree(bad)

@@ -20,11 +20,19 @@ struct TorchEntry {
     std::string data;  // the storage's bytes (the zip entry data/<key>)
 };
 
+// Bytes per element of a torch storage type.
+inline std::size_t torch_elem_size(const std::string& type) {
+    if (type == "DoubleStorage" || type == "LongStorage") return 8;
+    if (type == "FloatStorage" || type == "IntStorage") return 4;
+    if (type == "ByteStorage" || type == "BoolStorage" || type == "CharStorage") return 1;
+    return 2;
+}
+
 // A contiguous tensor of its own storage `key`.
 inline TorchEntry torch_entry(const std::string& name, const std::string& key, const std::vector<std::uint64_t>& size,
                               const std::string& data, const std::string& type = "FloatStorage") {
     TorchEntry e{name, type, key, 0, 0, size, {}, data};
-    e.numel = data.size() / (type == "FloatStorage" ? 4 : 2);
+    e.numel = data.size() / torch_elem_size(type);
     std::uint64_t s = 1;
     e.stride.assign(size.size(), 0);
     for (std::size_t i = size.size(); i-- > 0;) e.stride[i] = s, s *= size[i];
