@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -109,7 +110,7 @@ void MaskSpec::range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t&
     lo = 0, hi = s;
     if (causal) hi = clamp(p + 1);
     if (window) {
-        const auto w = static_cast<std::int64_t>(std::min<std::size_t>(*window, std::size_t(1) << 40));
+        const auto w = static_cast<std::int64_t>(std::min<std::uint64_t>(*window, std::uint64_t(1) << 40));  // 64-bit in WebAssembly too
         lo = clamp(p - w);
         if (!causal) hi = clamp(p + w + 1);
     }
