@@ -168,16 +168,26 @@ std::vector<HeadTrace> read_heads(const Reader& r, const Json& j, const std::str
                                        (heads.size() == 1 ? " head" : " heads"));
     for (std::size_t i = 0; i < heads.size(); ++i) {
         // a query head reads the key/value head of its group: kv_head = head / (H / KV) <= head
-        const std::size_t KV = r.facts.kv_heads, kv = heads[i].kv_head;
-        if (KV && (KV > H || H % KV != 0))
-            r.fail("config.kv_heads", "is " + std::to_string(KV) + ", which does not split " + std::to_string(H) + " heads into equal groups");
-        const std::size_t want = KV ? kv_head_of(heads[i].head, H, KV) : kv;
-        if (kv > heads[i].head || kv != want)
-            r.fail(w + "[" + std::to_string(i) + "].kv_head",
-                   std::to_string(kv) + " is not the key/value head of query head " + std::to_string(heads[i].head) +
-                       (KV ? " (" + std::to_string(want) + ", with " + std::to_string(H) + " heads in " + std::to_string(KV) +
-                                 (KV == 1 ? " group)" : " groups)")
-                           : std::string(" (a group's key/value head is numbered at most as its query heads)")));
+        // the groups: config.kv_heads when stated, else as many as the heads name (as the trace is written back)
+        std::size_t named = 0;
+        for (const HeadTrace& x : heads) named = std::max(named, x.kv_head + 1);
+        const std::size_t kv = heads[i].kv_head;
+        const std::string wk = w + "[" + std::to_string(i) + "].kv_head";
+        if (kv > heads[i].head)
+            r.fail(wk, std::to_string(kv) + " is not the key/value head of query head " + std::to_string(heads[i].head) +
+                           " (a group's key/value head is numbered at most as its query heads)");
+        if (r.facts.kv_heads && (r.facts.kv_heads > H || H % r.facts.kv_heads != 0))
+            r.fail("config.kv_heads", "is " + std::to_string(r.facts.kv_heads) + ", which does not split " + std::to_string(H) +
+                                          " heads into equal groups");
+        const std::size_t KV = r.facts.kv_heads ? r.facts.kv_heads : named;
+        if (!r.facts.kv_heads && (KV > H || H % KV != 0))
+            r.fail(wk, "the heads name " + std::to_string(KV) + " key/value heads, which do not split " + std::to_string(H) +
+                           " heads into equal groups");
+        const std::size_t want = kv_head_of(heads[i].head, H, KV);
+        if (kv != want)
+            r.fail(wk, std::to_string(kv) + " is not the key/value head of query head " + std::to_string(heads[i].head) + " (" +
+                           std::to_string(want) + ", with " + std::to_string(H) + " heads in " + std::to_string(KV) +
+                           (KV == 1 ? " group)" : " groups)"));
     }
     // Every head has the same stages as the first (the renderers draw them side by side).
     const auto stages = [](const HeadTrace& h) {
@@ -382,6 +392,11 @@ Trace read_trace_json(const std::string& text, const std::string& name) {
         if (set.layers.empty()) r.fail("", "there are no heads and no layers to show");
         // a seeded trace whose config does not state its heads has the heads it holds (as it is written back)
         if (!model && !r.facts.heads) t.config.heads = set.layers[0].heads.size();
+        if (!model && !r.facts.kv_heads) {  // and the key/value heads its heads name
+            std::size_t named = 0;
+            for (const HeadTrace& h : set.layers[0].heads) named = std::max(named, h.kv_head + 1);
+            t.config.kv_heads = named;
+        }
         t.sets = {std::move(set)};
     } else if (std::all_of(t.sets.begin(), t.sets.end(), [](const AttentionSet& s) { return s.layers.empty(); })) {
         r.fail("", "there are no heads and no layers to show");
