@@ -48,21 +48,9 @@ std::size_t terminal_width() {
     return 80;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> items;
-    for (std::size_t i = 0; i <= text.size();) {
-        const auto comma = std::min(text.find(',', i), text.size());
-        items.push_back(text.substr(i, comma - i));
-        i = comma + 1;
-    }
-    return items;
-}
-
 // --model: a trained model instead of a seeded kind; options that only make sense for seeded kinds are refused.
 void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only, render::ColourDepth colour) {
-    for (const CLI::Option* opt : seeded_only)
-        if (opt->count() > 0)
-            usage_error(opt->get_name() + " does not apply to --model", "a model brings its own tokens, weights, heads and causal mask: drop " + opt->get_name());
+    ModelShowOptions m = model_show_options(o, seeded_only);
     // outputs checked as for the seeded kinds: no clash, nothing over the text or the model's own files
     policy::OutputRequest outputs;
     outputs.json = o.json, outputs.png = o.png, outputs.npy = o.npy, outputs.html = o.html, outputs.svg = o.svg;
@@ -80,18 +68,7 @@ void run_model(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_onl
     for (const char* name : model_folder_files())
         outputs.inputs.push_back({"--model", policy::join_path(*o.model, name)});
     policy::check_outputs(outputs);
-    ModelShowOptions m;
-    m.model = *o.model, m.sentence = o.sentence, m.text_file = o.text_file;
-    m.layer = o.layer, m.head = o.head, m.keep_layers = o.keep_layers;
-    m.show = split_list(o.show), m.precision = o.precision, m.figure_decimals = o.precision_given ? o.precision : 2, m.colour = colour, m.width = terminal_width(), m.full = o.full, m.force = o.force;
-    m.outputs = outputs, m.max_memory = o.common.max_memory;
-    m.font = o.font, m.scale = static_cast<int>(o.scale);
-    m.figure_colour = colour_spec(o.scale_colours), m.values = cell_values(o.values);
-    m.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
-    m.query = o.query, m.prefix = o.prefix, m.pair = o.pair;
-    m.target = o.target, m.max_new_tokens = o.max_new_tokens;
-    m.align_at = o.align_at, m.words = o.words;
-    m.ablate = o.ablate, m.ablate_mode = o.ablate_mode, m.lens = o.lens;
+    m.colour = colour, m.width = terminal_width(), m.outputs = outputs;
     run_show_model(m);
 }
 

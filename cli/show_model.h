@@ -9,8 +9,11 @@
 #include "core/model/model.h"
 #include "data/checkpoint/generation_config.h"
 #include "data/checkpoint/model_family.h"
+#include "data/checkpoint/model_checkpoint.h"
 
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +59,28 @@ struct ModelShowOptions {
 HeadAblation parse_ablation(const std::string& text, const std::optional<std::string>& mode, std::size_t n_layer, std::size_t n_head);
 
 void run_show_model(const ModelShowOptions& o);
+
+// What a run of attn show --model computed, for its outputs: the folder's config and tokeniser, the
+// text, the trace (its model's name not yet set), an encoder-decoder's generation settings, the kept
+// layers and the layer and head shown, and the weights.
+struct ModelShowRun {
+    ParsedConfig parsed;
+    Tokenizer tok;
+    std::string text;
+    Trace trace;
+    GenerationConfig generation;
+    std::vector<std::size_t> kept;
+    std::size_t layer = 0, head = 0;
+    bool seq2seq = false;
+    std::unique_ptr<ModelCheckpoint> model;  // the weights, held until the outputs are written (as the budget counts them)
+};
+// Reads a folder's weights (the native command also says which tensors it leaves unused).
+using ModelLoader = std::function<std::unique_ptr<ModelCheckpoint>(const std::string& dir)>;
+// Steps 2 to 5 of attn show --model (cli/show_model_run.cpp): the folder, the text as ids, every check
+// of the options against the model, the memory budget (o.outputs says what will be written; text_scale
+// the figures' text size), then the run. Nothing is drawn or written.
+ModelShowRun compute_show_model(const ModelShowOptions& o, const ModelLoader& load_model, double text_scale,
+                                const std::function<void(const char*, std::size_t, std::size_t)>& progress);
 
 // The files of a model folder attn may read: outputs may not overwrite them.
 const std::vector<const char*>& model_folder_files();

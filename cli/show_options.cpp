@@ -3,6 +3,7 @@
 #include "cli/policy/options.h"
 #include "data/base/error.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace attn::cli {
@@ -218,6 +219,35 @@ SeededRun prepare_seeded_run(const ShowOptions& o, const OutputPlan& plan) {
     // 4. the run with its outputs, within --max-memory
     check_run_budget(c, shape, plan);
     return run;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> items;
+    for (std::size_t i = 0; i <= text.size();) {
+        const auto comma = std::min(text.find(',', i), text.size());
+        items.push_back(text.substr(i, comma - i));
+        i = comma + 1;
+    }
+    return items;
+}
+
+ModelShowOptions model_show_options(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only) {
+    for (const CLI::Option* opt : seeded_only)
+        if (opt->count() > 0)
+            usage_error(opt->get_name() + " does not apply to --model", "a model brings its own tokens, weights, heads and causal mask: drop " + opt->get_name());
+    ModelShowOptions m;
+    m.model = *o.model, m.sentence = o.sentence, m.text_file = o.text_file;
+    m.layer = o.layer, m.head = o.head, m.keep_layers = o.keep_layers;
+    m.show = split_list(o.show), m.precision = o.precision, m.figure_decimals = o.precision_given ? o.precision : 2, m.full = o.full, m.force = o.force;
+    m.max_memory = o.common.max_memory;
+    m.font = o.font, m.scale = static_cast<int>(o.scale);
+    m.figure_colour = colour_spec(o.scale_colours), m.values = cell_values(o.values);
+    m.figures = o.figures ? split_list(*o.figures) : std::vector<std::string>{};
+    m.query = o.query, m.prefix = o.prefix, m.pair = o.pair;
+    m.target = o.target, m.max_new_tokens = o.max_new_tokens;
+    m.align_at = o.align_at, m.words = o.words;
+    m.ablate = o.ablate, m.ablate_mode = o.ablate_mode, m.lens = o.lens;
+    return m;
 }
 
 }  // namespace attn::cli

@@ -13,6 +13,7 @@
 
 #include "cli/common_options.h"
 #include "cli/policy/budget.h"
+#include "cli/show_model.h"
 #include "core/kinds/kinds.h"
 #include "data/base/defaults.h"
 #include "data/inputs/inputs.h"
@@ -82,5 +83,12 @@ struct SeededRun {
 // Steps 2-4: the inputs, the effective settings (checked; a rounded d_out said on std::cerr), --query
 // and --head within the run, and the run with its outputs (plan) within --max-memory.
 SeededRun prepare_seeded_run(const ShowOptions& o, const OutputPlan& plan);
+
+// "a,b,,c" -> {"a", "b", "", "c"} (--show, --figures).
+std::vector<std::string> split_list(const std::string& text);
+
+// --model's options from show's: the run's settings, before outputs and the terminal (the caller's).
+// A usage error names the first seeded-only option given (it does not apply to a model).
+ModelShowOptions model_show_options(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only);
 
 }  // namespace attn::cli

@@ -23,7 +23,7 @@
 #include "data/checkpoint/safetensors.h"
 #include "data/checkpoint/torch_checkpoint.h"
 #include "data/text/tokenize.h"
-#include "data/text/unicode_nfc.h"
+#include "data/text/unicode.h"
 
 namespace attn::fuzz {
 

@@ -5,7 +5,7 @@
 
 #include "data/base/error.h"
 #include "data/checkpoint/model_family.h"
-#include "data/text/unicode_nfc.h"
+#include "data/text/unicode.h"
 #include "tests/helpers.h"
 
 namespace {

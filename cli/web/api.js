@@ -29,3 +29,35 @@ Module['run'] = function (argv) { return attnWords(_attn_run, 'run', argv); };
 // ...], "sentence", "source"}; throws the CLI's one-line error as run does. The panel fills itself from it.
 Module['parse'] = function (argv) { return attnWords(_attn_parse, 'parse', argv); };
 Module['kinds'] = function () { return UTF8ToString(_attn_kinds()); };
+// loadModel(name, files): a model folder the page opened, into the module's file system at /models/NAME/
+// (a folder of that name is replaced). files: [{name, bytes: Uint8Array}], each file by its own name (a
+// path's last part). Returns "/models/NAME", which run() takes as --model. The bytes stay in this tab.
+// throws attn's one-line error for a name that cannot be a folder's.
+function attnFolderName(name, what) {
+  if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || /[\/\\\u0000-\u001f\u007f]/.test(name) || name.length > 255)
+    throw new Error('attn: error: ' + what + ' ' + JSON.stringify(String(name).slice(0, 40)) +
+      ' cannot name a file in the page (hint: rename it without slashes or control characters)');
+  return name;
+}
+Module['loadModel'] = function (name, files) {
+  var dir = '/models/' + attnFolderName(name, 'the folder name');
+  if (!Array.isArray(files) || !files.length) throw new Error('attn: error: no files were given for ' + dir + ' (hint: pick the folder\u2019s config.json, tokenizer and weights)');
+  var names = files.map(function (f) { return attnFolderName(String(f.name).split(/[\/\\]/).pop(), 'the file name'); });
+  FS.mkdirTree('/models');
+  Module['unloadModel'](name);
+  FS.mkdir(dir);
+  files.forEach(function (f, k) { FS.writeFile(dir + '/' + names[k], f.bytes, { canOwn: true }); });
+  return dir;
+};
+// unloadModel(name): frees a folder loadModel wrote (nothing when there is none).
+Module['unloadModel'] = function (name) {
+  var dir = '/models/' + attnFolderName(name, 'the folder name');
+  if (!FS.analyzePath(dir).exists) return;
+  FS.readdir(dir).forEach(function (f) { if (f !== '.' && f !== '..') FS.unlink(dir + '/' + f); });
+  FS.rmdir(dir);
+};
+// models(): the folders loaded, as "/models/NAME" paths.
+Module['models'] = function () {
+  if (!FS.analyzePath('/models').exists) return [];
+  return FS.readdir('/models').filter(function (f) { return f !== '.' && f !== '..'; }).map(function (f) { return '/models/' + f; });
+};

@@ -1,12 +1,14 @@
 // The page's entry into attn, compiled to WebAssembly by em++ (CMakeLists.txt, ATTN_WASM): `attn show`
-// for a seeded kind, from the same option binding, checks and messages as the native command
-// (cli/show_options.h, cli/command_line.h), ending in the JSON trace that `attn show ARGV --json -`
-// prints. The page's JavaScript calls it through cli/web/api.js (window.attn.run, window.attn.kinds, and
-// the panel's parse of a link's words).
+// for a seeded kind, or for a model folder the page opened (--model /models/NAME: its files, written
+// into the module's memory file system by cli/web/api.js), from the same option binding, checks and
+// messages as the native command (cli/show_options.h, cli/show_model_run.cpp, cli/command_line.h),
+// ending in the JSON trace that `attn show ARGV --json -` prints. The page's JavaScript calls it through
+// cli/web/api.js (window.attn.run, window.attn.kinds, window.attn.models, and the panel's parse of a
+// link's words).
 //
 // What the page cannot do is refused by name in one line: options that write files (the page draws the
-// figures itself), options that read files (the page has no file system; it takes typed text), and
-// runs estimated above kPageMemory of WebAssembly memory.
+// figures itself), options that read files other than the opened folders (it takes typed text), and
+// runs estimated above kPageMemory (seeded) or kModelMemory (models) of WebAssembly memory.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 
 #include "cli/command_line.h"
 #include "cli/policy/budget.h"
+#include "cli/show_model.h"
 #include "cli/show_options.h"
 #include "core/kinds/kinds.h"
 #include "data/base/error.h"
@@ -27,6 +30,11 @@ namespace {
 // --max-memory still applies). The module may grow to twice this (-sMAXIMUM_MEMORY): the estimate
 // leaves out the allocator's slack and the JSON text handed to JavaScript.
 constexpr std::size_t kPageMemory = std::size_t(512) << 20;
+// A model run's budget: the weights and the run within 2 GiB of the module's 4 GiB (the files the page
+// opened stay in JavaScript's memory, outside the module's).
+constexpr const char* kModelMemory = "2GiB";
+// Where the page puts the folders it opens (cli/web/api.js, loadModel).
+constexpr const char* kModels = "/models/";
 
 void refuse_files(const ShowOptions& o) {
     const auto writes = [](const char* option, const auto& value) {
@@ -39,7 +47,9 @@ void refuse_files(const ShowOptions& o) {
             usage_error(std::string(option) + " reads a file, which the page cannot do",
                         std::string("type the text into the page, or run attn show ") + option + " on your machine");
     };
-    reads("--model", o.model);
+    if (o.model && o.model->compare(0, std::string(kModels).size(), kModels) != 0)
+        usage_error("--model " + excerpt(*o.model) + " names a folder on your machine, which the page cannot read",
+                    "open the folder's files in the page (Model), then run --model /models/NAME");
     reads("--file", o.text_file);
     reads("--embeddings", o.embeddings);
     reads("--mask", o.mask_file);
@@ -54,9 +64,24 @@ void refuse_files(const ShowOptions& o) {
     writes("--prefix", o.prefix);
 }
 
-// The trace of a seeded run, as `attn show ... --json -` prints it.
-std::string show_json(const ShowOptions& o) {
+// A model folder's run, as `attn show --model DIR ... --json -` prints it.
+std::string model_json(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only) {
+    if (o.offline) usage_error("--offline applies to --model NAME from the cache; the page runs the folders it opened", "drop --offline");
+    ModelShowOptions m = model_show_options(o, seeded_only);
+    m.outputs.json = "-";
+    if (!m.max_memory || parse_bytes(*m.max_memory, "--max-memory") > parse_bytes(kModelMemory, "--max-memory")) m.max_memory = kModelMemory;
+    const auto load = [](const std::string& dir) { return load_model_checkpoint(dir); };
+    ModelShowRun run = compute_show_model(m, load, 1.0, nullptr);
+    std::string name = *o.model;
+    while (name.size() > 1 && name.back() == '/') name.pop_back();
+    run.trace.model->name = name.substr(name.rfind('/') + 1);
+    return render::trace_json_text(run.trace);
+}
+
+// The trace of a run, as `attn show ... --json -` prints it.
+std::string show_json(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only) {
     refuse_files(o);
+    if (o.model) return model_json(o, seeded_only);
     check_seeded_options(o);
     OutputPlan plan;
     plan.json = true, plan.json_optional = false, plan.force = o.force;
@@ -71,9 +96,9 @@ std::string show_json(const ShowOptions& o) {
 // What the words say, for the page's panel (render/page/live.js): after the same checks as a run, every
 // option given as [name, value] (value null for a flag) in the binding's order, the kind (given or the
 // default), the sentence and the source.
-std::string parsed_json(const ShowOptions& o) {
+std::string parsed_json(const ShowOptions& o, const std::vector<CLI::Option*>&) {
     refuse_files(o);
-    check_seeded_options(o);
+    if (!o.model) check_seeded_options(o);
     nlohmann::json given = nlohmann::json::array();
     for (const CLI::Option* opt : o.cmd->get_options()) {
         if (opt->count() == 0 || opt->get_positional() || opt->get_lnames().empty()) continue;
@@ -82,7 +107,8 @@ std::string parsed_json(const ShowOptions& o) {
         if (opt->get_expected_min() == 0) given.push_back({name, nullptr});  // a flag
         else given.push_back({name, opt->as<std::string>()});
     }
-    nlohmann::json j = {{"kind", o.common.kind}, {"given", given}, {"sentence", nullptr}, {"source", nullptr}};
+    nlohmann::json j = {{"kind", o.common.kind}, {"given", given}, {"sentence", nullptr}, {"source", nullptr}, {"model", nullptr}};
+    if (o.model) j["model"] = *o.model;
     if (o.sentence) j["sentence"] = *o.sentence;
     if (o.source) j["source"] = *o.source;
     return j.dump();
@@ -112,7 +138,7 @@ std::string with_show_words(const char* words_json, Act act) {
     std::vector<CLI::Option*> seeded_only;
     bind_show_options(app, o, seeded_only);
     std::string out, error;
-    o.cmd->callback([&] { out = act(o); });
+    o.cmd->callback([&] { out = act(o, seeded_only); });
     std::vector<const char*> argv = {"attn", "show"};
     for (const auto& w : words) argv.push_back(w.c_str());
     run_command_line(app, static_cast<int>(argv.size()), argv.data(), [&](const std::string& line) { error = line; });

@@ -46,12 +46,12 @@ void embed_tokens(const ModelCheckpoint& m, const std::vector<std::int64_t>& ids
 }
 
 // Buffers a layer reuses.
-struct Scratch {
+struct EncoderScratch {
     Buf q, k, v, ctx, y, hidden, sum;
 };
 
 // One post-norm layer on x (T, C), in place; its heads' traces in `heads`.
-void encoder_layer(const ModelCheckpoint& m, std::size_t l, Buf& x, const ModelRunOptions& opt, Scratch& b, Trace& t,
+void encoder_layer(const ModelCheckpoint& m, std::size_t l, Buf& x, const ModelRunOptions& opt, EncoderScratch& b, Trace& t,
                    std::vector<HeadTrace>& heads) {
     const ModelConfig& cfg = m.config;
     const Recipe& r = m.family->recipe;
@@ -148,7 +148,7 @@ Trace encoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
         embed_tokens(m, ids, t.token_type_ids, tmp, x);
     }
     // 2. the layers (one head's queries and keys kept with --show queries,keys)
-    Scratch b;
+    EncoderScratch b;
     if (opt.neuron) t.neuron = NeuronTrace{opt.neuron->layer, opt.neuron->head, 0, 1.0f, false, {}, {}, opt.neuron->query, {}};
     for (std::size_t l = 0; l < L; ++l) {
         LayerTrace lt;

@@ -28,7 +28,7 @@ namespace {
 
 using namespace layers;
 
-struct Scratch {
+struct Seq2SeqScratch {
     Buf a, q, k, v, ctx, y, hidden, gate, sum;
 };
 
@@ -59,7 +59,7 @@ constexpr AttnRoles kCross = {Role::xq_w, Role::xq_b, Role::xk_w, Role::xk_b, Ro
 
 // y (n, C) = o(attention of q from a (n, C) over k, v from kv (S, C)); the heads' traces in `heads`.
 void attend(const ModelCheckpoint& m, const LayerWeights& w, const AttnRoles& r, const Buf& a, std::size_t n, const Buf& kv,
-            std::size_t S, bool causal, const std::vector<Mat>* bias, Scratch& b, Trace& t, std::vector<HeadTrace>& heads) {
+            std::size_t S, bool causal, const std::vector<Mat>* bias, Seq2SeqScratch& b, Trace& t, std::vector<HeadTrace>& heads) {
     const ModelConfig& cfg = m.config;
     const std::size_t H = cfg.n_head, d = cfg.head_dim, Hd = H * d;
     auto W = [&](Role role) -> const Weight& { return w[static_cast<std::size_t>(role)]; };
@@ -81,7 +81,7 @@ void attend(const ModelCheckpoint& m, const LayerWeights& w, const AttnRoles& r,
 }
 
 // y (n, C) = MLP(a): down(act(up a)), or T5's gated down(act(gate a) ⊙ up a).
-void mlp(const ModelCheckpoint& m, const LayerWeights& w, const Buf& a, std::size_t n, Scratch& b) {
+void mlp(const ModelCheckpoint& m, const LayerWeights& w, const Buf& a, std::size_t n, Seq2SeqScratch& b) {
     const ModelConfig& cfg = m.config;
     auto W = [&](Role role) -> const Weight& { return w[static_cast<std::size_t>(role)]; };
     linear_t(a, W(Role::up_w), W(Role::up_b), n, b.hidden);  // (n, I)
@@ -98,7 +98,7 @@ void mlp(const ModelCheckpoint& m, const LayerWeights& w, const Buf& a, std::siz
 // One residual sublayer on x (n, C) in place: pre-norm x + f(norm(x)), or post-norm norm(x + f(x)).
 // f reads its input and leaves its output in b.y.
 template <class F>
-void sublayer(const ModelCheckpoint& m, const Weight& g, const Weight& beta, Buf& x, std::size_t n, Scratch& b, F f) {
+void sublayer(const ModelCheckpoint& m, const Weight& g, const Weight& beta, Buf& x, std::size_t n, Seq2SeqScratch& b, F f) {
     const ModelConfig& cfg = m.config;
     const Recipe& r = m.family->recipe;
     const std::size_t C = cfg.n_embd;
@@ -188,7 +188,7 @@ Buf seq2seq_encode(const ModelCheckpoint& m, const std::vector<std::int64_t>& sr
     const std::size_t S = src.size();
     StackInput in = stack_input(m, src, false);
     Buf& x = in.x;
-    Scratch b;
+    Seq2SeqScratch b;
     Trace scratch_trace;
     Trace& tr = t ? *t : scratch_trace;
     for (std::size_t l = 0; l < cfg.n_layer; ++l) {
@@ -212,7 +212,7 @@ Buf seq2seq_decode(const ModelCheckpoint& m, const Buf& enc, std::size_t S, cons
     const std::size_t T = dec.size(), C = cfg.n_embd;
     StackInput in = stack_input(m, dec, true);
     Buf& x = in.x;
-    Scratch b;
+    Seq2SeqScratch b;
     Trace scratch_trace;
     Trace& tr = t ? *t : scratch_trace;
     for (std::size_t l = 0; l < cfg.n_decoder_layer; ++l) {

@@ -1,5 +1,8 @@
 // config.json parsers of the decoder rows: GPT-2 (GPT2Config) and the Llama layout (LlamaConfig, MistralConfig,
 // Qwen2Config), each field read as Hugging Face's modeling code reads it or refused by name.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -45,6 +48,10 @@ void parse_gpt2(const nlohmann::json& j, const std::string& name, ModelConfig& c
 }
 
 namespace {
+
+// Mistral's sliding_window: at most 2^40 (every context), or what a size_t holds in the page's 32-bit core.
+constexpr std::size_t kMaxSlidingWindow =
+    static_cast<std::size_t>(std::min<std::uint64_t>(std::uint64_t(1) << 40, std::numeric_limits<std::size_t>::max()));
 
 // rope_scaling: null, or {"rope_type" (or "type"): default | linear | llama3, ...}. dynamic (NTK) is refused:
 // Hugging Face grows the base only for a text past max_position_embeddings, which attn refuses, so
@@ -135,7 +142,7 @@ void parse_llama_like(const nlohmann::json& j, const std::string& name, ModelCon
         if (flag(j, "use_sliding_window", name).value_or(false))
             bad(name, "use_sliding_window is true, which attn does not run", "attn runs Qwen2 with full causal attention (use_sliding_window false)");
     }
-    if (id == FamilyId::mistral) c.sliding_window = whole(j, {"sliding_window"}, 1, std::size_t(1) << 40, name);
+    if (id == FamilyId::mistral) c.sliding_window = whole(j, {"sliding_window"}, 1, kMaxSlidingWindow, name);
 }
 
 }  // namespace

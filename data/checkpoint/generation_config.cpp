@@ -8,7 +8,7 @@
 namespace attn {
 namespace {
 
-[[noreturn]] void bad(const std::string& name, const std::string& what, const std::string& hint) {
+[[noreturn]] void bad_field(const std::string& name, const std::string& what, const std::string& hint) {
     input_error(name + ": " + what, hint);
 }
 
@@ -16,7 +16,7 @@ bool present(const nlohmann::json& j, const char* key) { return j.contains(key) 
 
 std::int64_t id(const nlohmann::json& v, const std::string& key, const std::string& name) {
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
-        bad(name, "\"" + key + "\" is not a token id (a whole number from 0)", "use the model's own config files");
+        bad_field(name, "\"" + key + "\" is not a token id (a whole number from 0)", "use the model's own config files");
     return v.get<std::int64_t>();
 }
 
@@ -25,7 +25,7 @@ std::vector<std::int64_t> ids(const nlohmann::json& j, const char* key, const st
     if (!present(j, key)) return {};
     const auto& v = j[key];
     if (!v.is_array()) return {id(v, key, name)};
-    if (v.size() > 4096) bad(name, std::string("\"") + key + "\" lists more than 4096 ids", "use the model's own config files");
+    if (v.size() > 4096) bad_field(name, std::string("\"") + key + "\" lists more than 4096 ids", "use the model's own config files");
     std::vector<std::int64_t> out;
     for (const auto& e : v) out.push_back(id(e, key, name));
     return out;
@@ -35,14 +35,14 @@ std::size_t count(const nlohmann::json& j, const char* key, const std::string& n
     if (!present(j, key)) return 0;
     const auto& v = j[key];
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > (1 << 20))
-        bad(name, std::string("\"") + key + "\" is not a whole number from 0 to 1048576", "use the model's own config files");
+        bad_field(name, std::string("\"") + key + "\" is not a whole number from 0 to 1048576", "use the model's own config files");
     return static_cast<std::size_t>(v.get<std::int64_t>());
 }
 
 // A field that would change a greedy choice in a way attn does not apply: refused when it is set.
 void refuse_if_set(const nlohmann::json& j, const char* key, bool set, const std::string& name) {
     if (set)
-        bad(name, std::string("\"") + key + "\" is set, which changes the generated tokens in a way attn does not apply",
+        bad_field(name, std::string("\"") + key + "\" is set, which changes the generated tokens in a way attn does not apply",
             "attn applies bad_words_ids, forced_bos/eos_token_id, min_length, min_new_tokens, no_repeat_ngram_size and "
             "repetition_penalty; remove the field to decode without it");
     (void)j;
@@ -82,10 +82,10 @@ GenerationConfig parse_generation_config(const nlohmann::json& j, const std::str
     g.forced_eos = ids(j, "forced_eos_token_id", name);
     if (present(j, "bad_words_ids")) {
         const auto& b = j["bad_words_ids"];
-        if (!b.is_array() || b.size() > 65536) bad(name, "\"bad_words_ids\" is not a list of id lists", "use the model's own config files");
+        if (!b.is_array() || b.size() > 65536) bad_field(name, "\"bad_words_ids\" is not a list of id lists", "use the model's own config files");
         for (const auto& seq : b) {
             if (!seq.is_array() || seq.empty() || seq.size() > 256)
-                bad(name, "\"bad_words_ids\" holds an entry that is not a list of 1 to 256 ids", "use the model's own config files");
+                bad_field(name, "\"bad_words_ids\" holds an entry that is not a list of 1 to 256 ids", "use the model's own config files");
             std::vector<std::int64_t> s;
             for (const auto& e : seq) s.push_back(id(e, "bad_words_ids", name));
             g.bad_words.push_back(std::move(s));
@@ -96,7 +96,7 @@ GenerationConfig parse_generation_config(const nlohmann::json& j, const std::str
     g.no_repeat_ngram = count(j, "no_repeat_ngram_size", name);
     if (present(j, "repetition_penalty")) {
         if (!j["repetition_penalty"].is_number() || !(j["repetition_penalty"].get<double>() > 0.0))
-            bad(name, "\"repetition_penalty\" is not a positive number", "use the model's own config files");
+            bad_field(name, "\"repetition_penalty\" is not a positive number", "use the model's own config files");
         g.repetition_penalty = j["repetition_penalty"].get<double>();
     }
     // 2. what Hugging Face would search with (attn decodes greedily and says so)
@@ -134,13 +134,13 @@ nlohmann::json read_json(const std::string& path, const char* what) {
     refuse_json_bom(text, path);
     try {
         j = nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-            if (depth > 16) bad(path, "nests too deeply", "use the model's own config files");
+            if (depth > 16) bad_field(path, "nests too deeply", "use the model's own config files");
             return true;
         });
     } catch (const nlohmann::json::exception&) {
-        bad(path, "not JSON", "use the model's own config files");
+        bad_field(path, "not JSON", "use the model's own config files");
     }
-    if (!j.is_object()) bad(path, "not a JSON object", "use the model's own config files");
+    if (!j.is_object()) bad_field(path, "not a JSON object", "use the model's own config files");
     return j;
 }
 
@@ -169,7 +169,7 @@ GenerationConfig read_generation_config(const std::string& dir, const std::strin
     if (own)
         for (const auto& [key, v] : gj.items()) {
             if (!generation_fields().count(key))
-                bad(gen, "field \"" + excerpt(key, 60) + "\" is not one attn reads, and it may change the generated tokens",
+                bad_field(gen, "field \"" + excerpt(key, 60) + "\" is not one attn reads, and it may change the generated tokens",
                     "attn applies the generation fields Hugging Face's greedy search applies or refuses them by name");
             if (!v.is_null()) merged[key] = v;
         }
@@ -178,7 +178,7 @@ GenerationConfig read_generation_config(const std::string& dir, const std::strin
         if (!merged.contains(key)) merged[key] = v;
     const std::string name = own ? gen : config;
     if (merged.contains("eos_token_id") && merged["eos_token_id"].is_null())
-        bad(name, "eos_token_id is null: the decoder would never end before --max-new-tokens",
+        bad_field(name, "eos_token_id is null: the decoder would never end before --max-new-tokens",
             "give the model's end token id (eos_token_id), as its own config files do");
     return parse_generation_config(merged, name);
 }
@@ -187,10 +187,10 @@ void check_generation_ids(const GenerationConfig& g, std::size_t vocab_size) {
     const std::string hint = "the ids must name rows of the model's vocabulary: use the model's own config files";
     auto in_range = [&](std::int64_t v, const char* what) {
         if (v >= 0 && static_cast<std::size_t>(v) >= vocab_size)
-            bad(g.file, std::string(what) + " " + std::to_string(v) + " is past the vocabulary (" + std::to_string(vocab_size) + " ids)", hint);
+            bad_field(g.file, std::string(what) + " " + std::to_string(v) + " is past the vocabulary (" + std::to_string(vocab_size) + " ids)", hint);
     };
     if (g.decoder_start < 0)
-        bad(g.file, "names no decoder_start_token_id (nor bos_token_id)", "the decoder needs a first token: use the model's own config files");
+        bad_field(g.file, "names no decoder_start_token_id (nor bos_token_id)", "the decoder needs a first token: use the model's own config files");
     in_range(g.decoder_start, "decoder_start_token_id");
     for (auto e : g.eos) in_range(e, "eos_token_id");
     in_range(g.forced_bos, "forced_bos_token_id");

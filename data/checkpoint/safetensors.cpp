@@ -21,7 +21,7 @@ namespace {
 
 const char* kRefetch = "the file is damaged or incomplete: download it again";
 
-[[noreturn]] void bad(const std::string& path, const std::string& what, const std::string& hint = kRefetch) {
+[[noreturn]] void refuse_header(const std::string& path, const std::string& what, const std::string& hint = kRefetch) {
     input_error(path + ": " + what, hint);
 }
 
@@ -34,9 +34,9 @@ std::uint64_t read_u64_le(const std::uint8_t* p) {
 // A whole number that fits in std::size_t, or a one-line error about `what`.
 std::size_t whole(const nlohmann::json& v, const std::string& path, const std::string& what) {
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
-        bad(path, what + " is not a whole number");
+        refuse_header(path, what + " is not a whole number");
     const std::uint64_t u = v.get<std::uint64_t>();
-    if (u > std::numeric_limits<std::size_t>::max()) bad(path, what + " is too large");
+    if (u > std::numeric_limits<std::size_t>::max()) refuse_header(path, what + " is too large");
     return static_cast<std::size_t>(u);
 }
 
@@ -47,44 +47,44 @@ nlohmann::json parse_json(const std::uint8_t* p, std::size_t n, const std::strin
     constexpr int kMaxDepth = 4;
     const std::string text(reinterpret_cast<const char*>(p), n);
     return parse_json_strict(text, kMaxDepth, [&](const std::string& where, const std::string& why) {
-        if (!where.empty()) bad(path, "the header names '" + where + "' twice (which one would a reader load?)");
-        if (why.rfind("nested", 0) == 0) bad(path, "the header nests deeper than a safetensors header does");
-        bad(path, "the header is " + why, "is this a safetensors file? its first 8 bytes give the JSON header's length");
+        if (!where.empty()) refuse_header(path, "the header names '" + where + "' twice (which one would a reader load?)");
+        if (why.rfind("nested", 0) == 0) refuse_header(path, "the header nests deeper than a safetensors header does");
+        refuse_header(path, "the header is " + why, "is this a safetensors file? its first 8 bytes give the JSON header's length");
     });
 }
 
 SafeTensor entry(const std::string& name, const nlohmann::json& v, std::size_t data_start, std::size_t data_len,
                  const std::string& path) {
     const std::string where = "tensor '" + excerpt(name, 80) + "'";
-    if (!v.is_object()) bad(path, where + " is not an object");
+    if (!v.is_object()) refuse_header(path, where + " is not an object");
     SafeTensor t;
     t.name = name;
     // 1. dtype: a name the format defines
     const auto dt = v.find("dtype");
-    if (dt == v.end() || !dt->is_string()) bad(path, where + " has no dtype");
+    if (dt == v.end() || !dt->is_string()) refuse_header(path, where + " has no dtype");
     t.dtype = dt->get<std::string>();
     const std::size_t item = safetensors_dtype_size(t.dtype);
-    if (item == 0) bad(path, where + " has an unknown dtype '" + excerpt(t.dtype, 32) + "'");
+    if (item == 0) refuse_header(path, where + " has an unknown dtype '" + excerpt(t.dtype, 32) + "'");
     // 2. shape: whole numbers; the element count must not overflow
     const auto sh = v.find("shape");
-    if (sh == v.end() || !sh->is_array()) bad(path, where + " has no shape");
+    if (sh == v.end() || !sh->is_array()) refuse_header(path, where + " has no shape");
     std::size_t bytes = item;
     for (const auto& d : *sh) {
         const std::size_t n = whole(d, path, where + ": a dimension");
         t.shape.push_back(n);
-        if (n != 0 && bytes > std::numeric_limits<std::size_t>::max() / n) bad(path, where + " is impossibly large");
+        if (n != 0 && bytes > std::numeric_limits<std::size_t>::max() / n) refuse_header(path, where + " is impossibly large");
         bytes *= n;
     }
     // 3. data_offsets [begin, end] inside the data buffer, end - begin = dtype × shape
     const auto off = v.find("data_offsets");
-    if (off == v.end() || !off->is_array() || off->size() != 2) bad(path, where + " has no data_offsets [begin, end]");
+    if (off == v.end() || !off->is_array() || off->size() != 2) refuse_header(path, where + " has no data_offsets [begin, end]");
     const std::size_t b = whole((*off)[0], path, where + ": data_offsets"), e = whole((*off)[1], path, where + ": data_offsets");
-    if (b > e) bad(path, where + ": data_offsets begin after they end");
+    if (b > e) refuse_header(path, where + ": data_offsets begin after they end");
     if (e > data_len)
-        bad(path, where + ": data_offsets [" + std::to_string(b) + ", " + std::to_string(e) + "] run past the end of the file (" +
+        refuse_header(path, where + ": data_offsets [" + std::to_string(b) + ", " + std::to_string(e) + "] run past the end of the file (" +
                       std::to_string(data_len) + " data bytes)");
     if (e - b != bytes)
-        bad(path, where + ": " + t.dtype + " × shape needs " + std::to_string(bytes) + " bytes but data_offsets hold " +
+        refuse_header(path, where + ": " + t.dtype + " × shape needs " + std::to_string(bytes) + " bytes but data_offsets hold " +
                       std::to_string(e - b));
     t.begin = data_start + b, t.end = data_start + e;
     return t;
@@ -102,7 +102,7 @@ void check_finite(const float* v, std::size_t n, const SafeTensor& t, const std:
     // 2. only then, which one
     for (std::size_t i = 0; i < n; ++i)
         if (!std::isfinite(v[i]))
-            bad(path, "tensor '" + excerpt(t.name, 80) + "' holds " + (std::isnan(v[i]) ? "NaN" : "inf") + " at element " + std::to_string(i),
+            refuse_header(path, "tensor '" + excerpt(t.name, 80) + "' holds " + (std::isnan(v[i]) ? "NaN" : "inf") + " at element " + std::to_string(i),
                 "the checkpoint is broken: a trained model's weights are finite");
 }
 
@@ -124,24 +124,24 @@ std::size_t safetensors_dtype_size(const std::string& d) {
 
 SafetensorsHeader parse_safetensors_header(const std::uint8_t* data, std::size_t size, const std::string& path) {
     // 1. the header length, within the file and the format's limit
-    if (size == 0) bad(path, "the file is empty");
-    if (size < 8) bad(path, "the file is shorter than the 8-byte header length");
+    if (size == 0) refuse_header(path, "the file is empty");
+    if (size < 8) refuse_header(path, "the file is shorter than the 8-byte header length");
     const std::uint64_t n = read_u64_le(data);
     if (n > kMaxSafetensorsHeader)
-        bad(path, "the header length " + std::to_string(n) + " is over the format's limit of 100 MB");
+        refuse_header(path, "the header length " + std::to_string(n) + " is over the format's limit of 100 MB");
     if (n > size - 8)
-        bad(path, "the header length " + std::to_string(n) + " runs past the end of the file (" + std::to_string(size) +
+        refuse_header(path, "the header length " + std::to_string(n) + " runs past the end of the file (" + std::to_string(size) +
                       " bytes)");
     // 2. the JSON: an object of tensors and an optional __metadata__
     const nlohmann::json j = parse_json(data + 8, static_cast<std::size_t>(n), path);
-    if (!j.is_object()) bad(path, "the header is not a JSON object");
+    if (!j.is_object()) refuse_header(path, "the header is not a JSON object");
     const std::size_t data_start = 8 + static_cast<std::size_t>(n), data_len = size - data_start;
     SafetensorsHeader h;
     for (const auto& [name, v] : j.items()) {
         if (name == "__metadata__") {
-            if (!v.is_object()) bad(path, "__metadata__ is not an object");
+            if (!v.is_object()) refuse_header(path, "__metadata__ is not an object");
             for (const auto& [k, s] : v.items()) {
-                if (!s.is_string()) bad(path, "__metadata__ '" + excerpt(k, 80) + "' is not a string");
+                if (!s.is_string()) refuse_header(path, "__metadata__ '" + excerpt(k, 80) + "' is not a string");
                 h.metadata[k] = s.get<std::string>();
             }
             continue;
@@ -153,11 +153,11 @@ SafetensorsHeader parse_safetensors_header(const std::uint8_t* data, std::size_t
               [](const SafeTensor& a, const SafeTensor& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
     std::size_t at = data_start;
     for (const auto& t : h.tensors) {
-        if (t.begin < at) bad(path, "tensor '" + excerpt(t.name, 80) + "' overlaps the tensor before it");
-        if (t.begin > at) bad(path, "a gap of " + std::to_string(t.begin - at) + " bytes before tensor '" + excerpt(t.name, 80) + "'");
+        if (t.begin < at) refuse_header(path, "tensor '" + excerpt(t.name, 80) + "' overlaps the tensor before it");
+        if (t.begin > at) refuse_header(path, "a gap of " + std::to_string(t.begin - at) + " bytes before tensor '" + excerpt(t.name, 80) + "'");
         at = t.end;
     }
-    if (at != size) bad(path, std::to_string(size - at) + " bytes after the last tensor");
+    if (at != size) refuse_header(path, std::to_string(size - at) + " bytes after the last tensor");
     return h;
 }
 
@@ -199,7 +199,7 @@ SafetensorsFile SafetensorsFile::open(const std::string& path, bool populate) {
     f.size_ = static_cast<std::size_t>(st.st_size);
     if (f.size_ == 0) {
         ::close(fd);
-        bad(path, "the file is empty");
+        refuse_header(path, "the file is empty");
     }
     void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
     ::close(fd);
@@ -245,7 +245,7 @@ void SafetensorsFile::read_float(const SafeTensor& t, float* out) const {
             out[i] = half ? half_to_float(u) : bfloat16_to_float(u);
         }
     } else {
-        bad(path_, "tensor '" + excerpt(t.name, 80) + "' is " + t.dtype + ", which attn does not read",
+        refuse_header(path_, "tensor '" + excerpt(t.name, 80) + "' is " + t.dtype + ", which attn does not read",
             "attn reads F32, F16 and BF16 checkpoints: save the model in one of those");
     }
     check_finite(out, n, t, path_);

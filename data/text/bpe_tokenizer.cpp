@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/text/tokenizer_json.h"
 #include "data/base/json_strict.h"
 #include "data/base/files.h"
 #include "data/text/normalizer.h"
@@ -15,10 +16,14 @@
 #include "data/base/utf8.h"
 
 namespace attn {
+
+using tokenizer_json::kMaxId;
+using tokenizer_json::replace_all;
+using tokenizer_json::str;
+using tokenizer_json::yes;
 namespace {
 
 constexpr const char* kEndOfText = "<|endoftext|>";
-constexpr std::int64_t kMaxId = 1 << 24;  // far above any GPT-2 vocabulary (50,257)
 
 // The inverse of gpt2_byte_symbols(): a symbol's character -> its byte.
 const std::unordered_map<std::string, unsigned char>& symbol_bytes() {
@@ -69,11 +74,6 @@ void add_merge(std::unordered_map<std::string, std::size_t>& ranks, const std::s
     if (a.empty() || b.empty() || a.find(' ') != std::string::npos || b.find(' ') != std::string::npos)
         bad_file(name, "merge " + std::to_string(line) + " is not two symbols separated by one space");
     ranks.emplace(a + " " + b, ranks.size());
-}
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
-    return s;
 }
 
 // The bytes of a "<0xNN>" token, or -1.
@@ -220,12 +220,6 @@ BpeTokenizer BpeTokenizer::from_json(const nlohmann::json& j, const std::string&
     const std::string type = m.contains("type") && m["type"].is_string() ? m["type"].get<std::string>() : "";
     if (type != "BPE") tokenizer_unsupported(name, "the model type is '" + (type.empty() ? std::string("(none)") : excerpt(type, 32)) + "'");
     BpeTokenizer t;
-    auto str = [](const nlohmann::json& o, const char* key) {
-        return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
-    };
-    auto yes = [](const nlohmann::json& o, const char* key, bool dflt) {
-        return o.is_object() && o.contains(key) && o[key].is_boolean() ? o[key].get<bool>() : dflt;
-    };
     // 1. the model's options
     if (m.contains("dropout") && !m["dropout"].is_null() && !(m["dropout"].is_number() && m["dropout"].get<double>() == 0.0))
         tokenizer_unsupported(name, "BPE dropout");

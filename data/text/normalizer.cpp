@@ -4,36 +4,25 @@
 #include <memory>
 
 #include <nlohmann/json.hpp>
-#include <utf8proc.h>
 
 #include "data/base/error.h"
 #include "data/base/utf8.h"
 #include "data/text/pre_tokenizer.h"
+#include "data/text/unicode.h"
 
 namespace attn {
 namespace {
 
 bool is_control(char32_t c) {  // bert.rs is_control: Cc, Cf, Co (and Cs) but not \t \n \r
     if (c == '\t' || c == '\n' || c == '\r') return false;
-    const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(c));
-    return cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_CO ||
-           cat == UTF8PROC_CATEGORY_CS;
+    const UnicodeCategory cat = unicode_category(c);
+    return cat == UnicodeCategory::Cc || cat == UnicodeCategory::Cf || cat == UnicodeCategory::Co || cat == UnicodeCategory::Cs;
 }
 
 bool is_chinese(char32_t c) {  // bert.rs is_chinese_char
     return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
            (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
            (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
-}
-
-std::string nfd(const std::string& s) {
-    utf8proc_uint8_t* out = nullptr;
-    const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
-                                            static_cast<utf8proc_ssize_t>(s.size()), &out,
-                                            static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE));
-    const std::unique_ptr<utf8proc_uint8_t, void (*)(void*)> owned(out, std::free);
-    if (n < 0) input_error(std::string("the text cannot be decomposed (") + utf8proc_errmsg(n) + ")", "give valid UTF-8 text");
-    return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
 }
 
 }  // namespace
@@ -45,8 +34,8 @@ bool rust_is_whitespace(char32_t c) {
 
 bool bert_is_punctuation(char32_t c) {
     if (c < 0x80) return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
-    const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(c));
-    return cat >= UTF8PROC_CATEGORY_PC && cat <= UTF8PROC_CATEGORY_PO;
+    const UnicodeCategory cat = unicode_category(c);
+    return cat >= UnicodeCategory::Pc && cat <= UnicodeCategory::Po;
 }
 
 BertNormalizer BertNormalizer::from_json(const nlohmann::json& n, const std::string& name) {
@@ -81,16 +70,16 @@ std::string BertNormalizer::normalize(std::string_view text) const {
     }
     // 3. NFD, then no nonspacing marks
     if (strip_accents) {
-        const std::string d = nfd(s);
+        const std::string d = utf8_nfd(s);
         s.clear();
         for (std::size_t i = 0; i < d.size();) {
             char32_t c = 0;
             const std::size_t n = utf8_decode(d, i, c);
-            if (utf8proc_category(static_cast<utf8proc_int32_t>(c)) != UTF8PROC_CATEGORY_MN) s.append(d, i, n);
+            if (unicode_category(c) != UnicodeCategory::Mn) s.append(d, i, n);
             i += n;
         }
     }
-    // 4. Rust's to_lowercase: utf8proc's simple mapping, and the one unconditional one-to-many mapping
+    // 4. Rust's to_lowercase: the simple mapping, and the one unconditional one-to-many mapping
     // of SpecialCasing.txt, U+0130 'İ' -> "i\u0307"
     if (lowercase) {
         std::string l;
@@ -99,7 +88,7 @@ std::string BertNormalizer::normalize(std::string_view text) const {
             char32_t c = 0;
             i += utf8_decode(s, i, c);
             if (c == 0x130) l += "i\xCC\x87";
-            else l += utf8_encode(static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c))));
+            else l += utf8_encode(unicode_simple_lowercase(c));
         }
         s = std::move(l);
     }

@@ -3,15 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/text/tokenizer_json.h"
 #include "data/text/pre_tokenizer.h"
 #include "data/text/tokenizer.h"
 
 namespace attn {
-namespace {
 
-std::string str(const nlohmann::json& o, const char* key) {
-    return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
-}
+using tokenizer_json::str;
+namespace {
 
 // BertProcessing's and RobertaProcessing's "cls"/"sep": ["[CLS]", 101]
 std::int64_t pair_id(const nlohmann::json& p, const char* key, const std::string& name) {

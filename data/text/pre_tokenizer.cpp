@@ -2,24 +2,26 @@
 
 #include <sys/stat.h>
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <functional>
 
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/text/tokenizer_json.h"
 #include "data/base/utf8.h"
 #include "data/text/normalizer.h"
-#include "data/text/unicode_nfc.h"
+#include "data/text/unicode.h"
 
 namespace attn {
+
+using tokenizer_json::replace_all;
+using tokenizer_json::str;
+using tokenizer_json::yes;
 namespace {
 
 constexpr const char* kPattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
-std::shared_ptr<void> compile(const std::string& pattern, const std::string& name) {
+CompiledRegex compile(const std::string& pattern, const std::string& name) {
     return compile_tokenizer_regex(pattern, name, "the pre-tokeniser's regex");
 }
 
@@ -33,33 +35,7 @@ std::string literal(const std::string& s) {
     return o;
 }
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
-    return s;
-}
-
 }  // namespace
-
-std::shared_ptr<void> compile_tokenizer_regex(const std::string& pattern, const std::string& name, const std::string& what) {
-    int err = 0;
-    PCRE2_SIZE off = 0;
-    pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
-                                   &err, &off, nullptr);
-    if (re == nullptr) tokenizer_file_error(name, what + " does not compile (PCRE2 error " + std::to_string(err) + ")");
-    std::shared_ptr<void> code(re, [](void* p) { pcre2_code_free(static_cast<pcre2_code*>(p)); });
-    // A callout ((?C1), (?C"x")) is PCRE2's own: Hugging Face's regex engines (Oniguruma, Rust's regex)
-    // have none and refuse the pattern. PCRE2 lists the callouts it compiled, escapes and classes understood.
-    int callouts = 0;
-    const auto count = [](pcre2_callout_enumerate_block*, void* n) {
-        ++*static_cast<int*>(n);
-        return 0;  // go on
-    };
-    pcre2_callout_enumerate(re, count, &callouts);
-    if (callouts > 0)
-        tokenizer_file_error(name, what + " has a PCRE2 callout ((?C...)), which Hugging Face's tokenizers do not accept");
-    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // faster when available; the interpreter otherwise
-    return code;
-}
 
 std::string tokenizer_file_hint(const std::string& name) {
     const std::string dir = name.find('/') == std::string::npos ? std::string() : name.substr(0, name.rfind('/') + 1);
@@ -95,12 +71,6 @@ PreTokenizer PreTokenizer::gpt2(const std::string& name) {
 
 PreTokenizer PreTokenizer::from_tokenizer_json(const nlohmann::json& j, const std::string& name) {
     PreTokenizer t;
-    auto str = [](const nlohmann::json& o, const char* key) {
-        return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
-    };
-    auto yes = [](const nlohmann::json& o, const char* key, bool dflt) {
-        return o.is_object() && o.contains(key) && o[key].is_boolean() ? o[key].get<bool>() : dflt;
-    };
     // 1. the normaliser: none, NFC, or sentencepiece's Prepend "▁" and Replace " " -> "▁"
     bool sentencepiece = false;
     std::function<void(const nlohmann::json&)> normaliser = [&](const nlohmann::json& n) {
@@ -182,26 +152,11 @@ void PreTokenizer::pieces(std::string_view part, bool first, std::vector<std::st
         std::vector<std::string> next;
         for (const std::string& p : cur) {
             if (sp.kind == Split::regex) {  // Isolated: the matches and the gaps between them
-                auto* re = static_cast<pcre2_code*>(sp.code.get());
-                std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr),
-                                                                                 pcre2_match_data_free);
-                const auto* subject = reinterpret_cast<PCRE2_SPTR>(p.data());
-                PCRE2_SIZE at = 0, gap = 0;
-                while (at < p.size()) {
-                    const int rc = pcre2_match(re, subject, p.size(), at, PCRE2_NO_UTF_CHECK, md.get(), nullptr);
-                    if (rc == PCRE2_ERROR_NOMATCH) break;
-                    if (rc < 0)  // PCRE2's match or depth limit: a pattern that backtracks without end
-                        input_error("the tokeniser's pre-tokenizer regex gave up on the text (PCRE2 error " + std::to_string(rc) + ")",
-                                    "use the model's own tokenizer.json; its Split pattern should not backtrack without end");
-                    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
-                    if (ov[1] == ov[0]) {  // an empty match: step one character on
-                        at = ov[0] + 1;
-                        while (at < p.size() && (static_cast<unsigned char>(p[at]) & 0xC0) == 0x80) ++at;
-                        continue;
-                    }
-                    if (ov[0] > gap) next.push_back(p.substr(gap, ov[0] - gap));
-                    next.push_back(p.substr(ov[0], ov[1] - ov[0]));
-                    at = gap = ov[1];
+                std::size_t gap = 0;
+                for (const auto& [b, e] : regex_matches(*sp.code, p)) {
+                    if (b > gap) next.push_back(p.substr(gap, b - gap));
+                    next.push_back(p.substr(b, e - b));
+                    gap = e;
                 }
                 if (gap < p.size()) next.push_back(p.substr(gap));
             } else if (sp.kind == Split::digits) {

@@ -2,9 +2,9 @@
 // Hugging Face's tokenizers library runs them, turning one part of the text (between added tokens)
 // into the pieces the BPE merge engine encodes one by one.
 //
-// Normalisers: none, NFC (utf8proc), and sentencepiece's Prepend '▁' and Replace ' ' -> '▁' (or a Sequence).
+// Normalisers: none, NFC (data/text/unicode.h), and sentencepiece's Prepend '▁' and Replace ' ' -> '▁' (or a Sequence).
 // Pre-tokenisers: ByteLevel (GPT-2's pattern, add_prefix_space), Split with the file's own regex
-// (Isolated, compiled by PCRE2 with Unicode properties), Digits, Metaspace (its prepend_scheme and
+// (Isolated, data/text/text_regex.h), Digits, Metaspace (its prepend_scheme and
 // split), or a Sequence of these; BertPreTokenizer for WordPiece. Anything else that would change the pieces is refused by name.
 #pragma once
 
@@ -14,6 +14,8 @@
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "data/text/text_regex.h"
 
 namespace attn {
 
@@ -27,10 +29,6 @@ std::string tokenizer_file_hint(const std::string& name);
 // A tokeniser file attn cannot read (exit 1, the hint above) ...
 [[noreturn]] void tokenizer_file_error(const std::string& name, const std::string& what);
 
-// A tokenizer.json regex (a Split pre-tokeniser's, a Replace normaliser's) compiled as PCRE2 with UTF and
-// Unicode properties, JIT when available; errors name the file and `what`: a pattern that does not
-// compile, or one with a callout ((?C1), (?C"x")), which Hugging Face's engines do not have.
-std::shared_ptr<void> compile_tokenizer_regex(const std::string& pattern, const std::string& name, const std::string& what);
 // ... or one that asks for something attn does not run (exit 1, naming it).
 [[noreturn]] void tokenizer_unsupported(const std::string& name, const std::string& what);
 
@@ -38,13 +36,13 @@ struct PreTokenizer {
     // One pre-tokenisation step, in the file's order.
     struct Split {
         enum Kind { regex, digits, metaspace } kind = regex;
-        std::shared_ptr<void> code;  // the compiled PCRE2 pattern (regex)
+        CompiledRegex code;          // the compiled pattern (regex)
         bool individual = false;     // digits: each digit its own piece
     };
 
     bool byte_level = true;          // pieces are raw bytes (else sentencepiece style: '▁' for spaces)
     bool add_prefix_space = false;   // ByteLevel: a space before a part that lacks one
-    bool nfc = false;                // the NFC normaliser (data/text/unicode_nfc.h), before the rest
+    bool nfc = false;                // the NFC normaliser (data/text/unicode.h), before the rest
     std::string prepend;             // sentencepiece: '▁' before each part, "first": before the first only, "": none
     bool prepend_unless_present = false;  // Metaspace's prepend: not before a '▁'
     bool metaspace = false;               // sentencepiece: ' ' -> '▁'

@@ -1,9 +1,9 @@
 #include "data/text/precompiled_charsmap.h"
 
-#include <utf8proc.h>
 
 #include "data/base/utf8.h"
 #include "data/text/pre_tokenizer.h"
+#include "data/text/unicode.h"
 
 namespace attn {
 namespace {
@@ -93,22 +93,10 @@ std::string PrecompiledCharsmap::normalize_graphemes(std::string_view text) cons
             i += n;
         }
     };
-    // extended grapheme clusters (utf8proc's UAX #29 rules)
-    std::size_t start = 0;
-    utf8proc_int32_t state = 0;
-    char32_t prev = 0;
-    for (std::size_t i = 0; i < text.size();) {
-        char32_t c = 0;
-        std::size_t n = utf8_decode(text, i, c);
-        if (n == 0) n = 1, c = 0xFFFD;
-        if (i > 0 && utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(prev), static_cast<utf8proc_int32_t>(c), &state)) {
-            one(text.substr(start, i - start));
-            start = i;
-        }
-        prev = c;
-        i += n;
-    }
-    if (start < text.size()) one(text.substr(start));
+    // extended grapheme clusters (UAX #29)
+    const std::vector<std::size_t> starts = grapheme_starts(text);
+    for (std::size_t k = 0; k < starts.size(); ++k)
+        one(text.substr(starts[k], (k + 1 < starts.size() ? starts[k + 1] : text.size()) - starts[k]));
     return out;
 }
 

@@ -7,26 +7,22 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/text/tokenizer_json.h"
 #include "data/base/files.h"
 #include "data/text/pre_tokenizer.h"
 #include "data/text/tokenize.h"
 
 namespace attn {
+
+using tokenizer_json::kMaxId;
+using tokenizer_json::str;
+using tokenizer_json::yes;
 namespace {
 
-constexpr std::int64_t kMaxId = 1 << 24;
 
 bool file_exists(const std::string& p) {
     struct stat st {};
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string str(const nlohmann::json& o, const char* key) {
-    return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
-}
-
-bool yes(const nlohmann::json& o, const char* key, bool dflt) {
-    return o.is_object() && o.contains(key) && o[key].is_boolean() ? o[key].get<bool>() : dflt;
 }
 
 // A special token of tokenizer_config.json or special_tokens_map.json: "[MASK]" or {"content": "[MASK]", ...}.

@@ -1,55 +1,33 @@
 #include "data/text/unigram_tokenizer.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <algorithm>
 #include <functional>
 
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/text/tokenizer_json.h"
 #include "data/base/utf8.h"
 #include "data/text/bpe_tokenizer.h"
 #include "data/text/normalizer.h"
 
 namespace attn {
+
+using tokenizer_json::kMaxId;
+using tokenizer_json::replace_all;
+using tokenizer_json::str;
+using tokenizer_json::yes;
 namespace {
 
-constexpr std::int64_t kMaxId = 1 << 24;
-
-std::string str(const nlohmann::json& o, const char* key) {
-    return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
-}
-
-bool yes(const nlohmann::json& o, const char* key, bool dflt) {
-    return o.is_object() && o.contains(key) && o[key].is_boolean() ? o[key].get<bool>() : dflt;
-}
-
-std::string replace_all(std::string s, std::string_view from, std::string_view to) {
-    if (from.empty()) return s;
-    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
-    return s;
-}
 
 // tokenizers' Replace with a regex: every non-empty match, left to right, replaced by content.
-std::string regex_replace(const std::string& s, pcre2_code* re, const std::string& content) {
-    std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr), pcre2_match_data_free);
+std::string regex_replace(const std::string& s, const TextRegex& re, const std::string& content) {
     std::string out;
-    std::size_t at = 0, copied = 0;
-    while (at <= s.size()) {
-        const int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), at, PCRE2_NO_UTF_CHECK, md.get(), nullptr);
-        if (rc < 0) break;
-        const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
-        if (ov[1] == ov[0]) {  // an empty match replaces nothing: one character on
-            if (ov[0] >= s.size()) break;
-            at = ov[0] + 1;
-            while (at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) ++at;
-            continue;
-        }
-        out.append(s, copied, ov[0] - copied);
+    std::size_t copied = 0;
+    for (const auto& [b, e] : regex_matches(re, s)) {
+        out.append(s, copied, b - copied);
         out += content;
-        at = copied = ov[1];
+        copied = e;
     }
     out.append(s, copied, std::string::npos);
     return out;
@@ -172,7 +150,7 @@ std::string UnigramTokenizer::normalise_json(std::string_view part) const {
     for (const Step& st : steps_) {
         if (st.kind == Step::precompiled) s = charsmap_.normalize_graphemes(s);
         else if (st.kind == Step::strip) s = strip(s, st.left, st.right);
-        else if (st.regex) s = regex_replace(s, static_cast<pcre2_code*>(st.regex.get()), st.content);
+        else if (st.regex) s = regex_replace(s, *st.regex, st.content);
         else s = replace_all(s, st.pattern, st.content);
     }
     return s;

@@ -66,7 +66,7 @@ private:
     struct Step {  // one normaliser of tokenizer.json
         enum Kind { precompiled, strip, replace } kind = precompiled;
         bool left = false, right = false;  // strip
-        std::shared_ptr<void> regex;       // replace: a compiled PCRE2 pattern, or null for a string
+        CompiledRegex regex;               // replace: a compiled pattern, or null for a string
         std::string pattern, content;
     };
     void encode_part(std::string_view part, bool first, std::vector<std::int64_t>& out) const;

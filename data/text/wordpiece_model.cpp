@@ -5,14 +5,16 @@
 #include <nlohmann/json.hpp>
 
 #include "data/base/error.h"
+#include "data/text/tokenizer_json.h"
 #include "data/base/utf8.h"
 #include "data/text/pre_tokenizer.h"
 #include "data/text/tokenize.h"
 
 namespace attn {
+
+using tokenizer_json::kMaxId;
 namespace {
 
-constexpr std::int64_t kMaxId = 1 << 24;
 
 std::size_t chars(std::string_view s) {
     std::size_t n = 0;
