@@ -29,6 +29,13 @@ Module['run'] = function (argv) { return attnWords(_attn_run, 'run', argv); };
 // ...], "sentence", "source"}; throws the CLI's one-line error as run does. The panel fills itself from it.
 Module['parse'] = function (argv) { return attnWords(_attn_parse, 'parse', argv); };
 Module['kinds'] = function () { return UTF8ToString(_attn_kinds()); };
+// page(argv): a model run (--model /models/NAME) as the page's views take it: [the data object, its cells as
+// a Uint8Array], what `attn show --model DIR ... --html` embeds; throws the CLI's one-line error as run does.
+Module['page'] = function (argv) {
+  var data = JSON.parse(attnWords(_attn_page, 'page', argv));
+  var at = _attn_blob() >>> 0;
+  return [data, HEAPU8.slice(at, at + (_attn_blob_size() >>> 0))];
+};
 // loadModel(name, files): a model folder the page opened, into the module's file system at /models/NAME/
 // (a folder of that name is replaced). files: [{name, bytes: Uint8Array}], each file by its own name (a
 // path's last part). Returns "/models/NAME", which run() takes as --model. The bytes stay in this tab.
@@ -55,6 +62,13 @@ Module['unloadModel'] = function (name) {
   if (!FS.analyzePath(dir).exists) return;
   FS.readdir(dir).forEach(function (f) { if (f !== '.' && f !== '..') FS.unlink(dir + '/' + f); });
   FS.rmdir(dir);
+};
+// describe(dir): a loaded folder checked as a run checks it, as an object {model, family, stack, layers,
+// decoder_layers, heads, kv_heads, params, dtype, unused}; throws attn's one-line error.
+Module['describe'] = function (dir) {
+  var r = attnCall(_attn_describe, String(dir));
+  if (r.charAt(0) !== 'J') throw new Error(r.slice(1));
+  return JSON.parse(r.slice(1));
 };
 // models(): the folders loaded, as "/models/NAME" paths.
 Module['models'] = function () {

@@ -9,6 +9,7 @@
 // What the page cannot do is refused by name in one line: options that write files (the page draws the
 // figures itself), options that read files other than the opened folders (it takes typed text), and
 // runs estimated above kPageMemory (seeded) or kModelMemory (models) of WebAssembly memory.
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@
 #include "cli/show_options.h"
 #include "core/kinds/kinds.h"
 #include "data/base/error.h"
+#include "data/checkpoint/model_checkpoint.h"
+#include "render/page/page_payload.h"
 #include "render/trace_io/json.h"
 
 namespace attn::cli {
@@ -64,18 +67,43 @@ void refuse_files(const ShowOptions& o) {
     writes("--prefix", o.prefix);
 }
 
-// A model folder's run, as `attn show --model DIR ... --json -` prints it.
-std::string model_json(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only) {
+// A model folder's run (--model /models/NAME) as the native command computes it; page: for the page's
+// views (the budget counts its data as --html's), else for the JSON trace.
+ModelShowRun model_run(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only, bool page) {
     if (o.offline) usage_error("--offline applies to --model NAME from the cache; the page runs the folders it opened", "drop --offline");
     ModelShowOptions m = model_show_options(o, seeded_only);
-    m.outputs.json = "-";
+    if (page) m.outputs.html = "page";
+    else m.outputs.json = "-";
     if (!m.max_memory || parse_bytes(*m.max_memory, "--max-memory") > parse_bytes(kModelMemory, "--max-memory")) m.max_memory = kModelMemory;
     const auto load = [](const std::string& dir) { return load_model_checkpoint(dir); };
     ModelShowRun run = compute_show_model(m, load, 1.0, nullptr);
     std::string name = *o.model;
     while (name.size() > 1 && name.back() == '/') name.pop_back();
     run.trace.model->name = name.substr(name.rfind('/') + 1);
-    return render::trace_json_text(run.trace);
+    run.model.reset();  // the weights' copy: the file system keeps the folder
+    return run;
+}
+
+// `attn show --model DIR ... --json -`.
+std::string model_json(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only) {
+    return render::trace_json_text(model_run(o, seeded_only, false).trace);
+}
+
+std::string g_blob;  // the cells of the last page_json
+
+// The page's data for a model run, as `attn show --model DIR ... --html` embeds it: the JSON object the
+// views read (its cells in g_blob, not deflated).
+std::string page_json(const ShowOptions& o, const std::vector<CLI::Option*>& seeded_only) {
+    refuse_files(o);
+    if (!o.model) usage_error("attn.page runs a model folder", "give --model /models/NAME and a text");
+    const ModelShowRun run = model_run(o, seeded_only, true);
+    render::HtmlOptions page{"attn show --model", std::nullopt, run.head, std::nullopt};
+    page.layer = static_cast<std::size_t>(std::find(run.kept.begin(), run.kept.end(), run.layer) - run.kept.begin());
+    page.model_name = run.trace.model->name, page.text = run.text, page.colour = colour_spec(o.scale_colours);
+    g_blob.clear();
+    nlohmann::json data = render::page_payload(run.trace, page, g_blob);
+    data["raw_bytes"] = g_blob.size();
+    return data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // The trace of a run, as `attn show ... --json -` prints it.
@@ -148,6 +176,20 @@ std::string with_show_words(const char* words_json, Act act) {
     return "J" + out;
 }
 
+// A folder the page opened, as the Model panel reports it: the checks a run makes before it computes
+// (config, tokeniser, every weight read and checked), then what the folder holds.
+std::string describe_json(const std::string& dir) {
+    const ParsedConfig p = read_model_config(dir);
+    load_model_tokenizer(dir, p);
+    const auto m = load_model_checkpoint(dir);
+    const ModelConfig& c = p.config;
+    const char* stack = p.family->recipe.stack == Stack::decoder ? "decoder" : p.family->recipe.stack == Stack::encoder ? "encoder" : "encoder-decoder";
+    return nlohmann::json({{"model", dir}, {"family", p.family->title}, {"stack", stack}, {"layers", c.n_layer},
+                           {"decoder_layers", c.n_decoder_layer}, {"heads", c.n_head}, {"kv_heads", c.n_kv_head},
+                           {"params", m->n_params}, {"dtype", m->dtype}, {"unused", unused_tensors_note(*m)}})
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string g_result;  // what the last call returned, until the next call
 
 }  // namespace
@@ -166,6 +208,30 @@ const char* attn_run(const char* words_json) {
 // "source"} after the checks a run makes before it computes, or 'E' + the CLI's one-line error.
 const char* attn_parse(const char* words_json) {
     attn::cli::g_result = attn::cli::with_show_words(words_json, attn::cli::parsed_json);
+    return attn::cli::g_result.c_str();
+}
+
+// words_json as attn_run takes it, with --model /models/NAME: 'J' + the page's data for the run (the
+// views' JSON object; its cells at attn_blob(), attn_blob_size() bytes), or 'E' + the CLI's error.
+const char* attn_page(const char* words_json) {
+    attn::cli::g_result = attn::cli::with_show_words(words_json, attn::cli::page_json);
+    return attn::cli::g_result.c_str();
+}
+const char* attn_blob() { return attn::cli::g_blob.data(); }
+std::size_t attn_blob_size() { return attn::cli::g_blob.size(); }
+
+// dir: a folder loadModel wrote ("/models/NAME"). 'J' + {"model", "family", "stack", "layers",
+// "decoder_layers", "heads", "kv_heads", "params", "dtype", "unused"}, or 'E' + attn's one-line error.
+const char* attn_describe(const char* dir) {
+    try {
+        attn::cli::g_result = "J" + attn::cli::describe_json(dir);
+    } catch (const attn::Error& e) {
+        attn::cli::g_result = "E" + attn::cli::error_line(e.what(), e.hint());
+    } catch (const std::bad_alloc&) {
+        attn::cli::g_result = "E" + attn::cli::error_line("out of memory reading the folder", "the page keeps within 4 GiB: run attn show --model on your machine");
+    } catch (const std::exception& e) {
+        attn::cli::g_result = "E" + attn::cli::error_line(e.what(), "");
+    }
     return attn::cli::g_result.c_str();
 }
 

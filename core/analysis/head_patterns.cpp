@@ -1,13 +1,13 @@
 // The eight head patterns of core/analysis/head_patterns.h, each a plain loop over one head's (T, T) weights.
 #include "core/analysis/head_patterns.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <memory>
 #include <random>
 #include <set>
 #include <stdexcept>
+
+#include "data/base/utf8.h"
+#include "data/text/unicode.h"
 
 namespace attn {
 namespace {
@@ -20,25 +20,6 @@ std::optional<double> mean_over_queries(const Mat& w, F f) {
     double total = 0.0;
     for (std::size_t i = 1; i < T; ++i) total += f(i);
     return total / static_cast<double>(T - 1);
-}
-
-// Whitespace and the label marks (· U+00B7 a leading space, ↵ U+21B5 a newline, ⇥ U+21E5 a tab,
-// U+FFFD a control character or invalid byte) are left out; what remains must be one or more
-// characters of category P or S. The marks are themselves P or S, hence the lookahead.
-constexpr const char* kPunctuationPattern =
-    "^[\\s\\x{00B7}\\x{21B5}\\x{21E5}\\x{FFFD}]*"
-    "(?:(?![\\x{00B7}\\x{21B5}\\x{21E5}\\x{FFFD}])[\\p{P}\\p{S}][\\s\\x{00B7}\\x{21B5}\\x{21E5}\\x{FFFD}]*)+\\z";
-
-pcre2_code* punctuation_regex() {
-    static const std::unique_ptr<pcre2_code, void (*)(pcre2_code*)> re = [] {
-        int err = 0;
-        PCRE2_SIZE off = 0;
-        pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPunctuationPattern), PCRE2_ZERO_TERMINATED,
-                                         PCRE2_UTF | PCRE2_UCP, &err, &off, nullptr);
-        if (code == nullptr) throw std::logic_error("the punctuation pattern does not compile");
-        return std::unique_ptr<pcre2_code, void (*)(pcre2_code*)>(code, pcre2_code_free);
-    }();
-    return re.get();
 }
 
 // A float weight of exactly 1/(i+1) may round just below the double: the sink's backing test allows this.
@@ -94,12 +75,23 @@ const char* pattern_reading(const HeadPatternInfo& p, bool bidirectional) {
     return p.reading;
 }
 
+// Whitespace (PCRE2's \s: category Z, tab, LF, VT, FF, CR) and the label marks (· U+00B7 a leading space,
+// ↵ U+21B5 a newline, ⇥ U+21E5 a tab, U+FFFD a control character or invalid byte) are left out; what
+// remains must be one or more characters of category P or S. Invalid UTF-8 is not punctuation.
 bool is_punctuation_label(const std::string& label) {
-    pcre2_code* re = punctuation_regex();
-    std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(re, nullptr),
-                                                                     pcre2_match_data_free);
-    const int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(label.data()), label.size(), 0, 0, md.get(), nullptr);
-    return rc > 0;  // no match, or invalid UTF-8 (a negative code): not punctuation
+    bool any = false;
+    for (std::size_t i = 0; i < label.size();) {
+        char32_t c = 0;
+        const std::size_t n = utf8_decode(label, i, c);
+        if (n == 0) return false;
+        i += n;
+        if (c == 0xB7 || c == 0x21B5 || c == 0x21E5 || c == 0xFFFD || (c >= '\t' && c <= '\r')) continue;
+        const UnicodeCategory k = unicode_category(c);
+        if (k == UnicodeCategory::Zs || k == UnicodeCategory::Zl || k == UnicodeCategory::Zp) continue;
+        if (k < UnicodeCategory::Pc || k > UnicodeCategory::So) return false;  // P* and S* are Pc .. So
+        any = true;
+    }
+    return any;
 }
 
 std::optional<double> previous_score(const Mat& w) {

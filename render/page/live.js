@@ -269,13 +269,16 @@
   // ---- running --------------------------------------------------------------------------------------------
 
   function liveRun() {
-    const words = liveWords();
+    const words = chosenModel() ? modelWords() : liveWords();
     const t0 = performance.now();
     live.notes = [];
-    let text, colour;
+    let text, colour, modelData;
     try {
-      text = live.core.run(words);
-      colour = liveColour(JSON.parse(live.core.parse(words)).given);
+      if (chosenModel()) modelData = modelRun(words);
+      else {
+        text = live.core.run(words);
+        colour = liveColour(JSON.parse(live.core.parse(words)).given);
+      }
     } catch (e) {
       showLiveError(e.message);
       return false;
@@ -283,7 +286,7 @@
     const t1 = performance.now();
     live.ui.error.textContent = '';
     live.ui.error.hidden = true;
-    const [d, bytes] = livePayload(JSON.parse(text), colour);
+    const [d, bytes] = modelData || livePayload(JSON.parse(text), colour);
     setData(d, bytes);
     live.argv = words;
     rebuild();
@@ -323,8 +326,9 @@
     error.hidden = true;
     const status = el('p', { class: 'hint', id: 'live-status', text: 'starting attn’s core…' });
     sec.append(el('div', { class: 'live-row' }, el('label', {}, 'sentence ', text), el('label', {}, 'kind ', kind), run),
-      options, extra, error, status);
+      options, extra, ...buildModelPanel(), error, status);
     live.ui = { text: text, kind: kind, run: run, options: options, extra: extra, error: error, status: status };
+    acceptModelDrops(sec);
     kind.addEventListener('change', () => fillLiveOptions());
     run.addEventListener('click', () => { if (live.core) liveRun(); });
     sec.addEventListener('keydown', (e) => {
@@ -347,6 +351,8 @@
         window.attn = Object.freeze({
           run: (argv) => core.run(argv),
           kinds: () => core.kinds(),
+          // the folders opened in the Model panel ("/models/NAME"), which run() takes as --model
+          models: () => core.models().filter((dir) => models.info.has(dir)),
         });
         live.kinds = JSON.parse(core.kinds());
         for (const k of live.kinds) live.ui.kind.append(el('option', { value: k.kind, text: k.kind }));

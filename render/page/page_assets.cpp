@@ -40,6 +40,7 @@ asm(".pushsection .rodata\n"
     ATTN_EMBED("attn_page_interventions_view", "interventions_view.js")
     ATTN_EMBED("attn_page_steps_view", "steps_view.js")
     ATTN_EMBED("attn_page_live", "live.js")
+    ATTN_EMBED("attn_page_model_panel", "model_panel.js")
     ATTN_EMBED("attn_page_start", "start.js")
     ATTN_EMBED("attn_page_encoder_view", "encoder_view.js")
     ATTN_EMBED("attn_page_seq2seq_view", "seq2seq_view.js")
@@ -62,6 +63,7 @@ ATTN_EMBEDDED(attn_page_generation_view)
 ATTN_EMBEDDED(attn_page_interventions_view)
 ATTN_EMBEDDED(attn_page_steps_view)
 ATTN_EMBEDDED(attn_page_live)
+ATTN_EMBEDDED(attn_page_model_panel)
 ATTN_EMBEDDED(attn_page_start)
 ATTN_EMBEDDED(attn_page_encoder_view)
 ATTN_EMBEDDED(attn_page_seq2seq_view)
@@ -104,6 +106,7 @@ const Embedded kViews[] = {
     {attn_page_interventions_view_begin, attn_page_interventions_view_end},
     {attn_page_steps_view_begin, attn_page_steps_view_end},
     {attn_page_live_begin, attn_page_live_end},
+    {attn_page_model_panel_begin, attn_page_model_panel_end},
     {attn_page_start_begin, attn_page_start_end},
 };
 

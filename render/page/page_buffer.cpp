@@ -1,6 +1,5 @@
 #include "render/page/page_buffer.h"
 
-#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -147,17 +146,6 @@ Json encode_stage(const HeadTrace& h, PageMatrix s, std::size_t T, std::size_t S
     if (predicted) d.push_back("scores");
     if (mean_of) d.push_back("heads"), d.push_back(*mean_descs);
     return d;
-}
-
-std::string deflate(const std::string& raw) {
-    uLongf size = compressBound(static_cast<uLong>(raw.size()));
-    std::string out(size, '\0');
-    // Level 6 (zlib's default): on a 12-layer, 12-head trace at 128 tokens, level 9 saved under 2%.
-    if (compress2(reinterpret_cast<Bytef*>(&out[0]), &size, reinterpret_cast<const Bytef*>(raw.data()),
-                  static_cast<uLong>(raw.size()), 6) != Z_OK)
-        throw std::runtime_error("render_html: zlib could not compress the page's data");
-    out.resize(size);
-    return out;
 }
 
 std::string text7(const std::string& bytes) {

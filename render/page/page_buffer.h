@@ -1,6 +1,6 @@
 // The interactive page's data buffer (render/page/html.cpp builds the page around it): the stages a page
-// shows, each stage's cells packed as exact ten-thousandths in the fewest bytes, the buffer deflated
-// (zlib) and written as base-128 text for an element of its own, and a colour map as hex for its scripts.
+// shows, each stage's cells packed as exact ten-thousandths in the fewest bytes, the buffer (deflated by
+// render/page/html.cpp) written as base-128 text for an element of its own, and a colour map as hex for its scripts.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +25,6 @@ float stage_value(const HeadTrace& h, PageMatrix s, std::size_t i, std::size_t j
 // under one mask, their descriptors `mean_descs`): stored as the residual from the mean of their stored values.
 Json encode_stage(const HeadTrace& h, PageMatrix s, std::size_t T, std::size_t S, std::string& blob,
                   const std::vector<HeadTrace>* mean_of = nullptr, const Json* mean_descs = nullptr);
-std::string deflate(const std::string& raw);
 // The bytes as "base-128" text for the page's <script type="application/octet-stream"> element (shared.js's
 // bytesOf reads it back): 7 bits a character, 8/7 of the bytes (base64 takes 4/3; on a 12 x 12-head page at
 // 128 tokens that is 8.2 MB instead of 9.6 MB). The bits are cut into 7-bit groups, high bits first, the last

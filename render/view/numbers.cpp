@@ -2,18 +2,20 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
+#include <cstdio>
 
 namespace attn::render {
 
 std::string fixed(double v, int decimals) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v < 0 ? "\xE2\x88\x92inf" : "inf";
-    std::array<char, 64> buf{};
-    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, decimals);
-    if (r.ec != std::errc()) return "?";
-    std::string s(buf.data(), r.ptr);
+    // printf's %f is exact (the nearest decimal, ties to even), as to_chars is, and needs no locale here
+    // (attn never calls setlocale); the page's WebAssembly core has no floating-point to_chars
+    std::array<char, 400> buf{};  // the longest double at 40 decimals: 309 + 40 digits, a sign, a point
+    const int n = std::snprintf(buf.data(), buf.size(), "%.*f", std::clamp(decimals, 0, 40), v);
+    if (n < 0 || static_cast<std::size_t>(n) >= buf.size()) return "?";
+    std::string s(buf.data(), static_cast<std::size_t>(n));
     if (!s.empty() && s[0] == '-') {
         if (s.find_first_of("123456789") == std::string::npos) s.erase(0, 1);  // "-0.00" -> "0.00"
         else s.replace(0, 1, "\xE2\x88\x92");                                  // U+2212 minus sign

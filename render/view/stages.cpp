@@ -16,13 +16,13 @@ struct StageEntry {
     Stage stage;
     const char* name;
 };
-constexpr StageEntry kStages[] = {
+constexpr StageEntry kStageTable[] = {
     {Stage::scores, "scores"},   {Stage::masked_scores, "masked-scores"}, {Stage::mask, "mask"},
     {Stage::weights, "weights"}, {Stage::zeroed, "zeroed"},               {Stage::dropped, "dropped"},
     {Stage::context, "context"}, {Stage::queries, "queries"},            {Stage::keys, "keys"},
     {Stage::values, "values"},   {Stage::output, "output"},
 };
-static_assert(sizeof kStages / sizeof kStages[0] == static_cast<std::size_t>(Stage::output) + 1,
+static_assert(sizeof kStageTable / sizeof kStageTable[0] == static_cast<std::size_t>(Stage::output) + 1,
               "one name per stage");
 
 bool any_hidden(const Trace& t) {
@@ -42,19 +42,19 @@ std::string scale_text(const Trace& t) {
 const std::vector<std::string>& stage_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> v;
-        for (const StageEntry& e : kStages) v.emplace_back(e.name);
+        for (const StageEntry& e : kStageTable) v.emplace_back(e.name);
         return v;
     }();
     return names;
 }
 
 std::optional<Stage> find_stage(const std::string& name) {
-    for (const StageEntry& e : kStages)
+    for (const StageEntry& e : kStageTable)
         if (name == e.name) return e.stage;
     return std::nullopt;
 }
 
-const char* stage_name(Stage s) { return kStages[static_cast<std::size_t>(s)].name; }
+const char* stage_name(Stage s) { return kStageTable[static_cast<std::size_t>(s)].name; }
 
 std::string row_axis(const Trace& t) { return has_source_axes(t) ? "target (query)" : "query"; }
 std::string col_axis(const Trace& t) { return has_source_axes(t) ? "source (key)" : "key"; }
