@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <vector>
 
 #ifndef ATTN_NO_BLAS
 #include <cblas.h>
@@ -22,29 +23,39 @@ namespace attn {
 
 void gemm_blocked(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
                   std::size_t m, std::size_t n, std::size_t k, bool transpose_b) {
-    // Tiles of 64 rows of a × 256 of its columns keep a's tile and the rows of b it meets in cache;
-    // the inner loop runs along a row of c and a row of b (b not transposed), which compilers
-    // vectorise. Each c[i][j] sums its k products in increasing p, in float32.
-    constexpr std::size_t kRows = 64, kDepth = 256;
+    // Tiles of 64 rows of a × 256 of its columns keep a's tile and the rows of b it meets in cache; the
+    // inner loop runs along a row of c and a row of b, which compilers vectorise (WebAssembly's SIMD in
+    // the page's core). A transposed b is first copied, 256 × 256 at a time, into that order. Each
+    // c[i][j] sums its k products in increasing p, in float32, one product at a time.
+    constexpr std::size_t kRows = 64, kDepth = 256, kCols = 256;
     for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    std::vector<float> tile(transpose_b ? kDepth * kCols : 0);  // (p, j) of b's tile, b transposed
     for (std::size_t i0 = 0; i0 < m; i0 += kRows)
         for (std::size_t p0 = 0; p0 < k; p0 += kDepth) {
             const std::size_t i1 = std::min(m, i0 + kRows), p1 = std::min(k, p0 + kDepth);
-            for (std::size_t i = i0; i < i1; ++i) {
-                float* ci = c + i * ldc;
-                const float* ai = a + i * lda;
-                if (transpose_b) {  // c[i][j] += a[i][p] · b[j][p]: a dot product per j
-                    for (std::size_t j = 0; j < n; ++j) {
-                        const float* bj = b + j * ldb;
-                        float sum = 0.0f;
-                        for (std::size_t p = p0; p < p1; ++p) sum += ai[p] * bj[p];
-                        ci[j] += sum;
-                    }
-                } else {  // c[i][:] += a[i][p] · b[p][:]
+            if (!transpose_b) {  // c[i][:] += a[i][p] · b[p][:]
+                for (std::size_t i = i0; i < i1; ++i) {
+                    float* ci = c + i * ldc;
+                    const float* ai = a + i * lda;
                     for (std::size_t p = p0; p < p1; ++p) {
                         const float aip = ai[p];
                         const float* bp = b + p * ldb;
                         for (std::size_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
+                    }
+                }
+                continue;
+            }
+            for (std::size_t j0 = 0; j0 < n; j0 += kCols) {  // c[i][j0:j1] += a[i][p] · b[j0:j1][p]
+                const std::size_t j1 = std::min(n, j0 + kCols), w = j1 - j0;
+                for (std::size_t j = j0; j < j1; ++j)
+                    for (std::size_t p = p0; p < p1; ++p) tile[(p - p0) * kCols + (j - j0)] = b[j * ldb + p];
+                for (std::size_t i = i0; i < i1; ++i) {
+                    float* ci = c + i * ldc + j0;
+                    const float* ai = a + i * lda;
+                    for (std::size_t p = p0; p < p1; ++p) {
+                        const float aip = ai[p];
+                        const float* tp = tile.data() + (p - p0) * kCols;
+                        for (std::size_t j = 0; j < w; ++j) ci[j] += aip * tp[j];
                     }
                 }
             }
