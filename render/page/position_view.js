@@ -98,7 +98,7 @@
       title: 'positions ' + first + '..' + (first + s.table.length - 1) + ' × d',
       rowLabel: (i) => String(first + i), colLabel: (j) => String(j), colourOf: colourBy(sc),
       onCell: (i, j) => read(first + i, null, j, s.table[i][j]) });
-    const key = el('div', { class: 'matrix-key' }, el('div', { class: 'key-caption', text: 'PE value' }), colourBar(sc));
+    const key = el('div', { class: 'matrix-key' }, el('div', { class: 'key-caption', text: 'PE value' }), stageBar(sc));
     key.style.height = '220px';
     return el('div', { class: 'position-figure', id: 'position-sinusoidal' },
       el('h3', { text: 'Sinusoidal positions: PE[p, 2i] = sin(p / 10000^(2i/D)), PE[p, 2i+1] = cos(p / 10000^(2i/D))' }),
@@ -108,7 +108,7 @@
   }
 
   function ropeFigure(r, say) {
-    const N = r.ones.length, W = 640, H = 300, pad = { l: 56, r: 12, t: 12, b: 40 };
+    const N = r.ones.length, W = 640, H = 300, pad = { l: 56, r: 12, t: 12, b: 40 };  // tests/browser/test_lecture.py knows l and r
     const all = r.ones.concat(r.head0);
     let lo = Math.min(0, ...all), hi = Math.max(0, ...all);
     if (!(hi > lo)) hi = lo + 1;
@@ -134,6 +134,11 @@
     ctx.textAlign = 'center';
     for (let d = 0; d < N; d += 8) ctx.fillText(String(d), x(d), H - pad.b + 14);
     ctx.fillText('distance m − n (positions)', (pad.l + W - pad.r) / 2, H - 6);
+    ctx.save();
+    ctx.translate(12, (pad.t + H - pad.b) / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.fillText('q · k after rotation', 0, 0);
+    ctx.restore();
     const series = [[r.ones, '#1f77b4'], [r.head0, '#ff7f0e']];
     for (const [ys, colour] of series) {
       ctx.beginPath();
@@ -173,7 +178,7 @@
     const panels = heads.map((x, h) => {
       const b = x.vectors.bias, m = -(nT > 1 ? b[1][0] : b[0][0]);
       return heatmapPanel({ values: b, cell: c, corner: 'query ↓  key →', rowWidth: 80,
-        title: nT < 2 ? 'head ' + h : 'head ' + h + ': m = 2^' + shortNumber(Math.log2(m)) + ' = ' + shortNumber(m),
+        title: nT < 2 ? 'head ' + h : 'head ' + h + ': m = 2^' + shortNumber(Math.log2(m)) + ' = ' + String(Number(m.toPrecision(4))),
         rowLabel: (i) => tokenLabel(D.tokens[i]), colLabel: (j) => tokenLabel(D.source_tokens[j]), colourOf: colourBy(sc),
         hidden: (i, j) => !visible(0, h, i * nS + j),
         onCell: (i, j) => {
@@ -189,7 +194,7 @@
     while (n * 2 <= H) n *= 2;
     const slopes = n === H ? 'm_h = 2^(−8(h+1)/H)'
       : 'm_h = 2^(−8(h+1)/' + n + ') for h < ' + n + ', then 2^(−4(2(h−' + n + ')+1)/' + n + ')';
-    const key = el('div', { class: 'matrix-key' }, el('div', { class: 'key-caption', text: 'bias' }), colourBar(sc),
+    const key = el('div', { class: 'matrix-key' }, el('div', { class: 'key-caption', text: 'bias' }), stageBar(sc),
       el('div', { class: 'key-item' }, el('span', { class: 'swatch hatched' }), 'hatched: hidden by the mask'));
     key.style.height = '220px';
     return el('div', { class: 'position-figure', id: 'position-alibi' },

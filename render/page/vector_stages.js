@@ -119,7 +119,7 @@
     const sc = scaleOf(0, stage);
     const key = el('div', { class: 'matrix-key', id: 'vector-key' });
     key.style.height = Math.max(120, R * c) + 'px';
-    key.append(el('div', { class: 'key-caption', text: 'value, 0 = white' }), colourBar(sc));
+    key.append(el('div', { class: 'key-caption', text: 'value, 0 = white' }), stageBar(sc));
     body.append(grid, key);
     ui.vectorCanvas = canvas;
     const at = (e) => {
@@ -133,7 +133,7 @@
   }
 
   // A colour bar, the scale's top entry at the top, its end labels beside it.
-  function colourBar(sc) {
+  function stageBar(sc) {
     const bar = el('canvas', { class: 'key-bar' });
     bar.width = 1;
     bar.height = 256;

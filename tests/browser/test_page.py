@@ -175,8 +175,8 @@ def test_show_page(page, trace, out, times):
     T, S = len(trace["tokens"]), len(trace["source_tokens"])
     times["show"] = page.load()
     page.quiet("show page")
-    check(page.options("stage") == ["weights", "scores", "masked-scores", "mask", "dropped"],
-          "stage options: %s" % page.options("stage"))
+    check(page.options("stage") == ["inputs", "queries", "keys", "values", "scores", "masked-scores", "mask", "weights", "dropped",
+                                    "context", "output"], "stage options, in the lecture's order: %s" % page.options("stage"))
     check(page.options("head") == ["0", "1"], "head options: %s" % page.options("head"))
     check(not page.d.find_elements(By.ID, "layer"), "no layer picker without layers")
     # hover cells of both heads and every stage
