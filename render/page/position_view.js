@@ -85,7 +85,7 @@
 
   function sinusoidalFigure(s, say) {
     const Dm = s.run[0].length, sc = scaleFixed(-1, 1, RDBU);
-    const c = Dm <= 16 ? 24 : Math.max(4, Math.floor(384 / Dm)), c2 = Math.max(3, Math.min(7, Math.floor(384 / Dm)));
+    const c = Dm <= 16 ? 24 : Math.max(4, Math.floor(384 / Dm)), c2 = Math.max(3, Math.min(5, Math.floor(384 / Dm)));  // 64 rows in 320 px: beside the pickers in a 630 px window
     const read = (p, tok, d, v) => say([el('span', { class: 'q', text: 'position ' + p + (tok === null ? '' : ' “' + tok + '”') }),
       ' · ', el('span', { class: 'k', text: 'dimension ' + d }), ': PE = ', el('b', { class: 'v', text: fixed4(v) })],
     { figure: 'sinusoidal', row: p, col: d, value: fixed4(v) });

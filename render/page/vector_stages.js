@@ -113,8 +113,9 @@
     const canvas = el('canvas', { id: 'vector-matrix' });
     canvas.style.width = (C * c) + 'px';
     canvas.style.height = (R * c) + 'px';
-    canvas.width = C;
-    canvas.height = R;
+    const dpr = Math.min(2, window.devicePixelRatio || 1);
+    canvas.width = Math.round(C * c * dpr);
+    canvas.height = Math.round(R * c * dpr);
     grid.append(corner, cols, rows, canvas);
     const sc = scaleOf(0, stage);
     const key = el('div', { class: 'matrix-key', id: 'vector-key' });
@@ -127,9 +128,10 @@
       const j = Math.floor((e.clientX - r.left) / r.width * C), i = Math.floor((e.clientY - r.top) / r.height * R);
       return i >= 0 && i < R && j >= 0 && j < C ? { i: i, j: j } : null;
     };
-    canvas.addEventListener('mousemove', (e) => { vstate.hover = at(e); showVectorReadout(); });
-    canvas.addEventListener('mouseleave', () => { vstate.hover = null; showVectorReadout(); });
+    canvas.addEventListener('mousemove', (e) => { vstate.hover = at(e); showVectorReadout(); drawVectorCells(); });
+    canvas.addEventListener('mouseleave', () => { vstate.hover = null; showVectorReadout(); drawVectorCells(); });
     vstate.hover = null;
+    ui.vectorPicture = null;
   }
 
   // A colour bar, the scale's top entry at the top, its end labels beside it.
@@ -147,18 +149,33 @@
       el('div', { class: 'key-labels' }, el('span', { class: 'key-hi', text: sc.high }), el('span', { class: 'key-lo', text: sc.low })));
   }
 
+  // The stage as an R x C picture (one pixel a cell, made once per stage and head), drawn to the canvas's
+  // size; the hovered cell outlined.
   function drawVectorCells() {
-    const canvas = ui.vectorCanvas, m = vectorMatrix(state.stage, state.head), sc = scaleOf(0, state.stage);
+    const canvas = ui.vectorCanvas, m = vectorMatrix(state.stage, state.head);
     const R = m.length, C = m[0].length;
-    const ctx = canvas.getContext('2d'), img = ctx.createImageData(C, R);
-    for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {
-      const k = 3 * colourIndex(sc, m[i][j]), o = 4 * (i * C + j);
-      img.data[o] = sc.cmap[k];
-      img.data[o + 1] = sc.cmap[k + 1];
-      img.data[o + 2] = sc.cmap[k + 2];
-      img.data[o + 3] = 255;
+    if (!ui.vectorPicture) {
+      const sc = scaleOf(0, state.stage), pic = document.createElement('canvas');
+      pic.width = C;
+      pic.height = R;
+      const pctx = pic.getContext('2d'), img = pctx.createImageData(C, R);
+      for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {
+        const k = 3 * colourIndex(sc, m[i][j]), o = 4 * (i * C + j);
+        img.data.set([sc.cmap[k], sc.cmap[k + 1], sc.cmap[k + 2], 255], o);
+      }
+      pctx.putImageData(img, 0, 0);
+      ui.vectorPicture = pic;
     }
-    ctx.putImageData(img, 0, 0);
+    const ctx = canvas.getContext('2d');
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(ui.vectorPicture, 0, 0, canvas.width, canvas.height);
+    const p = vstate.hover;
+    if (p) {
+      const sx = canvas.width / C, sy = canvas.height / R;
+      ctx.strokeStyle = '#000000';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(p.j * sx + 1, p.i * sy + 1, sx - 2, sy - 2);
+    }
   }
 
   // v (a float of the trace) to 4 decimals as "%.4f" prints it: its ten-thousandths, ties to even

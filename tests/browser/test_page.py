@@ -355,7 +355,7 @@ def test_model_page(page, trace, out, times):
     T = len(trace["tokens"])
     times["render model"] = page.load("#layer=1&head=1&stage=masked-scores")
     page.quiet("model page")
-    check(page.options("stage") == ["weights", "scores", "masked-scores", "mask"], "model stages: %s" % page.options("stage"))
+    check(page.options("stage") == ["scores", "masked-scores", "mask", "weights"], "model stages, in the lecture's order: %s" % page.options("stage"))
     check((page.selected("layer"), page.selected("head"), page.selected("stage")) == ("1", "1", "masked-scores"),
           "the fragment opens layer 1, head 1, masked scores")
     hovered = 0
