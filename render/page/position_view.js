@@ -13,9 +13,12 @@
     const f = D.position_figures;
     if (!f || !(f.sinusoidal || f.rope || f.alibi)) return null;
     const sec = el('section', { id: 'positions-section' }, el('h2', { text: 'Positions' }));
-    const readout = el('div', { class: 'readout', id: 'positions-readout', 'aria-live': 'polite',
+    const readout = el('div', { class: 'readout positions-readout', id: 'positions-readout', 'aria-live': 'polite',
       text: 'Point at a cell (or along the curves) to read its number.' });
+    // the readout sits under the hovered figure's heading, where it is in view with the figure
     const say = (parts, data) => {
+      const hint = document.querySelector('#position-' + data.figure + ' > p.hint');
+      if (hint && hint.nextElementSibling !== readout) hint.after(readout);
       readout.textContent = '';
       readout.append(...parts);
       Object.assign(readout.dataset, data);

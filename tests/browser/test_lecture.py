@@ -267,6 +267,7 @@ def main():
     try:
         for pos in FIGURES:
             name = "mha-" + pos
+            before = len(failures)
             svg_dir = os.path.join(out, name)
             os.makedirs(svg_dir)
             subprocess.run([attn, "show", "--kind", "mha", "--heads", "2", "--d-out", "8", "--pos", pos, TEXT,
@@ -283,11 +284,11 @@ def main():
             check(stages == LECTURE, "%s: the stage picker in the lecture's order: %s" % (pos, stages))
             seeded = vector_views(d, trace, pos, svg_dir)
             select(d, "stage", "queries")
-            d.execute_script("document.getElementById('matrix-section').scrollIntoView()")
+            d.execute_script("document.getElementById('matrix-section').scrollIntoView(); window.scrollBy(0, -50)")
             shot(d, out, name + "-queries.png")
             seeded_pos = position_views(d, trace, pos, pos)
             if pos != "none":
-                d.execute_script("document.getElementById('positions-section').scrollIntoView()")
+                d.execute_script("document.getElementById('positions-section').scrollIntoView(); window.scrollBy(0, -50)")
                 shot(d, out, name + "-positions.png")
             # a copied link keeps the stage and head
             load(d, path, "#head=1&stage=values")
@@ -307,7 +308,8 @@ def main():
             live_pos = position_views(d, trace, pos, pos + " (live)")
             check(live_pos == seeded_pos, "%s: the live position figure reads and draws as the seeded one" % pos)
             quiet(d, name + " live")
-            print("%s: %d vector views, position figure %s, live = seeded" % (pos, len(seeded), FIGURES[pos]), flush=True)
+            print("%s: %d vector views (%d cells hovered on each page), position figure %s; %s" %
+                  (pos, len(seeded), 4 * len(seeded), FIGURES[pos], "no failures" if len(failures) == before else "%d failures" % (len(failures) - before)), flush=True)
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
