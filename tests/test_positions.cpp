@@ -498,3 +498,100 @@ TEST_CASE("positions: the RoPE chart's legend sits where no curve passes, and th
     CHECK(six.find("m_h = 2^(\xE2\x88\x92" "8(h+1)/4) for h < 4, then 2^(\xE2\x88\x92" "4(2(h\xE2\x88\x92" "4)+1)/4)") != std::string::npos);
     CHECK(six.find("/H)") == std::string::npos);
 }
+
+#include "render/trace_io/json.h"
+
+TEST_CASE("positions: the JSON trace's position_figures are PE of 64 positions from the offset and RoPE's q·k against the distance, as written out here") {
+    // 1. sinusoidal, from position 3: the table's row r is PE of position 3 + r
+    Run s;
+    s.pos = "sinusoidal", s.d_in = 6, s.d_out = 4, s.offset = 3;
+    const auto js = nlohmann::json::parse(render::trace_json_text(run(s)));
+    REQUIRE(js.contains("position_figures"));
+    const auto& sin_fig = js["position_figures"]["sinusoidal"];
+    CHECK(sin_fig["first"] == 3);
+    REQUIRE(sin_fig["table"].size() == 64);
+    double ds = 0.0;
+    for (std::size_t r = 0; r < 64; ++r)
+        for (std::size_t i = 0; 2 * i < 6; ++i) {
+            const double a = double(3 + r) / std::pow(10000.0, double(2 * i) / 6.0);
+            ds = std::max({ds, std::fabs(sin_fig["table"][r][2 * i].get<double>() - std::sin(a)),
+                           std::fabs(sin_fig["table"][r][2 * i + 1].get<double>() - std::cos(a))});
+        }
+    MESSAGE("position_figures.sinusoidal.table: largest difference " << ds);
+    CHECK(ds <= 1e-7);
+    CHECK_FALSE(js["position_figures"].contains("rope"));
+    // 2. rope, both pairings: q = k = 1 gives Σ_i 2 cos(d θ_i); head 0's curve is q_0 · R(−d) k_0 of its unrotated rows
+    for (const char* style : {"half", "interleaved"}) {
+        Run r;
+        r.kind = "mha", r.H = r.G = 2, r.d_out = 8, r.style = style, r.base = 100.0;
+        const Trace t = run(r);
+        const auto j = nlohmann::json::parse(render::trace_json_text(t));
+        const auto& rope = j["position_figures"]["rope"];
+        REQUIRE(rope["ones"].size() == 64);
+        CHECK(rope["d_k"] == 4);
+        CHECK(rope["token"] == t.tokens[0]);
+        const auto rotate = [&](const Rows& x, long long p) {
+            return std::string(style) == "half" ? rope_rotate_half(x, p, 100.0) : rope_paper(x, p, 100.0);
+        };
+        const Rows ones = {std::vector<double>(4, 1.0)};
+        const Rows q = {plain(t.heads()[0].queries_unrotated)[0]}, k = {plain(t.heads()[0].keys_unrotated)[0]};
+        double dr = 0.0;
+        for (long long d = 0; d < 64; ++d) {
+            double want_ones = 0.0, want_head = 0.0;
+            for (std::size_t i = 0; i < 2; ++i) want_ones += 2.0 * std::cos(double(d) * std::pow(100.0, -2.0 * double(i) / 4.0));
+            const Rows qr = rotate(q, 0), kr = rotate(k, -d);
+            for (std::size_t c = 0; c < 4; ++c) want_head += qr[0][c] * kr[0][c];
+            dr = std::max({dr, std::fabs(rope["ones"][d].get<double>() - want_ones), std::fabs(rope["head0"][d].get<double>() - want_head)});
+        }
+        MESSAGE("position_figures.rope (" << std::string(style) << "): largest difference " << dr);
+        CHECK(dr <= 1e-5);
+    }
+    // 3. none and alibi: the trace holds all ALiBi's figure needs (every head's bias), so no position_figures
+    for (const char* pos : {"none", "alibi"}) {
+        Run r;
+        r.kind = "mha", r.H = r.G = 2, r.d_out = 8, r.pos = pos;
+        CHECK_FALSE(nlohmann::json::parse(render::trace_json_text(run(r))).contains("position_figures"));
+    }
+}
+
+#include "render/page/html.h"
+#include "tests/page_helpers.h"
+
+TEST_CASE("positions: a seeded page's data holds inputs, q, k, v, context and output in the lecture's order, each on ±its largest |value| over every head, and the figures of its --pos") {
+    for (const char* pos : {"none", "sinusoidal", "rope", "alibi"}) {
+        Run r;
+        r.kind = "mha", r.H = r.G = 2, r.d_out = 8, r.pos = pos;
+        const Trace t = run(r);
+        const auto d = test::page_data(render::render_html(t, {}));
+        CHECK(d.json["vector_stages"] == nlohmann::json::parse(R"(["inputs", "queries", "keys", "values", "context", "output"])"));
+        const auto largest = [&](const std::vector<const Mat*>& ms) {
+            double m = 0.0;
+            for (const Mat* x : ms)
+                for (float v : *x) m = std::max(m, std::fabs(double(v)));
+            return m;
+        };
+        const auto& scales = d.json["layers"][0]["scales"];
+        const std::vector<std::pair<const char*, std::vector<const Mat*>>> stages = {
+            {"inputs", {&t.x}}, {"queries", {&t.heads()[0].queries, &t.heads()[1].queries}},
+            {"keys", {&t.heads()[0].keys, &t.heads()[1].keys}}, {"values", {&t.heads()[0].values, &t.heads()[1].values}},
+            {"context", {&t.heads()[0].context, &t.heads()[1].context}}, {"output", {&t.output}}};
+        for (const auto& [stage, mats] : stages) {
+            INFO(pos << " " << stage);
+            const auto& sc = scales[stage];
+            CHECK(sc[0].get<double>() == doctest::Approx(-largest(mats)).epsilon(1e-7));
+            CHECK(sc[1].get<double>() == doctest::Approx(largest(mats)).epsilon(1e-7));
+            CHECK(sc[2] == "RdBu_r");
+        }
+        CHECK(d.json["run_vectors"]["inputs"][1][2].get<float>() == t.x(1, 2));  // the float, written shortest
+        CHECK(d.json["run_vectors"]["output"][2][3].get<float>() == t.output(2, 3));
+        const auto& f = d.json["position_figures"];
+        CHECK(f.contains("sinusoidal") == (std::string(pos) == "sinusoidal"));
+        CHECK(f.contains("rope") == (std::string(pos) == "rope"));
+        CHECK(f.contains("alibi") == (std::string(pos) == "alibi"));
+        if (f.contains("sinusoidal")) {
+            CHECK(f["sinusoidal"]["run"].size() == t.tokens.size());
+            CHECK(f["sinusoidal"]["table"].size() == 64);
+        }
+        if (f.contains("rope")) CHECK(f["rope"]["head0"].size() == 64);
+    }
+}

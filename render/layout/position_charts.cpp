@@ -8,18 +8,13 @@
 #include "render/layout/chart.h"
 #include "render/trace_io/file_names.h"
 #include "render/view/numbers.h"
+#include "render/view/position_series.h"
 #include "render/view/style.h"
 
 namespace attn::render {
 namespace {
 
 using namespace chart;
-
-Mat first_row(const Mat& m) {  // (1, D)
-    Mat out = Mat::from_shape({1, m.shape(1)});
-    std::copy_n(m.data(), m.shape(1), out.data());
-    return out;
-}
 
 std::vector<std::string> numbered(const char* prefix, std::size_t n) {
     std::vector<std::string> out;
@@ -34,7 +29,7 @@ Drawing sinusoidal_figure(const Trace& t, Font& font) {
     run.values = &t.positions, run.row_labels = t.tokens, run.col_labels = numbered("d", D);
     run.lo = -1, run.hi = 1, run.cmap = &kRdBuR, run.cell = D <= 16 ? 36 : std::max(4, 576 / int(D));
     run.print_values = run.cell >= 30, run.title = "this sentence: PE of positions 0.." + std::to_string(t.tokens.size() - 1);
-    const auto wide = std::make_shared<const Mat>(sinusoidal_table(64, D, t.config.pos_offset));
+    const auto wide = std::make_shared<const Mat>(sinusoidal_rows(t));
     Heatmap many;
     many.values = wide.get(), many.lo = -1, many.hi = 1, many.cmap = &kRdBuR;
     many.cell = std::max(3, std::min(9, 576 / int(D)));
@@ -58,35 +53,19 @@ Drawing sinusoidal_figure(const Trace& t, Font& font) {
 }
 
 // q · R(Δ) k for Δ = 0..63: RoPE makes it a function of the distance only. Two curves: q = k = 1
-// (the RoFormer paper's decay), and head 0's query and key of the first token in this run.
+// (the RoFormer paper's decay), and head 0's query and key of the first token in this run
+// (render/view/position_series.h: the same numbers the JSON trace and the page carry).
 Drawing rope_figure(const Trace& t, Font& font) {
-    const HeadTrace& h0 = t.heads()[0];
-    const std::size_t d_k = h0.queries_unrotated.shape(1), N = 64;
+    const RopeCurves rc = *rope_curves(t);
+    const std::size_t d_k = rc.d_k, N = kRopeDistances;
     const RopeStyle style = parse_rope_style(t.config.rope_style);
-    auto curve = [&](const Mat& q, const Mat& k) {  // (1, d_k) each
-        std::vector<double> y;
-        Mat qr = q;
-        rope_rotate(qr, 0, t.config.rope_base, style);
-        for (std::size_t dist = 0; dist < N; ++dist) {
-            Mat kr = k;
-            rope_rotate(kr, -static_cast<std::int64_t>(dist), t.config.rope_base, style);  // key dist positions back
-            double s = 0;
-            for (std::size_t c = 0; c < d_k; ++c) s += double(qr(0, c)) * double(kr(0, c));
-            y.push_back(s);
-        }
-        return y;
-    };
-    Mat ones = Mat::from_shape({1, d_k});
-    std::fill(ones.begin(), ones.end(), 1.0f);
-    const Mat q = h0.queries_unrotated.shape(0) ? first_row(h0.queries_unrotated) : ones;
-    const Mat k = h0.keys_unrotated.shape(0) ? first_row(h0.keys_unrotated) : ones;
     Chart c;
     c.title = "score q_m · k_n against the distance m − n";
     c.x_label = "distance m − n (positions)", c.y_label = "q · k after rotation";
     std::vector<double> xs(N);
     for (std::size_t i = 0; i < N; ++i) xs[i] = double(i);
-    c.series.push_back({"q = k = (1, …, 1): Σ 2 cos((m − n) θ_i)", xs, curve(ones, ones), kSeriesColours[0], false});
-    c.series.push_back({"head 0: q and k of '" + font.fit(t.tokens[0], kLabelPx, 120) + "'", xs, curve(q, k), kSeriesColours[1], false});
+    c.series.push_back({"q = k = (1, …, 1): Σ 2 cos((m − n) θ_i)", xs, rc.ones, kSeriesColours[0], false});
+    c.series.push_back({"head 0: q and k of '" + font.fit(rc.token, kLabelPx, 120) + "'", xs, rc.head0, kSeriesColours[1], false});
     const int head = heading_height(font);
     const std::string title = "RoPE: q and k rotated by p·θ_i in pairs, θ_i = base^(−2i/d_k)";
     const int w = std::max(900, font.text_width(title, kTitlePx) + 2 * kMargin);

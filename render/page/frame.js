@@ -38,7 +38,7 @@
     const bar = el('nav', { class: 'controls' });
     if (D.layered) bar.append(select('layer', 'layer', D.layers.map((x, l) => [l, 'layer ' + (x.layer ?? l)])));
     bar.append(select('head', 'head', []));
-    bar.append(select('stage', 'stage', D.stages.map((s) => [s, STAGE_TEXT[s] || s])));
+    bar.append(select('stage', 'stage', pageStages().map((s) => [s, STAGE_TEXT[s] || s])));  // in the lecture's order
     for (const id of ['layer', 'head', 'stage']) {
       const s = bar.querySelector('#' + id);
       if (s) s.addEventListener('change', () => {

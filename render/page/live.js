@@ -242,7 +242,7 @@
       return x;
     });
     const info = liveKind(tr.kind) || {};
-    return [{
+    const d = {
       kind: tr.kind, description: info.description || '', formula: info.formula || '', paper: info.paper || '',
       weights_note: (info.options || '').split(', ').some((o) => o === '--init') ? 'random weights (seed ' + tr.config.seed + ')' : '',
       settings: tr.config, model: null, tokens: tr.tokens, source_tokens: src, token_ids: [], predictions: [],
@@ -251,7 +251,9 @@
         .map((s) => [s, liveScale(s === 'scores' || s === 'masked-scores', ranges[s], colour)])) }],
       tiles: (tr.tiles || []).map((t) => [t.head, t.rows[0], t.rows[1], t.cols[0], t.cols[1], t.row_max, t.row_sum]),
       empty_rows: tr.empty_rows, viridis: D.viridis, rdbu: D.rdbu, colour: colour, colormaps: D.colormaps, init: { layer: null, head: null }, live: D.live,
-    }, new Uint8Array(cells.buffer)];
+    };
+    lectureLive(tr, d, colour);  // inputs, q, k, v, context, output and the position figures (vector_stages.js)
+    return [d, new Uint8Array(cells.buffer)];
   }
   // The full softmax's m* and l* of every row (what the tiles' running values converge to), as render/page/html.cpp.
   function flashFinal(h, nT, nS) {

@@ -46,7 +46,10 @@
     key.style.height = (T * c) + 'px';
     const readout = el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite',
       text: 'Point at a cell to read it; click to pin a query row, then move with the arrow keys.' });
-    sec.append(el('div', { class: 'matrix-body' }, grid, key), readout);
+    // the stages that are not (T, S) attention (inputs, q, k, v, context, output) show in a body of their own
+    ui.vectorNote = el('p', { class: 'hint', id: 'vector-note' });
+    ui.vectorNote.hidden = true;
+    sec.append(ui.vectorNote, el('div', { class: 'matrix-body' }, grid, key), buildVectorBody(), readout);
     ui.key = key;
     ui.canvas = canvas;
     ui.cell = c;
@@ -124,6 +127,7 @@
   }
 
   function drawMatrix() {
+    if (showVectors()) return;  // a vector stage (vector_stages.js)
     drawKey();
     const canvas = ui.canvas, ctx = canvas.getContext('2d');
     const sx = canvas.width / S, sy = canvas.height / T;
@@ -159,6 +163,7 @@
     const p = state.hover || state.pin;
     const r = ui.readout;
     showPredictions(p ? p.i : T - 1);
+    if (isVectorStage(state.stage)) return showVectorReadout();
     if (!p) {
       r.textContent = 'Point at a cell to read it; click to pin a query row, then move with the arrow keys.';
       delete r.dataset.value;

@@ -11,6 +11,7 @@
 #include "core/analysis/head_report.h"
 #include "core/kinds/kinds.h"
 #include "data/text/bpe_tokenizer.h"
+#include "render/page/lecture_payload.h"
 #include "render/page/page_buffer.h"
 #include "render/view/colormaps.h"
 #include "render/view/model_title.h"
@@ -96,12 +97,6 @@ Json head_scores_json(const Trace& t, const std::string& text) {
     return {{"patterns", patterns}, {"scores", scores}, {"sinks", sinks}};
 }
 
-// A colour scale as the page's scripts read it: [lo, hi, colour map name, log, bottom label, top label]
-// (the labels with "≤"/"≥" where values were clipped, as the figures' bars say them).
-Json scale_json(const ColourScale& sc) {
-    return Json::array({sc.lo, sc.hi, sc.cmap_name, sc.log, sc.low_label(), sc.high_label()});
-}
-
 // The colour scale of one stage over a layer's heads, by the rule the figures use (render/view/colour_scale.h's
 // make_scale with the run's --range, --log and --colormap). The values it spans are the ones a figure
 // colours: raw scores every cell, the other stages the cells the mask shows.
@@ -115,7 +110,7 @@ Json stage_scale(const std::vector<HeadTrace>& heads, PageMatrix s, const Colour
             for (std::size_t j = 0; j < m.shape(1); ++j)
                 if (s == PageMatrix::Scores || h.mask.size() == 0 || h.mask(i, j) != 0) r.add(stage_value(h, s, i, j));
     }
-    return scale_json(make_scale(stage_value_kind(stage), r, colour, stage_name(s)));
+    return page_scale_json(make_scale(stage_value_kind(stage), r, colour, stage_name(s)));
 }
 
 // The scale of a layer's aggregates (its mean over the heads, the rollout through it): shares of a
@@ -126,7 +121,7 @@ Json aggregates_scale(const std::vector<const Mat*>& mats, const Mask& mask, con
         for (std::size_t i = 0; i < m->shape(0); ++i)
             for (std::size_t j = 0; j < m->shape(1); ++j)
                 if (mask.size() == 0 || mask(i, j) != 0) r.add((*m)(i, j));
-    return scale_json(make_scale(ValueKind::probability, r, colour, "weight"));
+    return page_scale_json(make_scale(ValueKind::probability, r, colour, "weight"));
 }
 
 // One attention set's layers for the page: every head's stages, and a layer's aggregates (its mean over
@@ -405,6 +400,7 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
     j["stages"] = Json::array();
     for (PageMatrix s : stages) j["stages"].push_back(stage_name(s));
     j["layers"] = jlayers;
+    add_lecture_stages(t, opt.colour, j);  // inputs, q, k, v, context, output and the position figures
     Json tiles = Json::array();
     for (const auto& tile : t.tiles)
         tiles.push_back({tile.head, tile.q_begin, tile.q_end, tile.k_begin, tile.k_end, tile.row_max, tile.row_sum});

@@ -32,7 +32,7 @@
     cache.clear();
     state.layer = 0;
     state.head = Math.min(state.head, D.layers[0].heads.length - 1);
-    if (!D.stages.includes(state.stage)) state.stage = D.stages[0];
+    if (!pageStages().includes(state.stage)) state.stage = D.stages[0];
     Object.assign(state, { pin: null, hover: null, tile: 0, headsOn: [] });
   }
 

@@ -7,7 +7,7 @@
     const l = Number(f.get('layer')), h = Number(f.get('head')), s = f.get('stage');
     if (D.layered && f.has('layer') && Number.isInteger(l) && l >= 0 && l < L) state.layer = l;
     if (f.has('head') && Number.isInteger(h) && h >= 0 && h < D.layers[state.layer].heads.length) state.head = h;
-    if (s && D.stages.includes(s)) state.stage = s;
+    if (s && pageStages().includes(s)) state.stage = s;
     const pin = (f.get('pin') || '').split(',').map(Number);
     if (pin.length === 2 && pin.every((x) => Number.isInteger(x) && x >= 0) && pin[0] < T && pin[1] < S) state.pin = { i: pin[0], j: pin[1] };
   }
@@ -52,7 +52,7 @@
     for (const s of [buildAblation(), buildLens(), buildHeadsTable(), buildOverview()]) if (s) main.append(s);
     main.append(buildControls());
     // a generation's steps under the pickers, which choose the head whose row it shows
-    for (const s of [buildGeneration(), buildMatrix(), buildSteps(), buildHeadView(), buildNeuron(), buildAggregates(), buildFlash()]) if (s) main.append(s);
+    for (const s of [buildGeneration(), buildMatrix(), buildSteps(), buildPositions(), buildHeadView(), buildNeuron(), buildAggregates(), buildFlash()]) if (s) main.append(s);
     return main;
   }
   // The views again, for a new D (a live run): the old ones go, the selection stays where it can.

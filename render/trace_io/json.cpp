@@ -3,6 +3,7 @@
 #include "core/kinds/decode.h"
 #include "core/kinds/kinds.h"
 #include "render/trace_io/json_out.h"
+#include "render/view/position_series.h"
 
 namespace attn::render {
 
@@ -157,6 +158,26 @@ void write_tiles(JsonOut& j, const Trace& t) {
     j.end_array();
 }
 
+// What the position figures draw beyond the run's own numbers (render/view/position_series.h), only with
+// --pos sinusoidal or rope: {"sinusoidal": {"first", "table" (64, D)}} or {"rope": {"d_k", "token",
+// "ones" (64), "head0" (64)}}, so that the page draws a live run's figures from its trace.
+void write_position_figures(JsonOut& j, const Trace& t) {
+    const Mat table = sinusoidal_rows(t);
+    const std::optional<RopeCurves> rope = rope_curves(t);
+    if (table.size() == 0 && !rope) return;
+    j.key("position_figures");
+    j.begin_object();
+    if (table.size()) {
+        j.key("sinusoidal");
+        j.begin_object();
+        j.key("first"), j.value(t.config.pos_offset);
+        j.key("table"), j.matrix(table);
+        j.end_object();
+    }
+    if (rope) j.key("rope"), j.value({{"d_k", rope->d_k}, {"token", rope->token}, {"ones", rope->ones}, {"head0", rope->head0}});
+    j.end_object();
+}
+
 // A seeded kind's trace (docs/trace-format.md), field by field in the format's order.
 void write_trace(JsonOut& j, const Trace& t) {
     j.begin_object();
@@ -176,6 +197,7 @@ void write_trace(JsonOut& j, const Trace& t) {
     write_params(j, t);
     write_attention(j, t);
     j.key("output"), j.matrix(t.output);
+    write_position_figures(j, t);
     if (!t.tiles.empty()) write_tiles(j, t);
     j.key("empty_rows"), j.value(t.empty_rows);
     if (!t.diagnostics.empty()) {

@@ -175,8 +175,8 @@ def test_show_page(page, trace, out, times):
     T, S = len(trace["tokens"]), len(trace["source_tokens"])
     times["show"] = page.load()
     page.quiet("show page")
-    check(page.options("stage") == ["weights", "scores", "masked-scores", "mask", "dropped"],
-          "stage options: %s" % page.options("stage"))
+    check(page.options("stage") == ["inputs", "queries", "keys", "values", "scores", "masked-scores", "mask", "weights", "dropped",
+                                    "context", "output"], "stage options, in the lecture's order: %s" % page.options("stage"))
     check(page.options("head") == ["0", "1"], "head options: %s" % page.options("head"))
     check(not page.d.find_elements(By.ID, "layer"), "no layer picker without layers")
     # hover cells of both heads and every stage
@@ -355,7 +355,7 @@ def test_model_page(page, trace, out, times):
     T = len(trace["tokens"])
     times["render model"] = page.load("#layer=1&head=1&stage=masked-scores")
     page.quiet("model page")
-    check(page.options("stage") == ["weights", "scores", "masked-scores", "mask"], "model stages: %s" % page.options("stage"))
+    check(page.options("stage") == ["scores", "masked-scores", "mask", "weights"], "model stages, in the lecture's order: %s" % page.options("stage"))
     check((page.selected("layer"), page.selected("head"), page.selected("stage")) == ("1", "1", "masked-scores"),
           "the fragment opens layer 1, head 1, masked scores")
     hovered = 0
