@@ -87,6 +87,17 @@ std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
     data["raw_bytes"] = blob.size();
     const std::string packed = deflate_buffer(blob);
     data["blob_bytes"] = packed.size();
+    std::string model_packed;  // a carried model folder's files, one after another, deflated
+    if (!core.empty() && !o.embedded_files.empty()) {
+        std::string raw;
+        Json files = Json::array();
+        for (const auto& [name, bytes] : o.embedded_files) {
+            files.push_back({name, bytes.size()});
+            raw += bytes;
+        }
+        model_packed = deflate_buffer(raw);
+        data["embedded_model"] = {{"name", o.embedded_model}, {"files", files}, {"bytes", model_packed.size()}};
+    }
     // 3. the page
     std::string title = "attn: " + shown_text(t.kind, kMaxLabelChars);  // a trace's strings may be long
     const std::vector<std::string>& words = seq2seq ? t.source_tokens : t.tokens;  // a decoder's first token is its start
@@ -105,6 +116,7 @@ std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
     page += "<noscript>This page draws attention with JavaScript: please allow scripts for this file.</noscript>\n";
     page += "<script type=\"application/json\" id=\"attn-data\">" + script_safe(data.dump(-1, ' ', false, Json::error_handler_t::replace)) + "</script>\n";
     page += "<script type=\"application/octet-stream\" id=\"attn-blob\">" + text7(packed) + "</script>\n";
+    if (!model_packed.empty()) page += "<script type=\"application/octet-stream\" id=\"attn-model\">" + text7(model_packed) + "</script>\n";
     if (!core.empty()) {
         // emscripten's output with its base64 .wasm: it must not end its own <script> (checked, not escaped:
         // escaping would change the code)

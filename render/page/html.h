@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/trace.h"
@@ -47,6 +48,10 @@ struct HtmlOptions {
     // The colour rule of the run's figures (--range, --log, --colormap): the page colours every matrix by
     // it, as the PNGs and SVGs do (render/view/colour_scale.h's make_scale).
     ColourSpec colour = {};
+    // A model folder the page carries (attn page --model DIR): its name and files (name, bytes), which the
+    // live panel loads into the core at start (render/page/model_panel.js) and runs.
+    std::string embedded_model = {};
+    std::vector<std::pair<std::string, std::string>> embedded_files = {};
 };
 
 // Whether a page of this trace carries the live panel and its engine, attn's core in WebAssembly (about

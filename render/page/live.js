@@ -346,6 +346,7 @@
     const sec = buildLive();
     const fromLink = liveFragmentWords();  // read now: the first update() rewrites the fragment
     const linkHash = location.hash;  // its head, stage and pinned cell, applied once its run is drawn
+    const carried = D.embedded_model;  // a model folder in the page (attn page --model DIR)
     live.argv = fromLink || D.live.argv;
     AttnCore({ print: (t) => live.notes.push(t), printErr: (t) => live.notes.push(t.replace(/^attn: note: /, '')) })
       .then((core) => {
@@ -372,6 +373,7 @@
         live.ui.status.textContent = 'ready';
         document.documentElement.dataset.liveReadyMs = String(Math.round(performance.now()));
         document.documentElement.dataset.liveReady = 'true';
+        if (carried) loadEmbeddedModel(carried);
         if (linkError) showLiveError(linkError);
         else if (fromLink && liveRun()) {
           fromFragment(linkHash);

@@ -84,6 +84,21 @@
     liveRun();
   }
 
+  // A model folder the page carries (attn page --model DIR, D.embedded_model: its name and [file, size]
+  // list, the files deflated one after another in <script id="attn-model">): loaded, checked and run once
+  // the core is ready, as if its files had been picked.
+  async function loadEmbeddedModel(m) {
+    models.ui.status.textContent = 'opening the model this page carries…';
+    const all = await inflate(document.getElementById('attn-model').textContent, m.bytes);
+    let at = 0;
+    const files = m.files.map(([name, size]) => {
+      const f = new File([all.subarray(at, at + size)], name);
+      at += size;
+      return f;
+    });
+    await openModelFiles(files, m.name);
+  }
+
   function fillModelChoices(chosen) {
     const c = models.ui.choose;
     while (c.options.length > 1) c.remove(1);

@@ -14,7 +14,11 @@ the native binary.
 4. Hostile folders: a cut model.safetensors and a config.json with n_head 3 over 8 channels give the native
    one-line errors in #model-status and the page stays usable (the GPT-2 model still runs); a
    pytorch_model.bin-only folder is refused by name.
-5. No console errors, nothing fetched. Screenshots in --out.
+5. `attn page --model DIR lab.html` carries a small folder: the page opens it at start (#model-status, models()),
+   runs it on the chapter's sentence, and window.attn.run gives the native JSON; a folder above 64 MiB (a sparse
+   model.safetensors), one with only pytorch_model.bin, and a page path that is the folder's own config.json are
+   refused by name before anything is written.
+6. No console errors, nothing fetched. Screenshots in --out.
 
 Usage: test_models.py --attn BIN --chromium PATH --chromedriver PATH --out DIR
 """
@@ -180,6 +184,43 @@ def main():
         driver.execute_script("document.getElementById('live').scrollIntoView()")
         page.shot(o.out, "model-refused.png")
         page.quiet("model folders in the page")
+
+        # 5. a folder carried in the page
+        carried = os.path.join(root, "carried.html")
+        r = subprocess.run([attn, "page", "--model", gpt2, carried], capture_output=True, text=True)
+        check(r.returncode == 0 and r.stdout == "wrote %s\n" % carried, "attn page --model: %r %r" % (r.stdout, r.stderr))
+        cpage = Page(driver, carried)
+        cpage.load()
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return document.documentElement.dataset.liveRuns"))
+        status = driver.find_element(By.ID, "model-status").get_attribute("textContent")
+        check(status.startswith("gpt2: GPT-2 (decoder), 2 layers × 2 heads, "), "the carried folder's status: %r" % status)
+        check(driver.execute_script("return window.attn.models()") == ["/models/gpt2"], "the carried folder is listed")
+        check(cpage.selected("live-model") == "/models/gpt2", "the carried model is chosen")
+        want, _ = native(attn, "--model", gpt2, TEXTS[0])
+        kind, got = page_run(cpage, ["--model", "/models/gpt2", TEXTS[0]])
+        d = compare(json.loads(got), want, "$") if kind == "J" else got
+        check(isinstance(d, float) and d <= 1e-5, "the carried folder's run vs attn show --json: %s" % d)
+        driver.execute_script("document.getElementById('live').scrollIntoView()")
+        cpage.shot(o.out, "model-carried.png")
+        cpage.quiet("a page carrying a model folder")
+        big = os.path.join(root, "big")
+        shutil.copytree(gpt2, big)
+        with open(os.path.join(big, "model.safetensors"), "r+b") as f:
+            f.truncate(65 << 20)  # sparse: refused by its size before it is read
+        binonly = os.path.join(root, "binonly")
+        os.makedirs(binonly)
+        for f in ("config.json", "vocab.json", "merges.txt"):
+            shutil.copy(os.path.join(gpt2, f), binonly)
+        open(os.path.join(binonly, "pytorch_model.bin"), "wb").write(b"PK")
+        for args, want_err in (([big], "attn: error: --model: the folder's files take 65.0 MiB, more than the 64.0 MiB a page carries "
+                                       "(hint: hand the folder out beside the page: students open it in the page's model panel)"),
+                               ([binonly], "attn: error: '%s' holds its weights as pytorch_model.bin, which the page does not read" % binonly),
+                               ([gpt2], "attn: error: '%s' is the model's own config.json; attn page would overwrite it" % os.path.join(gpt2, "config.json"))):
+            out = os.path.join(root, "refused.html") if args[0] != gpt2 else os.path.join(gpt2, "config.json")
+            r = subprocess.run([attn, "page", "--model", args[0], out], capture_output=True, text=True)
+            last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+            check(r.returncode != 0 and last.startswith(want_err), "attn page --model %s: %r" % (os.path.basename(args[0]), last))
+            check(not os.path.exists(os.path.join(root, "refused.html")), "nothing written for %s" % os.path.basename(args[0]))
     finally:
         if driver:
             driver.quit()
