@@ -124,6 +124,10 @@
 
   // A model run drawn: the core's page data for the words (the views as `attn show --model DIR --html`).
   function modelRun(words) {
+    const info = models.info.get(chosenModel());
+    if (info && info.stack === 'encoder-decoder')  // its Encoder | Decoder | Cross views are not in this page
+      throw new Error('attn: error: ' + info.family + ' is an encoder-decoder, whose three sets this page does not draw ' +
+        '(hint: window.attn.run gives its trace here; attn show --model DIR --html draws its page on your machine)');
     const [d, bytes] = live.core.page(words);
     d.live = D.live;
     return [d, bytes];

@@ -11,7 +11,8 @@ the native binary.
    trace's model name is the one difference allowed.
 3. The UI: the model's run redraws every view (the heads table with `attn heads`' pattern columns, the matrix
    of layer 0 head 0 over the text's tokens); a typed text reruns, and the matrix's hover shows the native weight.
-4. Hostile folders: a cut model.safetensors and a config.json with n_head 3 over 8 channels give the native
+4. A T5 folder: window.attn.run gives the native JSON; the panel says by name that it does not draw an
+   encoder-decoder's three sets and the page stays usable. Hostile folders: a cut model.safetensors and a config.json with n_head 3 over 8 channels give the native
    one-line errors in #model-status and the page stays usable (the GPT-2 model still runs); a
    pytorch_model.bin-only folder is refused by name.
 5. `attn page --model DIR lab.html` carries a small folder: the page opens it at start (#model-status, models()),
@@ -32,11 +33,12 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
-for sub in ("gpt2", "llama"):
+for sub in ("gpt2", "llama", "seq2seq"):
     sys.path.insert(0, os.path.join(HERE, "..", sub))
 import headless  # noqa: E402
 import make_checkpoint  # noqa: E402
 import make_llama  # noqa: E402
+import make_seq2seq  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -184,6 +186,19 @@ def main():
         driver.execute_script("document.getElementById('live').scrollIntoView()")
         page.shot(o.out, "model-refused.png")
         page.quiet("model folders in the page")
+
+        # an encoder-decoder runs (window.attn.run) but the panel says it does not draw it, and stays usable
+        t5 = os.path.join(root, "t5")
+        os.makedirs(t5)
+        make_seq2seq.make(t5, variant="t5")
+        status = open_files(page, "model-folder", [t5])
+        check(status.startswith("t5: T5 (encoder-decoder), 2 encoder + 2 decoder layers × 4 heads, "), "the T5 folder's status: %r" % status)
+        err = driver.find_element(By.ID, "live-error").get_attribute("textContent")
+        check(err.startswith("attn: error: T5 is an encoder-decoder, whose three sets this page does not draw"), "the panel on T5: %r" % err)
+        want, _ = native(attn, "--model", t5, TEXTS[0])
+        kind, got = page_run(page, ["--model", "/models/t5", TEXTS[0]])
+        d = compare(json.loads(got), want, "$") if kind == "J" else got
+        check(isinstance(d, float) and d <= 1e-5, "T5 through window.attn.run vs attn show --json: %s" % d)
 
         # 5. a folder carried in the page
         carried = os.path.join(root, "carried.html")
