@@ -40,21 +40,25 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 // The files of `dir` the page's core reads, checked first as a run checks them (config, tokeniser, every
-// weight): config.json, the tokenizer files, model.safetensors or its index and the shards it names.
-// A folder with only pytorch_model.bin, or one above kMaxEmbeddedModel, is refused by name.
+// weight): config.json, the tokenizer files, the weights (model.safetensors or pytorch_model.bin, or an
+// index and the shards it names). A folder above kMaxEmbeddedModel is refused by name.
 std::vector<std::pair<std::string, std::string>> embedded_folder(const std::string& dir) {
     const ParsedConfig parsed = read_model_config(dir);
     load_model_tokenizer(dir, parsed);
-    if (!regular_file(dir + "/model.safetensors") && !regular_file(dir + "/model.safetensors.index.json"))
-        input_error("'" + excerpt(dir, 4096) + "' holds its weights as pytorch_model.bin, which the page does not read",
-                    "save the model with safetensors (Hugging Face's save_pretrained writes model.safetensors), or run attn show --model on your machine");
     std::set<std::string> names;
     for (const char* f : model_folder_files())
-        if (std::string(f).find("pytorch_model") == std::string::npos && regular_file(dir + "/" + f)) names.insert(f);
-    if (names.count("model.safetensors.index.json")) {
-        const nlohmann::json index = nlohmann::json::parse(read_file(dir + "/model.safetensors.index.json", "index file"));
-        for (const auto& [tensor, shard] : index.at("weight_map").items()) names.insert(shard.get<std::string>());
-    }
+        if (regular_file(dir + "/" + f)) names.insert(f);
+    for (const char* index_name : {"model.safetensors.index.json", "pytorch_model.bin.index.json"})
+        if (names.count(index_name)) {  // its shards: load_model_checkpoint below refuses a bad index by name
+            try {
+                const nlohmann::json index = nlohmann::json::parse(read_file(dir + "/" + index_name, "index file"));
+                for (const auto& [tensor, shard] : index.at("weight_map").items()) {
+                    const std::string n = shard.get<std::string>();
+                    if (n.find('/') == std::string::npos && n != "." && n != ".." && regular_file(dir + "/" + n)) names.insert(n);
+                }
+            } catch (const nlohmann::json::exception&) {
+            }
+        }
     std::uint64_t total = 0;
     for (const std::string& n : names) {
         struct stat st {};

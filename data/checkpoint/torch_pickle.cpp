@@ -15,7 +15,7 @@ const char* const kTorchPickleHint =
 
 namespace {
 
-const char* const kDamaged = "the file is damaged or incomplete: download it again";
+const char* const kPickleDamaged = "the file is damaged or incomplete: download it again";
 
 // The globals a state dict's pickle may name; a storage type is `first_storage` + its row in kStorages.
 enum Global : std::int64_t { ordered_dict, rebuild_tensor_v2, rebuild_parameter, first_storage };
@@ -92,7 +92,7 @@ private:
     std::unordered_map<std::uint32_t, std::size_t> memo_;
 
     // ---- errors ----
-    [[noreturn]] void damaged(const std::string& what) const { input_error(path_ + ": " + what, kDamaged); }
+    [[noreturn]] void damaged(const std::string& what) const { input_error(path_ + ": " + what, kPickleDamaged); }
     [[noreturn]] void refuse(const std::string& what) const {
         input_error(path_ + ": the pickle " + what + ", which no state dict holds; attn never runs code from a checkpoint",
                     kTorchPickleHint);

@@ -1,4 +1,7 @@
+// data/checkpoint/zip_memory.h with libzip (libzip-dev).
 #include "data/checkpoint/zip_memory.h"
+
+#include <zip.h>
 
 namespace attn {
 namespace {
@@ -20,9 +23,64 @@ std::string reason(zip_error_t* e) {
     }
 }
 
+struct ZipCloser {
+    void operator()(zip_t* z) const { zip_discard(z); }
+};
+struct ZipFileCloser {
+    void operator()(zip_file_t* f) const { zip_fclose(f); }
+};
+
+class LibZipArchive : public ZipArchive {
+public:
+    explicit LibZipArchive(zip_t* z) : z_(z) {}
+    std::size_t entries() const override {
+        const zip_int64_t n = zip_get_num_entries(z_.get(), 0);
+        return n < 0 ? 0 : static_cast<std::size_t>(n);
+    }
+    std::optional<ZipEntryInfo> entry(std::size_t i) const override {
+        zip_stat_t st;
+        zip_stat_init(&st);
+        const char* name = zip_get_name(z_.get(), i, ZIP_FL_ENC_RAW);
+        if (name == nullptr || zip_stat_index(z_.get(), i, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) return std::nullopt;
+        ZipEntryInfo e;
+        e.name = name, e.size = st.size;
+        e.compressed = (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : st.size;
+        e.stored = !(st.valid & ZIP_STAT_COMP_METHOD) || st.comp_method == ZIP_CM_STORE;
+        return e;
+    }
+    std::optional<std::size_t> find(const std::string& name) const override {
+        const zip_int64_t i = zip_name_locate(z_.get(), name.c_str(), ZIP_FL_ENC_RAW);
+        if (i < 0) return std::nullopt;
+        return static_cast<std::size_t>(i);
+    }
+    bool read(std::size_t i, std::uint64_t size, std::string& bytes, std::string& why) const override {
+        std::unique_ptr<zip_file_t, ZipFileCloser> f(zip_fopen_index(z_.get(), i, 0));
+        if (!f) {
+            why = reason(zip_get_error(z_.get()));
+            return false;
+        }
+        bytes.assign(static_cast<std::size_t>(size), '\0');
+        const zip_int64_t got = bytes.empty() ? 0 : zip_fread(f.get(), &bytes[0], size);
+        if (got < 0 || static_cast<std::uint64_t>(got) != size) {
+            why = got < 0 ? reason(zip_file_get_error(f.get())) : "it is cut short";
+            return false;
+        }
+        char more = 0;  // the end of the stream: libzip compares the CRC-32 here
+        const zip_int64_t extra = zip_fread(f.get(), &more, 1);
+        if (extra != 0) {
+            why = extra < 0 ? reason(zip_file_get_error(f.get())) : "it holds more bytes than its directory says";
+            return false;
+        }
+        return true;
+    }
+
+private:
+    std::unique_ptr<zip_t, ZipCloser> z_;
+};
+
 }  // namespace
 
-ZipArchive open_zip_in_memory(const void* data, std::size_t size, std::string& why) {
+std::unique_ptr<ZipArchive> open_zip_in_memory(const void* data, std::size_t size, std::string& why) {
     zip_error_t err;
     zip_error_init(&err);
     zip_source_t* src = zip_source_buffer_create(data, size, 0, &err);
@@ -31,34 +89,15 @@ ZipArchive open_zip_in_memory(const void* data, std::size_t size, std::string& w
         zip_error_fini(&err);
         return nullptr;
     }
-    ZipArchive z(zip_open_from_source(src, ZIP_RDONLY, &err));
-    if (!z) {
+    zip_t* z = zip_open_from_source(src, ZIP_RDONLY, &err);
+    if (z == nullptr) {
         zip_source_free(src);  // not taken over by a failed open
         why = reason(&err);
+        zip_error_fini(&err);
+        return nullptr;
     }
     zip_error_fini(&err);
-    return z;
-}
-
-bool read_zip_entry(zip_t* z, zip_uint64_t i, std::uint64_t size, std::string& bytes, std::string& why) {
-    ZipEntry f(zip_fopen_index(z, i, 0));
-    if (!f) {
-        why = reason(zip_get_error(z));
-        return false;
-    }
-    bytes.assign(static_cast<std::size_t>(size), '\0');
-    const zip_int64_t got = bytes.empty() ? 0 : zip_fread(f.get(), &bytes[0], size);
-    if (got < 0 || static_cast<std::uint64_t>(got) != size) {
-        why = got < 0 ? reason(zip_file_get_error(f.get())) : "it is cut short";
-        return false;
-    }
-    char more = 0;  // the end of the stream: libzip compares the CRC-32 here
-    const zip_int64_t extra = zip_fread(f.get(), &more, 1);
-    if (extra != 0) {
-        why = extra < 0 ? reason(zip_file_get_error(f.get())) : "it holds more bytes than its directory says";
-        return false;
-    }
-    return true;
+    return std::make_unique<LibZipArchive>(z);
 }
 
 }  // namespace attn

@@ -55,26 +55,23 @@ StoredArray npy_array(const std::string& bytes, const std::string& path, const s
 
 GivenWeights read_npz(const std::string& bytes, const std::string& path) {
     std::string why;
-    const ZipArchive z = open_zip_in_memory(bytes.data(), bytes.size(), why);
+    const std::unique_ptr<ZipArchive> z = open_zip_in_memory(bytes.data(), bytes.size(), why);
     if (!z) bad(path, "not a readable zip: " + why);
     GivenWeights w{path, {}};
     std::uint64_t total = 0;  // the entries' sizes together: a deflated file may promise far more than it holds
-    const zip_int64_t n = zip_get_num_entries(z.get(), 0);
-    for (zip_int64_t i = 0; i < n; ++i) {
-        const auto index = static_cast<zip_uint64_t>(i);
-        const char* c = zip_get_name(z.get(), index, ZIP_FL_ENC_RAW);
-        const std::string entry = c ? c : "";
+    const std::size_t n = z->entries();
+    for (std::size_t index = 0; index < n; ++index) {
+        const std::optional<ZipEntryInfo> e = z->entry(index);
+        const std::string entry = e ? e->name : "";
         if (entry.size() < 5 || entry.compare(entry.size() - 4, 4, ".npy") != 0)
             bad(path, "the zip holds '" + excerpt(entry) + "', not a .npy file", "an .npz holds only name.npy entries (numpy.savez)");
         const std::string name = entry.substr(0, entry.size() - 4);
-        zip_stat_t st;
-        zip_stat_init(&st);
-        if (zip_stat_index(z.get(), index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) bad(path, "cannot read '" + excerpt(entry) + "'");
-        total += st.size;
-        if (st.size > kMaxInputFileBytes || total > kMaxInputFileBytes)
+        if (!e) bad(path, "cannot read '" + excerpt(entry) + "'");
+        total += e->size;
+        if (e->size > kMaxInputFileBytes || total > kMaxInputFileBytes)
             bad(path, "its arrays hold more than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB", "parameters of a seeded kind are small");
         std::string data;
-        if (!read_zip_entry(z.get(), index, st.size, data, why)) bad(path, "cannot read '" + excerpt(entry) + "' in the zip: " + why);
+        if (!z->read(index, e->size, data, why)) bad(path, "cannot read '" + excerpt(entry) + "' in the zip: " + why);
         w.arrays.push_back(npy_array(data, path, name));
     }
     return w;

@@ -17,7 +17,7 @@ the native binary.
    pytorch_model.bin-only folder is refused by name.
 5. `attn page --model DIR lab.html` carries a small folder: the page opens it at start (#model-status, models()),
    runs it on the chapter's sentence, and window.attn.run gives the native JSON; a folder above 64 MiB (a sparse
-   model.safetensors), one with only pytorch_model.bin, and a page path that is the folder's own config.json are
+   model.safetensors), a damaged pytorch_model.bin, and a page path that is the folder's own config.json are
    refused by name before anything is written.
 6. No console errors, nothing fetched. Screenshots in --out.
 
@@ -229,7 +229,7 @@ def main():
         open(os.path.join(binonly, "pytorch_model.bin"), "wb").write(b"PK")
         for args, want_err in (([big], "attn: error: --model: the folder's files take 65.0 MiB, more than the 64.0 MiB a page carries "
                                        "(hint: hand the folder out beside the page: students open it in the page's model panel)"),
-                               ([binonly], "attn: error: '%s' holds its weights as pytorch_model.bin, which the page does not read" % binonly),
+                               ([binonly], "attn: error: %s/pytorch_model.bin: not a PyTorch checkpoint (neither a zip nor a pickle)" % binonly),
                                ([gpt2], "attn: error: '%s' is the model's own config.json; attn page would overwrite it" % os.path.join(gpt2, "config.json"))):
             out = os.path.join(root, "refused.html") if args[0] != gpt2 else os.path.join(gpt2, "config.json")
             r = subprocess.run([attn, "page", "--model", args[0], out], capture_output=True, text=True)

@@ -2,8 +2,8 @@
 """Model folders in the page's WebAssembly core, against the native binary. Writes one small folder per
 family attn runs (GPT-2; Llama 3 with grouped heads and its Split regex; Qwen2 with NFC; Mistral's
 sentencepiece-style tokeniser; BERT with WordPiece; RoBERTa; T5 with SentencePiece Unigram; BART) and
-hostile ones (a cut safetensors file, a config with a wrong field, a folder whose weights are only
-pytorch_model.bin), then runs tests/wasm/model_check.js, which loads each folder's files into the module
+hostile ones (a cut safetensors file, a config with a wrong field, a pytorch_model.bin cut short or with a
+storage's byte changed), then runs tests/wasm/model_check.js, which loads each folder's files into the module
 as the page does and compares window.attn.run's JSON with `attn show --model DIR TEXT --json -`.
 
 Usage: model_check.py NODE ATTN_CORE_JS ATTN"""
@@ -50,6 +50,18 @@ def folders(root):
     cfg["n_head"] = 3
     json.dump(cfg, open(os.path.join(wrong, "config.json"), "w"))
     make_seq2seq.make(at("t5bin"), variant="t5-bin")
+    # pytorch_model.bin damaged: cut short, and one byte of a storage changed (its CRC-32 no longer matches)
+    for name, damage in (("cutbin", "cut"), ("crcbin", "crc")):
+        d = at(name)
+        make_seq2seq.make(d, variant="t5-bin")
+        path = os.path.join(d, "pytorch_model.bin")
+        data = bytearray(open(path, "rb").read())
+        if damage == "cut":
+            data = data[: len(data) // 2]
+        else:
+            at_ = data.find(b"/data/0")  # the first storage's name in its local header: its bytes follow (aligned to 64)
+            data[at_ + 200] ^= 0xFF
+        open(path, "wb").write(bytes(data))
     return made
 
 
