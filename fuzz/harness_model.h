@@ -21,7 +21,9 @@
 #include "data/text/unigram_tokenizer.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "data/checkpoint/safetensors.h"
+#include "data/checkpoint/stored_zip.h"
 #include "data/checkpoint/torch_checkpoint.h"
+#include "data/checkpoint/zip_memory.h"
 #include "data/text/tokenize.h"
 #include "data/text/unicode.h"
 
@@ -65,6 +67,31 @@ inline std::string safetensors_one(const std::string& bytes) {
 // ---- PyTorch checkpoints (pytorch_model.bin): the whole file, zip or legacy -------------------------------
 // A file that loads must give tensors whose bytes are dtype × shape, and its safetensors image must pass
 // the safetensors checks with every tensor where it was put.
+// attn's own zip reader (the page's, data/checkpoint/stored_zip.h) against libzip on the same bytes:
+// every entry the stored reader reads whole, libzip reads too (at the same index: the same name, size
+// and bytes). A zip only the stored reader refuses is fine (it reads stored entries only).
+inline std::string stored_zip_one(const std::string& bytes) {
+    std::string why_stored, why_libzip;
+    const auto stored = open_stored_zip(bytes.data(), bytes.size(), why_stored);
+    if (!stored) return why_stored.empty() ? "the stored reader refused the zip without a reason" : "";
+    const auto libzip = open_zip_in_memory(bytes.data(), bytes.size(), why_libzip);
+    for (std::size_t i = 0; i < stored->entries() && i < 64; ++i) {
+        const auto e = stored->entry(i);
+        if (!e || e->size > (1u << 24)) continue;
+        std::string a, b, why_a, why_b;
+        if (!stored->read(i, e->size, a, why_a)) {
+            if (why_a.empty()) return "entry " + std::to_string(i) + " refused without a reason";
+            continue;
+        }
+        if (!libzip) return "the stored reader read entry " + std::to_string(i) + " of a zip libzip refuses (" + why_libzip + ")";
+        const auto f = libzip->entry(i);
+        if (!f || f->name != e->name || f->size != e->size) return "entry " + std::to_string(i) + ": another name or size in libzip";
+        if (!libzip->read(i, f->size, b, why_b)) return "entry " + std::to_string(i) + " read by the stored reader, refused by libzip (" + why_b + ")";
+        if (a != b) return "entry " + std::to_string(i) + ": other bytes than libzip's";
+    }
+    return "";
+}
+
 inline std::string torch_checkpoint_one(const std::string& bytes) {
     std::vector<TorchTensor> tensors;
     try {

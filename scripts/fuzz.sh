@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tokenize embeddings npy mask cli safetensors gpt2_tokenizer trace font shard_index torch_checkpoint spm_tokenizer)
+[ ${#targets[@]} -gt 0 ] || targets=(tokenize embeddings npy mask cli safetensors gpt2_tokenizer trace font shard_index torch_checkpoint stored_zip spm_tokenizer)
 case $seconds in '' | *[!0-9]*) echo "fuzz: SECONDS_PER_TARGET must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 
 scripts/setup.sh clang-14 libclang-rt-14-dev
@@ -29,7 +29,7 @@ export OPENBLAS_NUM_THREADS=1  # one core per fuzzer; the targets run one after 
 mkdir -p "$build/tmp"
 export TMPDIR=$PWD/$build/tmp   # fuzz_cli's scratch folder lives here
 
-declare -A max_len=([tokenize]=4096 [embeddings]=8192 [npy]=4096 [mask]=2048 [cli]=512 [safetensors]=8192 [gpt2_tokenizer]=16384 [font]=2048 [shard_index]=4096 [torch_checkpoint]=8192 [spm_tokenizer]=8192)
+declare -A max_len=([tokenize]=4096 [embeddings]=8192 [npy]=4096 [mask]=2048 [cli]=512 [safetensors]=8192 [gpt2_tokenizer]=16384 [font]=2048 [shard_index]=4096 [torch_checkpoint]=8192 [stored_zip]=8192 [spm_tokenizer]=8192)
 declare -A dict=([tokenize]=fuzz/tokenize.dict [embeddings]=fuzz/json.dict [npy]=fuzz/json.dict [mask]=fuzz/json.dict [cli]=fuzz/cli.dict [safetensors]=fuzz/json.dict [gpt2_tokenizer]=fuzz/json.dict [shard_index]=fuzz/shard_index.dict)
 failed=0
 summary=""

@@ -312,3 +312,53 @@ TEST_CASE("torch checkpoint: a deflated entry claiming more than 1032 times its 
     patch(central + 10, 8, 2), patch(central + 24, 1ull << 27, 4);  // the central directory's
     CHECK(torch_error(z) == "m/pytorch_model.bin: 'archive/data.pkl' claims 134217728 bytes from 4 compressed, more than deflate can give");
 }
+
+// The page's zip reader (data/checkpoint/stored_zip.h) against libzip on every zip of its corpus: numpy.savez,
+// torch.save, ZIP64 records, a deflated entry (which only libzip reads), damaged checkpoints.
+TEST_CASE("corpus: stored_zip") {
+    const std::string dir = std::string(ATTN_SOURCE_DIR) + "/fuzz/corpus/stored_zip";
+    std::size_t n = 0;
+    for (const char* name : {"npz-two-arrays", "zip64-entries", "deflated-entry", "torch-save", "torch-ok-zip-f32", "torch-ok-zip-bf16",
+                             "torch-bad-truncated", "torch-bad-offset"}) {
+        const std::string bytes = attn::test::slurp(dir + "/" + name);
+        REQUIRE(!bytes.empty());
+        INFO(name);
+        CHECK(attn::fuzz::stored_zip_one(bytes) == "");
+        ++n;
+    }
+    CHECK(n == 8);
+}
+
+TEST_CASE("stored zip: ZIP64 records and numpy.savez read as libzip reads them, a deflated entry refused by name, a changed byte by its CRC-32") {
+    const std::string dir = std::string(ATTN_SOURCE_DIR) + "/fuzz/corpus/stored_zip";
+    std::string why;
+    const std::string z64 = attn::test::slurp(dir + "/zip64-entries");
+    const auto z = attn::open_stored_zip(z64.data(), z64.size(), why);
+    REQUIRE(z);
+    REQUIRE(z->entries() == 2);
+    CHECK(z->entry(0)->name == "big/data.pkl");
+    CHECK(z->find("big/x") == std::optional<std::size_t>(1));
+    std::string bytes;
+    REQUIRE(z->read(1, 50, bytes, why));
+    std::string hello;
+    for (int k = 0; k < 10; ++k) hello += "hello";
+    CHECK(bytes == hello);
+    const std::string deflated = attn::test::slurp(dir + "/deflated-entry");
+    const auto d = attn::open_stored_zip(deflated.data(), deflated.size(), why);
+    REQUIRE(d);
+    CHECK_FALSE(d->read(0, d->entry(0)->size, bytes, why));
+    CHECK(why == "it is compressed, which the page does not read (numpy.savez and torch.save store entries as they are)");
+    std::string changed = attn::test::slurp(dir + "/torch-save");
+    const auto t = attn::open_stored_zip(changed.data(), changed.size(), why);
+    REQUIRE(t);
+    const std::string folder = t->entry(0)->name.substr(0, t->entry(0)->name.find('/'));
+    REQUIRE(t->find(folder + "/data/0"));
+    const std::size_t i = *t->find(folder + "/data/0");
+    std::string before;
+    REQUIRE(t->read(i, t->entry(i)->size, before, why));
+    changed[changed.find(before)] ^= 0x01;  // the storage's first byte, in place
+    const auto t2 = attn::open_stored_zip(changed.data(), changed.size(), why);
+    REQUIRE(t2);
+    CHECK_FALSE(t2->read(i, t2->entry(i)->size, bytes, why));
+    CHECK(why == "its bytes do not match their CRC-32");
+}
