@@ -143,6 +143,17 @@ def main():
         d = at(fam)
         maker(d)
         cases.append({"kind": "tok", "label": fam + " as made", "dir": d, "texts": TEXTS})
+    # T5's Unigram runs a Replace normaliser with a regex (content literal, empty matches skipped)
+    t5_tj = json.load(open(os.path.join(root, "t5", "tokenizer.json"), encoding="utf-8"))
+    for r in (r"\s+", r"$", r"x*", r"\p{L}", r"\d", r"(?<=\s)t", r"\w+\z", r"[^\s\p{L}]"):
+        tj = copy.deepcopy(t5_tj)
+        tj["normalizer"]["normalizers"].append({"type": "Replace", "pattern": {"Regex": r}, "content": " the "})
+        d = at("u%03d" % len(cases))
+        for f in os.listdir(os.path.join(root, "t5")):
+            if f != "tokenizer.json":
+                os.symlink(os.path.join(root, "t5", f), os.path.join(d, f))
+        json.dump(tj, open(os.path.join(d, "tokenizer.json"), "w", encoding="utf-8"), ensure_ascii=False)
+        cases.append({"kind": "tok", "label": "t5 Replace " + r + " by ' the '", "dir": d, "texts": TEXTS + [PROBE_TEXT]})
     # BERT without lowercase, with strip_accents true, without chinese chars
     bert_tj = json.load(open(os.path.join(root, "bert", "tokenizer.json"), encoding="utf-8"))
     for label, edit in (("bert lowercase false", {"lowercase": False}), ("bert strip_accents true", {"strip_accents": True}),
