@@ -7,11 +7,14 @@
 //
 // Findings (node 20.20, ICU 78.2 / Unicode 17.0; native: Debian 12's PCRE2 10.42 / Unicode 14, utf8proc
 // 2.8 / Unicode 15.0). Each is printed as a FINDING line by this script.
-//  Fixed here (data/text/text_browser.js, one line each):
+//  Fixed here (one line each: data/text/text_browser.js, cli/web/attn_web.cpp):
 //   - \s, \S and [\s...] in the page lacked U+0085 (NEL) and U+180E, which PCRE2's \s holds (its \h and \v):
 //     Split (?<=\s)" " on "\u0085 cat" gave native "·", "cat", the page "·cat". Now SPACE has \x85\u180E.
 //   - \x inside (?i:...) was not case-folded: (?i:\x41) missed "a", (?i:\x{212A}) missed K and k,
 //     (?i:\x{1E9E}) missed ß, (?i:\x{DF}) missed ẞ (PCRE2 matches all). Now refused by name.
+//   - --model /models/good/../../tmp passed the check that refuses --model /tmp ("names a folder on your
+//     machine") and read the module's own /tmp, /dev. cli/web/attn_web.cpp now checks the path made
+//     lexically normal (/models/good/.. is /models/ itself and still says "no config.json in ...").
 //  Open (different tokens without a refusal):
 //   1. Unicode versions: the page's \p{..}, \d, \w (and their negations, \p{Cn}) follow the browser's
 //      Unicode (17 under node 20), PCRE2 10.42 its Unicode 14. Characters assigned since differ, e.g.
@@ -19,9 +22,10 @@
 //      (Unicode 16 Lu/Ll): native "·cat", page "·", "cat"; \d and \p{N}: U+1E4F0, U+11F50; \p{P}: U+1E5FF;
 //      \p{M}: U+0CF3; \p{So}: U+1FAE8; \p{Han}: U+31350. Llama 3's own split ([^\r\n\p{L}\p{N}]?\p{L}+,
 //      \p{N}{1,3}) cuts such texts into other pieces too; with this test vocabulary the byte tokens come out
-//      the same, with a real one (merges over those bytes) they need not. The same through T5's Replace
-//      normaliser (Replace \\p{L}, \\d or [^\\s\\p{L}] by " the "): other source tokens, so another translation. Fix idea: subtract the code points assigned after Unicode 14 from every
-//      translated class ((?![NEW])\p{L}; [NEW]|\P{L}), or refuse texts holding them.
+//      the same, with a real one (merges over those bytes) they need not. The same through T5's
+//      Replace normaliser (Replace \p{L}, \d or [^\s\p{L}] by " the "): other source tokens, so another
+//      translation. Fix idea: subtract the code points assigned after Unicode 14 from every translated
+//      class ((?![NEW])\p{L}; [NEW]|\P{L}), or refuse texts holding them.
 //   2. Qwen2 NFC: "\U000105D2\u0307" (Todhri, Unicode 16 composition) -> the page composes it to U+105C9
 //      (4 bytes, 4 byte tokens), native (utf8proc, Unicode 15) keeps 6 bytes: different ids.
 //   3. BERT (every normaliser setting): "a\U0001E5FFb" -> native one word [UNK] (U+1E5FF unassigned in
@@ -215,6 +219,12 @@ require(path.resolve(modulePath))({ print: () => {}, printErr: () => {} }).then(
     if (g.err !== undefined && !g.odd) ok('run after unload: ' + g.err); else if (!g.odd) finding('run after unload ran');
     const u = call('unload unknown', () => m.unloadModel('never-loaded'));
     ok('unload of a name never loaded: ' + (u.err ? 'error ' + u.err : 'returns ' + show(u.value)));
+    // --model must name a folder the page opened: /models/NAME/.. climbs out of /models
+    for (const dir of ['/models/good/../../tmp', '/models/good/../../dev', '/models/good/../../models/../proc']) {
+      const r = call(dir, () => m.run(['--model', dir, 'the cat']));
+      if (/names a folder on your machine/.test(r.err || '')) ok('--model ' + dir + ': ' + r.err);
+      else finding('--model ' + dir + ': ' + (r.err || 'ran') + ' (--model /tmp is refused as "a folder on your machine")');
+    }
     // describe
     const d = call('describe missing', () => m.describe('/models/nothing'));
     ok('describe of a missing folder: ' + (d.err ? 'error ' + d.err : show(d.value)));
