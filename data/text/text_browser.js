@@ -78,6 +78,7 @@ mergeInto(LibraryManager.library, {
           else if (e === 'x') {
             var hx = /^\{([0-9A-Fa-f]{1,6})\}/.exec(pat.slice(i)) || /^([0-9A-Fa-f]{1,2})/.exec(pat.slice(i));
             if (!hx) return refuse('\\x without hex digits');
+            if (/^0*d[89a-f][0-9a-f]{2}$/i.test(hx[1])) return refuse('the surrogate \\x{' + hx[1] + '}');  // PCRE2 error 173
             i += hx[0].length;
             out += '\\u{' + hx[1] + '}';
           } else if (e === 'n' || e === 'r' || e === 't' || e === 'f') out += '\\' + e;

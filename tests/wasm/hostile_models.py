@@ -41,6 +41,11 @@ TEXTS = [
     "\U00031350\U00011F04\U0001E4D0 \u0cf3 \U0001FAE8 \U0001E4F0\U00011F50 \u1c89\u1c8a \U000105D2\u0307 a\U0001E5FFb \u0915\u094d\u0937",
     "the tea, the cat. $1 $& $$ a.b (t) \\ end",
 ]
+# Grapheme clusters that Unicode 15.1 joined (Indic conjuncts), NFKC across a cluster (halfwidth kana with
+# its sound mark, Thai SARA AM, e + acute), Hangul jamo, flags and ZWJ sequences: for the charsmaps.
+GRAPHEMES = ["\u0915\u094d\u0937 \u0915\u093c\u094d\u0937 \u0915\u094d\u200d\u0937 \u0995\u09cd\u09b7",
+             "\uff8a\uff9f \uff76\uff9e \u0e01\u0e33 e\u0301\u0301 \u1100\u1161\u11a8 \U0001F1EB\U0001F1F7\U0001F1E9",
+             "\u00e9\u0301 \u2460\u0301 \ufb01\u0301 \u3300 \U0001F469\U0001F3FD\u200d\U0001F4BB a\u200db"]
 LONG = ("The quick brown fox, caf\u00e9 \u6771\u4eac \U0001F600 jumps 12345 over\tthe lazy dog.\n" * 6)
 
 # Split regexes (tokenizer.json pre_tokenizer Split, behavior Isolated) tried on the Llama folder.
@@ -56,7 +61,7 @@ SPLITS = [
     r"(?:)", r"(", r"a**", r"[z-a]", r"\p{Foo}", r"\y", r"a++", r"(?>a+)", r"(a)\1", r"(?<n>t)\k<n>",
     r"(?x) t h e", r"(?|(a)|(b))", r"\Qa.b\E", r"(?#c)t", r"\p{Greek}+", r"\p{Arabic}+", r"\p{Cf}", r"\p{Co}",
     r"\p{L&}+", r"\p{Xan}+", r"\p{Xwd}+", r"\p{Xsp}", r"\p{Any}", r"[\p{L}--a]", r"[\d\D]", r"[^\d]+", r"[\s\S]",
-    r"\u0041", r"\x{FFFF}", r"[\x{D800}]", r"\x{110000}", r"\uD83D", r"\ud83d\ude00", r"(?U)\w+", r"\w+?",
+    r"\u0041", r"\x{FFFF}", r"[\x{D800}]", r"\x{dfff}", r"\x{110000}", r"\uD83D", r"\ud83d\ude00", r"(?U)\w+", r"\w+?",
     r"(?i:[^a])", r"(?i:\w)", r"(?i:\p{Lu})", r"[\s\p{L}]+", r"\p{Script=Latin}+", r"\p{sc=Han}", r"\p{gc=Lu}",
 ]
 REPLACES = [r"\s+", r"\s", r"\p{M}", r"[^\x{0}-\x{7F}]", r"(?i:a)", r".", r"$", r"\d", r"\x{FEFF}", r"[\[\]]"]
@@ -139,10 +144,13 @@ def main():
                        ("bert", lambda d: make_encoder.make(d, family="bert", layers=1, positions=512)),
                        ("roberta", lambda d: make_encoder.make(d, family="roberta", layers=1, positions=512)),
                        ("t5", lambda d: make_seq2seq.make(d, variant="t5")),
-                       ("bart", lambda d: make_seq2seq.make(d, variant="bart"))):
+                       ("bart", lambda d: make_seq2seq.make(d, variant="bart")),
+                       ("t5v11", lambda d: make_seq2seq.make(d, variant="t5v11")),
+                       ("marian", lambda d: make_seq2seq.make(d, variant="marian", weights="safetensors")),
+                       ("distilbert", lambda d: make_encoder.make(d, family="distilbert", layers=1, positions=512))):
         d = at(fam)
         maker(d)
-        cases.append({"kind": "tok", "label": fam + " as made", "dir": d, "texts": TEXTS})
+        cases.append({"kind": "tok", "label": fam + " as made", "dir": d, "texts": TEXTS + GRAPHEMES})
     # T5's Unigram runs a Replace normaliser with a regex (content literal, empty matches skipped)
     t5_tj = json.load(open(os.path.join(root, "t5", "tokenizer.json"), encoding="utf-8"))
     for r in (r"\s+", r"$", r"x*", r"\p{L}", r"\d", r"(?<=\s)t", r"\w+\z", r"[^\s\p{L}]"):
