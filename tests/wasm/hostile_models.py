@@ -5,6 +5,10 @@ and a run past the page's memory budget. Writes the folders and a list of cases,
 tests/wasm/hostile_models.js, which prints one line per case (ok / FINDING) and exits 1 on any finding.
 
 Usage: hostile_models.py NODE ATTN_CORE_JS ATTN [--keep DIR]
+  e.g. tests/wasm/hostile_models.py node build/wasm/attn_core.js build/attn   (about 2 minutes on 2 cores)
+  HOSTILE_ONLY=REGEX runs only the matching tokenizer cases, HOSTILE_LOADER=1 skips them, HOSTILE_HUGE=1
+  adds a 3 GiB model.safetensors (written sparse; node then holds 3 GiB).
+It exits 1 while any finding stands, so it is not part of ctest.
 
 The rule checked for every tokenizer case: the page gives the same tokens and ids as native attn, or the
 same error as native, or refuses by name (an input error naming tokenizer.json); never other tokens.
