@@ -6,7 +6,8 @@
 // OpenBLAS and these random models' scores reach 60, where float32 steps by 4e-6); a text the native binary refuses gets its
 // error word for word; a hostile folder gives the
 // native binary's one-line error (its path read as the page's); a pytorch_model.bin-only folder is
-// refused by name.
+// refused by name, and so are Split regexes with \x inside (?i:...) or a surrogate \x{D800}; --model
+// /models/NAME/../../tmp is refused as --model /tmp is.
 //   node tests/wasm/model_check.js BUILD/wasm/attn_core.js BUILD/attn DIR...   (tests/wasm/model_check.py)
 'use strict';
 const fs = require('fs');
@@ -76,6 +77,15 @@ require(path.resolve(modulePath))({ print: () => {}, printErr: () => {} }).then(
       m.unloadModel(name);
       continue;
     }
+    if (name.startsWith('rx-')) {  // refused by name: \x is not case-folded inside (?i:...); PCRE2 refuses a surrogate
+      const want = { 'rx-caseless-x': 'has \\x inside (?i:...), which the page\u2019s regex engine cannot run as PCRE2 does',
+        'rx-surrogate': 'has the surrogate \\x{D800}, which the page\u2019s regex engine cannot run as PCRE2 does' }[name];
+      let got = '(no error)';
+      try { m.run(['--model', page, 'the cat']); } catch (e) { got = e.message; }
+      report(got.startsWith('attn: error: ' + page + '/tokenizer.json: the pre-tokeniser\'s regex ' + want), name + ': ' + got);
+      m.unloadModel(name);
+      continue;
+    }
     if (name === 't5bin') {
       let got = '(no error)';
       try { m.run(['--model', page, 'the cat']); } catch (e) { got = e.message; }
@@ -110,6 +120,11 @@ require(path.resolve(modulePath))({ print: () => {}, printErr: () => {} }).then(
   let got = '';
   try { m.run(['--model', '/tmp', 'a']); } catch (e) { got = e.message; }
   report(/names a folder on your machine, which the page cannot read/.test(got), '--model /tmp: ' + got);
+  got = '';
+  m.loadModel('up', [{ name: 'config.json', bytes: new Uint8Array([123, 125]) }]);
+  try { m.run(['--model', '/models/up/../../tmp', 'a']); } catch (e) { got = e.message; }
+  report(/--model \/models\/up\/\.\.\/\.\.\/tmp names a folder on your machine/.test(got), '--model /models/up/../../tmp: ' + got);
+  m.unloadModel('up');
   report(JSON.stringify(m.models()) === '[]', 'models() after unloading: ' + JSON.stringify(m.models()));
   if (process.env.ATTN_PER_KEY) for (const k of Object.keys(perKey).sort()) console.log(k, perKey[k]);
   process.exit(failed ? 1 : 0);
