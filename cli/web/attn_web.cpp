@@ -11,6 +11,7 @@
 // runs estimated above kPageMemory (seeded) or kModelMemory (models) of WebAssembly memory.
 #include <algorithm>
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,7 @@ void refuse_files(const ShowOptions& o) {
             usage_error(std::string(option) + " reads a file, which the page cannot do",
                         std::string("type the text into the page, or run attn show ") + option + " on your machine");
     };
-    if (o.model && o.model->compare(0, std::string(kModels).size(), kModels) != 0)
+    if (o.model && std::filesystem::path(*o.model).lexically_normal().string().compare(0, std::string(kModels).size(), kModels) != 0)  // no /models/x/../..
         usage_error("--model " + excerpt(*o.model) + " names a folder on your machine, which the page cannot read",
                     "open the folder's files in the page (Model), then run --model /models/NAME");
     reads("--file", o.text_file);

@@ -43,7 +43,7 @@ mergeInto(LibraryManager.library, {
     // passes; everything else is refused by name.
     translate: function (pat) {
       var out = '', i = 0, inClass = false, classStart = false, caseless = [], depth = 0;
-      var SPACE = '\\t\\n\\v\\f\\r\\p{Z}', WORD = '\\p{L}\\p{N}_';
+      var SPACE = '\\t\\n\\v\\f\\r\\x85\\u180E\\p{Z}', WORD = '\\p{L}\\p{N}_';  // PCRE2's \s: Z, \h and \v (NEL, U+180E)
       var syntax = '^$\\.*+?()[]{}|/';
       function refuse(what) { return { refuse: 'has ' + what + ', which the page\u2019s regex engine cannot run as PCRE2 does' }; }
       function quantifierAt(j) { return /^\{\d+(,\d*)?\}/.exec(pat.slice(j)); }
@@ -74,9 +74,11 @@ mergeInto(LibraryManager.library, {
               try { new RegExp('\\p{' + prop + '}', 'u'); } catch (err) { return refuse('the property \\p{' + name + '}'); }
             }
             out += (negate ? '\\P{' : '\\p{') + prop + '}';
-          } else if (e === 'x') {
+          } else if (e === 'x' && caseless.length) return refuse('\\x inside (?i:...)');  // not case-folded here
+          else if (e === 'x') {
             var hx = /^\{([0-9A-Fa-f]{1,6})\}/.exec(pat.slice(i)) || /^([0-9A-Fa-f]{1,2})/.exec(pat.slice(i));
             if (!hx) return refuse('\\x without hex digits');
+            if (/^0*d[89a-f][0-9a-f]{2}$/i.test(hx[1])) return refuse('the surrogate \\x{' + hx[1] + '}');  // PCRE2 error 173
             i += hx[0].length;
             out += '\\u{' + hx[1] + '}';
           } else if (e === 'n' || e === 'r' || e === 't' || e === 'f') out += '\\' + e;

@@ -7,7 +7,9 @@
 // error word for word; a hostile folder gives the
 // native binary's one-line error (its path read as the page's), a damaged pytorch_model.bin (cut short,
 // a storage's byte changed) included: the page reads torch.save's zip with its own reader of stored
-// entries (data/checkpoint/zip_memory_browser.cpp), the native binary with libzip.
+// entries (data/checkpoint/stored_zip.cpp), the native binary with libzip.
+// Split regexes with \x inside (?i:...) or a surrogate \x{D800} are refused by name; --model
+// /models/NAME/../../tmp is refused as --model /tmp is.
 //   node tests/wasm/model_check.js BUILD/wasm/attn_core.js BUILD/attn DIR...   (tests/wasm/model_check.py)
 'use strict';
 const fs = require('fs');
@@ -77,6 +79,15 @@ require(path.resolve(modulePath))({ print: () => {}, printErr: () => {} }).then(
       m.unloadModel(name);
       continue;
     }
+    if (name.startsWith('rx-')) {  // refused by name: \x is not case-folded inside (?i:...); PCRE2 refuses a surrogate
+      const want = { 'rx-caseless-x': 'has \\x inside (?i:...), which the page\u2019s regex engine cannot run as PCRE2 does',
+        'rx-surrogate': 'has the surrogate \\x{D800}, which the page\u2019s regex engine cannot run as PCRE2 does' }[name];
+      let got = '(no error)';
+      try { m.run(['--model', page, 'the cat']); } catch (e) { got = e.message; }
+      report(got.startsWith('attn: error: ' + page + '/tokenizer.json: the pre-tokeniser\'s regex ' + want), name + ': ' + got);
+      m.unloadModel(name);
+      continue;
+    }
     const options = OPTIONS[name] || [[]];
     for (const opts of options) {
       for (const text of opts.length ? TEXTS.slice(0, 1) : TEXTS) {
@@ -104,6 +115,11 @@ require(path.resolve(modulePath))({ print: () => {}, printErr: () => {} }).then(
   let got = '';
   try { m.run(['--model', '/tmp', 'a']); } catch (e) { got = e.message; }
   report(/names a folder on your machine, which the page cannot read/.test(got), '--model /tmp: ' + got);
+  got = '';
+  m.loadModel('up', [{ name: 'config.json', bytes: new Uint8Array([123, 125]) }]);
+  try { m.run(['--model', '/models/up/../../tmp', 'a']); } catch (e) { got = e.message; }
+  report(/--model \/models\/up\/\.\.\/\.\.\/tmp names a folder on your machine/.test(got), '--model /models/up/../../tmp: ' + got);
+  m.unloadModel('up');
   report(JSON.stringify(m.models()) === '[]', 'models() after unloading: ' + JSON.stringify(m.models()));
   if (process.env.ATTN_PER_KEY) for (const k of Object.keys(perKey).sort()) console.log(k, perKey[k]);
   process.exit(failed ? 1 : 0);
