@@ -137,7 +137,9 @@ std::size_t parse_bytes(const std::string& text, const std::string& option) {
     const double bytes = value * scale;
     if (bytes < 1.0) usage_error(what + " is too small", "give at least 1 byte, e.g. 512M or 8G");
     if (bytes >= 18446744073709551616.0) usage_error(what + " is too large", "give less than 16E (2^64 bytes)");
-    return static_cast<std::size_t>(bytes);
+    // the page's 32-bit core: what a size_t cannot hold is as good as no limit
+    const double most = static_cast<double>(std::numeric_limits<std::size_t>::max());
+    return bytes >= most ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(bytes);
 }
 
 std::string format_bytes(double bytes) {

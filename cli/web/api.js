@@ -40,20 +40,36 @@ Module['page'] = function (argv) {
 // (a folder of that name is replaced). files: [{name, bytes: Uint8Array}], each file by its own name (a
 // path's last part). Returns "/models/NAME", which run() takes as --model. The bytes stay in this tab.
 // throws attn's one-line error for a name that cannot be a folder's.
+function attnRefuse(what, hint) { throw new Error('attn: error: ' + what + ' (hint: ' + hint + ')'); }
 function attnFolderName(name, what) {
-  if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || /[\/\\\u0000-\u001f\u007f]/.test(name) || name.length > 255)
-    throw new Error('attn: error: ' + what + ' ' + JSON.stringify(String(name).slice(0, 40)) +
-      ' cannot name a file in the page (hint: rename it without slashes or control characters)');
+  if (typeof name !== 'string' || name === '') attnRefuse(what + ' is empty or not a string', 'give the folder\u2019s own name');
+  if (name.length > 255) attnRefuse(what + ' is longer than 255 characters', 'give the folder a shorter name');
+  if (name === '.' || name === '..' || /[\/\\\u0000-\u001f\u007f]/.test(name) ||
+      /[\ud800-\udbff](?![\udc00-\udfff])|(?:^|[^\ud800-\udbff])[\udc00-\udfff]/.test(name))
+    attnRefuse(what + ' ' + JSON.stringify(name.slice(0, 40)) + ' cannot name a file in the page',
+      'rename it without slashes, control characters or lone surrogates');
   return name;
 }
 Module['loadModel'] = function (name, files) {
   var dir = '/models/' + attnFolderName(name, 'the folder name');
-  if (!Array.isArray(files) || !files.length) throw new Error('attn: error: no files were given for ' + dir + ' (hint: pick the folder\u2019s config.json, tokenizer and weights)');
-  var names = files.map(function (f) { return attnFolderName(String(f.name).split(/[\/\\]/).pop(), 'the file name'); });
+  if (!Array.isArray(files) || !files.length) attnRefuse('no files were given for ' + dir, 'pick the folder\u2019s config.json, tokenizer and weights');
+  var names = files.map(function (f, k) {
+    if (!f || typeof f !== 'object' || !(f.bytes instanceof Uint8Array))
+      attnRefuse('file ' + k + ' of ' + dir + ' is not {name, bytes: Uint8Array}', 'read each file\u2019s bytes with File.arrayBuffer()');
+    return attnFolderName(String(f.name).split(/[\/\\]/).pop(), 'the file name');
+  });
+  names.forEach(function (n, k) {
+    if (names.indexOf(n) !== k) attnRefuse('two files are named ' + n + ' in ' + dir, 'give each file of the folder once');
+  });
   FS.mkdirTree('/models');
   Module['unloadModel'](name);
   FS.mkdir(dir);
-  files.forEach(function (f, k) { FS.writeFile(dir + '/' + names[k], f.bytes, { canOwn: true }); });
+  try {
+    files.forEach(function (f, k) { FS.writeFile(dir + '/' + names[k], f.bytes, { canOwn: true }); });
+  } catch (e) {  // out of memory: nothing half-written stays
+    Module['unloadModel'](name);
+    attnRefuse('the files of ' + dir + ' do not fit in the page\u2019s memory', 'close other model folders (unloadModel), or run attn show --model on your machine');
+  }
   return dir;
 };
 // unloadModel(name): frees a folder loadModel wrote (nothing when there is none).

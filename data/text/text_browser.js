@@ -3,12 +3,34 @@
 // Strings cross as UTF-8 bytes; offsets go back as UTF-8 byte offsets; results are malloc'd for C++ to
 // free. Nothing here evaluates text: patterns become RegExp objects, never code.
 mergeInto(LibraryManager.library, {
+  $attnText__deps: ['$attnUnicode14'],
   $attnText: {
     regexes: [null],  // handle -> RegExp (0: none)
     error: '',
     categories: ['Cn', 'Lu', 'Ll', 'Lt', 'Lm', 'Lo', 'Mn', 'Mc', 'Me', 'Nd', 'Nl', 'No', 'Pc', 'Pd', 'Ps', 'Pe', 'Pi',
       'Pf', 'Po', 'Sm', 'Sc', 'Sk', 'So', 'Zs', 'Zl', 'Zp', 'Cc', 'Cf', 'Cs', 'Co'],
     categoryTests: null,
+    // The first code point of s that the browser assigns and Unicode 14.0 does not (attnUnicode14), as
+    // "U+XXXX" in attnText.error, or false: its newer tables could class it differently from the command line's.
+    newer: function (s) {
+      for (var ch of s) {
+        var c = ch.codePointAt(0);
+        if (c < 0x378 || attnText.assigned14(c) || /^\p{Cn}$/u.test(ch)) continue;
+        attnText.error = 'U+' + c.toString(16).toUpperCase().padStart(4, '0');
+        return true;
+      }
+      return false;
+    },
+    assigned14: function (c) {  // binary search of the [first, last] pairs
+      var r = attnUnicode14, lo = 0, hi = r.length / 2 - 1;
+      while (lo <= hi) {
+        var mid = (lo + hi) >> 1;
+        if (c < r[2 * mid]) hi = mid - 1;
+        else if (c > r[2 * mid + 1]) lo = mid + 1;
+        else return true;
+      }
+      return false;
+    },
     decode: function (p, n) { p >>>= 0; return new TextDecoder('utf-8').decode(HEAPU8.subarray(p, p + (n >>> 0))); },
     // a string's UTF-16 index -> its UTF-8 byte offset, for every index up to s.length
     byteOffsets: function (s) {
@@ -42,7 +64,7 @@ mergeInto(LibraryManager.library, {
     // PCRE2 (UTF, UCP) -> RegExp (u): {source} or {refuse: why}. Only what reads the same in both engines
     // passes; everything else is refused by name.
     translate: function (pat) {
-      var out = '', i = 0, inClass = false, classStart = false, caseless = [], depth = 0;
+      var out = '', i = 0, inClass = false, classStart = false, caseless = [], depth = 0, behind = [];
       var SPACE = '\\t\\n\\v\\f\\r\\x85\\u180E\\p{Z}', WORD = '\\p{L}\\p{N}_';  // PCRE2's \s: Z, \h and \v (NEL, U+180E)
       var syntax = '^$\\.*+?()[]{}|/';
       function refuse(what) { return { refuse: 'has ' + what + ', which the page\u2019s regex engine cannot run as PCRE2 does' }; }
@@ -87,7 +109,10 @@ mergeInto(LibraryManager.library, {
           else if (e === 'A' && !inClass) out += '^';
           else if (e === 'z' && !inClass) out += '$';
           else if (e === 'Z' && !inClass) out += '(?=\\n?$)';
-          else if (/[1-9]/.test(e) && !inClass) out += '\\' + e;
+          else if (/[1-9]/.test(e) && !inClass) {
+            if (behind.length) return refuse('a backreference inside a lookbehind');  // RegExp reads lookbehinds right to left
+            out += '\\' + e;
+          }
           else if (/[A-Za-z0-9]/.test(e)) return refuse('the escape \\' + e);
           else if (syntax.indexOf(e) >= 0 || (inClass && e === '-')) out += '\\' + e;
           else out += e;  // an escaped character that needs none
@@ -124,12 +149,14 @@ mergeInto(LibraryManager.library, {
             continue;
           }
           if (rest.startsWith('P<')) { out += '(?<'; i += 4; continue; }
+          if (/^(<=|<!)/.test(rest)) behind.push(depth);
           if (/^(:|=|!|<=|<!|<[A-Za-z])/.test(rest)) { out += '(?'; i += 2; continue; }
           if (rest[0] === '>') return refuse('an atomic group (?>...)');
           return refuse('the group (?' + rest.slice(0, 2) + '...');
         }
         if (c === ')') {
           if (caseless.length && caseless[caseless.length - 1] === depth) caseless.pop();
+          if (behind.length && behind[behind.length - 1] === depth) behind.pop();
           depth--;
           out += ')';
           i++;
@@ -140,6 +167,8 @@ mergeInto(LibraryManager.library, {
             if (!qm) { out += '\\{'; i++; continue; }  // a literal brace, as PCRE2 reads it
             q = qm[0];
           }
+          // PCRE2 takes a lookbehind of fixed length only ({n}); RegExp would run any
+          if (behind.length && !/^\{(\d+)(,\1)?\}$/.test(q)) return refuse('a lookbehind of varying length');
           out += q;
           i += q.length;
           if (pat[i] === '+') return refuse('a possessive quantifier (' + q + '+)');
@@ -188,7 +217,9 @@ mergeInto(LibraryManager.library, {
   attn_js_regex_free: function (h) { if (h > 0) attnText.regexes[h] = null; },
   attn_js_regex_matches__deps: ['$attnText'],
   attn_js_regex_matches: function (h, p, n) {
-    var re = attnText.regexes[h], s = attnText.decode(p, n), off = attnText.byteOffsets(s), found = [], at = 0;
+    var re = attnText.regexes[h], s = attnText.decode(p, n), found = [], at = 0;
+    if (attnText.newer(s)) return 0;
+    var off = attnText.byteOffsets(s);
     while (at < s.length) {
       re.lastIndex = at;
       var m = re.exec(s);
@@ -208,23 +239,30 @@ mergeInto(LibraryManager.library, {
 
   attn_js_normalize__deps: ['$attnText'],
   attn_js_normalize: function (p, n, form, sizePtr) {
-    return attnText.bytes(attnText.decode(p, n).normalize(form === 0 ? 'NFC' : 'NFD'), sizePtr);
+    var s = attnText.decode(p, n);
+    if (attnText.newer(s)) return 0;
+    return attnText.bytes(s.normalize(form === 0 ? 'NFC' : 'NFD'), sizePtr);
   },
   attn_js_category__deps: ['$attnText'],
   attn_js_category: function (c) {
     var T = attnText;
     if (!T.categoryTests) T.categoryTests = T.categories.map(function (name) { return new RegExp('^\\p{gc=' + name + '}$', 'u'); });
     var s = String.fromCodePoint(c);
+    if (T.newer(s)) return -1;
     for (var k = 1; k < T.categoryTests.length; k++) if (T.categoryTests[k].test(s)) return k;
     return 0;
   },
+  attn_js_lowercase__deps: ['$attnText'],
   attn_js_lowercase: function (c) {
+    if (attnText.newer(String.fromCodePoint(c))) return -1;
     var l = String.fromCodePoint(c).toLowerCase();
     return l.codePointAt(0) !== undefined && String.fromCodePoint(l.codePointAt(0)) === l ? l.codePointAt(0) : c;
   },
   attn_js_graphemes__deps: ['$attnText'],
   attn_js_graphemes: function (p, n) {
-    var s = attnText.decode(p, n), off = attnText.byteOffsets(s), starts = [];
+    var s = attnText.decode(p, n), starts = [];
+    if (attnText.newer(s)) return 0;
+    var off = attnText.byteOffsets(s);
     var seg = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
     for (var g of seg.segment(s)) starts.push(off[g.index]);
     return attnText.ints(starts);

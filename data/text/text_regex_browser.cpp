@@ -9,15 +9,14 @@
 #include <memory>
 
 #include "data/base/error.h"
+#include "data/text/browser_text.h"
 #include "data/text/pre_tokenizer.h"
 
 extern "C" {
 // The pattern's bytes -> a handle (> 0), or 0 with the reason in attn_js_regex_error().
 int attn_js_regex_compile(const char* pattern, std::size_t size);
-// The last compile's reason (malloc'd UTF-8, NUL-terminated; the caller frees it).
-char* attn_js_regex_error();
 // [count, begin0, end0, ...]: every non-empty match as UTF-8 byte offsets (malloc'd; the caller frees it),
-// or null when the engine gave up.
+// or null for a text holding a character newer than Unicode 14 (its "U+XXXX" in attn_js_regex_error()).
 int* attn_js_regex_matches(int handle, const char* subject, std::size_t size);
 void attn_js_regex_free(int handle);
 }
@@ -41,9 +40,7 @@ CompiledRegex compile_tokenizer_regex(const std::string& pattern, const std::str
 
 std::vector<std::pair<std::size_t, std::size_t>> regex_matches(const TextRegex& re, std::string_view subject) {
     const std::unique_ptr<int, void (*)(void*)> m(attn_js_regex_matches(re.handle, subject.data(), subject.size()), std::free);
-    if (!m)
-        input_error("the tokeniser's regex gave up on the text (the browser's RegExp)",
-                    "use the model's own tokenizer.json; its patterns should not backtrack without end");
+    if (!m) refuse_newer_character();
     std::vector<std::pair<std::size_t, std::size_t>> out(static_cast<std::size_t>(m.get()[0]));
     for (std::size_t k = 0; k < out.size(); ++k)
         out[k] = {static_cast<std::size_t>(m.get()[1 + 2 * k]), static_cast<std::size_t>(m.get()[2 + 2 * k])};

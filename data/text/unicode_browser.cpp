@@ -9,6 +9,7 @@
 
 #include "data/base/error.h"
 #include "data/base/utf8.h"
+#include "data/text/browser_text.h"
 
 extern "C" {
 // text's normal form (form 0: NFC, 1: NFD), malloc'd; its length in *size.
@@ -42,7 +43,7 @@ std::string browser_form(std::string_view text, int form, const char* what) {
     check_utf8(text, what);
     std::size_t n = 0;
     const std::unique_ptr<char, void (*)(void*)> out(attn_js_normalize(text.data(), text.size(), form, &n), std::free);
-    if (!out) input_error("the browser could not normalise the text", "run attn on your machine");
+    if (!out) refuse_newer_character();
     return std::string(out.get(), n);
 }
 
@@ -52,11 +53,17 @@ std::string utf8_nfc(std::string_view text) { return browser_form(text, 0, "norm
 
 std::string utf8_nfd(std::string_view text) { return browser_form(text, 1, "decomposed"); }
 
-UnicodeCategory unicode_category(char32_t c) { return static_cast<UnicodeCategory>(attn_js_category(static_cast<int>(c))); }
+UnicodeCategory unicode_category(char32_t c) {
+    const int k = attn_js_category(static_cast<int>(c));
+    if (k < 0) refuse_newer_character();
+    return static_cast<UnicodeCategory>(k);
+}
 
 char32_t unicode_simple_lowercase(char32_t c) {
     if (c < 0x80) return c >= 'A' && c <= 'Z' ? c + 32 : c;
-    return static_cast<char32_t>(attn_js_lowercase(static_cast<int>(c)));
+    const int l = attn_js_lowercase(static_cast<int>(c));
+    if (l < 0) refuse_newer_character();
+    return static_cast<char32_t>(l);
 }
 
 std::vector<std::size_t> grapheme_starts(std::string_view text) {
@@ -75,6 +82,7 @@ std::vector<std::size_t> grapheme_starts(std::string_view text) {
         i += n;
     }
     const std::unique_ptr<int, void (*)(void*)> g(attn_js_graphemes(valid.data(), valid.size()), std::free);
+    if (!g) refuse_newer_character();
     for (int k = 0; k < g.get()[0]; ++k) starts.push_back(at.at(static_cast<std::size_t>(g.get()[1 + k])));
     return starts;
 }

@@ -81,7 +81,9 @@ require(path.resolve(modulePath))({ print: () => {}, printErr: () => {} }).then(
     }
     if (name.startsWith('rx-')) {  // refused by name: \x is not case-folded inside (?i:...); PCRE2 refuses a surrogate
       const want = { 'rx-caseless-x': 'has \\x inside (?i:...), which the page\u2019s regex engine cannot run as PCRE2 does',
-        'rx-surrogate': 'has the surrogate \\x{D800}, which the page\u2019s regex engine cannot run as PCRE2 does' }[name];
+        'rx-surrogate': 'has the surrogate \\x{D800}, which the page\u2019s regex engine cannot run as PCRE2 does',
+        'rx-behind-backref': 'has a backreference inside a lookbehind, which the page\u2019s regex engine cannot run as PCRE2 does',
+        'rx-behind-varying': 'has a lookbehind of varying length, which the page\u2019s regex engine cannot run as PCRE2 does' }[name];
       let got = '(no error)';
       try { m.run(['--model', page, 'the cat']); } catch (e) { got = e.message; }
       report(got.startsWith('attn: error: ' + page + '/tokenizer.json: the pre-tokeniser\'s regex ' + want), name + ': ' + got);
@@ -109,7 +111,26 @@ require(path.resolve(modulePath))({ print: () => {}, printErr: () => {} }).then(
         worstAt = '';
       }
     }
+    if (name === 'qwen2') {  // a character newer than the command line's Unicode 14 tables: refused, not tokenised otherwise
+      let got = '(no error)';
+      try { m.run(['--model', page, 'cat \u{31350} dog']); } catch (e) { got = e.message; }
+      report(got === 'attn: error: the text holds U+31350, newer than the Unicode 14 tables attn\'s tokenisers use on the command line ' +
+        '(hint: the page refuses it rather than tokenise it differently: leave it out, or run attn show --model on your machine)', 'qwen2 U+31350: ' + got);
+    }
     m.unloadModel(name);
+  }
+  // the loader refuses what cannot be a folder's files, in attn's words, and leaves nothing behind
+  const bytes = new Uint8Array([123, 125]);
+  for (const [what, call, want] of [
+    ['two files of one name', () => m.loadModel('dup', [{ name: 'config.json', bytes: bytes }, { name: 'config.json', bytes: bytes }]), 'two files are named config.json in /models/dup'],
+    ['bytes not a Uint8Array', () => m.loadModel('arr', [{ name: 'config.json', bytes: [1, 2] }]), 'file 0 of /models/arr is not {name, bytes: Uint8Array}'],
+    ['a null file', () => m.loadModel('nul', [null]), 'file 0 of /models/nul is not {name, bytes: Uint8Array}'],
+    ['a lone surrogate', () => m.loadModel('a\ud800', [{ name: 'config.json', bytes: bytes }]), 'the folder name "a\\ud800" cannot name a file in the page'],
+    ['a long name', () => m.loadModel('x'.repeat(300), [{ name: 'config.json', bytes: bytes }]), 'the folder name is longer than 255 characters'],
+  ]) {
+    let got = '(no error)';
+    try { call(); } catch (e) { got = e.message; }
+    report(got.startsWith('attn: error: ' + want), 'loadModel with ' + what + ': ' + got);
   }
   // the page reads only the folders it opened
   let got = '';

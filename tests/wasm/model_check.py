@@ -64,7 +64,8 @@ def folders(root):
             data[at_ + 200] ^= 0xFF
         open(path, "wb").write(bytes(data))
     # Split regexes the page refuses by name though PCRE2 runs (or refuses) them
-    for name, regex in (("rx-caseless-x", r"(?i:\x41)| ?\p{L}+|\s+"), ("rx-surrogate", r"[\x{D800}]| ?\p{L}+|\s+")):
+    for name, regex in (("rx-caseless-x", r"(?i:\x41)| ?\p{L}+|\s+"), ("rx-surrogate", r"[\x{D800}]| ?\p{L}+|\s+"),
+                        ("rx-behind-backref", r"(?<=(k)\1) | ?\p{L}+|\s+"), ("rx-behind-varying", r"(?<=a+)b| ?\p{L}+|\s+")):
         d = at(name)
         make_llama.make(d, family="llama", layers=1, heads=2, kv_heads=1, hidden=8, inner=8)
         tj = json.load(open(os.path.join(d, "tokenizer.json"), encoding="utf-8"))
