@@ -17,7 +17,11 @@
 //     lexically normal (/models/good/.. is /models/ itself and still says "no config.json in ...").
 //   - Split [\x{D800}]: PCRE2 refuses a surrogate in UTF mode (error 173); the page ran it. Now refused by
 //     name (the surrogate \x{D800}).
-//  Open (different tokens without a refusal):
+//  Fixed after this round (the cases below now pass): a text holding a character newer than Unicode 14
+//  is refused by name (1-3: data/text/unicode_assigned.js); a backreference inside a lookbehind and a
+//  lookbehind of varying length are refused (4, 5); loadModel refuses lone surrogates, two files of one
+//  name, bytes that are not a Uint8Array and null entries (6, 7); --max-memory above 4 GiB is capped at
+//  the page's 2 GiB (8). As found:
 //   1. Unicode versions: the page's \p{..}, \d, \w (and their negations, \p{Cn}) follow the browser's
 //      Unicode (17 under node 20), PCRE2 10.42 its Unicode 14. Characters assigned since differ, e.g.
 //      Split (?<=\p{L})" " on "X cat" for X = U+31350, U+11F04, U+1E4D0 (Unicode 15 letters), U+1C89/U+1C8A
@@ -134,7 +138,8 @@ require(path.resolve(modulePath))({ print: () => {}, printErr: () => {} }).then(
       } else if (n.err !== undefined) {
         bad.push('native refuses (' + n.err + ') but the page runs ' + show(text) + ' giving ' + tokensOf(p.value).slice(0, 200));
       } else if (p.err !== undefined) {
-        (/tokenizer\.json/.test(p.err) ? notes : bad).push('page refuses ' + show(text) + ': ' + p.err);
+        // a refusal naming the tokenizer file, or the text's character newer than the command line's Unicode 14
+        (/tokenizer\.json|newer than the Unicode 14 tables/.test(p.err) ? notes : bad).push('page refuses ' + show(text) + ': ' + p.err);
         if (/tokenizer\.json/.test(p.err)) break;
       } else {
         const a = tokensOf(n.out), b = tokensOf(p.value);
