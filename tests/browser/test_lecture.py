@@ -35,23 +35,13 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 import colours  # noqa: E402
 import headless  # noqa: E402
 
-failures = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_page import check, failures, four  # noqa: E402
+
 TEXT = "The cat sat on the mat"
 VECTOR_STAGES = ["inputs", "queries", "keys", "values", "context", "output"]
 LECTURE = ["inputs", "queries", "keys", "values", "scores", "masked-scores", "mask", "weights", "context", "output"]
 FIGURES = {"none": None, "sinusoidal": "position-sinusoidal", "rope": "position-rope", "alibi": "position-alibi"}
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-
-
-def four(v):
-    """The trace's value at 4 decimals, as "%.4f" prints the float32 (no negative zero)."""
-    s = "%.4f" % float(np.float32(v))
-    return "0.0000" if s == "-0.0000" else s
 
 
 def vector(trace, stage, h):

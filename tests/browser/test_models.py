@@ -5,7 +5,7 @@ the native binary.
 1. `attn page lab.html` opened offline; a GPT-2 folder picked with the folder picker (#model-folder) and a Llama
    folder with grouped heads picked as loose files (#model-files): #model-status names the family, layers and
    heads, parameters and dtype; window.attn.models() lists both.
-2. window.attn.run(["--model", "/models/NAME", TEXT]) equals `attn show --model DIR TEXT --json -` for several
+2. window.attn.run(["--model", "/models/NAME", TEXT]) (also for Qwen2 with NFC and BERT with WordPiece) equals `attn show --model DIR TEXT --json -` for several
    texts (same keys, ids and strings; numbers within 1e-5, a head's raw scores within 1e-5 of their matrix's
    largest |score|, as tests/wasm/model_check.js compares them); the loose files' folder is "model", so its
    trace's model name is the one difference allowed.
@@ -33,10 +33,11 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
-for sub in ("gpt2", "llama", "seq2seq"):
+for sub in ("gpt2", "llama", "seq2seq", "encoder"):
     sys.path.insert(0, os.path.join(HERE, "..", sub))
 import headless  # noqa: E402
 import make_checkpoint  # noqa: E402
+import make_encoder  # noqa: E402
 import make_llama  # noqa: E402
 import make_seq2seq  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -152,6 +153,26 @@ def main():
                 check(isinstance(d, float) and d <= 1e-5, "%s %r: window.attn.run vs attn show --json: %s" % (name, text, d))
                 print("%s %r: largest difference %s" % (name, text, d))
 
+        # Qwen2 (its NFC normaliser) and BERT (WordPiece, its normaliser) through the folder picker, run in Chromium
+        for name, make in (("qwen2", lambda d: make_llama.make(d, family="qwen2")), ("bert", lambda d: make_encoder.make(d, family="bert"))):
+            dir_ = os.path.join(root, name)
+            os.makedirs(dir_)
+            make(dir_)
+            status = open_files(page, "model-folder", [dir_])
+            check(status.startswith(name + ": "), "#model-status after the %s folder: %r" % (name, status))
+            for text in TEXTS:
+                want, err = native(attn, "--model", dir_, text)
+                kind, got = page_run(page, ["--model", "/models/" + name, text])
+                if err:
+                    check(kind == "E" and got == err.replace(dir_, "/models/" + name), "%s %r: the native error %r, page %r" % (name, text, err, got))
+                    continue
+                try:
+                    d = compare(json.loads(got), want, "$") if kind == "J" else got
+                except ValueError as e:
+                    d = str(e)
+                check(isinstance(d, float) and d <= 1e-5, "%s %r: window.attn.run vs attn show --json: %s" % (name, text, d))
+                print("%s %r: largest difference %s" % (name, text, d))
+
         # 3. the views: the model chosen, its run drawn; a typed text reruns and the hover shows the native weight
         page.select("live-model", "/models/gpt2")
         text = "the mat sat on the cat"
@@ -179,7 +200,8 @@ def main():
             status = open_files(page, "model-folder", [dir_])
             name = os.path.basename(dir_)
             check(status == err.replace(dir_, "/models/" + name), "%s: #model-status %r, native %r" % (name, status, err))
-        check(driver.execute_script("return window.attn.models()") == ["/models/gpt2", "/models/model"], "the refused folders are not listed")
+        check(sorted(driver.execute_script("return window.attn.models()")) == ["/models/bert", "/models/gpt2", "/models/model", "/models/qwen2"],
+              "the refused folders are not listed: %s" % driver.execute_script("return window.attn.models()"))
         page.select("live-model", "/models/gpt2")
         kind, got = page_run(page, ["--model", "/models/gpt2", "the cat"])
         check(kind == "J", "after the refusals the GPT-2 model still runs: %s" % got[:80])
