@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <limits>
 #include <functional>
 #include <random>
@@ -290,6 +291,20 @@ TEST_CASE("page: one file, no external resources, data escaped, the code embedde
     for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     CHECK(lower.find("</script") == std::string::npos);
     CHECK(lower.find("</style") == std::string::npos);
+    // the views share one scope: a function declared twice would silently replace the first (the later
+    // wins for every caller), so each name is declared once ("  function NAME(" at the scope's indent)
+    std::map<std::string, std::string> declared;
+    for (const char* view : views) {
+        const std::string text = text_of(view);
+        for (std::size_t at = text.find("\n  function "); at != std::string::npos; at = text.find("\n  function ", at + 1)) {
+            const std::size_t begin = at + 12, end = text.find('(', begin);
+            const std::string name = text.substr(begin, end - begin);
+            INFO(name << " in " << view << " and " << declared[name]);
+            CHECK(declared.count(name) == 0);
+            declared.emplace(name, view);
+        }
+    }
+    CHECK(declared.size() > 100);
 }
 
 TEST_CASE("cli: show --html and render write pages, render --png draws every layer, or --layer and --head") {

@@ -301,7 +301,8 @@
 
   // The fragment's part for the live settings: run=<the words as JSON>, so a link reproduces a student's run.
   function liveFragmentPart() {
-    return live.argv ? 'run=' + encodeURIComponent(JSON.stringify(live.argv)) : '';
+    // a model's run is not kept: its folder lives in this tab only, so a link could not run it elsewhere
+    return live.argv && live.argv[0] !== '--model' ? 'run=' + encodeURIComponent(JSON.stringify(live.argv)) : '';
   }
   function liveFragmentWords() {
     const f = new URLSearchParams(location.hash.replace(/^#/, ''));
@@ -317,7 +318,8 @@
   function buildLive() {
     const sec = el('section', { id: 'live', class: 'live' }, el('h2', { text: 'Try it: your own sentence' }),
       el('p', { class: 'hint', text: 'attn itself runs in this page (compiled to WebAssembly, offline): type a ' +
-        'sentence, pick a kind and its options, press Enter or run. Every view below redraws; the address keeps the settings.' }));
+        'sentence, pick a kind and its options, or open a trained model’s folder (model), and press Enter or run. ' +
+        'Every view below redraws; the address keeps a kind’s settings.' }));
     const text = el('input', { type: 'text', id: 'live-text', size: '60', 'aria-label': 'sentence' });
     const kind = el('select', { id: 'live-kind', 'aria-label': 'kind' });
     const run = el('button', { type: 'button', id: 'live-run', text: 'run', disabled: '' });

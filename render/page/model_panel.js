@@ -42,15 +42,15 @@
     return first ? first.webkitRelativePath.split('/')[0] : 'model';
   }
 
-  function counted(n, one, many) { return n.toLocaleString('en-US') + ' ' + (n === 1 ? one : many); }
+  function countedOf(n, one, many) { return n.toLocaleString('en-US') + ' ' + (n === 1 ? one : many); }
 
   // What the Model panel says of a loaded folder.
   function describeModel(name, info) {
-    const heads = info.kv_heads && info.kv_heads !== info.heads ? info.heads + ' query heads over ' + counted(info.kv_heads, 'key/value head', 'key/value heads')
-      : counted(info.heads, 'head', 'heads');
-    const layers = info.stack === 'encoder-decoder' ? info.layers + ' encoder + ' + counted(info.decoder_layers, 'decoder layer', 'decoder layers')
-      : counted(info.layers, 'layer', 'layers');
-    return name + ': ' + info.family + ' (' + info.stack + '), ' + layers + ' × ' + heads + ', ' + counted(info.params, 'parameter', 'parameters') +
+    const heads = info.kv_heads && info.kv_heads !== info.heads ? info.heads + ' query heads over ' + countedOf(info.kv_heads, 'key/value head', 'key/value heads')
+      : countedOf(info.heads, 'head', 'heads');
+    const layers = info.stack === 'encoder-decoder' ? info.layers + ' encoder + ' + countedOf(info.decoder_layers, 'decoder layer', 'decoder layers')
+      : countedOf(info.layers, 'layer', 'layers');
+    return name + ': ' + info.family + ' (' + info.stack + '), ' + layers + ' × ' + heads + ', ' + countedOf(info.params, 'parameter', 'parameters') +
       ', ' + info.dtype + (info.unused ? ' · ' + info.unused.replace(/^attn: warning: /, '') : '');
   }
 
@@ -60,7 +60,7 @@
     if (!list.length || !live.core) return;
     const folder = name || folderNameOf(list);
     const total = list.reduce((n, f) => n + f.size, 0);
-    models.ui.status.textContent = 'reading ' + counted(list.length, 'file', 'files') + ' (' + (total / 1048576).toFixed(1) + ' MB)…';
+    models.ui.status.textContent = 'reading ' + countedOf(list.length, 'file', 'files') + ' (' + (total / 1048576).toFixed(1) + ' MB)…';
     const t0 = performance.now();
     let dir;
     try {

@@ -192,6 +192,9 @@ def main():
             value, readout = page.hover(i, j, T, T)
             check(abs(float(value) - w[i][j]) <= 1e-4, "hover (%d, %d) of layer 1 head 1: %s, native %s" % (i, j, value, w[i][j]))
             check(tokens[i].strip() in readout, "the readout names the query %r: %r" % (tokens[i], readout))
+        body = driver.find_element(By.TAG_NAME, "body").text
+        check("undefined" not in body and "NaN" not in body, "no 'undefined' or 'NaN' on the model's page")
+        check("run=" not in driver.current_url, "a model's run stays out of the address (its folder is in this tab only): %s" % driver.current_url)
         page.shot(o.out, "model-gpt2-run.png")
 
         # 4. hostile folders: the native errors, the page usable
