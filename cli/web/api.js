@@ -79,10 +79,18 @@ Module['unloadModel'] = function (name) {
   FS.readdir(dir).forEach(function (f) { if (f !== '.' && f !== '..') FS.unlink(dir + '/' + f); });
   FS.rmdir(dir);
 };
-// describe(dir): a loaded folder checked as a run checks it, as an object {model, family, stack, layers,
+// describe(dir[, maxMemory]): a loaded folder checked as a run checks it (its weights within the page's 2 GiB, or
+// a smaller maxMemory in --max-memory's words), as an object {model, family, stack, layers,
 // decoder_layers, heads, kv_heads, params, dtype, unused}; throws attn's one-line error.
-Module['describe'] = function (dir) {
-  var r = attnCall(_attn_describe, String(dir));
+Module['describe'] = function (dir, maxMemory) {
+  var mm = String(maxMemory || ''), n = lengthBytesUTF8(mm) + 1, p = _malloc(n);
+  stringToUTF8(mm, p, n);
+  var r;
+  try {
+    r = attnCall(function (d) { return _attn_describe(d, p); }, String(dir));
+  } finally {
+    _free(p);
+  }
   if (r.charAt(0) !== 'J') throw new Error(r.slice(1));
   return JSON.parse(r.slice(1));
 };

@@ -179,9 +179,18 @@ std::string with_show_words(const char* words_json, Act act) {
 
 // A folder the page opened, as the Model panel reports it: the checks a run makes before it computes
 // (config, tokeniser, every weight read and checked), then what the folder holds.
-std::string describe_json(const std::string& dir) {
+// max_memory: --max-memory's words for a smaller budget than kModelMemory ("" for none).
+std::string describe_json(const std::string& dir, const std::string& max_memory) {
     const ParsedConfig p = read_model_config(dir);
     load_model_tokenizer(dir, p);
+    // the weights as they will sit in memory (mapped, widened), before any is read
+    const std::uint64_t page_most = parse_bytes(kModelMemory, "--max-memory");
+    const std::uint64_t weights = weights_memory(dir),
+                        most = max_memory.empty() ? page_most : std::min<std::uint64_t>(page_most, parse_bytes(max_memory, "--max-memory"));
+    if (weights > most)
+        input_error("the folder's weights take " + format_bytes(static_cast<double>(weights)) + " in memory, more than the " +
+                        format_bytes(static_cast<double>(most)) + " the page runs a model in",
+                    "run attn show --model on your machine for a model this large");
     const auto m = load_model_checkpoint(dir);
     const ModelConfig& c = p.config;
     const char* stack = p.family->recipe.stack == Stack::decoder ? "decoder" : p.family->recipe.stack == Stack::encoder ? "encoder" : "encoder-decoder";
@@ -221,11 +230,12 @@ const char* attn_page(const char* words_json) {
 const char* attn_blob() { return attn::cli::g_blob.data(); }
 std::size_t attn_blob_size() { return attn::cli::g_blob.size(); }
 
-// dir: a folder loadModel wrote ("/models/NAME"). 'J' + {"model", "family", "stack", "layers",
+// dir: a folder loadModel wrote ("/models/NAME"); max_memory: a smaller budget in --max-memory's words, or "".
+// 'J' + {"model", "family", "stack", "layers",
 // "decoder_layers", "heads", "kv_heads", "params", "dtype", "unused"}, or 'E' + attn's one-line error.
-const char* attn_describe(const char* dir) {
+const char* attn_describe(const char* dir, const char* max_memory) {
     try {
-        attn::cli::g_result = "J" + attn::cli::describe_json(dir);
+        attn::cli::g_result = "J" + attn::cli::describe_json(dir, max_memory);
     } catch (const attn::Error& e) {
         attn::cli::g_result = "E" + attn::cli::error_line(e.what(), e.hint());
     } catch (const std::bad_alloc&) {

@@ -111,6 +111,12 @@ require(path.resolve(modulePath))({ print: () => {}, printErr: () => {} }).then(
         worstAt = '';
       }
     }
+    if (name === 'gpt2') {  // weights above the page's budget are refused before they are read
+      let got = '(no error)';
+      try { m.describe(page, '16K'); } catch (e) { got = e.message; }
+      report(/^attn: error: the folder's weights take [0-9.]+ KiB in memory, more than the 16\.0 KiB the page runs a model in \(hint: run attn show --model on your machine for a model this large\)$/.test(got),
+        'describe with 16K: ' + got);
+    }
     if (name === 'qwen2') {  // a character newer than the command line's Unicode 14 tables: refused, not tokenised otherwise
       let got = '(no error)';
       try { m.run(['--model', page, 'cat \u{31350} dog']); } catch (e) { got = e.message; }
