@@ -124,6 +124,7 @@ std::unique_ptr<ZipArchive> open_stored_zip(const void* data, std::size_t size, 
         const std::uint64_t name = le(h + 28, 2), extra = le(h + 30, 2), comment = le(h + 32, 2);
         if (end - at - 46 < name + extra + comment) return why = kInconsistent, nullptr;
         e.info.name.assign(reinterpret_cast<const char*>(h + 46), static_cast<std::size_t>(name));
+        if (e.info.name.find('\0') != std::string::npos) return why = "an entry's name holds a NUL byte", nullptr;
         // the ZIP64 extra field (0x0001): the 8-byte values of the fields saturated above, in this order
         for (std::uint64_t x = 0; x + 4 <= extra;) {
             const std::uint8_t* f = h + 46 + name + x;
