@@ -92,6 +92,25 @@ def page_run(page, argv):
     return page.d.execute_script("try { return ['J', window.attn.run(arguments[0])]; } catch (e) { return ['E', e.message]; }", argv)
 
 
+def runs_as_native(page, attn, dir_, name):
+    """window.attn.run on /models/NAME equals attn show --model DIR for every text (or gives its error)."""
+    for text in TEXTS:
+        want, err = native(attn, "--model", dir_, text)
+        kind, got = page_run(page, ["--model", "/models/" + name, text])
+        if err:
+            check(kind == "E" and got == err.replace(dir_, "/models/" + name), "%s %r: the native error %r, page %r" % (name, text, err, got))
+            continue
+        got = json.loads(got) if kind == "J" else got
+        if kind == "J" and name == "model":
+            got["model"]["name"] = want["model"]["name"]  # loose files' folder is "model"
+        try:
+            d = compare(got, want, "$") if kind == "J" else got
+        except ValueError as e:
+            d = str(e)
+        check(isinstance(d, float) and d <= 1e-5, "%s %r: window.attn.run vs attn show --json: %s" % (name, text, d))
+        print("%s %r: largest difference %s" % (name, text, d))
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("--attn", required=True)
@@ -135,43 +154,17 @@ def main():
         models = driver.execute_script("return window.attn.models()")
         check(models == ["/models/gpt2", "/models/model"], "window.attn.models(): %s" % models)
 
-        # 2. window.attn.run against the native JSON
+        # 2. window.attn.run against the native JSON; Qwen2 (its NFC normaliser) and BERT (WordPiece and its
+        # normaliser) through the folder picker too
         for dir_, name in ((gpt2, "gpt2"), (llama, "model")):
-            for text in TEXTS:
-                want, err = native(attn, "--model", dir_, text)
-                kind, got = page_run(page, ["--model", "/models/" + name, text])
-                if err:
-                    check(kind == "E" and got == err.replace(dir_, "/models/" + name), "%s %r: the native error %r, page %r" % (name, text, err, got))
-                    continue
-                got = json.loads(got) if kind == "J" else got
-                if kind == "J" and name == "model":
-                    got["model"]["name"] = want["model"]["name"]  # loose files' folder is "model"
-                try:
-                    d = compare(got, want, "$") if kind == "J" else got
-                except ValueError as e:
-                    d = str(e)
-                check(isinstance(d, float) and d <= 1e-5, "%s %r: window.attn.run vs attn show --json: %s" % (name, text, d))
-                print("%s %r: largest difference %s" % (name, text, d))
-
-        # Qwen2 (its NFC normaliser) and BERT (WordPiece, its normaliser) through the folder picker, run in Chromium
+            runs_as_native(page, attn, dir_, name)
         for name, make in (("qwen2", lambda d: make_llama.make(d, family="qwen2")), ("bert", lambda d: make_encoder.make(d, family="bert"))):
             dir_ = os.path.join(root, name)
             os.makedirs(dir_)
             make(dir_)
             status = open_files(page, "model-folder", [dir_])
             check(status.startswith(name + ": "), "#model-status after the %s folder: %r" % (name, status))
-            for text in TEXTS:
-                want, err = native(attn, "--model", dir_, text)
-                kind, got = page_run(page, ["--model", "/models/" + name, text])
-                if err:
-                    check(kind == "E" and got == err.replace(dir_, "/models/" + name), "%s %r: the native error %r, page %r" % (name, text, err, got))
-                    continue
-                try:
-                    d = compare(json.loads(got), want, "$") if kind == "J" else got
-                except ValueError as e:
-                    d = str(e)
-                check(isinstance(d, float) and d <= 1e-5, "%s %r: window.attn.run vs attn show --json: %s" % (name, text, d))
-                print("%s %r: largest difference %s" % (name, text, d))
+            runs_as_native(page, attn, dir_, name)
 
         # 3. the views: the model chosen, its run drawn; a typed text reruns and the hover shows the native weight
         page.select("live-model", "/models/gpt2")
