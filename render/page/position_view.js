@@ -53,12 +53,7 @@
       s.style.width = s.style.lineHeight = Math.max(c, 14) + 'px';
       cols.append(s);
     }
-    const canvas = el('canvas', { class: 'position-map' });
-    canvas.style.width = (C * c) + 'px';
-    canvas.style.height = (R * c) + 'px';
-    const dpr = Math.min(2, window.devicePixelRatio || 1);
-    canvas.width = Math.round(C * c * dpr);
-    canvas.height = Math.round(R * c * dpr);
+    const canvas = cellCanvas({ class: 'position-map' }, C, R, c);
     const ctx = canvas.getContext('2d');
     const sx = canvas.width / C, sy = canvas.height / R;
     for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {

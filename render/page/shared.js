@@ -77,6 +77,16 @@
     for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (m * p >= k) return m * p;
   }
   function tokenLabel(tok) { return tok === '' ? '∅' : tok; }
+  // A canvas of C x R square cells of c CSS pixels, drawn at up to twice the device's pixel ratio.
+  function cellCanvas(attrs, C, R, c) {
+    const canvas = el('canvas', attrs);
+    canvas.style.width = (C * c) + 'px';
+    canvas.style.height = (R * c) + 'px';
+    const dpr = Math.min(2, window.devicePixelRatio || 1);
+    canvas.width = Math.round(C * c * dpr);
+    canvas.height = Math.round(R * c * dpr);
+    return canvas;
+  }
   function counted(n, word) { return n + ' ' + word + (n === 1 ? '' : 's'); }  // "1 head", "2 heads"
 
   // ---- the data ---------------------------------------------------------------------------------------

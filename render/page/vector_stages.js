@@ -110,12 +110,7 @@
       s.style.width = s.style.lineHeight = Math.max(c, 14) + 'px';
       cols.append(s);
     }
-    const canvas = el('canvas', { id: 'vector-matrix' });
-    canvas.style.width = (C * c) + 'px';
-    canvas.style.height = (R * c) + 'px';
-    const dpr = Math.min(2, window.devicePixelRatio || 1);
-    canvas.width = Math.round(C * c * dpr);
-    canvas.height = Math.round(R * c * dpr);
+    const canvas = cellCanvas({ id: 'vector-matrix' }, C, R, c);
     grid.append(corner, cols, rows, canvas);
     const sc = scaleOf(0, stage);
     const key = el('div', { class: 'matrix-key', id: 'vector-key' });
