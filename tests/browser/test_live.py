@@ -2,7 +2,7 @@
 """The live page in a real browser (headless Chromium through Selenium, network blocked): attn's core compiled to
 WebAssembly against the native binary.
 
-1. `attn page lab.html`: at most 3 MB; window.attn ready (time recorded); nothing fetched, no console errors.
+1. `attn page lab.html`: at most 1.5 MB; window.attn ready (time recorded); nothing fetched, no console errors.
 2. window.attn.run(argv) equals `attn show ARGV --json -` (same keys, strings and booleans; numbers within 1e-6)
    for configurations covering every kind, positions, dropout, heads, GQA, windows, tiles and a source text;
    window.attn.kinds() equals `attn kinds --json`.
@@ -38,7 +38,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_page import Page, check, failures, four, screenshots_not_blank, shots  # noqa: E402
 
-MAX_PAGE_BYTES = 3 * 1024 * 1024
+MAX_PAGE_BYTES = 1500 * 1000  # the issue asks under 3 MB; the deflated core keeps it near 1 MB
 # Numbers within 1e-6, relative above 1: float32 keeps 24 bits, so a score of 100 has steps of 7.6e-6, and the
 # two builds sum in different orders (OpenBLAS natively, the blocked loops in WebAssembly).
 TOLERANCE = 1e-6
@@ -498,7 +498,7 @@ def main():
         check(min(ready) <= 1500, "window.attn usable within 1.5 s of opening: %s ms" % ready)
         page.quiet("live page")
         check(driver.execute_script("return typeof window.attn.run") == "function", "window.attn.run exists")
-        check(driver.execute_script("return document.scripts.length") == 4, "the page's scripts: data, cells, core, views")
+        check(driver.execute_script("return document.scripts.length") == 5, "the page's scripts: data, cells, the core's .wasm and its code, views")
         check(driver.execute_script("const p = window.attn.run([]); p.catch(() => {}); return p instanceof Promise"),
               "window.attn.run returns a Promise")
         test_api(page, a.attn)
