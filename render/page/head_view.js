@@ -141,11 +141,6 @@
     ui.nvQueries = el('div', { class: 'nv-queries', id: 'neuron-queries' });
     D.tokens.forEach((t, i) => {
       const b = el('button', { type: 'button', 'data-i': String(i), text: tokenLabel(t) });
-      const only = (on) => () => { ui.hvOnly = on ? h : null; drawHeadView(); };
-      b.addEventListener('mouseenter', only(true));
-      b.addEventListener('mouseleave', only(false));
-      b.addEventListener('focus', only(true));
-      b.addEventListener('blur', only(false));
       b.addEventListener('click', () => { ui.nvQuery = i; drawNeuron(); });
       ui.nvQueries.append(b);
     });
