@@ -7,13 +7,14 @@ innerHeight is exactly that):
 
 1. A sentence typed into `attn page`'s panel and run (mha, 4 heads, its options set through the folded options):
    the matrix canvas, its readout (pointing at a cell) and the run button lie within the viewport, the matrix and
-   readout below the sticky bars (not under them); the options drop-down is closed after the run. The same for a
-   16-token sentence.
+   readout below the sticky bars (not under them); the options drop-down is closed after the run; nothing runs off
+   to the right (no horizontal scrollbar). The same for a 17-token sentence.
 2. The options shown are the ones `attn kinds --json` says each kind takes (read from the binary here), and of
    those rope base and style only with --pos rope, dropout seed only with a dropout, align only with the causal
    mask, split only without --example; a field that holds a value stays shown.
-3. flash (at 1366 x 630): the running max/sum table lies to the right of the tile box drawn on the matrix and
-   overlaps it in height, both in view, for the first and a later tile.
+3. flash at 1366 x 630: the running max/sum table lies to the right of the tile box drawn on the matrix and
+   overlaps the matrix in height, both in view, for the first and a later tile; at 911 x 380 (too narrow for
+   both) the matrix, readout and run are still in view and nothing runs off to the right.
 4. The head view with 8 heads: every two head colours at least 25 apart (CIE76 Delta E in Lab, computed here),
    each head's lines drawn in its own colour (pixels of all 8 colours on the canvas for one query: lanes keep
    them from blending), and pointing at one head's button leaves only that head's lines opaque.
@@ -203,8 +204,8 @@ def test_viewport(page, w, h, out):
     check_in_view(page, w, h, "mha, 4 heads, 6 tokens")
     page.shot(out, "layout-%dx%d-mha.png" % (w, h))
     run_panel(page, "causal", LONG, {})
-    check_in_view(page, w, h, "causal, 16 tokens")
-    page.shot(out, "layout-%dx%d-16-tokens.png" % (w, h))
+    check_in_view(page, w, h, "causal, 17 tokens")
+    page.shot(out, "layout-%dx%d-17-tokens.png" % (w, h))
     d.find_element(By.CSS_SELECTOR, "#live-options-box summary").click()
     page.shot(out, "layout-%dx%d-options-open.png" % (w, h))
     d.find_element(By.CSS_SELECTOR, "#live-options-box summary").click()
