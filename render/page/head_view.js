@@ -8,7 +8,8 @@
     if (!D.stages.includes('weights') || Math.max(T, S) > MAX_HEADVIEW_TOKENS) return null;
     const sec = el('section', { id: 'headview-section' }, el('h2', { text: 'Head view' }),
       el('p', { class: 'hint', text: 'Point at a query on the left (or a key on the right): lines show its weights, ' +
-        'darker for more; click a head to hide or show it.' }));
+        'darker for more, each head in its own colour and lane; point at a head (or its line) to see it alone, ' +
+        'click a head to hide or show it.' }));
     ui.toggles = el('div', { class: 'toggles', id: 'head-toggles' });
     const box = el('div', { id: 'headview', class: 'headview' });
     ui.hvLeft = el('div', { class: 'hv-col hv-q' });
@@ -30,7 +31,21 @@
     };
     ui.hvLeft.addEventListener('mouseover', hover('q'));
     ui.hvRight.addEventListener('mouseover', hover('k'));
-    box.addEventListener('mouseleave', () => { ui.hvFocus = null; drawHeadView(); });
+    // the lines stay while the pointer goes from a token to the heads' buttons (to isolate one)
+    const leave = (to) => (e) => {
+      if (to.contains(e.relatedTarget)) return;
+      ui.hvFocus = null;
+      ui.hvOnly = null;
+      drawHeadView();
+    };
+    box.addEventListener('mouseleave', leave(ui.toggles));
+    ui.toggles.addEventListener('mouseleave', leave(box));
+    ui.hvOnly = null;  // the head pointed at (its button or its line): the others fade
+    ui.hvCanvas.addEventListener('mousemove', (e) => {
+      const r = ui.hvCanvas.getBoundingClientRect();
+      const h = lineAt(e.clientX - r.left, e.clientY - r.top);
+      if (h !== ui.hvOnly) { ui.hvOnly = h; drawHeadView(); }
+    });
     sec.append(ui.toggles, box);
     return sec;
   }
@@ -42,6 +57,11 @@
       const b = el('button', { type: 'button', 'data-head': String(h), 'aria-pressed': String(state.headsOn[h]),
         text: 'head ' + h });
       b.style.setProperty('--c', HEAD_COLOURS[h % HEAD_COLOURS.length]);
+      const only = (on) => () => { ui.hvOnly = on ? h : null; drawHeadView(); };
+      b.addEventListener('mouseenter', only(true));
+      b.addEventListener('mouseleave', only(false));
+      b.addEventListener('focus', only(true));
+      b.addEventListener('blur', only(false));
       b.addEventListener('click', () => {
         state.headsOn[h] = !state.headsOn[h];
         b.setAttribute('aria-pressed', String(state.headsOn[h]));
@@ -61,25 +81,46 @@
     if (!focus && state.pin) focus = { side: 'q', n: state.pin.i };
     for (const e of ui.hvLeft.children) e.classList.toggle('on', !!focus && focus.side === 'q' && Number(e.dataset.i) === focus.n);
     for (const e of ui.hvRight.children) e.classList.toggle('on', !!focus && focus.side === 'k' && Number(e.dataset.j) === focus.n);
+    ui.hvLines = [];
+    if (ui.toggles) for (const b of ui.toggles.children) b.classList.toggle('faded', ui.hvOnly !== null && Number(b.dataset.head) !== ui.hvOnly);
     if (!focus) return;
     const heads = D.layers[state.layer].heads;
-    ctx.lineWidth = 2;
-    heads.forEach((x, h) => {
-      if (!state.headsOn[h]) return;
+    // Thin lines, each head a lane of its own (offset a few pixels at both ends), so that heads that agree
+    // run side by side in their own colours instead of piling into one grey line; the head pointed at
+    // (ui.hvOnly) is drawn last, the others faded.
+    const lane = Math.min(3, (ROW - 4) / heads.length);
+    const order = heads.map((x, h) => h).filter((h) => h !== ui.hvOnly).concat(ui.hvOnly === null ? [] : [ui.hvOnly]);
+    ctx.lineWidth = 1.5;
+    for (const h of order) {
+      if (!state.headsOn[h]) continue;
       const d = desc(state.layer, h, 'weights');
+      const dy = (h - (heads.length - 1) / 2) * lane;
+      const fade = ui.hvOnly === null || ui.hvOnly === h ? 1 : 0.1;
       ctx.strokeStyle = HEAD_COLOURS[h % HEAD_COLOURS.length];
       const pairs = focus.side === 'q' ? [...Array(S).keys()].map((j) => [focus.n, j]) : [...Array(T).keys()].map((i) => [i, focus.n]);
       for (const [i, j] of pairs) {
         const w = real(d, cell(d, i * S + j));
         if (!(w > 0.005) || !visible(state.layer, h, i * S + j)) continue;
-        ctx.globalAlpha = Math.min(1, w);
+        const y0 = i * ROW + ROW / 2 + dy, y1 = j * ROW + ROW / 2 + dy;
+        ctx.globalAlpha = (0.3 + 0.7 * Math.min(1, w)) * fade;  // a thin line needs some ink to show its colour
         ctx.beginPath();
-        ctx.moveTo(0, i * ROW + ROW / 2);
-        ctx.lineTo(240, j * ROW + ROW / 2);
+        ctx.moveTo(0, y0);
+        ctx.lineTo(240, y1);
         ctx.stroke();
+        ui.hvLines.push([h, y0, y1]);
       }
-    });
+    }
     ctx.globalAlpha = 1;
+  }
+  // The head whose line passes within 4 px of (x, y) on the lines' canvas (the nearest), or null.
+  function lineAt(x, y) {
+    let best = null, bestD = 4;
+    for (const [h, y0, y1] of ui.hvLines || []) {
+      const dx = 240, dy = y1 - y0;
+      const d = Math.abs(dy * x - dx * (y - y0)) / Math.hypot(dx, dy);  // distance to the line through both ends
+      if (d < bestD) { bestD = d; best = h; }
+    }
+    return best;
   }
 
   // ---- the neuron view (show --model --show queries,keys): one head's queries and keys as the scores'

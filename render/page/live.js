@@ -76,6 +76,27 @@
       live.fields.set(flag, input);
       live.ui.options.append(el('label', { class: f.flag ? 'flag' : '' }, f.label + ' ', input));
     }
+    showApplicable();
+  }
+  // Options that matter only beside another one's value: shown then, or while they hold a value (so nothing
+  // hidden is ever sent). The kind's own list (kinds().options) decides which fields exist at all.
+  const LIVE_ONLY_WITH = {
+    '--rope-base': (v) => v['--pos'] === 'rope',
+    '--rope-style': (v) => v['--pos'] === 'rope',
+    '--dropout-seed': (v) => Number(v['--dropout'] || 0) > 0,
+    '--align': (v) => v['--causal'] === '--causal',  // where the causal mask's diagonal starts when T != S
+    '--split': (v) => !v['--example'],  // the chapter's example comes already split
+  };
+  function showApplicable() {
+    const v = liveValues();
+    for (const [flag, input] of live.fields) {
+      const rule = LIVE_ONLY_WITH[flag];
+      input.closest('label').hidden = !!rule && !rule(v) && v[flag] === undefined;
+    }
+    // the folded options' summary: what is set, as the command line's words would say it
+    const set = Object.entries(v).map(([flag, value]) => LIVE_FIELDS[flag].label + (value === true ? '' : ' ' +
+      (LIVE_FIELDS[flag].words ? value.replace(/^--/, '') : value)));
+    live.ui.summary.textContent = 'options' + (set.length ? ': ' + set.join(' · ') : '');
   }
   // flag -> value (true for a set flag) of the controls as they are.
   function liveValues() {
@@ -298,6 +319,7 @@
     setData(d, bytes);
     live.argv = words;
     rebuild();
+    liveRan();
     const t2 = performance.now();
     live.ui.status.textContent = (live.notes.length ? live.notes.join(' ') + ' · ' : '') + 'computed in ' +
       Math.round(t1 - t0) + ' ms, drawn in ' + Math.round(t2 - t1) + ' ms';
@@ -338,15 +360,17 @@
     }
   }
 
+  // The panel as one compact bar that stays at the top of the window: the sentence, the kind and run in a
+  // row; the kind's options and the model folder fold into drop-downs over the page, which a run closes, so
+  // that on a laptop (1366 x 768 at 100-150 %: 1366 x 630 to 911 x 380 of page) the matrix, its readout and
+  // run are in view together after a run (liveRan scrolls the matrix under the bar).
   function buildLive() {
-    const sec = el('section', { id: 'live', class: 'live' }, el('h2', { text: 'Try it: your own sentence' }),
-      el('p', { class: 'hint', text: 'attn itself runs in this page (compiled to WebAssembly, offline): type a ' +
-        'sentence, pick a kind and its options, or open a trained model’s folder (model), and press Enter or run. ' +
-        'Every view below redraws; the address keeps a kind’s settings.' }));
-    const text = el('input', { type: 'text', id: 'live-text', size: '60', 'aria-label': 'sentence' });
+    const sec = el('section', { id: 'live', class: 'live' });
+    const text = el('input', { type: 'text', id: 'live-text', size: '40', 'aria-label': 'sentence' });
     const kind = el('select', { id: 'live-kind', 'aria-label': 'kind' });
     const run = el('button', { type: 'button', id: 'live-run', text: 'run', disabled: '' });
     const options = el('div', { class: 'live-options', id: 'live-options' });
+    const summary = el('summary', { id: 'live-options-summary', text: 'options' });
     const extra = el('p', { class: 'hint', id: 'live-extra' });
     extra.hidden = true;
     const error = el('p', { class: 'error', id: 'live-error', role: 'alert' });
@@ -354,17 +378,45 @@
     const status = el('span', { class: 'hint', id: 'live-status', role: 'status', text: 'starting attn’s core…' });
     const cancel = el('button', { type: 'button', id: 'live-cancel', text: 'cancel' });
     cancel.hidden = true;
-    sec.append(el('div', { class: 'live-row' }, el('label', {}, 'sentence ', text), el('label', {}, 'kind ', kind), run),
-      options, extra, ...buildModelPanel(), error, el('p', { class: 'live-progress' }, status, ' ', cancel));
-    live.ui = { text: text, kind: kind, run: run, cancel: cancel, options: options, extra: extra, error: error, status: status };
+    const drop = (id, head, ...body) => el('details', { class: 'live-drop', id: id }, head, el('div', { class: 'live-drop-body' }, ...body));
+    const optionsBox = drop('live-options-box', summary, el('p', { class: 'hint', text: 'attn itself runs in this page ' +
+      '(compiled to WebAssembly, offline): type a sentence, pick a kind and the options it takes, or open a trained ' +
+      'model’s folder (model), and press Enter or run. Every view redraws; the address keeps a kind’s settings.' }), options);
+    const modelBox = drop('live-model-box', el('summary', { text: 'model' }), ...buildModelPanel());
+    sec.append(el('div', { class: 'live-row live-bar' }, el('h2', { text: 'Try it' }), el('label', { class: 'live-sentence' }, 'sentence ', text),
+      el('label', {}, 'kind ', kind), run, optionsBox, modelBox, el('span', { class: 'live-progress' }, status, ' ', cancel)), extra, error);
+    live.ui = { text: text, kind: kind, run: run, cancel: cancel, options: options, summary: summary, optionsBox: optionsBox, extra: extra, error: error, status: status };
     cancel.addEventListener('click', cancelLiveRun);
     acceptModelDrops(sec);
+    sec.addEventListener('drop', () => { modelBox.open = true; });  // the folder's status is in there
     kind.addEventListener('change', () => fillLiveOptions());
+    options.addEventListener('input', showApplicable);
+    options.addEventListener('change', showApplicable);
     run.addEventListener('click', () => { if (live.core) liveRun(); });
     sec.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && live.core && e.target.tagName !== 'BUTTON') { e.preventDefault(); liveRun(); }
     });
     return sec;
+  }
+  // After a run is drawn: the drop-downs fold away and, unless they are in view already, the matrix and its
+  // readout scroll up under the bars (#matrix-section's scroll-margin-top is their height).
+  function liveRan() {
+    for (const d of document.querySelectorAll('#live details.live-drop')) d.open = false;
+    const sec = document.getElementById('matrix-section'), readout = document.getElementById('readout');
+    if (!sec || !readout) return;
+    const bars = document.querySelector('.controls');
+    const top = bars ? bars.getBoundingClientRect().bottom : 0;
+    if (sec.getBoundingClientRect().top < top || readout.getBoundingClientRect().bottom > window.innerHeight) sec.scrollIntoView({ block: 'start' });
+  }
+  // The bar's height as --live-h on <html>: the pickers stick under it and the matrix scrolls to below both.
+  function followLiveHeight(frame) {
+    const set = () => document.documentElement.style.setProperty('--live-h', frame.offsetHeight + 'px');
+    set();
+    if (typeof ResizeObserver === 'function') new ResizeObserver(set).observe(frame);
+  }
+  function liveBarHeight() {
+    const f = document.querySelector('.live-frame');
+    return f ? f.offsetHeight : 0;
   }
 
   // Starts the core; window.attn is its API once ready (data-live-ready on <html>, with the time since the

@@ -2,11 +2,23 @@
 
   let matrixKeys = false;  // the arrow keys' listener is on the document: added once
 
-  // Cells of up to 44 px, the matrix at most 560 px and short enough that, scrolled to, it and its readout
-  // share the window with the sticky pickers (a 1366 x 768 screen leaves the page about 625 px).
+  // Cells of up to 44 px, the matrix at most 560 px and short enough that, scrolled to, it, its heading,
+  // column labels and readout share the window with the sticky bars above it (the live panel's, when the
+  // page has it, and the pickers', 46 px): a 1366 x 768 screen at 100 %, 125 % and 150 % leaves the page
+  // about 1366 x 630, 1093 x 480 and 911 x 380.
   function cellSize() {
-    const room = Math.max(240, Math.min(560, (window.innerHeight || 800) - 170));
-    return Math.max(3, Math.min(44, Math.floor(room / Math.max(T, S))));
+    const fit = (labels) => {
+      const room = Math.max(96, Math.min(560, (window.innerHeight || 800) - liveBarHeight() - 46 - labels - 82));
+      return Math.max(3, Math.min(44, Math.floor(room / Math.max(T, S))));
+    };
+    const c = fit(colLabelHeight(false));
+    return c >= 14 ? c : fit(colLabelHeight(true));  // cells under 14 px number their labels
+  }
+  // The key labels run upwards: as tall as the longest needs (about 7 px a character at 12 px, with its
+  // index in front when the cells are small), at most 96 px.
+  function colLabelHeight(numbered) {
+    const longest = Math.max(...D.source_tokens.map((t) => [...tokenLabel(t)].length)) + (numbered ? 1 + String(S - 1).length : 0);
+    return Math.min(96, 10 + 7 * longest);
   }
 
   function buildMatrix() {
@@ -17,6 +29,7 @@
     const cols = el('div', { class: 'col-labels' });
     const rows = el('div', { class: 'row-labels' });
     cols.style.width = (S * c) + 'px';
+    cols.style.height = colLabelHeight(c < 14) + 'px';
     rows.style.height = (T * c) + 'px';
     // wide enough for the longest shown label, up to 160 px (longer ones end in an ellipsis)
     const longest = Math.max(...D.tokens.map((t) => [...tokenLabel(t)].length)) + (T > 1 && c < 14 ? 5 : 0);
@@ -32,6 +45,7 @@
     for (let j = 0; j < S; j += colStep) {
       const s = el('span', { text: (colStep > 1 ? j + ' ' : '') + tokenLabel(D.source_tokens[j]) });
       s.style.left = (j * c) + 'px';
+      s.style.maxHeight = (colLabelHeight(c < 14) - 4) + 'px';
       s.style.width = s.style.lineHeight = Math.max(c, 14) + 'px';
       cols.append(s);
     }

@@ -109,7 +109,7 @@
   function modelChosen() {
     const on = chosenModel() !== null;
     live.ui.kind.closest('label').style.display = on ? 'none' : '';
-    live.ui.options.style.display = on ? 'none' : '';  // a flex box: the hidden attribute would not hide it
+    live.ui.optionsBox.style.display = on ? 'none' : '';  // the folded options, with their summary
     live.ui.extra.hidden = on || live.extra.length === 0;
   }
   function chosenModel() { return models.ui && models.ui.choose.value ? models.ui.choose.value : null; }

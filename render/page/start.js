@@ -52,7 +52,10 @@
     for (const s of [buildAblation(), buildLens(), buildHeadsTable(), buildOverview()]) if (s) main.append(s);
     main.append(buildControls());
     // a generation's steps under the pickers, which choose the head whose row it shows
-    for (const s of [buildGeneration(), buildMatrix(), buildSteps(), buildPositions(), buildHeadView(), buildNeuron(), buildAggregates(), buildFlash()]) if (s) main.append(s);
+    // flash's tiles beside the matrix that draws the tile's box (under it when the width does not allow)
+    const matrix = buildMatrix(), flash = buildFlash();
+    const pair = flash ? el('div', { class: 'beside', id: 'matrix-and-tiles' }, matrix, flash) : matrix;
+    for (const s of [buildGeneration(), pair, buildSteps(), buildPositions(), buildHeadView(), buildNeuron(), buildAggregates()]) if (s) main.append(s);
     return main;
   }
   // The views again, for a new D (a live run): the old ones go, the selection stays where it can.
@@ -79,7 +82,11 @@
     if (D.init.head !== null) state.head = D.init.head;
     fromFragment();
     const panel = startLive();  // the live panel, when the page carries attn's core (live.js)
-    if (panel) document.body.append(el('div', { class: 'live-frame' }, panel));
+    if (panel) {
+      const frame = el('div', { class: 'live-frame' }, panel);
+      document.body.append(frame);
+      followLiveHeight(frame);  // the pickers stick under it (live.js)
+    }
     document.body.append(buildMain());
     update(true);
     window.addEventListener('hashchange', () => { fromFragment(); update(false); });

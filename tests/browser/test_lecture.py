@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -63,11 +64,24 @@ def select(d, id_, value):
                      "s.dispatchEvent(new Event('change'))", id_, str(value))
 
 
+CELL_POINT = """
+const e = arguments[0], r = e.getBoundingClientRect(), x = r.left + arguments[1] * r.width;
+let y = r.top + arguments[2] * r.height;
+const bars = document.querySelector('.controls'), top = bars ? bars.getBoundingClientRect().bottom : 0;
+if (y >= top + 8 && y <= innerHeight - 8) return [x, y, false];
+window.scrollBy(0, y - (top + innerHeight) / 2);
+return [x, e.getBoundingClientRect().top + arguments[2] * r.height, true];
+"""
+
+
 def hover_canvas(d, canvas, i, j, R, C):
-    """Points at cell (i, j) of a canvas of R x C cells."""
-    w, h = canvas.size["width"], canvas.size["height"]
-    dx, dy = (j + 0.5) * w / C - w / 2, (i + 0.5) * h / R - h / 2
-    ActionChains(d).move_to_element_with_offset(canvas, int(round(dx)), int(round(dy))).perform()
+    """Points at cell (i, j) of a canvas of R x C cells, scrolled first to have the cell below the sticky bars."""
+    x, y, scrolled = d.execute_script(CELL_POINT, canvas, (j + 0.5) / C, (i + 0.5) / R)
+    if scrolled:
+        time.sleep(0.3)  # as settle(): the mousemove Chromium sends after a scroll lands first
+    a = ActionBuilder(d)
+    a.pointer_action.move_to_location(int(x), int(y))
+    a.perform()
 
 
 def readout_at(d, id_, i, j):

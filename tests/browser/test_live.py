@@ -258,6 +258,7 @@ def test_panel(page, attn, out):
     page.select("live-kind", "mha", real=True)
     check(d.find_elements(By.ID, "live-opt-heads"), "mha shows a heads field")
     check(not d.find_elements(By.ID, "live-opt-window"), "mha shows no window field")
+    d.find_element(By.CSS_SELECTOR, "#live-options-box summary").click()  # the options fold into the bar
     heads = d.find_element(By.ID, "live-opt-heads")
     heads.send_keys("2")
     runs = live_runs(d)

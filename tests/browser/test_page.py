@@ -288,6 +288,8 @@ def test_npy_page(page, arr, tokens, out, times):
     page.quiet("npy page")
     check(page.options("layer") == [str(l) for l in range(L)], "layer options: %s" % page.options("layer"))
     check(page.options("stage") == ["weights"], "a .npy has weights only: %s" % page.options("stage"))
+    # wholly in view: WebDriver measures a pointer's offset from the centre of the element's visible part
+    page.d.execute_script("document.getElementById('matrix').scrollIntoView({block: 'center'})")
     hovered = 0
     for l in (0, L - 1, 1):
         page.select("layer", l)
