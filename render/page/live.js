@@ -160,7 +160,7 @@
     showRunning(null);
     live.ui.error.textContent = message;
     live.ui.error.hidden = false;
-    live.ui.status.textContent = '';
+    liveStatus('');
   }
 
   // ---- a trace (attn-trace JSON) as the page's payload: every stage as float32 (descriptor bytes 0) ---------
@@ -312,6 +312,7 @@
     if (seq !== live.seq) return false;
     const t1 = performance.now();
     showRunning(null);
+    liveStatus('drawing…');
     live.ui.error.textContent = '';
     live.ui.error.hidden = true;
     live.notes = answer.notes.map((t) => t.replace(/^attn: note: /, ''));
@@ -319,12 +320,17 @@
     setData(d, bytes);
     live.argv = words;
     rebuild();
-    liveRan();
     const t2 = performance.now();
-    live.ui.status.textContent = (live.notes.length ? live.notes.join(' ') + ' · ' : '') + 'computed in ' +
-      Math.round(t1 - t0) + ' ms, drawn in ' + Math.round(t2 - t1) + ' ms';
+    liveStatus((live.notes.length ? live.notes.join(' ') + ' · ' : '') + 'computed in ' +
+      Math.round(t1 - t0) + ' ms, drawn in ' + Math.round(t2 - t1) + ' ms');
+    liveRan();
     document.documentElement.dataset.liveRuns = String(Number(document.documentElement.dataset.liveRuns || 0) + 1);
     return true;
+  }
+  // The status in the bar: one line, cut short where the bar is narrow (whole in its tooltip).
+  function liveStatus(text) {
+    live.ui.status.textContent = text;
+    live.ui.status.title = text;
   }
   // The progress line while a run computes (the time so far, and a cancel button); null: the run is over.
   function showRunning(t0) {
@@ -332,7 +338,7 @@
     live.ui.cancel.hidden = t0 === null;
     document.documentElement.dataset.liveRunning = t0 === null ? 'false' : 'true';
     if (t0 === null) return;
-    const tick = () => { live.ui.status.textContent = 'running in the background… ' + ((performance.now() - t0) / 1000).toFixed(1) + ' s'; };
+    const tick = () => liveStatus('computing… ' + ((performance.now() - t0) / 1000).toFixed(1) + ' s');
     tick();
     live.ticker = setInterval(tick, 100);
   }
@@ -341,7 +347,7 @@
     live.seq++;
     showRunning(null);
     cancelCoreCalls();
-    live.ui.status.textContent = 'cancelled: the views show the run before it';
+    liveStatus('cancelled: the views show the run before it');
   }
 
   // The fragment's part for the live settings: run=<the words as JSON>, so a link reproduces a student's run.
@@ -384,7 +390,7 @@
       'model’s folder (model), and press Enter or run. Every view redraws; the address keeps a kind’s settings.' }), options);
     const modelBox = drop('live-model-box', el('summary', { text: 'model' }), ...buildModelPanel());
     sec.append(el('div', { class: 'live-row live-bar' }, el('h2', { text: 'Try it' }), el('label', { class: 'live-sentence' }, 'sentence ', text),
-      el('label', {}, 'kind ', kind), run, optionsBox, modelBox, el('span', { class: 'live-progress' }, status, ' ', cancel)), extra, error);
+      el('label', {}, 'kind ', kind), run, optionsBox, modelBox, el('span', { class: 'live-progress' }, status, cancel)), extra, error);
     live.ui = { text: text, kind: kind, run: run, cancel: cancel, options: options, summary: summary, optionsBox: optionsBox, extra: extra, error: error, status: status };
     cancel.addEventListener('click', cancelLiveRun);
     acceptModelDrops(sec);
@@ -402,6 +408,8 @@
   // readout scroll up under the bars (#matrix-section's scroll-margin-top is their height).
   function liveRan() {
     for (const d of document.querySelectorAll('#live details.live-drop')) d.open = false;
+    const frame = document.querySelector('.live-frame');  // its height now, not at the next resize callback
+    if (frame) document.documentElement.style.setProperty('--live-h', frame.offsetHeight + 'px');
     const sec = document.getElementById('matrix-section'), readout = document.getElementById('readout');
     if (!sec || !readout) return;
     const bars = document.querySelector('.controls');
@@ -461,7 +469,7 @@
           fillFromWords(live.argv);
         }
         live.ui.run.disabled = false;
-        live.ui.status.textContent = 'ready';
+        liveStatus('ready');
         document.documentElement.dataset.liveReadyMs = String(Math.round(performance.now()));
         document.documentElement.dataset.liveReady = 'true';
         if (carried) loadEmbeddedModel(carried);
@@ -472,7 +480,7 @@
           update(true);
         });
       }, (e) => {
-        live.ui.status.textContent = 'attn’s core could not start in this browser: ' + e;
+        liveStatus('attn’s core could not start in this browser: ' + e);
       });
     return sec;
   }

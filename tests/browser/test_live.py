@@ -223,7 +223,7 @@ def test_worker(page, attn):
         waits.append(time.time() - t0)
     status = d.find_element(By.ID, "live-status").text
     check(max(waits) < 0.25, "the page answers while a run computes: %s s" % ["%.3f" % w for w in waits])
-    check(status.startswith("running in the background") and status.endswith(" s"), "a progress line: %r" % status)
+    check(status.startswith("computing… ") and status.endswith(" s"), "a progress line: %r" % status)
     cancel = d.find_element(By.ID, "live-cancel")
     check(cancel.is_displayed(), "a cancel button while running")
     cancel.click()
