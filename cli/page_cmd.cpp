@@ -80,46 +80,63 @@ std::vector<std::pair<std::string, std::string>> embedded_folder(const std::stri
 // The sentence a page opens on when none is given: the chapter's.
 constexpr const char* kLabSentence = "Your journey starts with one step";
 
-// show's options that do not describe a seeded run the panel can rerun, refused by name: its other
-// outputs, its terminal view, a model run (a page's --model carries the folder instead), and files read
-// into the run (parameters, embeddings, a mask), which the panel's typed runs would not have.
+// show's options that do not describe a seeded run the panel can rerun, refused by name (and left out of
+// `attn page --help`): its other outputs, its terminal view, a model run (a page's --model carries the
+// folder instead), and files read into the run (parameters, embeddings, a mask), which the panel's typed
+// runs would not have. In why and hint, NAME stands for the option.
+struct RefusedOptions {
+    std::vector<const char*> names;
+    const char* why;
+    const char* hint;
+};
+
+const std::vector<RefusedOptions>& refused_options() {
+    static const std::vector<RefusedOptions> groups = {
+        {{"--json", "--png", "--svg", "--npy", "--html", "--no-live", "--figures", "--prefix", "--font", "--scale", "--values", "--force"},
+         "NAME is an output of attn show; attn page writes only its FILE",
+         "run attn show with the same options and NAME"},
+        {{"--show", "--precision", "--full", "--query", "--head"},
+         "NAME chooses what attn show prints in the terminal; the page shows every stage, head and query",
+         "drop NAME: the page's stage and head pickers choose, a click pins a query"},
+        {{"--layer", "--keep-layers", "--pair", "--target", "--max-new-tokens", "--align-at", "--words", "--ablate", "--ablate-mode", "--lens"},
+         "NAME applies to a model run, and attn page --model DIR only carries the folder for the page to run",
+         "attn show --model DIR NAME ... \"text\" --html FILE writes that run's page"},
+        {{"--weights", "--embeddings", "--mask"},
+         "NAME reads a file into the run, and the page's live panel reruns typed text with seeded vectors",
+         "attn show NAME FILE ... --html PAGE writes that run's page"},
+    };
+    return groups;
+}
+
+std::string naming(const char* text, const std::string& name) {
+    std::string out = text;
+    for (std::size_t at = out.find("NAME"); at != std::string::npos; at = out.find("NAME", at + name.size()))
+        out.replace(at, 4, name);
+    return out;
+}
+
 void refuse_show_only_options(const CLI::App& cmd) {
-    const auto given = [&cmd](const char* name) { return cmd.get_option(name)->count() > 0; };
-    for (const char* name : {"--json", "--png", "--svg", "--npy", "--html", "--no-live", "--figures", "--prefix", "--font",
-                             "--scale", "--values", "--force"})
-        if (given(name))
-            usage_error(std::string(name) + " is an output of attn show; attn page writes only its FILE",
-                        std::string("run attn show with the same options and ") + name);
-    for (const char* name : {"--show", "--precision", "--full", "--query", "--head"})
-        if (given(name))
-            usage_error(std::string(name) + " chooses what attn show prints in the terminal; the page shows every stage, head and query",
-                        std::string("drop ") + name + ": the page's stage and head pickers choose, a click pins a query");
-    for (const char* name : {"--layer", "--keep-layers", "--pair", "--target", "--max-new-tokens", "--align-at", "--words",
-                             "--ablate", "--ablate-mode", "--lens"})
-        if (given(name))
-            usage_error(std::string(name) + " applies to a model run, and attn page --model DIR only carries the folder for the page to run",
-                        std::string("attn show --model DIR ") + name + " ... \"text\" --html FILE writes that run's page");
-    for (const char* name : {"--weights", "--embeddings", "--mask"})
-        if (given(name))
-            usage_error(std::string(name) + " reads a file into the run, and the page's live panel reruns typed text with seeded vectors",
-                        std::string("attn show ") + name + " FILE ... --html PAGE writes that run's page");
+    for (const RefusedOptions& group : refused_options())
+        for (const char* name : group.names)
+            if (cmd.get_option(name)->count() > 0) usage_error(naming(group.why, name), naming(group.hint, name));
 }
 
 // The run the page opens on: show's seeded run of these options (the chapter's sentence when no text is
-// given), its words for the live panel, its colours.
-void add_opening_run(ShowOptions& o, render::HtmlOptions& page, Trace& t) {
+// given); its words for the live panel and its colours go into page.
+Trace opening_run(ShowOptions& o, render::HtmlOptions& page) {
     const Kind& kind = check_seeded_options(o);
     if (!o.sentence && !o.text_file && !o.example && !o.embeddings) o.sentence = kLabSentence;
     OutputPlan plan;
     plan.html = true, plan.max_memory = max_memory_bytes(o.common);
     const SeededRun run = prepare_seeded_run(o, plan);
-    t = run_attention(run.in, run.settings);
+    Trace t = run_attention(run.in, run.settings);
     if (kind.source == SourceRule::optional && !o.source)
         std::cerr << "attn: note: kind '" << kind.name << "' without --source: the sentence attends over itself\n";
     if (!t.empty_rows.empty())
         std::cerr << "attn: note: " << t.empty_rows.size() << " query row(s) see no key; their weights and context are 0\n";
     page.colour = colour_spec(o.scale_colours);
     page.live = live_words(o, t.tokens, t.source_tokens);
+    return t;
 }
 
 }  // namespace
@@ -142,15 +159,17 @@ void setup_page(CLI::App& app) {
     cmd->add_option("file", *file, "The HTML file to write")->required();
     std::vector<CLI::Option*> seeded_only;
     bind_show_run_options(*cmd, *o, seeded_only);
+    for (const RefusedOptions& group : refused_options())
+        for (const char* name : group.names) cmd->get_option(name)->group("");  // parsed, refused by name, not listed
     cmd->get_option("--model")
         ->description("A model folder (or a name in the Hugging Face cache) to carry in the page, at most 64 MiB of files: "
                       "the page opens it and runs it")
         ->type_name("DIR");
     cmd->callback([file, o, cmd] {
+        refuse_show_only_options(*cmd);  // the command line's own mistakes first, whatever the build
         if (render::live_core_js().empty())
             usage_error("attn page needs attn's core compiled to WebAssembly, and this attn was built without em++",
                         "install emscripten (scripts/setup.sh, or apt-get install emscripten) and rebuild attn");
-        refuse_show_only_options(*cmd);
         if (o->offline && !o->model) usage_error("--offline applies to --model NAME", "drop --offline");
         policy::check_output_file(*file, "page");
         if (o->text_file && *o->text_file != "-" && same_file(*file, *o->text_file))
@@ -166,8 +185,7 @@ void setup_page(CLI::App& app) {
             std::replace(page.embedded_model.begin(), page.embedded_model.end(), '/', '_');
             o->model.reset();  // carried, not run: the opening run is the seeded one below
         }
-        Trace t;
-        add_opening_run(*o, page, t);
+        const Trace t = opening_run(*o, page);
         policy::write_file_atomic(*file, render::render_html(t, page));
         std::cout << "wrote " << *file << "\n";
     });
