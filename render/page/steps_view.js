@@ -3,8 +3,9 @@
   // The chosen head's query I (the pinned row, else the row under the pointer, else the last): q_I, then for
   // every key its k_j, the score, the score times the head's scale (kinds that scale), the mask (a hidden key
   // is −∞ before the softmax) and the weight, beside v_j; and the context Σ_j w_j v_j, the head's output row
-  // before any projection. The score and the scale are named by the kind (D.score_stages, core/kinds' table). Queries, keys, values and context are the trace's (D.layers[0].heads[h].vectors, seeded
-  // pages and live runs); scores and weights the matrix's own cells, so every number here is the readout's.
+  // before any projection. The score and the scale are named by the kind (D.score_stages, core/kinds' table).
+  // Queries, keys, values and context are the trace's (D.layers[0].heads[h].vectors, seeded pages and live
+  // runs); scores and weights the matrix's own cells, so every number here is the readout's.
 
   function buildSteps() {
     if (D.layered || !D.layers[0].heads[0].vectors) return null;
