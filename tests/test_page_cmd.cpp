@@ -2,6 +2,7 @@
 // run (the same data as attn show's --html page of it), show's other options refused by name; and the
 // kinds table's score stages, each name checked against what the kind's scores stage holds.
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -161,7 +162,7 @@ TEST_CASE("page: attn page checks a run's options as attn show does and never wr
     check_usage_line(run_attn({"page", "--file", text, text}),
                      "'" + text + "' is the --file text; attn page would overwrite it (hint: write the page elsewhere)");
     CHECK(slurp(text) == "the cat sat");
-    CHECK(!exists(path));
+    CHECK(!std::filesystem::exists(path));
     REQUIRE(run_attn({"page", "--file", text, path}).code == 0);
     CHECK(page_data(slurp(path)).json["live"]["argv"] == nlohmann::json({"--kind", "causal", "the cat sat"}));
 }
