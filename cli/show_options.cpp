@@ -28,6 +28,12 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
         "  attn show --kind self --pos sinusoidal --show positions,weights \"dog bites man\"\n"
         "  attn show --kind cross --causal --align bottom-right \"a b\" --source \"w x y z\"\n"
         "  attn show --kind mha --heads 4 \"The cat sat on the mat.\" --html cat.html");
+    bind_show_run_options(*cmd, o, seeded_only);
+    return cmd;
+}
+
+void bind_show_run_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Option*>& seeded_only) {
+    CLI::App* cmd = &app;
     cmd->add_option("sentence", o.sentence, "The sentence to attend over (UTF-8)");
     bind_common_options(*cmd, o.common, kDefaultKind, kDefaultDIn, "Embedding width");
     cmd->add_option("--file", o.text_file, "Read the text from a file ('-' = standard input)");
@@ -115,7 +121,6 @@ CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Opti
     for (const char* name : {"--kind", "--example", "--embeddings", "--mask", "--d-in", "--seed", "--max-tokens", "--split"})
         seeded_only.push_back(cmd->get_option(name));
     o.cmd = cmd;
-    return cmd;
 }
 
 std::vector<std::string> live_words(const ShowOptions& o, const std::vector<std::string>& tokens,

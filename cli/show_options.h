@@ -58,6 +58,9 @@ struct ShowOptions {
 // Adds the subcommand "show" to app with every option bound to o (no callback: the caller's).
 // seeded_only: the options that make sense only for seeded kinds (--model refuses them).
 CLI::App* bind_show_options(CLI::App& app, ShowOptions& o, std::vector<CLI::Option*>& seeded_only);
+// show's options without the subcommand: the positional sentence and every option, bound to o on cmd
+// (`attn page FILE [SENTENCE]` binds them after its FILE, so a page takes show's options by the same rules).
+void bind_show_run_options(CLI::App& cmd, ShowOptions& o, std::vector<CLI::Option*>& seeded_only);
 
 // The words of this run that the page's live panel can run again (render/page/live.js): --kind and the
 // options that shape the numbers or their colours (--range, --log, --colormap), as given, then the

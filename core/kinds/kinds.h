@@ -88,6 +88,15 @@ enum class SourceRule {
 };
 // How the score e_ij of query i and key j is computed, as figures and views title it: "q_i·k_j".
 using ScoreFormulaFn = const char* (*)(const Settings& s);
+// The names of the two score stages as the page labels them (its stage picker, its step-by-step view):
+// the raw score e_ij as the kind computes it from the vectors the trace keeps ("q·k"), and the factor the
+// kind multiplies it by before the mask and the softmax ("× 1/√d_k"); scale is nullptr for a kind that
+// does not scale its scores (simple, additive, luong: the masked scores are the scores, masked).
+struct ScoreStages {
+    const char* score;
+    const char* scale;
+};
+using ScoreStagesFn = ScoreStages (*)(const Settings& s);
 
 using LayersFn = std::vector<LayerSpec> (*)(const Settings& s, std::size_t d_src);
 using RunFn = void (*)(const Inputs& in, const Settings& s, const RunHooks& hooks, TorchGenerator& gen, Trace& t);
@@ -98,10 +107,10 @@ using FlopsFn = StageFlops (*)(const Settings& s, const RunShape& shape, const H
 class Kind {
 public:
     constexpr Kind(KindId id_, const char* name_, const char* description_, const char* formula_, const char* paper_,
-                   unsigned options_, SourceRule source_, ScoreFormulaFn score_formula_, KindDefaults defaults_,
-                   CheckFn check_, GeometryFn geometry_, FlopsFn flops_, LayersFn layers_, RunFn run_)
+                   unsigned options_, SourceRule source_, ScoreFormulaFn score_formula_, ScoreStagesFn score_stages_,
+                   KindDefaults defaults_, CheckFn check_, GeometryFn geometry_, FlopsFn flops_, LayersFn layers_, RunFn run_)
         : id(id_), name(name_), description(description_), formula(formula_), paper(paper_), options(options_),
-          source(source_), score_formula(score_formula_), defaults(defaults_), check(check_), geometry(geometry_),
+          source(source_), score_formula(score_formula_), score_stages(score_stages_), defaults(defaults_), check(check_), geometry(geometry_),
           flops(flops_), layers(layers_), run(run_) {}
 
     KindId id;
@@ -112,6 +121,7 @@ public:
     unsigned options;         // Option bits this kind takes
     SourceRule source;        // where keys and values come from; whether --source is needed
     ScoreFormulaFn score_formula;  // e_ij as the views title it
+    ScoreStagesFn score_stages;    // the score stages' names as the page labels them
     KindDefaults defaults;
     CheckFn check;            // the kind's own checks, beyond the ones every run makes
     GeometryFn geometry;      // heads and widths, for the memory estimate and the FLOPs

@@ -267,6 +267,7 @@
     const info = liveKind(tr.kind) || {};
     const d = {
       kind: tr.kind, description: info.description || '', formula: info.formula || '', paper: info.paper || '',
+      score_stages: info.score_stages && ((info.score_stages.by_score || {})[tr.config.score] || info.score_stages),  // attn kinds --json
       weights_note: (info.options || '').split(', ').some((o) => o === '--init') ? 'random weights (seed ' + tr.config.seed + ')' : '',
       settings: tr.config, model: null, tokens: tr.tokens, source_tokens: src, token_ids: [], predictions: [],
       layered: false, stages: stages,

@@ -352,6 +352,8 @@ Json payload(const Trace& t, const HtmlOptions& opt, std::string& blob) {
                        : t.kind == "model" ? "every head of every layer of a pretrained model"
                                            : "";
     j["formula"] = info ? info->formula : "";
+    // the score stages' names for the stage picker and the step-by-step view (a model's page keeps the page's own)
+    if (info) j["score_stages"] = score_stages_json(info->score_stages(t.config));
     j["weights_note"] = random_weights_note(t);  // "random weights (seed 123)" for a seeded kind with weights
     j["paper"] = info ? info->paper : "";
     j["settings"] = settings(t, opt.source);

@@ -14,6 +14,14 @@
     'mask': 'mask',
     'dropped': 'dropped weights',
   };
+  // The score stages' names: the kind's own (D.score_stages, from core/kinds' table: "q·k" and "× 1/√d_k", or
+  // an unscaled score such as additive's "vᵀtanh(q + k)"); a trace of no kind (a model's) keeps q·k and its scale.
+  function nameScoreStages() {
+    const st = D.score_stages;
+    STAGE_TEXT.scores = 'scores (' + (st ? st.scores : 'raw q\u00b7k') + ')';
+    STAGE_TEXT['masked-scores'] = 'masked scores (' + (!st ? 'scale \u00b7 scores' : st.scale ? st.scores + ' ' + st.scale : st.scores + ', no scale') + ')';
+  }
+  nameScoreStages();
 
   let blob = null;  // Uint8Array: every stage's cells
   let view = null;  // DataView on blob (float32 stages)
@@ -30,6 +38,7 @@
     blob = bytes;
     view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     cache.clear();
+    nameScoreStages();
     state.layer = 0;
     state.head = Math.min(state.head, D.layers[0].heads.length - 1);
     if (!pageStages().includes(state.stage)) state.stage = D.stages[0];

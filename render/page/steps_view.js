@@ -1,10 +1,11 @@
   // ---- step by step: one query through a seeded kind's head ----------------------------------------------
   //
   // The chosen head's query I (the pinned row, else the row under the pointer, else the last): q_I, then for
-  // every key its k_j, the score, the score times the head's scale, the mask (a hidden key is −∞ before the
-  // softmax) and the weight, beside v_j; and the context Σ_j w_j v_j, the head's output row before any
-  // projection. Queries, keys, values and context are the trace's (D.layers[0].heads[h].vectors, seeded
-  // pages and live runs); scores and weights the matrix's own cells, so every number here is the readout's.
+  // every key its k_j, the score, the score times the head's scale (kinds that scale), the mask (a hidden key
+  // is −∞ before the softmax) and the weight, beside v_j; and the context Σ_j w_j v_j, the head's output row
+  // before any projection. The score and the scale are named by the kind (D.score_stages, core/kinds' table).
+  // Queries, keys, values and context are the trace's (D.layers[0].heads[h].vectors, seeded pages and live
+  // runs); scores and weights the matrix's own cells, so every number here is the readout's.
 
   function buildSteps() {
     if (D.layered || !D.layers[0].heads[0].vectors) return null;
@@ -27,6 +28,8 @@
     // scale · score as the run computed it (the masked-scores stage's visible cells), else from the stored score
     const masked = D.stages.includes('masked-scores') ? desc(0, h, 'masked-scores') : null;
     const scale = Number(hd.scale);
+    // the kind's names for its score and its scale (core/kinds' table); a kind that does not scale has no scale column
+    const st = D.score_stages || { scores: 'q\u00b7k', scale: '\u00d7 scale' }, scaling = !!st.scale;
     document.getElementById('steps-note').textContent = 'Head ' + h + (hd.kv_head !== h ? ' (kv ' + hd.kv_head + ')' : '') +
       ', query ' + I + ' \u201c' + tokenLabel(D.tokens[I]) + '\u201d: pin another row of the matrix (click it) to follow its query. ' +
       'The score is the kind\u2019s (' + D.formula + '); the weights are the softmax over the keys the mask leaves.';
@@ -36,12 +39,14 @@
     // RoPE: q and k before the rotation beside; ALiBi: the bias m (j - i) added to the scaled score
     const rope = !!v.queries_unrotated, alibi = !!v.bias;
     t.append(el('tr', {}, th(''), th('token'), ...(rope ? [th('before RoPE')] : []), th(rope ? 'rotated q_I, k_j' : 'q_I, k_j'),
-      th('score'), th('\u00d7 ' + Number(scale.toPrecision(6))), ...(alibi ? [th('+ ALiBi m(j\u2212i)')] : []),
+      el('th', { class: 'st-score-name', text: 'score ' + st.scores }),
+      ...(scaling ? [el('th', { class: 'st-scale-name', text: st.scale + ' = ' + Number(scale.toPrecision(6)) })] : []),
+      ...(alibi ? [th('+ ALiBi m(j\u2212i)')] : []),
       th('masked'), th('weight'), th('v_j')));
     const blanks = (n) => Array.from({ length: n }, () => el('td'));
     t.append(el('tr', { class: 'nv-query' }, el('td', { text: 'Q[' + I + ']' }), el('td', { text: tokenLabel(D.tokens[I]) }),
       ...(rope ? [el('td', {}, strip(v.queries_unrotated[I], magQK, 'query ' + I + ' before RoPE'))] : []),
-      el('td', {}, strip(v.queries[I], magQK, 'query ' + I)), ...blanks(alibi ? 6 : 5)));
+      el('td', {}, strip(v.queries[I], magQK, 'query ' + I)), ...blanks(4 + scaling + alibi)));
     for (let j = 0; j < S; j++) {
       const idx = I * S + j, seen = visible(0, h, idx);
       const raw = scores ? real(scores, cell(scores, idx)) : null;
@@ -55,7 +60,7 @@
         ...(rope ? [el('td', {}, strip(v.keys_unrotated[j], magQK, 'key ' + j + ' before RoPE'))] : []),
         el('td', {}, strip(v.keys[j], magQK, 'key ' + j)),
         el('td', { class: 'st-score', text: scores ? format(scores, cell(scores, idx)) : '' }),
-        el('td', { class: 'st-scaled', text: scaled }),
+        ...(scaling ? [el('td', { class: 'st-scaled', text: scaled })] : []),
         ...(alibi ? [el('td', { class: 'st-bias', text: bias.toFixed(4) })] : []),
         el('td', { class: 'st-masked', text: seen ? before : '\u2212\u221e (hidden)' }),
         el('td', { class: 'st-weight', text: seen ? format(weights, cell(weights, idx)) : '0.0000' }),  // a hidden key's weight is 0
@@ -64,7 +69,7 @@
     const ctx = v.context[I];
     const dropped = D.stages.includes('dropped');  // with dropout the context sums the dropped weights
     t.append(el('tr', { class: 'nv-query' }, el('td', { text: 'context' }), el('td', { text: dropped ? '\u03a3 dropped w_j v_j' : '\u03a3 w_j v_j' }),
-      el('td', { class: 'st-context', colspan: String(5 + rope + alibi), text: '[' + ctx.slice(0, 8).map((x) => x.toFixed(4)).join(', ') +
+      el('td', { class: 'st-context', colspan: String(4 + scaling + rope + alibi), text: '[' + ctx.slice(0, 8).map((x) => x.toFixed(4)).join(', ') +
         (ctx.length > 8 ? ', \u2026 ' + ctx.length + ' values' : '') + ']' }),
       el('td', {}, strip(ctx, magV, 'context of query ' + I))));
   }

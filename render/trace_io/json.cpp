@@ -53,12 +53,33 @@ Json config_json(const Settings& c) {
     return j;
 }
 
+Json score_stages_json(const ScoreStages& s) {
+    return {{"scores", s.score}, {"scale", s.scale ? Json(s.scale) : Json()}};
+}
+
+namespace {
+
+// A kind's score stages; a kind taking --score also by each score ("by_score"), the top level its default's.
+Json kind_score_stages(const Kind& k) {
+    Settings s;
+    Json j = score_stages_json(k.score_stages(s));
+    if (k.options & opt_score)
+        for (const char* score : {"dot", "general", "concat"}) {
+            s.score = score;
+            j["by_score"][score] = score_stages_json(k.score_stages(s));
+        }
+    return j;
+}
+
+}  // namespace
+
 Json kinds_json() {
     Json all = Json::array();
     for (const auto& k : kinds())
         all.push_back({{"kind", k.name},
                        {"description", k.description},
                        {"formula", k.formula},
+                       {"score_stages", kind_score_stages(k)},
                        {"paper", k.paper},
                        {"options", option_flags(k.options)},
                        {"default_causal", k.defaults.causal},

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/trace.h"
+#include "core/kinds/kinds.h"
 
 namespace attn::render {
 
@@ -27,9 +28,11 @@ Json config_json(const Settings& c);
 // "n_head", "n_embd", "n_positions", "vocab_size", "n_params", "layer_norm_epsilon"}: a model trace's
 // "model", and a model decode's (which adds "layer").
 Json model_info_json(const ModelInfo& m);
-// The registry as `attn kinds --json` prints it: per kind its name, description, formula, paper, options,
-// default_causal, positions and whether attn decode takes it.
+// The registry as `attn kinds --json` prints it: per kind its name, description, formula, score_stages,
+// paper, options, default_causal, positions and whether attn decode takes it.
 Json kinds_json();
+// A kind's score stages as the page reads them: {"scores": "q·k", "scale": "× 1/√d_k" or null (no scale)}.
+Json score_stages_json(const ScoreStages& s);
 // The trace as compact JSON text, written straight from the matrices (render/trace_io/json_out.h): the bytes
 // of dumping the document as one nlohmann::json, without building it.
 std::string trace_json_text(const Trace& t);

@@ -16,6 +16,9 @@ WebAssembly against the native binary.
    are kept, listed and run; --example runs; a NUL is refused as the CLI refuses control characters; a live
    run's cells have the native SVG figure's colours.
 5. `attn show --html` carries the panel prefilled with its run; `--no-live` leaves it out.
+6. The score stages by the kind's names (the kinds table): `attn page --kind luong --score general` and live runs of
+   additive, luong and mha label the step view and the stage picker with their own score, and a scale column only
+   where the kind scales.
 Screenshots of the live panel are saved in --out.
 
 Usage: test_live.py --attn BIN --chromium PATH --chromedriver PATH --out DIR
@@ -524,6 +527,60 @@ def test_links(page, attn, out):
     page.quiet("live page after links")
 
 
+def step_labels(d):
+    """The step view's column heads and the stage picker's names, by stage."""
+    heads = [e.get_attribute("textContent") for e in d.find_elements(By.CSS_SELECTOR, "#steps-table th")]
+    stages = {o.get_attribute("value"): o.get_attribute("textContent") for o in d.find_elements(By.CSS_SELECTOR, "#stage option")}
+    return heads, stages
+
+
+def check_score_labels(d, what, score, scale):
+    """The step view and the stage picker name the kind's score; a kind without a scale has no scale column and
+    its masked scores are the scores."""
+    heads, stages = step_labels(d)
+    check("score " + score in heads, "%s: the step view's score column is %r: %s" % (what, "score " + score, heads))
+    check(stages.get("scores") == "scores (%s)" % score, "%s: the stage picker names the scores %r" % (what, stages.get("scores")))
+    masked = "masked scores (%s)" % (score + " " + scale.split(" =")[0] if scale else score + ", no scale")
+    check(stages.get("masked-scores") == masked, "%s: the stage picker names the masked scores %r, not %r" % (what, stages.get("masked-scores"), masked))
+    check(not any("raw q\u00b7k" in x or "scale \u00b7 scores" in x for x in heads + list(stages.values())),
+          "%s: no generic q\u00b7k or scale label: %s %s" % (what, heads, list(stages.values())))
+    scaled = [e.get_attribute("textContent") for e in d.find_elements(By.CSS_SELECTOR, "#steps-table .st-scale-name")]
+    check(scaled == ([scale] if scale else []), "%s: the scale column %s" % (what, scaled))
+    if not scale:
+        rows = d.find_elements(By.CSS_SELECTOR, "#steps-table tr.nv-key")
+        pairs = [(r.find_element(By.CSS_SELECTOR, ".st-score").text, r.find_element(By.CSS_SELECTOR, ".st-masked").text) for r in rows]
+        check(rows and not d.find_elements(By.CSS_SELECTOR, "#steps-table .st-scaled") and all(a == b for a, b in pairs),
+              "%s: no scaled column, each visible key's masked score is its score: %s" % (what, pairs))
+    print("%s: step view %s; picker %r, %r" % (what, heads, stages.get("scores"), stages.get("masked-scores")))
+
+
+def test_score_labels(driver, attn, out):
+    """Each kind's score stages by their names in the kinds table: a seeded `attn page --kind luong --score general`
+    page, and live runs of additive, luong and mha (the names from window.attn.kinds())."""
+    d = driver
+    luong = os.path.join(out, "luong-general.html")
+    subprocess.run([attn, "page", "--kind", "luong", "--score", "general", "--source", "Wie geht es", luong, "How are you"],
+                   check=True, capture_output=True)
+    page = Page(d, luong)
+    page.load()
+    wait_live(d)
+    check(d.find_element(By.ID, "live-kind").get_attribute("value") == "luong" and
+          d.find_element(By.ID, "live-text").get_attribute("value") == "How are you",
+          "attn page --kind luong ... opens with its panel preset to the run")
+    check_score_labels(d, "seeded luong --score general", "s\u00b7(h W_k)", None)
+    page.shot(out, "steps-luong-general.png")
+    for argv, score, scale in ((["--kind", "additive", "--source", "Wie geht es", "How are you"], "v\u1d40tanh(q + k)", None),
+                               (["--kind", "luong", "--source", "Wie geht es", "How are you"], "s\u00b7h", None),
+                               (["--kind", "luong", "--score", "concat", "--source", "Wie geht es", "How are you"], "v\u1d40tanh(q + k)", None),
+                               (["--kind", "mha", "--heads", "2", "--d-out", "8", "How are you"], "q\u00b7k", "\u00d7 1/\u221ad_k = 0.5")):
+        page.load(link(argv))
+        wait_live(d)
+        WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
+        check_score_labels(d, "live " + " ".join(argv[:4]), score, scale)
+    page.shot(out, "steps-live-mha.png")
+    page.quiet("score-stage pages")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn", required=True)
@@ -567,6 +624,7 @@ def main():
         test_panel(page, a.attn, out)
         test_links(page, a.attn, out)
         test_round_trip(page, a.attn)
+        test_score_labels(driver, a.attn, out)
         # attn show --html: the same panel, prefilled with the run
         page = Page(driver, shown)
         page.load()
