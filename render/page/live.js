@@ -323,18 +323,22 @@
     const text = el('input', { type: 'text', id: 'live-text', size: '60', 'aria-label': 'sentence' });
     const kind = el('select', { id: 'live-kind', 'aria-label': 'kind' });
     const run = el('button', { type: 'button', id: 'live-run', text: 'run', disabled: '' });
+    // attn decode of the same settings: the Decode section (decode_view.js)
+    const decode = el('button', { type: 'button', id: 'live-decode', text: 'decode', disabled: '',
+      title: 'attn decode: feed the tokens one at a time over a key/value cache (the Decode section)' });
     const options = el('div', { class: 'live-options', id: 'live-options' });
     const extra = el('p', { class: 'hint', id: 'live-extra' });
     extra.hidden = true;
     const error = el('p', { class: 'error', id: 'live-error', role: 'alert' });
     error.hidden = true;
     const status = el('p', { class: 'hint', id: 'live-status', text: 'starting attn’s core…' });
-    sec.append(el('div', { class: 'live-row' }, el('label', {}, 'sentence ', text), el('label', {}, 'kind ', kind), run),
+    sec.append(el('div', { class: 'live-row' }, el('label', {}, 'sentence ', text), el('label', {}, 'kind ', kind), run, decode),
       options, extra, ...buildModelPanel(), error, status);
-    live.ui = { text: text, kind: kind, run: run, options: options, extra: extra, error: error, status: status };
+    live.ui = { text: text, kind: kind, run: run, decode: decode, options: options, extra: extra, error: error, status: status };
     acceptModelDrops(sec);
     kind.addEventListener('change', () => fillLiveOptions());
     run.addEventListener('click', () => { if (live.core) liveRun(); });
+    decode.addEventListener('click', () => decodeRun(true));
     sec.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && live.core && e.target.tagName !== 'BUTTON') { e.preventDefault(); liveRun(); }
     });
@@ -355,6 +359,7 @@
         live.core = core;
         window.attn = Object.freeze({
           run: (argv) => core.run(argv),
+          decode: (argv) => core.decode(argv),
           kinds: () => core.kinds(),
           // the folders opened in the Model panel ("/models/NAME"), which run() takes as --model
           models: () => core.models().filter((dir) => models.info.has(dir)),
@@ -372,6 +377,7 @@
           fillFromWords(live.argv);
         }
         live.ui.run.disabled = false;
+        live.ui.decode.disabled = false;
         live.ui.status.textContent = 'ready';
         document.documentElement.dataset.liveReadyMs = String(Math.round(performance.now()));
         document.documentElement.dataset.liveReady = 'true';
@@ -381,6 +387,7 @@
           fromFragment(linkHash);
           update(true);
         }
+        if (!carried) decodeRun(false, true);  // the Decode section starts with the run the page opened with
       }, (e) => {
         live.ui.status.textContent = 'attn’s core could not start in this browser: ' + e;
       });

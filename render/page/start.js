@@ -81,6 +81,7 @@
     const panel = startLive();  // the live panel, when the page carries attn's core (live.js)
     if (panel) document.body.append(el('div', { class: 'live-frame' }, panel));
     document.body.append(buildMain());
+    if (panel) document.body.append(buildDecode());  // the Decode section, after the views (decode_view.js)
     update(true);
     window.addEventListener('hashchange', () => { fromFragment(); update(false); });
     document.documentElement.dataset.readyMs = String(Math.round(performance.now() - t0));
