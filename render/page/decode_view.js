@@ -141,6 +141,9 @@
     const grid = el('div', { class: 'matrix-grid' });
     const cols = el('div', { class: 'col-labels' }), rows = el('div', { class: 'row-labels' });
     cols.style.width = (T * c) + 'px';
+    // the keys' labels as tall as the longest needs (up to the matrix's 96 px)
+    const longest = Math.max(...tr.tokens.map((w, k) => (k + ' ' + tokenLabel(w)).length));
+    cols.style.height = Math.min(96, 10 + 8 * longest) + 'px';
     rows.style.height = (T * c) + 'px';
     const step = c >= 14 ? 1 : niceStep(Math.ceil(14 / c));
     for (let k = 0; k < T; k += step) {
@@ -265,6 +268,9 @@
       legend.append(el('div', { class: 'key-item' + (v.this_run ? ' this-run' : '') }, line,
         v.name + ', G = ' + v.kv_heads + ': ' + BYTES(v.bytes_per_token) + ' per token' + (v.this_run ? ' (this run)' : '')));
     });
+    if (vars.length === 1)  // one head: MHA, GQA and MQA are one cache
+      legend.append(el('div', { class: 'hint', text: 'With ' + counted(tr.cache.heads, 'query head') + ' there is one cache to draw: give the ' +
+        'panel more heads (mha, gqa, mqa) to compare MHA, GQA and MQA.' }));
     dec.ui.marker = add('line', { x1: 0, x2: 0, y1: m.t, y2: Hh - m.b, stroke: '#ff2d2d', 'stroke-dasharray': '4 3' });
     dec.ui.markerAt = X;
     dec.ui.vars = vars;
@@ -279,7 +285,7 @@
     if (!tr) return;
     const u = dec.ui, t = dec.step, st = tr.steps[t], hs = st.heads[dec.head];
     paintStair();
-    u.stepText.textContent = 'step ' + t + ' of ' + (tr.steps.length - 1) + ': “' + tokenLabel(st.token) + '” attends over ' + counted(t + 1, 'cached key');
+    u.stepText.textContent = 'step ' + t + ' (of 0–' + (tr.steps.length - 1) + '): “' + tokenLabel(st.token) + '” attends over ' + counted(t + 1, 'cached key');
     const r = u.readout;
     r.textContent = '';
     const j = dec.hover ? dec.hover.j : null;

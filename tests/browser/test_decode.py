@@ -119,14 +119,14 @@ def number(text):
     return int(text.split(" bytes")[0].replace(",", ""))
 
 
-def check_cache(d, want, where):
+def check_cache(d, want, where, variants):
     T = len(want["steps"])
     for t in (0, T // 2, T - 1):
         set_step(d, t)
         c = d.find_element(By.ID, "decode-cache")
         shown = {b.get_attribute("data-variant"): number(b.text) for b in c.find_elements(By.CSS_SELECTOR, ".cache-bytes")}
         expect = {v["name"]: v["bytes_per_token"] * (t + 1) for v in want["cache_variants"]}
-        check(shown == expect and len(expect) >= 2, "%s step %d: the cache shows %s, the trace gives %s" % (where, t, shown, expect))
+        check(shown == expect and len(expect) == variants, "%s step %d: the cache shows %s, the trace gives %s" % (where, t, shown, expect))
         check(int(c.get_attribute("data-bytes")) == want["steps"][t]["cache_bytes"] and
               "this run (G = %d): %s bytes" % (want["cache"]["kv_heads"], format(want["steps"][t]["cache_bytes"], ",")) in c.text,
               "%s step %d: this run's cache %s, the trace's %d" % (where, t, c.text, want["steps"][t]["cache_bytes"]))
@@ -211,7 +211,7 @@ def main():
         T = len(want["steps"])
         check_cells(driver, want, (0, 3), ((0, 0), (2, 1), (T - 1, 0), (T - 1, T - 1), (1, 4)), "gqa")
         page.shot(out, "decode-gqa-hover.png")
-        check_cache(driver, want, "gqa")
+        check_cache(driver, want, "gqa", 3)
         # 3. the slider moves the chosen row; without a pointer the readout lists the row's weights
         ActionChains(driver).move_to_element(driver.find_element(By.ID, "decode-words")).perform()
         set_step(driver, 2)
@@ -220,7 +220,7 @@ def main():
         trace_row = want["steps"][2]["heads"][3]["weights"]
         check(len(row) == 3 and all(abs(x - y) <= 5e-5 for x, y in zip(row, trace_row)),
               "step 2's readout lists its 3 cached weights: %s, trace %s" % (row, trace_row))
-        check("step 2 of %d" % (T - 1) in driver.find_element(By.ID, "decode-step-text").text, "the slider says its step")
+        check("step 2 (of 0–%d)" % (T - 1) in driver.find_element(By.ID, "decode-step-text").text, "the slider says its step")
         driver.execute_script("document.getElementById('decode').scrollIntoView({block: 'start'})")
         page.shot(out, "decode-gqa.png")
         # 4. the panel's decode button: mqa, then local with a window and an option decode does not take
@@ -232,7 +232,7 @@ def main():
         names = [o.text for o in driver.find_elements(By.CSS_SELECTOR, "#decode-head option")]
         check(names == ["head %d (kv head 0)" % h for h in range(4)], "mqa: every head reads kv head 0: %s" % names)
         check_cells(driver, want, (1,), ((3, 2), (T - 1, 1)), "mqa")
-        check_cache(driver, want, "mqa")
+        check_cache(driver, want, "mqa", 3)
         page.shot(out, "decode-mqa.png")
         page.select("live-kind", "local", real=True)
         set_field(driver, "live-opt-window", "1")
@@ -249,6 +249,8 @@ def main():
               "local --window 1: key 1 at step 4 is outside the window, weight 0: %r" % r.text)
         check(any("outside the window" in e.text for e in driver.find_elements(By.CSS_SELECTOR, ".decode-key .key-item")),
               "the key names the hatched cells")
+        check_cache(driver, want, "local", 1)
+        check("one cache to draw" in driver.find_element(By.CLASS_NAME, "decode-legend").text, "one head: the chart says why one line")
         page.shot(out, "decode-local.png")
         # a kind that does not decode: decode's own error, the section keeps its trace
         runs = decode_runs(driver)
