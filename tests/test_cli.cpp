@@ -225,7 +225,8 @@ TEST_CASE("page: attn page writes one page with the WebAssembly core and its ope
     CHECK(html.size() <= 3u * 1024 * 1024);  // the issue's budget for the live page
     CHECK(html.find("var AttnCore") != std::string::npos);  // the module (cli/web/), inline
     CHECK(html.find("\"live\":{\"argv\":[\"--kind\",\"causal\",\"Your journey starts with one step\"]}") != std::string::npos);
-    CHECK(html.find("script-src 'unsafe-inline' 'wasm-unsafe-eval';") != std::string::npos);
+    CHECK(html.find("script-src 'unsafe-inline' 'wasm-unsafe-eval'; worker-src blob:;") != std::string::npos);
+    CHECK(html.find("<script id=\"attn-core\">") != std::string::npos);  // the worker's code: the page's own copy
     CHECK(html.find("'unsafe-eval'") == std::string::npos);  // WebAssembly may compile; JavaScript text may not run
     CHECK(html.find("src=") == std::string::npos);            // nothing from elsewhere
     // --html pages carry the panel with their run's words; --no-live leaves the core out
@@ -238,6 +239,7 @@ TEST_CASE("page: attn page writes one page with the WebAssembly core and its ope
     CHECK(plain.find("var AttnCore") == std::string::npos);
     CHECK(plain.find("\"live\":{") == std::string::npos);
     CHECK(plain.find("wasm-unsafe-eval") == std::string::npos);
+    CHECK(plain.find("; worker-src blob:") == std::string::npos);
 #else
     check_error(r, 2, "attn page needs attn's core compiled to WebAssembly, and this attn was built without em++ (hint: "
                       "install emscripten (scripts/setup.sh, or apt-get install emscripten) and rebuild attn)");

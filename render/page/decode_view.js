@@ -1,7 +1,7 @@
   // ---- decode: tokens one at a time, each query over a growing key/value cache ------------------------------
   //
-  // Pages that carry attn's core (live.js). The panel's "decode" button runs `attn decode` in the core
-  // (window.attn.decode: the JSON `attn decode ARGV --json -` prints, docs/trace-format.md "attn-decode")
+  // Pages that carry attn's core (live.js). The panel's "decode" button runs `attn decode` in the core's worker
+  // (as window.attn.decode: the JSON `attn decode ARGV --json -` prints, docs/trace-format.md "attn-decode")
   // with the panel's kind, sentence and the options decode takes, and draws two figures from the trace:
   //   the staircase: row t is step t's weights over the t + 1 cached keys (T steps × T keys, lower
   //                  triangular), coloured as the weights matrices are (fixed 0–1, the page's colour
@@ -51,29 +51,38 @@
     return { words: words, left: left };
   }
 
-  // Runs decode for the panel's settings; the decode section redraws, or #live-error shows decode's error.
-  // first: the page's own run as it opened (its error, for a kind that does not decode, stays in the section).
-  function decodeRun(scroll, first) {
-    if (!live.core || dec.busy) return Promise.resolve(false);
+  // Runs decode for the panel's settings in the core's worker (core_worker.js), with the panel's progress line
+  // and cancel button; the Decode section redraws, or #live-error shows decode's one-line error. first: the
+  // page's own run as it opened, quietly (the error of a kind that does not decode stays in the section).
+  // Resolves true when drawn.
+  async function decodeRun(scroll, first) {
+    if (!live.core || dec.busy) return false;
     const { words, left } = decodeWords();
-    dec.busy = true;
+    const seq = live.seq;  // a cancel, or a run started meanwhile, owns the panel's lines after this
     const t0 = performance.now();
-    return Promise.resolve().then(() => live.core.decode(words)).then((text) => {
-      const t1 = performance.now();
-      if (!first) {
-        live.ui.error.textContent = '';
-        live.ui.error.hidden = true;
-      }
-      showDecode(JSON.parse(text), words, left);
-      if (!first) live.ui.status.textContent = 'decoded in ' + Math.round(t1 - t0) + ' ms, drawn in ' + Math.round(performance.now() - t1) + ' ms';
-      document.documentElement.dataset.decodeRuns = String(Number(document.documentElement.dataset.decodeRuns || 0) + 1);
-      if (scroll) dec.ui.sec.scrollIntoView({ block: 'start' });
-      return true;
-    }, (e) => {
+    dec.busy = true;
+    let text;
+    try {
+      if (!first) showRunning(t0);
+      text = (await coreCall('decode', [words])).value;
+    } catch (e) {
       if (first) dec.ui.first.textContent = 'This page’s run does not decode: ' + e.message;
-      else showLiveError(e.message);
+      else if (seq === live.seq) showLiveError(e.message);
       return false;
-    }).finally(() => { dec.busy = false; });
+    } finally {
+      dec.busy = false;
+    }
+    const t1 = performance.now();
+    showDecode(JSON.parse(text), words, left);
+    if (!first && seq === live.seq) {
+      showRunning(null);
+      live.ui.error.textContent = '';
+      live.ui.error.hidden = true;
+      live.ui.status.textContent = 'decoded in ' + Math.round(t1 - t0) + ' ms, drawn in ' + Math.round(performance.now() - t1) + ' ms';
+    }
+    document.documentElement.dataset.decodeRuns = String(Number(document.documentElement.dataset.decodeRuns || 0) + 1);
+    if (scroll) dec.ui.sec.scrollIntoView({ block: 'start' });
+    return true;
   }
 
   function buildDecode() {

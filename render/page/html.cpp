@@ -106,9 +106,10 @@ std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
     page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
     // Nothing may be fetched: no network, no other file (the page is one file on a USB stick).
-    // The live panel compiles WebAssembly ('wasm-unsafe-eval' allows that and nothing else: no eval()).
+    // The live panel compiles WebAssembly ('wasm-unsafe-eval' allows that and nothing else: no eval()) and
+    // runs it in a worker made from the page's own copy of the core (a blob: URL, render/page/core_worker.js).
     page += std::string("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'") +
-            (core.empty() ? "" : " 'wasm-unsafe-eval'") +
+            (core.empty() ? "" : " 'wasm-unsafe-eval'; worker-src blob:") +
             "; style-src 'unsafe-inline'; img-src data: blob:; connect-src data: blob:\">\n";
     const PageStack stack = seq2seq ? PageStack::encoder_decoder
                             : t.model && t.model->stack == "encoder" ? PageStack::encoder : PageStack::decoder;
@@ -124,7 +125,7 @@ std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
         for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         if (lower.find("</script") != std::string::npos || lower.find("<!--") != std::string::npos)
             throw std::logic_error("render_html: the WebAssembly core's script holds </script or <!--");
-        page += "<script>\n" + core + "</script>\n";
+        page += "<script id=\"attn-core\">\n" + core + "</script>\n";
     }
     page += "<script>\n" + page_js(stack) + "</script>\n</body>\n</html>\n";
     return page;

@@ -2,7 +2,8 @@
   //
   // Present when the page carries the core (a <script> defining AttnCore, cli/web/) and D.live (the words
   // of the run the page opened with). window.attn.run(argv) takes the words `attn show` takes and returns
-  // the JSON trace `attn show ARGV --json -` prints, or throws the CLI's one-line error; the panel builds
+  // a Promise of the JSON trace `attn show ARGV --json -` prints, computed in a Web Worker (core_worker.js),
+  // or rejected with the CLI's one-line error; the panel builds
   // those words from its controls, and every view redraws from the trace. Nothing typed is evaluated:
   // the words go to the core as strings, tokens come back into the page as text.
 
@@ -37,7 +38,7 @@
   // every kind takes them (show's own options): the input, and the colours as the figures take them
   const LIVE_COMMON = ['--seed', '--d-in', '--split', '--example', '--range', '--colormap', '--log'];
 
-  const live = { core: null, kinds: [], fields: new Map(), argv: null, notes: [], extra: [] };
+  const live = { core: null, kinds: [], fields: new Map(), argv: null, notes: [], extra: [], seq: 0, ticker: null };
 
   function liveKind(name) { return live.kinds.find((k) => k.kind === name); }
   // The options a kind takes, in the registry's order ("--pos/--rope-base/--rope-style" is three), then the
@@ -135,6 +136,7 @@
     live.ui.extra.append('also given (no control here): ', el('code', { id: 'live-extra-words', text: live.extra.join(' ') }), ' ', drop);
   }
   function showLiveError(message) {
+    showRunning(null);
     live.ui.error.textContent = message;
     live.ui.error.hidden = false;
     live.ui.status.textContent = '';
@@ -270,25 +272,29 @@
 
   // ---- running --------------------------------------------------------------------------------------------
 
-  function liveRun() {
+  // A run of the panel's words in the core's worker: the views redraw when it is done (unless a newer run
+  // was started meanwhile). Resolves true when drawn, false after an error or a cancel.
+  async function liveRun() {
     const words = chosenModel() ? modelWords() : liveWords();
+    const seq = ++live.seq;
     const t0 = performance.now();
-    live.notes = [];
-    let text, colour, modelData;
+    let colour, answer;
     try {
-      if (chosenModel()) modelData = modelRun(words);
-      else {
-        text = live.core.run(words);
-        colour = liveColour(JSON.parse(live.core.parse(words)).given);
-      }
+      if (chosenModel()) checkModelDrawn();
+      else colour = liveColour(JSON.parse(live.core.parse(words)).given);  // the command line's checks, at once
+      showRunning(t0);
+      answer = await coreCall(chosenModel() ? 'page' : 'run', [words]);
     } catch (e) {
-      showLiveError(e.message);
+      if (seq === live.seq) showLiveError(e.message);
       return false;
     }
+    if (seq !== live.seq) return false;
     const t1 = performance.now();
+    showRunning(null);
     live.ui.error.textContent = '';
     live.ui.error.hidden = true;
-    const [d, bytes] = modelData || livePayload(JSON.parse(text), colour);
+    live.notes = answer.notes.map((t) => t.replace(/^attn: note: /, ''));
+    const [d, bytes] = chosenModel() ? modelPayload(answer.value) : livePayload(JSON.parse(answer.value), colour);
     setData(d, bytes);
     live.argv = words;
     rebuild();
@@ -297,6 +303,23 @@
       Math.round(t1 - t0) + ' ms, drawn in ' + Math.round(t2 - t1) + ' ms';
     document.documentElement.dataset.liveRuns = String(Number(document.documentElement.dataset.liveRuns || 0) + 1);
     return true;
+  }
+  // The progress line while a run computes (the time so far, and a cancel button); null: the run is over.
+  function showRunning(t0) {
+    clearInterval(live.ticker);
+    live.ui.cancel.hidden = t0 === null;
+    document.documentElement.dataset.liveRunning = t0 === null ? 'false' : 'true';
+    if (t0 === null) return;
+    const tick = () => { live.ui.status.textContent = 'running in the background… ' + ((performance.now() - t0) / 1000).toFixed(1) + ' s'; };
+    tick();
+    live.ticker = setInterval(tick, 100);
+  }
+  // The cancel button: the run in flight stops (its worker with it) and the views stay as they were.
+  function cancelLiveRun() {
+    live.seq++;
+    showRunning(null);
+    cancelCoreCalls();
+    live.ui.status.textContent = 'cancelled: the views show the run before it';
   }
 
   // The fragment's part for the live settings: run=<the words as JSON>, so a link reproduces a student's run.
@@ -331,10 +354,13 @@
     extra.hidden = true;
     const error = el('p', { class: 'error', id: 'live-error', role: 'alert' });
     error.hidden = true;
-    const status = el('p', { class: 'hint', id: 'live-status', text: 'starting attn’s core…' });
+    const status = el('span', { class: 'hint', id: 'live-status', role: 'status', text: 'starting attn’s core…' });
+    const cancel = el('button', { type: 'button', id: 'live-cancel', text: 'cancel' });
+    cancel.hidden = true;
     sec.append(el('div', { class: 'live-row' }, el('label', {}, 'sentence ', text), el('label', {}, 'kind ', kind), run, decode),
-      options, extra, ...buildModelPanel(), error, status);
-    live.ui = { text: text, kind: kind, run: run, decode: decode, options: options, extra: extra, error: error, status: status };
+      options, extra, ...buildModelPanel(), error, el('p', { class: 'live-progress' }, status, ' ', cancel));
+    live.ui = { text: text, kind: kind, run: run, decode: decode, cancel: cancel, options: options, extra: extra, error: error, status: status };
+    cancel.addEventListener('click', cancelLiveRun);
     acceptModelDrops(sec);
     kind.addEventListener('change', () => fillLiveOptions());
     run.addEventListener('click', () => { if (live.core) liveRun(); });
@@ -357,12 +383,18 @@
     AttnCore({ print: (t) => live.notes.push(t), printErr: (t) => live.notes.push(t.replace(/^attn: note: /, '')) })
       .then((core) => {
         live.core = core;
+        startCoreWorker();  // the runs' own core, started now so that the first run does not wait for it
         window.attn = Object.freeze({
-          run: (argv) => core.run(argv),
-          decode: (argv) => core.decode(argv),
+          // a Promise of the JSON trace `attn show ARGV --json -` prints, computed in the worker; rejected with
+          // the CLI's one-line error (a TypeError when argv is not a list of strings)
+          run: (argv) => coreCall('run', [argv]).then((a) => a.value),
+          // a Promise of the JSON `attn decode ARGV --json -` prints (a seeded kind), computed in the worker as run's
+          decode: (argv) => coreCall('decode', [argv]).then((a) => a.value),
           kinds: () => core.kinds(),
           // the folders opened in the Model panel ("/models/NAME"), which run() takes as --model
-          models: () => core.models().filter((dir) => models.info.has(dir)),
+          models: () => Array.from(models.info.keys()),
+          // stops every run in flight (each rejects with "attn: error: the run was cancelled")
+          cancel: () => cancelCoreCalls(),
         });
         live.kinds = JSON.parse(core.kinds());
         for (const k of live.kinds) live.ui.kind.append(el('option', { value: k.kind, text: k.kind }));
@@ -383,10 +415,11 @@
         document.documentElement.dataset.liveReady = 'true';
         if (carried) loadEmbeddedModel(carried);
         if (linkError) showLiveError(linkError);
-        else if (fromLink && liveRun()) {
+        else if (fromLink) liveRun().then((drawn) => {
+          if (!drawn) return;
           fromFragment(linkHash);
           update(true);
-        }
+        });
         if (!carried) decodeRun(false, true);  // the Decode section starts with the run the page opened with
       }, (e) => {
         live.ui.status.textContent = 'attn’s core could not start in this browser: ' + e;

@@ -64,14 +64,13 @@
     const t0 = performance.now();
     let dir;
     try {
-      const bytes = await Promise.all(list.map((f) => f.arrayBuffer()));
-      dir = live.core.loadModel(folder, list.map((f, k) => ({ name: f.name, bytes: new Uint8Array(bytes[k]) })));
-      const info = live.core.describe(dir);
+      dir = await loadCoreModel(folder, list);
+      const info = (await coreCall('describe', [dir])).value;
       models.info.set(dir, info);
       models.ui.status.textContent = describeModel(folder, info) + ' · loaded in ' + Math.round(performance.now() - t0) + ' ms';
     } catch (e) {
-      models.info.delete(dir);
-      try { live.core.unloadModel(folder); } catch (x) { /* the name itself was refused */ }
+      models.info.delete('/models/' + folder);
+      await unloadCoreModel(folder).catch(() => { /* the name itself was refused */ });
       models.ui.status.textContent = e.message;
       models.ui.status.classList.add('error');
       fillModelChoices('');
@@ -102,8 +101,7 @@
   function fillModelChoices(chosen) {
     const c = models.ui.choose;
     while (c.options.length > 1) c.remove(1);
-    for (const dir of live.core.models())
-      if (models.info.has(dir)) c.append(el('option', { value: dir, text: dir.replace(/^\/models\//, '') }));
+    for (const dir of models.info.keys()) c.append(el('option', { value: dir, text: dir.replace(/^\/models\//, '') }));
     c.value = models.info.has(chosen) ? chosen : '';
   }
 
@@ -122,13 +120,16 @@
     return ['--model', chosenModel()].concat(text.startsWith('-') ? ['--', text] : [text]);
   }
 
-  // A model run drawn: the core's page data for the words (the views as `attn show --model DIR --html`).
-  function modelRun(words) {
+  // A model's run is drawn from the core's page data (the views as `attn show --model DIR --html`), except an
+  // encoder-decoder's: refused before it runs.
+  function checkModelDrawn() {
     const info = models.info.get(chosenModel());
     if (info && info.stack === 'encoder-decoder')  // its Encoder | Decoder | Cross views are not in this page
       throw new Error('attn: error: ' + info.family + ' is an encoder-decoder, whose three sets this page does not draw ' +
         '(hint: window.attn.run gives its trace here; attn show --model DIR --html draws its page on your machine)');
-    const [d, bytes] = live.core.page(words);
+  }
+  // [the data object, its cells] the core's page() returned, as setData takes them.
+  function modelPayload([d, bytes]) {
     d.live = D.live;
     return [d, bytes];
   }

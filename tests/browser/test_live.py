@@ -113,9 +113,9 @@ def compare(a, b, path="$"):
     raise ValueError("%s: %r vs %r" % (path, type(a), type(b)))
 
 
+# window.attn.run returns a Promise (the run is computed in the page's worker), which WebDriver awaits
 RUN = """
-try { return ['ok', window.attn.run(arguments[0])]; }
-catch (e) { return ['error', e.message, e.constructor.name]; }
+return window.attn.run(arguments[0]).then((t) => ['ok', t], (e) => ['error', e.message, e.constructor.name]);
 """
 
 
@@ -189,6 +189,54 @@ def test_api(page, attn):
     print("refused: %s" % got[1])
     ok = browser_run(d, ["--kind", "causal", "still usable"])
     check(ok[0] == "ok", "the core runs again after a refusal")
+
+
+# A seeded run that takes seconds in the page (1,000 tokens in 4 heads of width 512, within the page's
+# 512 MiB; 7.5 s in headless Chromium here): long enough to see the page answer meanwhile and to cancel it.
+LONG = ["--kind", "mha", "--heads", "4", "--d-in", "512", " ".join("w%d" % (k % 50) for k in range(1000))]
+
+
+def test_worker(page, attn):
+    """Runs compute in a Web Worker: the page answers while one goes on, and a run can be cancelled."""
+    d = page.d
+    # window.attn.cancel: a run in flight rejects with one line, and the next run is exact again
+    got = d.execute_script("const p = window.attn.run(arguments[0]).then((t) => ['ok'], (e) => ['error', e.message]);"
+                           "window.attn.cancel(); return p;", LONG)
+    check(got == ["error", "attn: error: the run was cancelled"], "window.attn.cancel() rejects the run in flight: %r" % got)
+    argv = ["--kind", "gqa", "--heads", "4", "--kv-heads", "2", "after a cancel"]
+    want, err = native(attn, argv)
+    got = browser_run(d, argv)
+    check(got[0] == "ok" and compare(json.loads(got[1]), json.loads(want)) <= TOLERANCE, "a run after a cancel is exact")
+    # the panel: a long run shows its progress and a cancel button, and the page answers meanwhile
+    runs = live_runs(d)
+    d.execute_script("document.getElementById('live-text').value = arguments[0]", LONG[-1])
+    page.select("live-kind", "mha", real=False)
+    set_field(d, "live-opt-heads", "4")
+    set_field(d, "live-opt-d-in", "512")
+    d.execute_script("document.getElementById('live-run').click()")
+    WebDriverWait(d, 10).until(lambda x: x.execute_script("return document.documentElement.dataset.liveRunning") == "true")
+    time.sleep(0.3)
+    waits = []
+    for _ in range(5):
+        t0 = time.time()
+        d.execute_script("return document.getElementById('live-status').textContent")
+        waits.append(time.time() - t0)
+    status = d.find_element(By.ID, "live-status").text
+    check(max(waits) < 0.25, "the page answers while a run computes: %s s" % ["%.3f" % w for w in waits])
+    check(status.startswith("running in the background") and status.endswith(" s"), "a progress line: %r" % status)
+    cancel = d.find_element(By.ID, "live-cancel")
+    check(cancel.is_displayed(), "a cancel button while running")
+    cancel.click()
+    status = d.find_element(By.ID, "live-status").text
+    check(status.startswith("cancelled") and not cancel.is_displayed() and live_runs(d) == runs and
+          d.execute_script("return document.documentElement.dataset.liveRunning") == "false",
+          "cancel stops the run and keeps the views: %r" % status)
+    print("while a run computed, the page answered in %.1f ms at most; cancelled: %s" % (1000 * max(waits), status))
+    # and the panel runs again
+    d.execute_script("document.getElementById('live-text').value = 'short again'")
+    d.execute_script("document.getElementById('live-run').click()")
+    WebDriverWait(d, 30).until(lambda x: live_runs(x) > runs)
+    check(d.find_element(By.ID, "live-status").text.startswith("computed in"), "the panel runs after a cancel")
 
 
 def set_field(d, id_, value):
@@ -451,7 +499,12 @@ def main():
         page.quiet("live page")
         check(driver.execute_script("return typeof window.attn.run") == "function", "window.attn.run exists")
         check(driver.execute_script("return document.scripts.length") == 4, "the page's scripts: data, cells, core, views")
+        check(driver.execute_script("const p = window.attn.run([]); p.catch(() => {}); return p instanceof Promise"),
+              "window.attn.run returns a Promise")
         test_api(page, a.attn)
+        test_worker(page, a.attn)
+        page.load()
+        wait_live(driver)
         test_panel(page, a.attn, out)
         test_links(page, a.attn, out)
         # attn show --html: the same panel, prefilled with the run

@@ -89,7 +89,8 @@ def open_files(page, input_id, paths):
 
 
 def page_run(page, argv):
-    return page.d.execute_script("try { return ['J', window.attn.run(arguments[0])]; } catch (e) { return ['E', e.message]; }", argv)
+    """window.attn.run's Promise, settled: ['J', the trace text] or ['E', the one-line error]."""
+    return page.d.execute_script("return window.attn.run(arguments[0]).then((t) => ['J', t], (e) => ['E', e.message]);", argv)
 
 
 def runs_as_native(page, attn, dir_, name):
@@ -201,6 +202,11 @@ def main():
         page.select("live-model", "/models/gpt2")
         kind, got = page_run(page, ["--model", "/models/gpt2", "the cat"])
         check(kind == "J", "after the refusals the GPT-2 model still runs: %s" % got[:80])
+        # a cancel stops the worker; the new one reads the opened folders again, so they run as before
+        got = driver.execute_script("const p = window.attn.run(arguments[0]).then(() => 'ran', (e) => e.message);"
+                                    "window.attn.cancel(); return p;", ["--model", "/models/gpt2", TEXTS[0]])
+        check(got == "attn: error: the run was cancelled", "window.attn.cancel() during a model run: %r" % got)
+        runs_as_native(page, attn, gpt2, "gpt2")
         driver.execute_script("document.getElementById('live').scrollIntoView()")
         page.shot(o.out, "model-refused.png")
         page.quiet("model folders in the page")
