@@ -147,8 +147,8 @@
     const tr = dec.trace, T = tr.steps.length, fig = dec.ui.stair;
     const c = Math.max(10, Math.min(36, Math.floor((Math.min(1100, window.innerWidth || 1200) - 560) / T)));
     fig.textContent = '';
-    const grid = el('div', { class: 'matrix-grid' });
-    const cols = el('div', { class: 'col-labels' }), rows = el('div', { class: 'row-labels' });
+    const grid = el('div', { class: 'matrix-grid' });  // the matrix's layout; its own label classes (the views' are the matrix's)
+    const cols = el('div', { class: 'decode-cols' }), rows = el('div', { class: 'decode-rows' });
     cols.style.width = (T * c) + 'px';
     // the keys' labels as tall as the longest needs (up to the matrix's 96 px)
     const longest = Math.max(...tr.tokens.map((w, k) => (k + ' ' + tokenLabel(w)).length));

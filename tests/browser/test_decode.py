@@ -2,10 +2,11 @@
 """The live page's Decode section in a real browser (headless Chromium through Selenium, network blocked, a
 1366 x 630 laptop window), against the native binary's `attn decode ARGV --json -`.
 
-1. window.attn.decode(argv) (a value or a Promise of one) equals `attn decode ARGV --json -`: the same keys,
+1. window.attn.decode(argv) (a Promise, computed in the page's worker as run's) equals `attn decode ARGV --json -`: the same keys,
    strings and booleans, numbers within 1e-6 (relative above 1), for GQA with kv heads, MQA, causal with
    ALiBi, local with a window, RoPE and the journey example; bad words give the native one-line error word
-   for word, and what the page cannot do (--png, --json PATH, --file, --model) is refused by name.
+   for word, and what the page cannot do (--png, --json PATH, --file, --model) is refused by name; words that
+   are not a list reject with a TypeError, and window.attn.cancel() stops a decode in flight.
 2. A `show --html` page of gqa (4 heads, 2 kv heads) opens with its own run decoded: the head picker names
    each query head's kv head, the staircase has a row per step, and pointing at cell (t, j) of a head reads
    the trace's weight (exact, as the JSON has it) with the step's and the key's tokens; a key past the step
@@ -197,14 +198,21 @@ def main():
         wait_live(driver)
         WebDriverWait(driver, 10).until(lambda x: decode_runs(x) >= 1)
         page.quiet("gqa page")
-        check(driver.execute_script("return typeof window.attn.decode") == "function", "window.attn.decode exists")
+        check(driver.execute_script("return window.attn.decode(['a b']) instanceof Promise"), "window.attn.decode returns a Promise, as run does")
+        got = driver.execute_async_script("const done = arguments[0]; window.attn.decode('a b').then(() => done('resolved'), "
+                                          "(e) => done([e.constructor.name, e.message]))")
+        check(got == ["TypeError", "attn.decode takes a list of words (strings), as attn decode takes them"],
+              "words that are not a list: a TypeError: %r" % got)
+        got = driver.execute_async_script("const done = arguments[0]; const p = window.attn.decode(['--kind', 'mha', '--heads', '8', "
+                                          "Array(1500).fill('w').join(' ')]); window.attn.cancel(); p.then(() => done('resolved'), (e) => done(e.message))")
+        check(got == "attn: error: the run was cancelled", "window.attn.cancel() stops a decode: %r" % got)
         test_api(driver, a.attn)
         # 2. the page's own run, decoded when it opened
         want, _ = native(a.attn, page_argv)
         names = [o.text for o in driver.find_elements(By.CSS_SELECTOR, "#decode-head option")]
         check(names == ["head 0 (kv head 0)", "head 1 (kv head 0)", "head 2 (kv head 1)", "head 3 (kv head 1)"],
               "the decode head picker names each head's kv head: %s" % names)
-        rows = [s.get_attribute("textContent") for s in driver.find_elements(By.CSS_SELECTOR, "#decode-stair .row-labels span")]
+        rows = [s.get_attribute("textContent") for s in driver.find_elements(By.CSS_SELECTOR, "#decode-stair .decode-rows span")]
         check(rows == ["step %d %s" % (t, w) for t, w in enumerate(want["tokens"])], "a staircase row per step: %s" % rows)
         check("attn decode --kind gqa --heads 4 --kv-heads 2 --d-out 8" in driver.find_element(By.ID, "decode-words").text,
               "the section says which decode it ran: %r" % driver.find_element(By.ID, "decode-words").text)
