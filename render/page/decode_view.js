@@ -103,7 +103,9 @@
     // the readouts next to what they read: the weight above the staircase, the bytes under the cache's lines
     const readout = el('div', { class: 'readout', id: 'decode-readout', 'aria-live': 'polite' });
     const cacheText = el('div', { class: 'readout', id: 'decode-cache' });
-    const body = el('div', { id: 'decode-body' }, note, controls, readout, el('div', { class: 'decode-figures' }, stair, cache));
+    // the pickers and the readout stay in view (sticky) while a long staircase scrolls under them
+    const body = el('div', { id: 'decode-body' }, note, el('div', { class: 'decode-sticky' }, controls, readout),
+      el('div', { class: 'decode-figures' }, stair, cache));
     body.hidden = true;
     sec.append(first, body);
     headPick.addEventListener('change', () => { dec.head = Number(headPick.value); drawDecode(); });
@@ -145,7 +147,9 @@
   // tokens), steps on the rows; redrawn for a new head.
   function drawStair() {
     const tr = dec.trace, T = tr.steps.length, fig = dec.ui.stair;
-    const c = Math.max(10, Math.min(36, Math.floor((Math.min(1100, window.innerWidth || 1200) - 560) / T)));
+    // cells as large as the width beside the chart and the window's height under the sticky readout allow
+    const room = Math.min((Math.min(1100, window.innerWidth || 1200) - 560), (window.innerHeight || 800) - 240);
+    const c = Math.max(8, Math.min(36, Math.floor(room / T)));
     fig.textContent = '';
     const grid = el('div', { class: 'matrix-grid' });  // the matrix's layout; its own label classes (the views' are the matrix's)
     const cols = el('div', { class: 'decode-cols' }), rows = el('div', { class: 'decode-rows' });
@@ -260,7 +264,8 @@
       add('text', { x: m.l - 6, y: Y(b) + 4, 'text-anchor': 'end', 'font-size': 11 }, b.toLocaleString('en-US'));
     }
     const xStep = niceStep(Math.ceil(T / 8));
-    for (let n = 1; n <= T; n++) if (n === 1 || n % xStep === 0 || n === T)
+    // 1, the multiples of the step, and T unless a multiple sits too close to it
+    for (let n = 1; n <= T; n++) if (n === 1 || n % xStep === 0 || (n === T && T % xStep >= xStep / 2))
       add('text', { x: X(n), y: Hh - m.b + 16, 'text-anchor': 'middle', 'font-size': 11 }, String(n));
     add('text', { x: (m.l + W - m.r) / 2, y: Hh - 6, 'text-anchor': 'middle', 'font-size': 12 }, 'tokens in the cache');
     add('text', { x: 14, y: (m.t + Hh - m.b) / 2, 'text-anchor': 'middle', 'font-size': 12, transform: 'rotate(-90 14 ' + (m.t + Hh - m.b) / 2 + ')' }, 'bytes');

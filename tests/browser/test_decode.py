@@ -106,6 +106,7 @@ def test_api(d, attn):
 def hover(d, t, j, T):
     """Points at cell (t, j) of the staircase; returns the readout's element."""
     m = d.find_element(By.ID, "decode-map")
+    d.execute_script("arguments[0].scrollIntoView({block: 'end'})", m)  # a long staircase: its rows in view, under the sticky readout
     w, h = m.size["width"], m.size["height"]
     ActionChains(d).move_to_element_with_offset(m, int((j + 0.5) * w / T - w / 2), int((t + 0.5) * h / T - h / 2)).perform()
     return d.find_element(By.ID, "decode-readout")
@@ -269,6 +270,18 @@ def main():
         check(e.is_displayed() and e.text == err, "#live-error: %r, native %r" % (e.text, err))
         check(decode_runs(driver) == runs and driver.find_element(By.ID, "decode-map").is_displayed(), "the section keeps its trace")
         page.shot(out, "decode-error.png")
+        # 32 tokens through 4 heads: the time the panel reports (printed for the notes, not a pass mark)
+        page.select("live-kind", "mha", real=True)
+        set_field(driver, "live-opt-heads", "4")
+        words = ("the quick brown fox jumps over the lazy dog while students watch every head attend to "
+                 "each earlier word in turn and the matrix redraws at once on this very page here")
+        set_field(driver, "live-text", words)
+        press_decode(driver)
+        want, _ = native(a.attn, ["--kind", "mha", "--heads", "4", words])
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#decode-stair .decode-rows span")) >= 16, "32 steps labelled (every other row)")
+        check_cells(driver, want, (2,), ((31, 0), (31, 31), (20, 7)), "mha 32")
+        print("32 tokens, mha, 4 heads: %s" % driver.find_element(By.ID, "live-status").text)
+        page.shot(out, "decode-32.png")
         page.quiet("gqa page after decoding")
         screenshots_not_blank(driver, shots)
     finally:
