@@ -1,10 +1,11 @@
 // The page's entry into attn, compiled to WebAssembly by em++ (CMakeLists.txt, ATTN_WASM): `attn show`
-// for a seeded kind, `attn decode` for a seeded kind (cli/decode_options.h), or `attn show` for a model folder the page opened (--model /models/NAME: its files, written
-// into the module's memory file system by cli/web/api.js), from the same option binding, checks and
-// messages as the native command (cli/show_options.h, cli/show_model_run.cpp, cli/command_line.h),
-// ending in the JSON trace that `attn show ARGV --json -` prints. The page's JavaScript calls it through
-// cli/web/api.js (window.attn.run, window.attn.decode, window.attn.kinds, window.attn.models, and the panel's parse of a
-// link's words).
+// for a seeded kind or for a model folder the page opened (--model /models/NAME: its files, written
+// into the module's memory file system by cli/web/api.js), and `attn decode` for a seeded kind, from the
+// same option bindings, checks and messages as the native commands (cli/show_options.h,
+// cli/decode_options.h, cli/show_model_run.cpp, cli/command_line.h), ending in the JSON that
+// `attn show ARGV --json -` (or `attn decode ARGV --json -`) prints. The page's JavaScript calls it
+// through cli/web/api.js (window.attn.run, window.attn.decode, window.attn.kinds, window.attn.models, and
+// the panel's parse of a link's words).
 //
 // What the page cannot do is refused by name in one line: options that write files (the page draws the
 // figures itself), options that read files other than the opened folders (it takes typed text), and

@@ -122,6 +122,19 @@ require(require('path').resolve(modulePath))({ print: () => {} }).then((m) => {
     }
     say(got === want, JSON.stringify(argv) + ': ' + got + (got === want ? '' : ' / expected: ' + want));
   }
+  // a decode above the page's 512 MiB: refused before it starts, in --max-memory's words, as natively (an
+  // estimate below 4 GiB: the JSON's estimate is a size_t, which saturates at 4 GiB in WebAssembly)
+  const big = ['--kind', 'mha', '--heads', '16', Array(1500).fill('w').join(' ')];
+  let got = '(no error)';
+  try {
+    m.decode(big);
+  } catch (e) {
+    got = e.message;
+  }
+  const n = native(big.slice(0, -1).concat(['--max-memory', '512M', big[big.length - 1]]));
+  say(got.startsWith('attn: error: this run would need about') && got.includes('more than --max-memory 512.0 MiB') &&
+      n.err !== undefined && got.split(' (hint:')[0] === n.err.split(' (hint:')[0] && got.includes('run attn decode on your machine'),
+      '1500 tokens in 16 heads: ' + got + ' / native: ' + n.err);
   // the page's show is unchanged by decode's entry: run() after decode() still gives show's trace
   const show = JSON.parse(m.run(['--kind', 'causal', 'a b c']));
   say(show.format === 'attn-trace' && show.tokens.length === 3, 'run() after decode(): show\'s trace of 3 tokens');
