@@ -85,6 +85,18 @@
     return true;
   }
 
+  // The page's own run, decoded when the Decode section first comes into view (not at load: the worker
+  // stays free for the panel's first runs), unless decode was pressed before.
+  function decodeWhenSeen() {
+    if (!dec.ui || typeof IntersectionObserver !== 'function') return;
+    const seen = new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      seen.disconnect();
+      if (!dec.trace) decodeRun(false, true);
+    });
+    seen.observe(dec.ui.sec);
+  }
+
   function buildDecode() {
     const sec = el('section', { id: 'decode', class: 'decode' }, el('h2', { text: 'Decode: one token at a time, over a growing key/value cache' }),
       el('p', { class: 'hint', text: 'A model generates one token per step. Step t appends token t’s key and value to the cache, ' +

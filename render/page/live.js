@@ -420,7 +420,7 @@
           fromFragment(linkHash);
           update(true);
         });
-        if (!carried) decodeRun(false, true);  // the Decode section starts with the run the page opened with
+        if (!carried) decodeWhenSeen();  // the Decode section decodes the page's own run once scrolled to
       }, (e) => {
         live.ui.status.textContent = 'attn’s core could not start in this browser: ' + e;
       });

@@ -7,7 +7,8 @@
    ALiBi, local with a window, RoPE and the journey example; bad words give the native one-line error word
    for word, and what the page cannot do (--png, --json PATH, --file, --model) is refused by name; words that
    are not a list reject with a TypeError, and window.attn.cancel() stops a decode in flight.
-2. A `show --html` page of gqa (4 heads, 2 kv heads) opens with its own run decoded: the head picker names
+2. A `show --html` page of gqa (4 heads, 2 kv heads) decodes its own run when the Decode section is scrolled
+   to (not at load): the head picker names
    each query head's kv head, the staircase has a row per step, and pointing at cell (t, j) of a head reads
    the trace's weight (exact, as the JSON has it) with the step's and the key's tokens; a key past the step
    reads "not in the cache yet".
@@ -197,6 +198,9 @@ def main():
         page = Page(driver, shown)
         page.load()
         wait_live(driver)
+        time.sleep(0.5)
+        check(decode_runs(driver) == 0, "nothing is decoded before the Decode section is seen")
+        driver.execute_script("document.getElementById('decode').scrollIntoView({block: 'start'})")
         WebDriverWait(driver, 10).until(lambda x: decode_runs(x) >= 1)
         page.quiet("gqa page")
         check(driver.execute_script("return window.attn.decode(['a b']) instanceof Promise"), "window.attn.decode returns a Promise, as run does")
