@@ -11,12 +11,9 @@
   // A head picker (naming the key/value head each query head reads) and a step slider choose what the
   // readouts say: hover a cell for its exact weight and tokens.
 
-  // The options `attn decode` takes from the panel: name -> whether a value follows.
-  const DECODE_TAKES = {
-    '--kind': true, '--d-in': true, '--d-out': true, '--seed': true, '--init': true, '--qkv-bias': false, '--heads': true,
-    '--kv-heads': true, '--window': true, '--pos': true, '--rope-base': true, '--rope-style': true, '--split': true,
-    '--example': true, '--max-tokens': true,
-  };
+  // The options of the panel that `attn decode` takes too (cli/decode_options.cpp binds them).
+  const DECODE_TAKES = new Set(['--kind', '--d-in', '--d-out', '--seed', '--init', '--qkv-bias', '--heads', '--kv-heads', '--window',
+    '--pos', '--rope-base', '--rope-style', '--split', '--example', '--max-tokens']);
   const dec = { trace: null, head: 0, step: 0, hover: null, ui: null, busy: false };
 
   // The panel's words for decode: the options decode takes (in the panel's order, the kept ones after), the
@@ -28,7 +25,7 @@
     const take = (name, value) => {
       if (name === '--colormap') return;
       const shown = value === null ? name : name + ' ' + value;
-      if (!(name in DECODE_TAKES)) left.push(shown);
+      if (!DECODE_TAKES.has(name)) left.push(shown);
       else if (value === null) words.push(name);
       else words.push(value.startsWith('-') ? name + '=' + value : name, ...(value.startsWith('-') ? [] : [value]));
     };

@@ -165,10 +165,11 @@ def check_cells(d, want, heads, cells, where):
                   "%s: the readout names the step's and the key's tokens: %r" % (where, r.text))
 
 
-def press_decode(d):
+def press_decode(d, error=False):
+    """Presses decode and waits for the Decode section to redraw (or, error=True, for #live-error)."""
     runs = decode_runs(d)
     d.find_element(By.ID, "live-decode").click()
-    WebDriverWait(d, 10).until(lambda x: decode_runs(x) > runs or x.find_element(By.ID, "live-error").is_displayed())
+    WebDriverWait(d, 10).until(lambda x: x.find_element(By.ID, "live-error").is_displayed() if error else decode_runs(x) > runs)
 
 
 def set_field(d, id_, value):
@@ -268,7 +269,7 @@ def main():
         # a kind that does not decode: decode's own error, the section keeps its trace
         runs = decode_runs(driver)
         page.select("live-kind", "cross", real=True)
-        press_decode(driver)
+        press_decode(driver, error=True)
         _, err = native(a.attn, ["--kind", "cross", "one two three four five"])
         e = driver.find_element(By.ID, "live-error")
         check(e.is_displayed() and e.text == err, "#live-error: %r, native %r" % (e.text, err))
@@ -282,7 +283,8 @@ def main():
         set_field(driver, "live-text", words)
         press_decode(driver)
         want, _ = native(a.attn, ["--kind", "mha", "--heads", "4", words])
-        check(len(driver.find_elements(By.CSS_SELECTOR, "#decode-stair .decode-rows span")) >= 16, "32 steps labelled (every other row)")
+        labelled = len(driver.find_elements(By.CSS_SELECTOR, "#decode-stair .decode-rows span"))
+        check(labelled == 16, "32 steps labelled, every second row: %d" % labelled)
         check_cells(driver, want, (2,), ((31, 0), (31, 31), (20, 7)), "mha 32")
         print("32 tokens, mha, 4 heads: %s" % driver.find_element(By.ID, "live-status").text)
         page.shot(out, "decode-32.png")
