@@ -222,7 +222,7 @@ TEST_CASE("page: attn page writes one page with the WebAssembly core and its ope
     REQUIRE(r.code == 0);
     CHECK(r.out == "wrote " + path + "\n");
     const std::string html = slurp(path);
-    CHECK(html.size() <= 3u * 1024 * 1024);  // the issue's budget for the live page
+    CHECK(html.size() <= 1500u * 1000);  // under the 3 MB budget with room: the core's .wasm travels deflated
     CHECK(html.find("var AttnCore") != std::string::npos);  // the module (cli/web/), inline
     CHECK(html.find("\"live\":{\"argv\":[\"--kind\",\"causal\",\"Your journey starts with one step\"]}") != std::string::npos);
     CHECK(html.find("script-src 'unsafe-inline' 'wasm-unsafe-eval'; worker-src blob:;") != std::string::npos);

@@ -1,13 +1,14 @@
   // ---- attn's core in a Web Worker: runs off the page's thread, asynchronous, cancellable -------------------
   //
-  // The page carries the core once (<script id="attn-core">, cli/web/); a worker named 'attn-core' is started
-  // from that same text (a blob: URL, allowed by the page's worker-src), where cli/web/worker.js answers the
+  // The page carries the core once (<script id="attn-core">, cli/web/, and its .wasm); a worker named 'attn-core'
+  // is started from that same text (a blob: URL, allowed by the page's worker-src) and given the module the
+  // page compiled, and there cli/web/worker.js answers the
   // calls of cli/web/api.js. Every run (a seeded kind's, a model's) goes there, so the page keeps answering
   // while a long one computes, and a run can be cancelled: the worker is stopped and a new one started, into
   // which the model folders opened so far are read again from their files (they never leave the tab).
   // The page's own thread keeps its instance of the core for what is instant (parse, kinds).
 
-  const coreWorker = { worker: null, url: null, next: 1, pending: new Map(), folders: new Map(), reloading: null };
+  const coreWorker = { worker: null, url: null, wasm: null, next: 1, pending: new Map(), folders: new Map(), reloading: null };
 
   function startCoreWorker() {
     if (!coreWorker.url) {
@@ -15,6 +16,7 @@
       coreWorker.url = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
     }
     const w = new Worker(coreWorker.url, { name: 'attn-core' });
+    w.postMessage({ wasmModule: coreWorker.wasm });  // compiled once, by the page (live.js)
     w.onmessage = (e) => settleCoreCall(e.data);
     // a worker that fails to start, or dies, fails every call in flight with one line
     w.onerror = (e) => {

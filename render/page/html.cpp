@@ -87,6 +87,8 @@ std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
     data["raw_bytes"] = blob.size();
     const std::string packed = deflate_buffer(blob);
     data["blob_bytes"] = packed.size();
+    const std::string wasm = core.empty() ? std::string() : live_core_wasm();  // deflated by the build
+    if (!core.empty()) data["core_bytes"] = wasm.size();
     std::string model_packed;  // a carried model folder's files, one after another, deflated
     if (!core.empty() && !o.embedded_files.empty()) {
         std::string raw;
@@ -119,12 +121,13 @@ std::string page_html(const Trace& t, const HtmlOptions& opt, Json generation) {
     page += "<script type=\"application/octet-stream\" id=\"attn-blob\">" + text7(packed) + "</script>\n";
     if (!model_packed.empty()) page += "<script type=\"application/octet-stream\" id=\"attn-model\">" + text7(model_packed) + "</script>\n";
     if (!core.empty()) {
-        // emscripten's output with its base64 .wasm: it must not end its own <script> (checked, not escaped:
+        // emscripten's JavaScript: it must not end its own <script> (checked, not escaped:
         // escaping would change the code)
         std::string lower = core;
         for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         if (lower.find("</script") != std::string::npos || lower.find("<!--") != std::string::npos)
             throw std::logic_error("render_html: the WebAssembly core's script holds </script or <!--");
+        page += "<script type=\"application/octet-stream\" id=\"attn-wasm\">" + text7(wasm) + "</script>\n";
         page += "<script id=\"attn-core\">\n" + core + "</script>\n";
     }
     page += "<script>\n" + page_js(stack) + "</script>\n</body>\n</html>\n";

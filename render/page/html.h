@@ -103,8 +103,9 @@ std::string format_ten_thousandths(std::int64_t k);
 // page_css() is page.css (an encoder-decoder's page adds seq2seq.css).
 std::string page_js(PageStack stack = PageStack::decoder);
 std::string page_css(PageStack stack = PageStack::decoder);
-// attn's core compiled to WebAssembly, as one script defining AttnCore (cli/web/); empty when this attn
-// was built without em++ (CMake's ATTN_WASM off).
+// attn's core compiled to WebAssembly: the script defining AttnCore (cli/web/) and its .wasm, zlib-deflated;
+// both empty when this attn was built without em++ (CMake's ATTN_WASM off).
 std::string live_core_js();
+std::string live_core_wasm();
 
 }  // namespace attn::render

@@ -380,7 +380,13 @@
     const linkHash = location.hash;  // its head, stage and pinned cell, applied once its run is drawn
     const carried = D.embedded_model;  // a model folder in the page (attn page --model DIR)
     live.argv = fromLink || D.live.argv;
-    AttnCore({ print: (t) => live.notes.push(t), printErr: (t) => live.notes.push(t.replace(/^attn: note: /, '')) })
+    // the .wasm the page carries, deflated: inflated and compiled once, for this thread's core and the worker's
+    inflate(document.getElementById('attn-wasm').textContent, D.core_bytes)
+      .then((bytes) => WebAssembly.compile(bytes))
+      .then((wasm) => {
+        coreWorker.wasm = wasm;
+        return AttnCore({ wasmModule: wasm, print: (t) => live.notes.push(t), printErr: (t) => live.notes.push(t.replace(/^attn: note: /, '')) });
+      })
       .then((core) => {
         live.core = core;
         startCoreWorker();  // the runs' own core, started now so that the first run does not wait for it

@@ -78,8 +78,8 @@ ATTN_EMBEDDED(attn_page_seq2seq_view)
 ATTN_EMBEDDED(attn_page_css)
 ATTN_EMBEDDED(attn_page_seq2seq_css)
 
-// attn's core compiled to WebAssembly (one JavaScript file with the .wasm inside, cli/web/), when the
-// build made it (CMake's ATTN_WASM defines its path): the live panel's engine.
+// attn's core compiled to WebAssembly (its JavaScript, cli/web/, and its .wasm deflated by the build), when
+// the build made it (CMake's ATTN_WASM defines their paths): the live panel's engine.
 #ifdef ATTN_LIVE_CORE_JS
 asm(".pushsection .rodata\n"
     ".balign 16\n"
@@ -89,8 +89,15 @@ asm(".pushsection .rodata\n"
     ".globl attn_live_core_end\n"
     ".hidden attn_live_core_end\nattn_live_core_end:\n"
     ".byte 0\n"
+    ".balign 16\n"
+    ".globl attn_live_wasm_begin\n"
+    ".hidden attn_live_wasm_begin\nattn_live_wasm_begin:\n"
+    ".incbin \"" ATTN_LIVE_CORE_WASM "\"\n"
+    ".globl attn_live_wasm_end\n"
+    ".hidden attn_live_wasm_end\nattn_live_wasm_end:\n"
     ".popsection\n");
 ATTN_EMBEDDED(attn_live_core)
+ATTN_EMBEDDED(attn_live_wasm)
 #endif
 
 namespace attn::render {
@@ -141,6 +148,14 @@ std::string page_js(PageStack stack) {
 std::string live_core_js() {
 #ifdef ATTN_LIVE_CORE_JS
     return std::string(attn_live_core_begin, attn_live_core_end);
+#else
+    return {};
+#endif
+}
+
+std::string live_core_wasm() {
+#ifdef ATTN_LIVE_CORE_JS
+    return std::string(attn_live_wasm_begin, attn_live_wasm_end);
 #else
     return {};
 #endif

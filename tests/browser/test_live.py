@@ -2,7 +2,7 @@
 """The live page in a real browser (headless Chromium through Selenium, network blocked): attn's core compiled to
 WebAssembly against the native binary.
 
-1. `attn page lab.html`: at most 3 MB; window.attn ready (time recorded); nothing fetched, no console errors.
+1. `attn page lab.html`: at most 1.5 MB; window.attn ready (time recorded); nothing fetched, no console errors.
 2. window.attn.run(argv) equals `attn show ARGV --json -` (same keys, strings and booleans; numbers within 1e-6)
    for configurations covering every kind, positions, dropout, heads, GQA, windows, tiles and a source text;
    window.attn.kinds() equals `attn kinds --json`.
@@ -38,7 +38,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_page import Page, check, failures, four, screenshots_not_blank, shots  # noqa: E402
 
-MAX_PAGE_BYTES = 3 * 1024 * 1024
+MAX_PAGE_BYTES = 1500 * 1000  # the issue asks under 3 MB; the deflated core keeps it near 1 MB
 # Numbers within 1e-6, relative above 1: float32 keeps 24 bits, so a score of 100 has steps of 7.6e-6, and the
 # two builds sum in different orders (OpenBLAS natively, the blocked loops in WebAssembly).
 TOLERANCE = 1e-6
@@ -352,6 +352,64 @@ def link(argv):
     return "#run=" + urllib.parse.quote(json.dumps(argv))
 
 
+# A value other than the default for every option the panel has (the flags set), for the round trip.
+ROUND_TRIP = {
+    "--heads": "4", "--kv-heads": "2", "--window": "1", "--score": "concat", "--block-q": "2", "--block-k": "3",
+    "--renorm": True, "--causal": "--causal", "--source": "the black cat sat", "--qkv-bias": True, "--d-out": "8",
+    "--init": "torch-rand", "--dropout": "0.25", "--dropout-seed": "5", "--pos": "rope", "--rope-base": "500",
+    "--rope-style": "interleaved", "--align": "bottom-right", "--seed": "7", "--d-in": "12", "--split": "space",
+    "--range": "data", "--colormap": "magma", "--log": True,
+}
+
+
+def kind_options(kind):
+    """The panel's options for a kind (live.js liveOptions): its own, --dropout-seed beside --dropout, then
+    the ones every kind takes (--example aside: it replaces the sentence)."""
+    flags = [f for o in kind["options"].split(", ") for f in o.split("/") if f != "--no-causal"]
+    flags = [g for f in flags for g in ([f, "--dropout-seed"] if f == "--dropout" else [f])]
+    return flags + ["--seed", "--d-in", "--split", "--range", "--colormap", "--log"]
+
+
+def test_round_trip(page, attn):
+    """Every option of every kind survives a link: #run= fills the panel's controls, the panel's run writes
+    the same settings back into the address, and that address's words give the native trace."""
+    d = page.d
+    kinds = json.loads(subprocess.run([attn, "kinds", "--json"], capture_output=True, text=True).stdout)
+    for kind in kinds:
+        argv = ["--kind", kind["kind"]]
+        for flag in kind_options(kind):
+            v = ROUND_TRIP[flag]
+            argv += [flag] if v is True else [v] if flag == "--causal" else [flag, v]
+        argv.append("le chat noir dort")
+        want, err = native(attn, argv)
+        if err:
+            check(False, "native %s: %s" % (argv, err))
+            continue
+        page.load(link(argv))
+        wait_live(d)
+        WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1 or x.find_element(By.ID, "live-error").is_displayed())
+        check(not d.find_element(By.ID, "live-error").is_displayed() and not d.find_element(By.ID, "live-extra").is_displayed(),
+              "%s: the link runs, every option in a control of its own" % kind["kind"])
+        shown = {}
+        for flag in kind_options(kind):
+            e = d.find_element(By.ID, "live-opt-" + flag[2:])
+            shown[flag] = e.is_selected() if ROUND_TRIP[flag] is True else e.get_attribute("value")
+        check(all(shown[f] == ROUND_TRIP[f] for f in shown),
+              "%s: the controls show the link's values: %s" % (kind["kind"], {f: v for f, v in shown.items() if v != ROUND_TRIP[f]}))
+        # the panel's own run (its words built from the controls), then the address it writes
+        runs = live_runs(d)
+        d.find_element(By.ID, "live-run").click()
+        WebDriverWait(d, 10).until(lambda x: live_runs(x) > runs)
+        words = json.loads(urllib.parse.parse_qs(d.execute_script("return location.hash").lstrip("#"))["run"][0])
+        check(sorted(words) == sorted(argv), "%s: the address keeps every setting: %s" % (kind["kind"], words))
+        got = browser_run(d, words)
+        diff = compare(json.loads(got[1]), json.loads(want)) if got[0] == "ok" else got
+        # within 1e-5: torch-rand's all-positive weights with RoPE make scores that cancel (mha-wrapper's head 3:
+        # 1.602585 against OpenBLAS's 1.6025871), where the page's portable product sums in another order
+        check(isinstance(diff, (int, float)) and diff <= 1e-5, "%s: the address's run is the native one: %s" % (kind["kind"], diff))
+    print("round trip: %d kinds, every option of each through a link, the panel and back" % len(kinds))
+
+
 def test_links(page, attn, out):
     """A link's #run= words go through the core's command line, as window.attn.run's do."""
     d = page.d
@@ -499,7 +557,7 @@ def main():
         check(min(ready) <= 1500, "window.attn usable within 1.5 s of opening: %s ms" % ready)
         page.quiet("live page")
         check(driver.execute_script("return typeof window.attn.run") == "function", "window.attn.run exists")
-        check(driver.execute_script("return document.scripts.length") == 4, "the page's scripts: data, cells, core, views")
+        check(driver.execute_script("return document.scripts.length") == 5, "the page's scripts: data, cells, the core's .wasm and its code, views")
         check(driver.execute_script("const p = window.attn.run([]); p.catch(() => {}); return p instanceof Promise"),
               "window.attn.run returns a Promise")
         test_api(page, a.attn)
@@ -508,6 +566,7 @@ def main():
         wait_live(driver)
         test_panel(page, a.attn, out)
         test_links(page, a.attn, out)
+        test_round_trip(page, a.attn)
         # attn show --html: the same panel, prefilled with the run
         page = Page(driver, shown)
         page.load()
