@@ -2,6 +2,8 @@
 // its factory, so `_attn_run` and the runtime's string helpers are in scope.
 //   run(argv)  argv: the words `attn show` takes (options and sentence); returns the JSON trace text that
 //              `attn show ARGV --json -` prints, or throws an Error whose message is the CLI's one line.
+//   decode(argv) argv: the words `attn decode` takes (a seeded kind); returns the JSON text that
+//              `attn decode ARGV --json -` prints, or throws an Error whose message is the CLI's one line.
 //   kinds()    the text `attn kinds --json` prints.
 //   parse(argv) the options, sentence and source the words give, after the checks run makes (the panel's).
 // Nothing here evaluates text: the words go to C++ as one JSON array of strings.
@@ -15,16 +17,17 @@ function attnCall(fn, text) {
     _free(p);
   }
 }
-// fn (an entry of cli/web/attn_web.cpp) on argv, the words `attn show` takes: 'J' + the answer, or 'E' + the
+// fn (an entry of cli/web/attn_web.cpp) on argv, the words `attn show` (or decode) takes: 'J' + the answer, or 'E' + the
 // CLI's one-line error, thrown.
 function attnWords(fn, name, argv) {
   if (!Array.isArray(argv) || !argv.every(function (w) { return typeof w === 'string'; }))
-    throw new TypeError('attn.' + name + ' takes a list of words (strings), as attn show takes them');
+    throw new TypeError('attn.' + name + ' takes a list of words (strings), as attn ' + (name === 'decode' ? 'decode' : 'show') + ' takes them');
   var r = attnCall(fn, JSON.stringify(argv));
   if (r.charAt(0) !== 'J') throw new Error(r.slice(1));
   return r.slice(1);
 }
 Module['run'] = function (argv) { return attnWords(_attn_run, 'run', argv); };
+Module['decode'] = function (argv) { return attnWords(_attn_decode, 'decode', argv); };
 // parse(argv): what the words say after a run's checks, as JSON text {"kind", "given": [[name, value|null],
 // ...], "sentence", "source"}; throws the CLI's one-line error as run does. The panel fills itself from it.
 Module['parse'] = function (argv) { return attnWords(_attn_parse, 'parse', argv); };

@@ -1,10 +1,11 @@
 // The page's entry into attn, compiled to WebAssembly by em++ (CMakeLists.txt, ATTN_WASM): `attn show`
-// for a seeded kind, or for a model folder the page opened (--model /models/NAME: its files, written
-// into the module's memory file system by cli/web/api.js), from the same option binding, checks and
-// messages as the native command (cli/show_options.h, cli/show_model_run.cpp, cli/command_line.h),
-// ending in the JSON trace that `attn show ARGV --json -` prints. The page's JavaScript calls it through
-// cli/web/api.js (window.attn.run, window.attn.kinds, window.attn.models, and the panel's parse of a
-// link's words).
+// for a seeded kind or for a model folder the page opened (--model /models/NAME: its files, written
+// into the module's memory file system by cli/web/api.js), and `attn decode` for a seeded kind, from the
+// same option bindings, checks and messages as the native commands (cli/show_options.h,
+// cli/decode_options.h, cli/show_model_run.cpp, cli/command_line.h), ending in the JSON that
+// `attn show ARGV --json -` (or `attn decode ARGV --json -`) prints. The page's JavaScript calls it
+// through cli/web/api.js (window.attn.run, window.attn.decode, window.attn.kinds, window.attn.models, and
+// the panel's parse of a link's words).
 //
 // What the page cannot do is refused by name in one line: options that write files (the page draws the
 // figures itself), options that read files other than the opened folders (it takes typed text), and
@@ -18,13 +19,16 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_line.h"
+#include "cli/decode_options.h"
 #include "cli/policy/budget.h"
 #include "cli/show_model.h"
 #include "cli/show_options.h"
+#include "core/kinds/decode.h"
 #include "core/kinds/kinds.h"
 #include "data/base/error.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "render/page/page_payload.h"
+#include "render/trace_io/decode_json.h"
 #include "render/trace_io/json.h"
 
 namespace attn::cli {
@@ -40,17 +44,24 @@ constexpr const char* kModelMemory = "2GiB";
 // Where the page puts the folders it opens (cli/web/api.js, loadModel).
 constexpr const char* kModels = "/models/";
 
+// An option of `attn COMMAND` that writes files (the page draws the run itself) or reads one (the page
+// takes typed text), refused by name when given.
+template <class Value>
+void refuse_write(const char* command, const char* option, const Value& value) {
+    if (value)
+        usage_error(std::string(option) + " writes files, which the page cannot do",
+                    std::string("the page draws the run itself; run attn ") + command + " " + option + " on your machine for files");
+}
+template <class Value>
+void refuse_read(const char* command, const char* option, const Value& value) {
+    if (value)
+        usage_error(std::string(option) + " reads a file, which the page cannot do",
+                    std::string("type the text into the page, or run attn ") + command + " " + option + " on your machine");
+}
+
 void refuse_files(const ShowOptions& o) {
-    const auto writes = [](const char* option, const auto& value) {
-        if (value)
-            usage_error(std::string(option) + " writes files, which the page cannot do",
-                        std::string("the page draws the run itself; run attn show ") + option + " on your machine for files");
-    };
-    const auto reads = [](const char* option, const auto& value) {
-        if (value)
-            usage_error(std::string(option) + " reads a file, which the page cannot do",
-                        std::string("type the text into the page, or run attn show ") + option + " on your machine");
-    };
+    const auto writes = [](const char* option, const auto& value) { refuse_write("show", option, value); };
+    const auto reads = [](const char* option, const auto& value) { refuse_read("show", option, value); };
     if (o.model && std::filesystem::path(*o.model).lexically_normal().string().compare(0, std::string(kModels).size(), kModels) != 0)  // no /models/x/../..
         usage_error("--model " + excerpt(*o.model) + " names a folder on your machine, which the page cannot read",
                     "open the folder's files in the page (Model), then run --model /models/NAME");
@@ -143,19 +154,20 @@ std::string parsed_json(const ShowOptions& o, const std::vector<CLI::Option*>&) 
     return j.dump();
 }
 
-// The words as `attn show` parses them, then act(options) in the command's callback: 'J' and what act
-// returns, or 'E' and attn's one-line error. A word holding NUL is refused: a command line cannot carry
-// one, and C++ would read the word only up to it.
-template <class Act>
-std::string with_show_words(const char* words_json, Act act) {
+// The words as `attn COMMAND` parses them (bind: its options' binding), then act(options) in the
+// command's callback: 'J' and what act returns, or 'E' and attn's one-line error. A word holding NUL is
+// refused: a command line cannot carry one, and C++ would read the word only up to it. js: the API's
+// name of the call (attn.run, attn.decode), for the message when the words are not a list of strings.
+template <class Options, class Bind, class Act>
+std::string with_words(const char* words_json, const char* command, const char* js, Bind bind, Act act) {
     std::vector<std::string> words;
     try {
         const nlohmann::json j = nlohmann::json::parse(words_json);
         if (!j.is_array()) throw std::invalid_argument("not an array");
         for (const auto& w : j) words.push_back(w.get<std::string>());
     } catch (const std::exception&) {
-        return "E" + error_line("attn.run takes a list of words (strings), as attn show takes them",
-                                "e.g. attn.run([\"--kind\", \"causal\", \"Your journey starts\"])");
+        return "E" + error_line(std::string(js) + " takes a list of words (strings), as attn " + command + " takes them",
+                                std::string("e.g. ") + js + "([\"--kind\", \"causal\", \"Your journey starts\"])");
     }
     for (const std::string& w : words)
         if (const auto nul = w.find('\0'); nul != std::string::npos)
@@ -163,18 +175,55 @@ std::string with_show_words(const char* words_json, Act act) {
                                     "remove it; tabs and newlines are fine");
     CLI::App app{"attn: inspect and visualise attention, one matrix at a time", "attn"};
     app.require_subcommand(1);
-    ShowOptions o;
-    std::vector<CLI::Option*> seeded_only;
-    bind_show_options(app, o, seeded_only);
+    Options o;
+    CLI::App* cmd = bind(app, o);
     std::string out, error;
-    o.cmd->callback([&] { out = act(o, seeded_only); });
-    std::vector<const char*> argv = {"attn", "show"};
+    cmd->callback([&] { out = act(o); });
+    std::vector<const char*> argv = {"attn", command};
     for (const auto& w : words) argv.push_back(w.c_str());
     run_command_line(app, static_cast<int>(argv.size()), argv.data(), [&](const std::string& line) { error = line; });
     if (!error.empty()) return "E" + error;
     if (out.empty())  // --help or --version: they print, on the command line
-        return "E" + error_line("--help and --version print on the command line", "run attn show --help on your machine");
+        return "E" + error_line("--help and --version print on the command line", std::string("run attn ") + command + " --help on your machine");
     return "J" + out;
+}
+
+// `attn show`'s words: act(options, the seeded-only options).
+template <class Act>
+std::string with_show_words(const char* words_json, Act act) {
+    std::vector<CLI::Option*> seeded_only;
+    return with_words<ShowOptions>(
+        words_json, "show", "attn.run", [&](CLI::App& app, ShowOptions& o) { return bind_show_options(app, o, seeded_only); },
+        [&](const ShowOptions& o) { return act(o, seeded_only); });
+}
+
+// `attn decode ... --json -` for a seeded kind: the same checks, in the same order, and the same run as
+// the native command (cli/decode_options.h), within the page's memory; files and --model refused by name.
+std::string decode_json(const DecodeOptions& o) {
+    if (o.model)
+        usage_error("--model in attn decode runs on your machine, not in the page",
+                    "decode a seeded kind here (--kind gqa ...), or run attn decode --model on your machine");
+    refuse_read("decode", "--file", o.text_file);
+    refuse_read("decode", "--embeddings", o.embeddings);
+    refuse_read("decode", "--weights", o.weights);
+    refuse_read("decode", "--font", o.font);
+    if (o.json && *o.json != "-") refuse_write("decode", "--json", o.json);
+    refuse_write("decode", "--png", o.png);
+    refuse_write("decode", "--svg", o.svg);
+    refuse_write("decode", "--html", o.html);
+    refuse_write("decode", "--prefix", o.prefix);
+    check_seeded_decode_options(o);
+    check_decode_kind(o);
+    OutputPlan plan;
+    plan.json = true, plan.json_optional = false, plan.force = o.force;
+    const std::size_t given = o.max_memory ? parse_bytes(*o.max_memory, "--max-memory") : 0;
+    plan.max_memory = given && given < kPageMemory ? given : kPageMemory;
+    plan.fewer = "decode fewer tokens, or fewer heads";
+    plan.big_json = "decode fewer tokens: the JSON holds every step's rows (or add --force)";
+    plan.more = "run attn decode on your machine (the page keeps within 512 MiB of WebAssembly memory)";
+    const Inputs in = decode_inputs(o);
+    const Settings c = decode_settings(o, in, plan);
+    return render::decode_json_text(run_decode(in, c));
 }
 
 // A folder the page opened, as the Model panel reports it: the checks a run makes before it computes
@@ -211,6 +260,14 @@ extern "C" {
 // CLI's one-line error; the text stays valid until the next call.
 const char* attn_run(const char* words_json) {
     attn::cli::g_result = attn::cli::with_show_words(words_json, attn::cli::show_json);
+    return attn::cli::g_result.c_str();
+}
+
+// words_json: a JSON array of the words `attn decode` takes (a seeded kind). Returns 'J' + the JSON text
+// `attn decode ARGV --json -` prints, or 'E' + the CLI's one-line error; valid until the next call.
+const char* attn_decode(const char* words_json) {
+    attn::cli::g_result = attn::cli::with_words<attn::cli::DecodeOptions>(words_json, "decode", "attn.decode", attn::cli::bind_decode_options,
+                                                                         attn::cli::decode_json);
     return attn::cli::g_result.c_str();
 }
 

@@ -7,7 +7,7 @@
 (function () {
   if (typeof WorkerGlobalScope === 'undefined' || !(self instanceof WorkerGlobalScope) || self.name !== 'attn-core') return;
   // the calls a page may make: cli/web/api.js's API, nothing else
-  var calls = ['run', 'parse', 'kinds', 'page', 'loadModel', 'unloadModel', 'describe', 'models'];
+  var calls = ['run', 'decode', 'parse', 'kinds', 'page', 'loadModel', 'unloadModel', 'describe', 'models'];
   var notes = [];
   var ready = null;  // the core, once the first message brought its compiled module
   function start(wasmModule) {

@@ -376,6 +376,9 @@
     const text = el('input', { type: 'text', id: 'live-text', size: '40', 'aria-label': 'sentence' });
     const kind = el('select', { id: 'live-kind', 'aria-label': 'kind' });
     const run = el('button', { type: 'button', id: 'live-run', text: 'run', disabled: '' });
+    // attn decode of the same settings: the Decode section (decode_view.js)
+    const decode = el('button', { type: 'button', id: 'live-decode', text: 'decode', disabled: '',
+      title: 'attn decode: feed the tokens one at a time over a key/value cache (the Decode section)' });
     const options = el('div', { class: 'live-options', id: 'live-options' });
     const summary = el('summary', { id: 'live-options-summary', text: 'options' });
     const extra = el('p', { class: 'hint', id: 'live-extra' });
@@ -391,8 +394,8 @@
       'model’s folder (model), and press Enter or run. Every view redraws; the address keeps a kind’s settings.' }), options);
     const modelBox = drop('live-model-box', el('summary', { text: 'model' }), ...buildModelPanel());
     sec.append(el('div', { class: 'live-row live-bar' }, el('h2', { text: 'Try it' }), el('label', { class: 'live-sentence' }, 'sentence ', text),
-      el('label', {}, 'kind ', kind), run, optionsBox, modelBox, el('span', { class: 'live-progress' }, status, cancel)), extra, error);
-    live.ui = { text: text, kind: kind, run: run, cancel: cancel, options: options, summary: summary, optionsBox: optionsBox, extra: extra, error: error, status: status };
+      el('label', {}, 'kind ', kind), run, decode, optionsBox, modelBox, el('span', { class: 'live-progress' }, status, cancel)), extra, error);
+    live.ui = { text: text, kind: kind, run: run, decode: decode, cancel: cancel, options: options, summary: summary, optionsBox: optionsBox, extra: extra, error: error, status: status };
     cancel.addEventListener('click', cancelLiveRun);
     acceptModelDrops(sec);
     sec.addEventListener('drop', () => { modelBox.open = true; });  // the folder's status is in there
@@ -400,6 +403,7 @@
     options.addEventListener('input', showApplicable);
     options.addEventListener('change', showApplicable);
     run.addEventListener('click', () => { if (live.core) liveRun(); });
+    decode.addEventListener('click', () => decodeRun(true));
     sec.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && live.core && e.target.tagName !== 'BUTTON') { e.preventDefault(); liveRun(); }
     });
@@ -451,6 +455,8 @@
           // a Promise of the JSON trace `attn show ARGV --json -` prints, computed in the worker; rejected with
           // the CLI's one-line error (a TypeError when argv is not a list of strings)
           run: (argv) => coreCall('run', [argv]).then((a) => a.value),
+          // a Promise of the JSON `attn decode ARGV --json -` prints (a seeded kind), computed in the worker as run's
+          decode: (argv) => coreCall('decode', [argv]).then((a) => a.value),
           kinds: () => core.kinds(),
           // the folders opened in the Model panel ("/models/NAME"), which run() takes as --model
           models: () => Array.from(models.info.keys()),
@@ -470,6 +476,7 @@
           fillFromWords(live.argv);
         }
         live.ui.run.disabled = false;
+        live.ui.decode.disabled = false;
         liveStatus('ready');
         document.documentElement.dataset.liveReadyMs = String(Math.round(performance.now()));
         document.documentElement.dataset.liveReady = 'true';
@@ -480,6 +487,7 @@
           fromFragment(linkHash);
           update(true);
         });
+        if (!carried) decodeWhenSeen();  // the Decode section decodes the page's own run once scrolled to
       }, (e) => {
         liveStatus('attn’s core could not start in this browser: ' + e);
       });

@@ -44,6 +44,7 @@ asm(".pushsection .rodata\n"
     ATTN_EMBED("attn_page_core_worker", "core_worker.js")
     ATTN_EMBED("attn_page_live", "live.js")
     ATTN_EMBED("attn_page_model_panel", "model_panel.js")
+    ATTN_EMBED("attn_page_decode_view", "decode_view.js")
     ATTN_EMBED("attn_page_start", "start.js")
     ATTN_EMBED("attn_page_encoder_view", "encoder_view.js")
     ATTN_EMBED("attn_page_seq2seq_view", "seq2seq_view.js")
@@ -70,6 +71,7 @@ ATTN_EMBEDDED(attn_page_position_view)
 ATTN_EMBEDDED(attn_page_core_worker)
 ATTN_EMBEDDED(attn_page_live)
 ATTN_EMBEDDED(attn_page_model_panel)
+ATTN_EMBEDDED(attn_page_decode_view)
 ATTN_EMBEDDED(attn_page_start)
 ATTN_EMBEDDED(attn_page_encoder_view)
 ATTN_EMBEDDED(attn_page_seq2seq_view)
@@ -123,6 +125,7 @@ const Embedded kViews[] = {
     {attn_page_core_worker_begin, attn_page_core_worker_end},
     {attn_page_live_begin, attn_page_live_end},
     {attn_page_model_panel_begin, attn_page_model_panel_end},
+    {attn_page_decode_view_begin, attn_page_decode_view_end},
     {attn_page_start_begin, attn_page_start_end},
 };
 

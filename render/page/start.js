@@ -88,6 +88,7 @@
       followLiveHeight(frame);  // the pickers stick under it (live.js)
     }
     document.body.append(buildMain());
+    if (panel) document.body.append(buildDecode());  // the Decode section, after the views (decode_view.js)
     update(true);
     window.addEventListener('hashchange', () => { fromFragment(); update(false); });
     document.documentElement.dataset.readyMs = String(Math.round(performance.now() - t0));

@@ -311,6 +311,7 @@ def test_panel(page, attn, out):
     runs = live_runs(d)
     d.find_element(By.ID, "live-run").click()
     err = d.find_element(By.ID, "live-error")
+    WebDriverWait(d, 10).until(lambda x: err.is_displayed())  # the worker's answer: --d-out is checked there, not at once
     _, native_err = native(attn, ["--kind", "mha", "--heads", "3", "--d-out", "8", sentence])
     check(err.is_displayed() and err.text == native_err, "#live-error: %r, native %r" % (err.text, native_err))
     check(live_runs(d) == runs and d.find_elements(By.ID, "matrix"), "the views stay after an error")
