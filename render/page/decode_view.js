@@ -117,8 +117,8 @@
       el('div', { class: 'decode-figures' }, stair, cache));
     body.hidden = true;
     sec.append(first, body);
-    headPick.addEventListener('change', () => { dec.head = Number(headPick.value); drawDecode(); });
-    slider.addEventListener('input', () => { dec.step = Number(slider.value); dec.hover = null; drawDecode(); });
+    headPick.addEventListener('change', () => { dec.head = Number(headPick.value); drawDecode(); toFragment(); });
+    slider.addEventListener('input', () => { dec.step = Number(slider.value); dec.hover = null; drawDecode(); toFragment(); });
     dec.ui = { sec: sec, first: first, body: body, note: note, head: headPick, slider: slider, stepText: stepText, stair: stair, cache: cache,
       readout: readout, cacheText: cacheText };
     return sec;
@@ -146,6 +146,24 @@
     drawStair();
     drawCacheChart();
     drawDecode();
+    toFragment();
+  }
+  // The address keeps the Decode section's head and step once it shows a trace: decode=HEAD,STEP.
+  function decodeFragmentPart() { return dec.trace ? 'decode=' + dec.head + ',' + dec.step : ''; }
+  // A link's decode=HEAD,STEP: the section decodes the panel's run at once and shows that head and step
+  // (where the trace has them). Nothing when the link has no decode part.
+  async function decodeFromLink(hash) {
+    const f = new URLSearchParams(hash.replace(/^#/, ''));
+    if (!f.has('decode') || !dec.ui) return;
+    const [h, s] = f.get('decode').split(',').map(Number);
+    if (!(await decodeRun(true, false))) return;
+    const H = dec.trace.steps[0].heads.length, T = dec.trace.steps.length;
+    if (Number.isInteger(h) && h >= 0 && h < H) dec.head = h;
+    if (Number.isInteger(s) && s >= 0 && s < T) dec.step = s;
+    dec.ui.head.value = String(dec.head);
+    dec.ui.slider.value = String(dec.step);
+    drawDecode();
+    toFragment();
   }
   function shellWord(w) { return /^[\w.,:=\/+-]+$/.test(w) ? w : '"' + w.replace(/["\\$`]/g, '\\$&') + '"'; }
 

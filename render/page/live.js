@@ -486,7 +486,9 @@
           if (!drawn) return;
           fromFragment(linkHash);
           update(true);
+          decodeFromLink(linkHash);
         });
+        if (!linkError && !fromLink) decodeFromLink(linkHash);
         if (!carried) decodeWhenSeen();  // the Decode section decodes the page's own run once scrolled to
       }, (e) => {
         liveStatus('attn’s core could not start in this browser: ' + e);

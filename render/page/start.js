@@ -18,6 +18,8 @@
     if (state.pin) parts.push('pin=' + state.pin.i + ',' + state.pin.j);
     const run = liveFragmentPart();  // the live panel's settings (live.js)
     if (run) parts.push(run);
+    const decoded = decodeFragmentPart();  // the Decode section's head and step (decode_view.js)
+    if (decoded) parts.push(decoded);
     const hash = '#' + parts.join('&');
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }

@@ -237,6 +237,16 @@ def main():
         check("step 2 (of 0–%d)" % (T - 1) in driver.find_element(By.ID, "decode-step-text").text, "the slider says its step")
         driver.execute_script("document.getElementById('decode').scrollIntoView({block: 'start'})")
         page.shot(out, "decode-gqa.png")
+        # a copied link keeps the section: it opens decoded, on the same head and step
+        frag = driver.execute_script("return location.hash")
+        check("decode=3,2" in frag, "the address keeps the decode head and step: %s" % frag)
+        page.load(frag)
+        wait_live(driver)
+        WebDriverWait(driver, 15).until(lambda x: decode_runs(x) >= 1)
+        shown = driver.execute_script("return [document.getElementById('decode-head').value, document.getElementById('decode-step').value]")
+        check(shown == ["3", "2"], "the link opens the Decode section on head 3, step 2: %s" % shown)
+        row = [float(b.text) for b in driver.find_element(By.ID, "decode-readout").find_elements(By.TAG_NAME, "b")]
+        check(len(row) == 3 and all(abs(x - y) <= 5e-5 for x, y in zip(row, trace_row)), "and reads step 2's weights: %s" % row)
         # 4. the panel's decode button: mqa, then local with a window and an option decode does not take
         page.select("live-kind", "mqa", real=True)
         set_field(driver, "live-opt-heads", "4")
