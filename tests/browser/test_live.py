@@ -458,14 +458,20 @@ def test_links(page, attn, out):
     wait_live(d)
     WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
     svg = os.path.join(out, "live-colours")
-    subprocess.run([attn, "show", *argv, "--show", "weights,scores", "--svg", svg], check=True, capture_output=True)
+    subprocess.run([attn, "show", *argv, "--show", "weights,scores", "--svg", svg, "--png", svg], check=True, capture_output=True)
     for stage, h in (("weights", 0), ("weights", 1), ("scores", 1)):
         page.select("head", h)
         page.select("stage", stage)
-        n, exact, worst = colours.compare(colours.page_cells(d, 6, 6), colours.svg_cells(os.path.join(svg, "mha-%s.svg" % stage), h, 6, 6))
+        cells = colours.page_cells(d, 6, 6)
+        figure = os.path.join(svg, "mha-%s" % stage)
+        n, exact, worst = colours.compare(cells, colours.svg_cells(figure + ".svg", h, 6, 6))
         check(n == 36 and exact >= colours.MIN_EXACT and worst <= colours.MAX_STEP,
               "live run, %s head %d: %.0f%% of %d cells the figure's colour, largest channel difference %d" % (stage, h, 100 * exact, n, worst))
-        print("live run, %s head %d: %d cells as the native figure's (%.0f%% exactly)" % (stage, h, n, 100 * exact))
+        # and the slide's PNG: the pixel at each cell's centre
+        n, exact, worst = colours.compare(cells, colours.png_cells(figure + ".png", figure + ".svg", h, 6, 6))
+        check(n == 36 and exact >= colours.MIN_EXACT and worst <= colours.MAX_STEP,
+              "live run, %s head %d: %.0f%% of %d cells the PNG's pixels, largest channel difference %d" % (stage, h, 100 * exact, n, worst))
+        print("live run, %s head %d: %d cells as the native SVG's and PNG's (%.0f%% exactly)" % (stage, h, n, 100 * exact))
     # the figures' colour options in the panel: --range data, --colormap magma, --log as the native figure
     argv = ["--kind", "mha", "--heads", "2", "--no-causal", "--range", "data", "--colormap", "magma", "--log", "one two three four five six"]
     page.load(link(argv))
@@ -475,12 +481,15 @@ def test_links(page, attn, out):
           d.find_element(By.ID, "live-opt-log").is_selected() and not d.find_element(By.ID, "live-extra").is_displayed(),
           "the panel shows --range data, --colormap magma and --log as its own controls")
     svg = os.path.join(out, "live-colours-magma")
-    subprocess.run([attn, "show", *argv, "--svg", svg], check=True, capture_output=True)
+    subprocess.run([attn, "show", *argv, "--svg", svg, "--png", svg], check=True, capture_output=True)
     page.select("head", 1)
     page.select("stage", "weights")
-    n, exact, worst = colours.compare(colours.page_cells(d, 6, 6), colours.svg_cells(os.path.join(svg, "mha-weights.svg"), 1, 6, 6))
-    check(n == 36 and exact >= colours.MIN_EXACT and worst <= colours.MAX_STEP,
-          "live run with --range data --colormap magma --log: %.0f%% of %d cells the figure's colour, largest difference %d" % (100 * exact, n, worst))
+    cells = colours.page_cells(d, 6, 6)
+    figure = os.path.join(svg, "mha-weights")
+    for what, drawn in (("SVG", colours.svg_cells(figure + ".svg", 1, 6, 6)), ("PNG", colours.png_cells(figure + ".png", figure + ".svg", 1, 6, 6))):
+        n, exact, worst = colours.compare(cells, drawn)
+        check(n == 36 and exact >= colours.MIN_EXACT and worst <= colours.MAX_STEP,
+              "live run with --range data --colormap magma --log: %.0f%% of %d cells the %s's colour, largest difference %d" % (100 * exact, n, what, worst))
     print("live run, --range data --colormap magma --log: %d cells as the native figure's (%.0f%% exactly)" % (n, 100 * exact))
     page.shot(out, "live-magma-log.png")
     keys = d.find_elements(By.CSS_SELECTOR, "#steps-table tr.nv-key")
