@@ -17,7 +17,7 @@
     '--block-k': { label: 'block k', number: true },
     '--renorm': { label: 'renorm', flag: true },
     '--causal': { label: 'mask', choices: ['--causal', '--no-causal'], texts: ['causal', 'no causal'], words: true },
-    '--source': { label: 'source text', text: true },
+    '--source': { label: 'source text', text: true, placeholder: 'the text attended over (keys, values)' },
     '--qkv-bias': { label: 'qkv bias', flag: true },
     '--d-out': { label: 'd_out', number: true },
     '--init': { label: 'init', choices: ['torch', 'torch-rand'] },
@@ -161,6 +161,19 @@
     live.ui.error.textContent = message;
     live.ui.error.hidden = false;
     liveStatus('');
+    pointAtField(message);
+  }
+  // An error that names an option the panel has a control for points at that control (a cross run without
+  // --source: the "source text" box): the options open, the field is outlined and takes the focus.
+  function pointAtField(message) {
+    for (const l of live.ui.options.querySelectorAll('label.wanted')) l.classList.remove('wanted');
+    const named = /(^|[\s'(])(--[a-z][a-z-]*)/.exec(message.replace(/^this link’s run was not made: /, '').replace(/^attn: error: /, ''));
+    const input = named && live.fields.get(named[2]);
+    if (!input) return;
+    live.ui.optionsBox.open = true;
+    input.closest('label').hidden = false;
+    input.closest('label').classList.add('wanted');
+    input.focus({ preventScroll: true });
   }
 
   // ---- a trace (attn-trace JSON) as the page's payload: every stage as float32 (descriptor bytes 0) ---------
@@ -316,6 +329,7 @@
     liveStatus('drawing…');
     live.ui.error.textContent = '';
     live.ui.error.hidden = true;
+    for (const l of live.ui.options.querySelectorAll('label.wanted')) l.classList.remove('wanted');
     live.notes = answer.notes.map((t) => t.replace(/^attn: note: /, ''));
     const [d, bytes] = chosenModel() ? modelPayload(answer.value) : livePayload(JSON.parse(answer.value), colour);
     setData(d, bytes);

@@ -247,6 +247,29 @@ def set_field(d, id_, value):
                      "e.dispatchEvent(new Event('change'))", id_, value)
 
 
+def test_points_at_field(page, attn, out):
+    """An error naming an option the panel has a control for points at it: cross without --source opens the
+    options with the "source text" box outlined and focused; the error itself is the command line's."""
+    d = page.d
+    page.load()
+    wait_live(d)
+    page.select("live-kind", "cross")
+    set_field(d, "live-opt-source", "")
+    d.execute_script("document.getElementById('live-run').click()")
+    _, want = native(attn, ["--kind", "cross", "Wie geht es"])
+    err = d.find_element(By.ID, "live-error")
+    check(err.is_displayed() and err.text == want, "cross without a source: the CLI's error %r (native %r)" % (err.text, want))
+    state = d.execute_script("const l = document.getElementById('live-opt-source').closest('label');"
+                             "return [document.getElementById('live-options-box').open, l.classList.contains('wanted'),"
+                             " document.activeElement.id, l.getBoundingClientRect().height > 0]")
+    check(state == [True, True, "live-opt-source", True], "the error points at the source box (options open, outlined, focused): %s" % state)
+    page.shot(out, "live-points-at-source.png")
+    d.find_element(By.ID, "live-opt-source").send_keys("How are you")
+    d.execute_script("document.getElementById('live-run').click()")
+    WebDriverWait(d, 10).until(lambda x: live_runs(x) >= 1)
+    check(not d.find_elements(By.CSS_SELECTOR, "#live-options label.wanted"), "a run that works clears the mark")
+
+
 def test_panel(page, attn, out):
     d = page.d
     check(d.find_element(By.ID, "live-kind").get_attribute("value") == "causal", "the page opens on causal")
@@ -629,6 +652,7 @@ def main():
               "window.attn.run returns a Promise")
         test_api(page, a.attn)
         test_worker(page, a.attn)
+        test_points_at_field(page, a.attn, out)
         page.load()
         wait_live(driver)
         test_panel(page, a.attn, out)
