@@ -18,9 +18,9 @@
     const range = el('input', { type: 'range', id: 'tile', min: '0', value: '0' });
     ui.tileText = el('span', { id: 'tile-text' });
     ui.tileRange = range;
-    prev.addEventListener('click', () => { state.tile = Math.max(0, state.tile - 1); update(false); });
-    next.addEventListener('click', () => { state.tile = Math.min(headTiles().length - 1, state.tile + 1); update(false); });
-    range.addEventListener('input', () => { state.tile = Number(range.value); update(false); });
+    prev.addEventListener('click', () => { state.tile = Math.max(0, state.tile - 1); update(true); });
+    next.addEventListener('click', () => { state.tile = Math.min(headTiles().length - 1, state.tile + 1); update(true); });
+    range.addEventListener('input', () => { state.tile = Number(range.value); update(true); });
     ui.flashTable = el('table', { id: 'flash-table' });
     sec.append(el('div', { class: 'tile-controls' }, prev, range, next, ui.tileText), ui.flashTable);
     ui.flash = sec;

@@ -20,13 +20,13 @@
     g.steps.forEach((s, k) => {
       const c = el('button', { type: 'button', class: 'gen-chip generated', 'data-k': String(k), 'data-id': String(s.id),
         title: 'generated token ' + (k + 1) + ' (id ' + s.id + ')', text: tokenLabel(s.token) });
-      c.addEventListener('click', () => { state.genStep = k; drawGeneration(); });
+      c.addEventListener('click', () => { state.genStep = k; drawGeneration(); toFragment(); });
       chips.append(c);
     });
     if (g.stopped_at_eos) chips.append(el('span', { class: 'gen-end', text: '(the end token: generation stopped)' }));
     const slider = el('input', { type: 'range', id: 'gen-step', min: '0', max: String(n - 1), step: '1', value: '0',
       'aria-label': 'generation step' });
-    slider.addEventListener('input', () => { state.genStep = Number(slider.value); drawGeneration(); });
+    slider.addEventListener('input', () => { state.genStep = Number(slider.value); drawGeneration(); toFragment(); });
     const label = el('span', { id: 'gen-step-label', class: 'gen-step-label' });
     const detail = el('div', { class: 'gen-detail' },
       el('div', { class: 'gen-choice' }, el('h3', { text: 'Chosen token' }), el('p', { id: 'gen-chosen', class: 'gen-chosen' }),

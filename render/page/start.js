@@ -10,12 +10,18 @@
     if (s && pageStages().includes(s)) state.stage = s;
     const pin = (f.get('pin') || '').split(',').map(Number);
     if (pin.length === 2 && pin.every((x) => Number.isInteger(x) && x >= 0) && pin[0] < T && pin[1] < S) state.pin = { i: pin[0], j: pin[1] };
+    // flash's tile (drawFlash keeps it within the head's tiles) and a generation's step
+    const tile = Number(f.get('tile')), gen = Number(f.get('gen'));
+    if (f.has('tile') && Number.isInteger(tile) && tile >= 0) state.tile = tile;
+    if (D.generation && f.has('gen') && Number.isInteger(gen) && gen >= 0 && gen < D.generation.steps.length) state.genStep = gen;
   }
   function toFragment() {
     const parts = [];
     if (D.layered) parts.push('layer=' + state.layer);
     parts.push('head=' + state.head, 'stage=' + state.stage);
     if (state.pin) parts.push('pin=' + state.pin.i + ',' + state.pin.j);
+    if (D.tiles && D.tiles.length) parts.push('tile=' + state.tile);
+    if (D.generation && D.generation.steps.length) parts.push('gen=' + (state.genStep || 0));
     const run = liveFragmentPart();  // the live panel's settings (live.js)
     if (run) parts.push(run);
     const decoded = decodeFragmentPart();  // the Decode section's head and step (decode_view.js)

@@ -277,6 +277,13 @@ def test_flash_page(page, trace, out, times):
     check(text.startswith("tile %d of %d" % (len(tiles), len(tiles))), "stepped to the last tile: %r" % text)
     done = page.d.find_elements(By.CSS_SELECTOR, "#flash-table td.done")
     check(len(done) == tiles[-1]["rows"][1] - tiles[-1]["rows"][0], "the last tile's rows converge (%d)" % len(done))
+    # the address keeps the tile: a copied link opens on it
+    frag = page.d.execute_script("return location.hash")
+    check("tile=%d" % (len(tiles) - 1) in frag and "head=1" in frag, "the address keeps head 1's last tile: %s" % frag)
+    page.load(frag)
+    page.d.execute_script("document.getElementById('flash-section').scrollIntoView()")
+    again = page.d.find_element(By.ID, "tile-text").text
+    check(again == text, "a copied link opens on the same tile: %r, before %r" % (again, text))
     page.shot(out, "render-flash.png")
     page.quiet("flash page after use")
     return hovered

@@ -144,6 +144,11 @@ def test_generation_page(page, dec, dec_l1, out, shots):
     page.select("layer", 0)
     page.select("head", 0)
     chips[1].click()
+    # the address keeps the step: a copied link opens on it
+    frag = js(page, "return location.hash")
+    check("gen=1" in frag, "the address keeps the generation step: %s" % frag)
+    page.load(frag)
+    check(gen_state(page)["on"] == [1], "a copied link opens on generated token 2: %s" % gen_state(page)["on"])
     page.d.set_window_size(1366, 768)
     shot_of(page, "generation-section", os.path.join(shots, "generation-1366x768.png"))
     top = js(page, "const r = document.getElementById('gen-row').getBoundingClientRect(); return [r.right, innerWidth, r.bottom, innerHeight]")
