@@ -10,21 +10,7 @@ if (!modulePath || !attn) {
   process.exit(2);
 }
 
-// Largest difference between two JSON values of the same shape; throws on a different shape or key.
-function compare(a, b, path) {
-  if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b);
-  if (Array.isArray(a) !== Array.isArray(b) || typeof a !== typeof b || (a === null) !== (b === null))
-    throw new Error(path + ': ' + JSON.stringify(a) + ' vs ' + JSON.stringify(b));
-  if (a === null || typeof a !== 'object') {
-    if (a !== b) throw new Error(path + ': ' + JSON.stringify(a) + ' vs ' + JSON.stringify(b));
-    return 0;
-  }
-  const ka = Object.keys(a), kb = Object.keys(b);
-  if (ka.join() !== kb.join()) throw new Error(path + ': keys ' + ka + ' vs ' + kb);
-  let worst = 0;
-  for (const k of ka) worst = Math.max(worst, compare(a[k], b[k], path + '.' + k));
-  return worst;
-}
+const { compare } = require('./compare.js');  // the largest difference of two JSON values of one shape
 
 function native(argv) {
   try {
