@@ -39,7 +39,7 @@
         coreWorker.worker.postMessage({ id: id, call: call, args: args }, moved || []);
       } catch (e) {  // a value that cannot be sent (a function, a DOM node) is not a word
         coreWorker.pending.delete(id);
-        reject(new TypeError('attn.' + call + ' takes a list of words (strings), as attn show takes them'));
+        reject(new TypeError('attn.' + call + ' takes a list of words (strings), as attn ' + (call === 'decode' ? 'decode' : 'show') + ' takes them'));
       }
     });
   }

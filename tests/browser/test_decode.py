@@ -209,6 +209,10 @@ def main():
                                           "(e) => done([e.constructor.name, e.message]))")
         check(got == ["TypeError", "attn.decode takes a list of words (strings), as attn decode takes them"],
               "words that are not a list: a TypeError: %r" % got)
+        got = driver.execute_async_script("const done = arguments[0]; window.attn.decode([() => 1]).then(() => done('resolved'), "
+                                          "(e) => done([e.constructor.name, e.message]))")
+        check(got == ["TypeError", "attn.decode takes a list of words (strings), as attn decode takes them"],
+              "a word that cannot even reach the worker (a function): the same TypeError: %r" % got)
         got = driver.execute_async_script("const done = arguments[0]; const p = window.attn.decode(['--kind', 'mha', '--heads', '8', "
                                           "Array(1500).fill('w').join(' ')]); window.attn.cancel(); p.then(() => done('resolved'), (e) => done(e.message))")
         check(got == "attn: error: the run was cancelled", "window.attn.cancel() stops a decode: %r" % got)
