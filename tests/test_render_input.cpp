@@ -280,7 +280,7 @@ TEST_CASE("page: one file, no external resources, data escaped, the code embedde
     };
     std::string js_text = text_of("page.js") + "\n(function () {\n";
     const char* const views[] = {"shared.js", "frame.js", "matrix_view.js", "head_view.js", "heads_table.js", "model_overview.js",
-                                 "flash_steps.js", "generation_view.js", "interventions_view.js", "steps_view.js", "vector_stages.js", "position_view.js", "core_worker.js", "live.js", "model_panel.js", "decode_view.js", "start.js"};
+                                 "flash_steps.js", "generation_view.js", "interventions_view.js", "steps_view.js", "vector_stages.js", "position_view.js", "core_worker.js", "live_payload.js", "live.js", "model_panel.js", "decode_view.js", "start.js"};
     for (const char* view : views) js_text += (view == views[0] ? "" : "\n") + text_of(view);
     js_text += "})();\n";
     const std::string css_text = text_of("page.css");

@@ -9,6 +9,6 @@
 // at offset + b·T·S + c), in ten-thousandths (bytes 0: raw float32); with "scores", residuals from
 // Math.round(scale * the raw score's ten-thousandths) (masked scores, nearly free to store); with "heads"
 // and a list of the layer's heads' weights descriptors, residuals from Math.round(their sum / H) (layer means). Tokens only ever reach the page as text (textContent), never as HTML.
-// With attn's core in the page (a script defining AttnCore, cli/web/), live.js adds the live panel: a run
+// With attn's core in the page (a script defining AttnCore, cli/web/), live.js adds the live panel (live_payload.js turns its runs into page data): a run
 // of typed text replaces the trace (setData: every stage as raw float32) and every view is rebuilt.
 'use strict';

@@ -42,6 +42,7 @@ asm(".pushsection .rodata\n"
     ATTN_EMBED("attn_page_vector_stages", "vector_stages.js")
     ATTN_EMBED("attn_page_position_view", "position_view.js")
     ATTN_EMBED("attn_page_core_worker", "core_worker.js")
+    ATTN_EMBED("attn_page_live_payload", "live_payload.js")
     ATTN_EMBED("attn_page_live", "live.js")
     ATTN_EMBED("attn_page_model_panel", "model_panel.js")
     ATTN_EMBED("attn_page_decode_view", "decode_view.js")
@@ -69,6 +70,7 @@ ATTN_EMBEDDED(attn_page_steps_view)
 ATTN_EMBEDDED(attn_page_vector_stages)
 ATTN_EMBEDDED(attn_page_position_view)
 ATTN_EMBEDDED(attn_page_core_worker)
+ATTN_EMBEDDED(attn_page_live_payload)
 ATTN_EMBEDDED(attn_page_live)
 ATTN_EMBEDDED(attn_page_model_panel)
 ATTN_EMBEDDED(attn_page_decode_view)
@@ -123,6 +125,7 @@ const Embedded kViews[] = {
     {attn_page_vector_stages_begin, attn_page_vector_stages_end},
     {attn_page_position_view_begin, attn_page_position_view_end},
     {attn_page_core_worker_begin, attn_page_core_worker_end},
+    {attn_page_live_payload_begin, attn_page_live_payload_end},
     {attn_page_live_begin, attn_page_live_end},
     {attn_page_model_panel_begin, attn_page_model_panel_end},
     {attn_page_decode_view_begin, attn_page_decode_view_end},
