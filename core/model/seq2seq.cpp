@@ -33,7 +33,7 @@ struct Seq2SeqScratch {
 };
 
 // x (n, C) = E[ids]·s + P[offset + i], then the embeddings' norm when the family has one.
-void embed(const ModelCheckpoint& m, const std::vector<std::int64_t>& ids, bool decoder, Buf& tmp, Buf& x) {
+void embed_stack(const ModelCheckpoint& m, const std::vector<std::int64_t>& ids, bool decoder, Buf& tmp, Buf& x) {
     const ModelConfig& cfg = m.config;
     const std::size_t n = ids.size(), C = cfg.n_embd;
     const Weight& E = m[Role::embed];
@@ -138,7 +138,7 @@ struct StackInput {
 StackInput stack_input(const ModelCheckpoint& m, const std::vector<std::int64_t>& ids, bool decoder) {
     StackInput in;
     Buf tmp;
-    embed(m, ids, decoder, tmp, in.x);
+    embed_stack(m, ids, decoder, tmp, in.x);
     if (m.family->recipe.positions == PosScheme::relative_buckets) in.bias = position_bias(m, ids.size(), ids.size(), !decoder);
     return in;
 }

@@ -61,7 +61,7 @@ std::vector<Param> init_params(const std::vector<LayerSpec>& layers, InitMode mo
 
 namespace {
 
-std::string shape_text(const std::vector<std::size_t>& shape) {
+std::string shape_list_text(const std::vector<std::size_t>& shape) {
     std::string text = "(";
     for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
     return text + (shape.size() == 1 ? ",)" : ")");
@@ -101,13 +101,13 @@ std::vector<Param> given_params(const std::vector<LayerSpec>& layers, const Give
         const std::size_t rows = p.value.shape(0), cols = p.value.shape(1);
         const auto at = std::find_if(given.arrays.begin(), given.arrays.end(), [&](const StoredArray& a) { return a.name == p.name; });
         if (at == given.arrays.end())
-            input_error(of + " has no '" + p.name + "', which kind '" + kind + "' needs with shape " + shape_text({rows, cols}),
+            input_error(of + " has no '" + p.name + "', which kind '" + kind + "' needs with shape " + shape_list_text({rows, cols}),
                         kWeightsHint);
         const bool fits = at->shape == std::vector<std::size_t>{rows, cols} ||
                           (at->shape.size() == 1 && at->shape[0] == rows * cols && (rows == 1 || cols == 1));
         if (!fits)
-            input_error(of + ": '" + p.name + "' has shape " + shape_text(at->shape) + ", kind '" + kind + "' needs " +
-                            shape_text({rows, cols}) + " here (in, out)",
+            input_error(of + ": '" + p.name + "' has shape " + shape_list_text(at->shape) + ", kind '" + kind + "' needs " +
+                            shape_list_text({rows, cols}) + " here (in, out)",
                         "in is the embeddings' width (--d-in), out follows --d-out and --heads: give the options the file "
                         "was made for, or write the parameters from such a run with --json trace.json");
         std::copy(at->values.begin(), at->values.end(), p.value.begin());

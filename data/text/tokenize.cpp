@@ -17,7 +17,7 @@ bool is_space(char32_t c) {
            c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-bool is_control(char32_t c) {
+bool is_control_char(char32_t c) {
     return c < 0x20 || c == 0x7F || in(c, 0x80, 0x9F) || in(c, 0x202A, 0x202E) || in(c, 0x2066, 0x2069);
 }
 
@@ -120,7 +120,7 @@ std::optional<std::string> text_problem(std::string_view text, bool allow_space_
         if (n == 0)
             return "is not valid UTF-8 at byte offset " + std::to_string(i) + " (byte " +
                    hex_byte(static_cast<unsigned char>(text[i])) + ")";
-        if (is_control(c) && !(allow_space_controls && is_space_control(c)))
+        if (is_control_char(c) && !(allow_space_controls && is_space_control(c)))
             return "has a control character at byte offset " + std::to_string(i) + " (" + code_point(c) + ")";
         if (c == 0xFFFE || c == 0xFFFF)  // not characters: U+FFFE is a byte order mark read the wrong way round
             return "has a noncharacter at byte offset " + std::to_string(i) + " (" + code_point(c) + ")";

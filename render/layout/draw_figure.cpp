@@ -133,7 +133,7 @@ void draw_tiles(Surface& cv, Font& font, const Trace& t, const Layout& L, std::s
     }
 }
 
-void draw_colour_bar(Surface& cv, Font& font, const Scale& sc, int x, int y, int h) {
+void draw_scale_bar(Surface& cv, Font& font, const Scale& sc, int x, int y, int h) {
     for (int r = 0; r < h; ++r) {  // top = high end
         const int idx = h > 1 ? ((h - 1 - r) * 255 + (h - 1) / 2) / (h - 1) : 255;
         cv.fill(x, y + r, kBarWidth, 1, (*sc.cmap)[static_cast<std::size_t>(idx)]);
@@ -245,11 +245,11 @@ void draw_figure(const Figure& f, Font& font, Surface& cv) {
         for (std::size_t i = 0; i < f.side.size(); ++i)
             draw_legend_item(cv, font, f.side[i], f.bar_x, f.bar_y + static_cast<int>(i) * (f.legend_lh + 8));
     } else {
-        draw_colour_bar(cv, font, f.scale, f.bar_x, f.bar_y, f.bar_h);
+        draw_scale_bar(cv, font, f.scale, f.bar_x, f.bar_y, f.bar_h);
         cv.text(font, f.bar_caption, kCaptionPx, f.bar_x, f.bar_y - 6, Align::Start, Align::End, kSoftInk,
             TextRole::Caption);
         if (f.bar2_x) {
-            draw_colour_bar(cv, font, last_row_bar(f.scale), f.bar2_x, f.bar_y, f.bar_h);
+            draw_scale_bar(cv, font, last_row_bar(f.scale), f.bar2_x, f.bar_y, f.bar_h);
             cv.text(font, f.bar2_caption, kCaptionPx, f.bar2_x, f.bar_y - 6, Align::Start, Align::End, kSoftInk,
                     TextRole::Caption);
         }

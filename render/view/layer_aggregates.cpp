@@ -7,7 +7,7 @@
 namespace attn::render {
 namespace {
 
-const char* const kDot = " \xC2\xB7 ";
+const char* const kTitleDot = " \xC2\xB7 ";
 const char* const kDash = "\xE2\x80\x93";  // –
 
 // (T, T) visible cells of model layer `layer`: where any head of the layer sees the key (its mask when
@@ -67,7 +67,7 @@ AggregateView aggregate_view(const Trace& t, std::size_t layer, LayerAggregate a
     h.mask = a == LayerAggregate::mean ? layer_visible(t, layer) : rollout_visible(t, layer);
     one.sets = {AttentionSet{t.sets.empty() ? std::string("self") : t.sets[0].name, t.tokens, t.source_tokens, {LayerTrace{layer, {std::move(h)}}}, true, {}, {}}};
     if (a == LayerAggregate::mean) {
-        one.kind = type + kDot + "layer " + std::to_string(layer);
+        one.kind = type + kTitleDot + "layer " + std::to_string(layer);
         v.title_word = "mean of " + std::to_string(H) + " heads";
         v.subtitle = "the " + std::to_string(H) + " heads' weights averaged cell by cell: each row sums to 1";
         v.hidden = "keys every head hides";
