@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "core/kinds/kinds.h"
 #include "core/base/ops.h"
 #include "data/base/error.h"
+#include "data/base/threads.h"
 #include "data/text/tokenize.h"
 #include "tests/helpers.h"
 #include "tests/model_fixtures.h"
@@ -61,6 +64,48 @@ TEST_CASE("gemm: the portable blocked product equals a double-precision sum and 
             CHECK(c1[n] == 7.0f);  // row 0's padding column, past n, is left alone
         }
     }
+}
+
+TEST_CASE("gemm: a product split over the thread pool has the bytes of the same product on one thread") {
+    // Large enough to be split (m·n·k ≥ 2^20, 128 rows or columns and more) outside the pool; inside a
+    // pool task the same call runs whole on its thread. Both orientations, both split directions (n ≥ m
+    // splits columns, m > n rows), leading dimensions wider than the matrices.
+    std::uint32_t state = 777u;
+    const auto next = [&] { return (state = state * 1664525u + 1013904223u) / 2147483648.0f - 1.0f; };
+    for (const auto& [m, n, k] : {std::array<std::size_t, 3>{256, 2304, 768}, {600, 130, 700}, {1, 49152, 64}}) {
+        for (const bool tb : {false, true}) {
+            const std::size_t lda = k + 1, ldb = (tb ? k : n) + 3, ldc = n + 2;
+            std::vector<float> a(m * lda), b((tb ? n : k) * ldb), split(m * ldc, 7.0f), whole(m * ldc, 7.0f);
+            for (float& v : a) v = next();
+            for (float& v : b) v = next();
+            gemm(a.data(), lda, b.data(), ldb, split.data(), ldc, m, n, k, tb);
+            run_tasks(2, 2, [&](std::size_t i) {
+                if (i == 0) gemm(a.data(), lda, b.data(), ldb, whole.data(), ldc, m, n, k, tb);
+            });
+            INFO("m " << m << " n " << n << " k " << k << " transposed " << tb);
+            CHECK(split == whole);  // every cell, and the padding columns left alone
+        }
+    }
+}
+
+TEST_CASE("threads: every task runs once, nested task lists run inline, and the first exception reaches the caller") {
+    std::vector<int> runs(1000, 0), inner(1000 * 7, 0);
+    run_tasks(runs.size(), kMaxPoolThreads, [&](std::size_t i) {
+        ++runs[i];
+        run_tasks(7, kMaxPoolThreads, [&](std::size_t j) { ++inner[i * 7 + j]; });  // on this task's thread
+    });
+    CHECK(std::count(runs.begin(), runs.end(), 1) == 1000);
+    CHECK(std::count(inner.begin(), inner.end(), 1) == 7000);
+    std::vector<std::size_t> order;
+    parallel_each(3, 1, [&](std::size_t i) { order.push_back(i); });  // below the threshold: here, in order
+    CHECK(order == std::vector<std::size_t>{0, 1, 2});
+    CHECK_THROWS_WITH(run_tasks(100, kMaxPoolThreads, [](std::size_t i) {
+                          if (i == 42) throw std::runtime_error("task 42");
+                      }),
+                      "task 42");
+    std::atomic<int> after{0};  // the pool still serves the next caller
+    run_tasks(4, kMaxPoolThreads, [&](std::size_t) { ++after; });
+    CHECK(after == 4);
 }
 
 // ---- numerics at the edges ------------------------------------------------------------------------

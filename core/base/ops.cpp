@@ -6,7 +6,6 @@
 #include <cstring>
 #include <limits>
 #include <string>
-#include <thread>
 #include <vector>
 
 #ifndef ATTN_NO_BLAS
@@ -62,13 +61,11 @@ void gemm_blocked(const float* a, std::size_t lda, const float* b, std::size_t l
         }
 }
 
-void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
-          std::size_t m, std::size_t n, std::size_t k, bool transpose_b) {
-    if (m == 0 || n == 0) return;
-    if (k == 0) {
-        for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
-        return;
-    }
+namespace {
+
+// One product on this thread: cblas_sgemm (single-threaded, see blas_on_one_thread), or gemm_blocked.
+void gemm_here(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+               std::size_t m, std::size_t n, std::size_t k, bool transpose_b) {
 #ifdef ATTN_NO_BLAS
     gemm_blocked(a, lda, b, ldb, c, ldc, m, n, k, transpose_b);
 #else
@@ -76,6 +73,53 @@ void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, floa
     cblas_sgemm(CblasRowMajor, CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, bl(m), bl(n), bl(k), 1.0f, a,
                 bl(lda), b, bl(ldb), 0.0f, c, bl(ldc));
 #endif
+}
+
+// OpenBLAS keeps its own threads, which spin (sched_yield) between calls: beside attn's pool they took
+// about 15% of a model run. attn's pool owns the cores instead, and every OpenBLAS call runs on the thread
+// that makes it. Set once, before the first product.
+void blas_on_one_thread() {
+#ifndef ATTN_NO_BLAS
+    static const bool once = [] {
+        openblas_set_num_threads(1);
+        return true;
+    }();
+    (void)once;
+#endif
+}
+
+// Products below this many multiply-adds (m·n·k) run on one thread: about 50 µs at one core's 40
+// GFLOP/s, where waking a pool thread costs 5–20 µs.
+constexpr std::size_t kSplitProduct = std::size_t(1) << 20;
+// Parts are whole multiples of this many rows or columns (OpenBLAS's sgemm tiles are 16 × 4 or smaller).
+constexpr std::size_t kSplitAlign = 64;
+
+}  // namespace
+
+void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+          std::size_t m, std::size_t n, std::size_t k, bool transpose_b) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+        for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+        return;
+    }
+    blas_on_one_thread();
+    // Split the longer of the rows and the columns of c over the pool, never k: each c[i][j] is then summed
+    // in the same order as by one call, so the parts give the bytes of one product (checked on OpenBLAS
+    // 0.3.21 for the model and mha shapes).
+    const std::size_t along = std::max(m, n), parts = along < 2 * kSplitAlign ? 1 : worker_threads(along / kSplitAlign, kMaxPoolThreads);
+    if (parts < 2 || ThreadPool::inside() || m * n * k < kSplitProduct) {
+        gemm_here(a, lda, b, ldb, c, ldc, m, n, k, transpose_b);
+        return;
+    }
+    const std::size_t step = (along / parts + kSplitAlign - 1) / kSplitAlign * kSplitAlign;
+    run_tasks((along + step - 1) / step, kMaxPoolThreads, [&](std::size_t p) {
+        const std::size_t lo = p * step, len = std::min(along, lo + step) - lo;
+        if (n >= m)  // columns [lo, lo + len) of b and c
+            gemm_here(a, lda, transpose_b ? b + lo * ldb : b + lo, ldb, c + lo, ldc, m, len, k, transpose_b);
+        else  // rows [lo, lo + len) of a and c
+            gemm_here(a + lo * lda, lda, b, ldb, c + lo * ldc, ldc, len, n, k, transpose_b);
+    });
 }
 
 Mat matmul(const Mat& a, const Mat& b) {
@@ -161,23 +205,25 @@ Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
 }
 
 
-Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask) {
-    const std::size_t T = w.shape(0), S = w.shape(1), D = v.shape(1), B = 256;
-    Mat c = Mat::from_shape({T, D});
-    for (std::size_t r0 = 0; r0 < T; r0 += B) {
-        const std::size_t n = std::min(B, T - r0);
-        std::size_t lo = S, hi = 0;  // the key columns any row of the block sees
-        for (std::size_t i = r0; i < r0 + n; ++i) {
-            std::size_t l, h;
-            mask.range(i, S, l, h);
-            if (l < h) lo = std::min(lo, l), hi = std::max(hi, h);
-        }
-        if (lo >= hi) {
-            std::fill(c.data() + r0 * D, c.data() + (r0 + n) * D, 0.0f);
-            continue;
-        }
-        gemm(w.data() + r0 * S + lo, S, v.data() + lo * D, D, c.data() + r0 * D, D, n, D, hi - lo, false);
+void masked_product_rows(const Mat& w, const Mat& v, const MaskSpec& mask, std::size_t r0, std::size_t n, Mat& c) {
+    const std::size_t S = w.shape(1), D = v.shape(1);
+    std::size_t lo = S, hi = 0;  // the key columns any row of the block sees
+    for (std::size_t i = r0; i < r0 + n; ++i) {
+        std::size_t l, h;
+        mask.range(i, S, l, h);
+        if (l < h) lo = std::min(lo, l), hi = std::max(hi, h);
     }
+    if (lo >= hi) {
+        std::fill(c.data() + r0 * D, c.data() + (r0 + n) * D, 0.0f);
+        return;
+    }
+    gemm(w.data() + r0 * S + lo, S, v.data() + lo * D, D, c.data() + r0 * D, D, n, D, hi - lo, false);
+}
+
+Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask) {
+    const std::size_t T = w.shape(0);
+    Mat c = Mat::from_shape({T, v.shape(1)});
+    for (std::size_t r0 = 0; r0 < T; r0 += kProductRows) masked_product_rows(w, v, mask, r0, std::min(kProductRows, T - r0), c);
     return c;
 }
 
@@ -289,39 +335,39 @@ bool softmax_row(const float* in, float* out, std::size_t s, std::size_t lo, std
 }  // namespace
 
 void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t, std::size_t)>& fn) {
-    if (worker_threads(2, 2) < 2 || n < 2 || n * work_per_item < (1u << 16)) {
+    const std::size_t parts = worker_threads(n, kMaxPoolThreads);
+    if (parts < 2 || n * work_per_item < (1u << 16) || ThreadPool::inside()) {
         fn(0, n);
         return;
     }
-    const std::size_t half = n / 2;
-    // Our two threads each call BLAS: let OpenBLAS run each call on its calling thread meanwhile,
-    // instead of both waking its own pool (oversubscribed, the small products slow down tenfold).
-#ifndef ATTN_NO_BLAS
-    const int blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-    struct Restore {
-        int n;
-        ~Restore() { openblas_set_num_threads(n); }
-    } restore{blas_threads};
-#endif
-    run_tasks(2, 2, [&](unsigned, std::size_t i) { i == 0 ? fn(0, half) : fn(half, n); });
+    const std::size_t step = (n + parts - 1) / parts;
+    run_tasks(parts, kMaxPoolThreads, [&](std::size_t p) {
+        if (p * step < n) fn(p * step, std::min(n, (p + 1) * step));
+    });
+}
+
+void parallel_each(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t)>& fn) {
+    if (n < 2 || n * work_per_item < (1u << 16) || ThreadPool::inside()) {
+        for (std::size_t i = 0; i < n; ++i) fn(i);
+        return;
+    }
+    run_tasks(n, kMaxPoolThreads, fn);
 }
 
 void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s, float scale,
                   const MaskSpec& mask, std::vector<std::size_t>& empty_rows, const LinearBias* bias) {
-    std::vector<std::size_t> empty[2];
-    const std::size_t half = n / 2;
+    std::vector<std::uint8_t> empty(n, 0);  // (n) 1 = the row saw no key
     parallel_for(n, s, [&](std::size_t r0, std::size_t r1) {
-        auto& mine = empty[r0 >= half && r0 > 0 ? 1 : 0];
         for (std::size_t r = r0; r < r1; ++r) {
             const std::size_t i = row0 + r;
             std::size_t lo, hi;
             mask.range(i, s, lo, hi);
             const std::uint8_t* vis = mask.user ? mask.user->data() + i * s : nullptr;
-            if (!softmax_row(scores + r * s, weights + r * s, s, lo, hi, scale, vis, i, bias)) mine.push_back(i);
+            empty[r] = !softmax_row(scores + r * s, weights + r * s, s, lo, hi, scale, vis, i, bias);
         }
     });
-    for (auto& e : empty) empty_rows.insert(empty_rows.end(), e.begin(), e.end());
+    for (std::size_t r = 0; r < n; ++r)
+        if (empty[r]) empty_rows.push_back(row0 + r);
 }
 
 void dropout_rows(float* w, std::size_t count, float p, TorchGenerator& gen) {

@@ -17,7 +17,9 @@ Mat matmul(const Mat& a, const Mat& b);     // (M, K) · (K, N) -> (M, N)
 Mat matmul_nt(const Mat& a, const Mat& b);  // (M, K) · (N, K)ᵀ -> (M, N)
 // c (M, N) = a (M, K) · b (K, N) on raw row-major buffers with leading dimensions; b is (N, K) and
 // used transposed when transpose_b. cblas_sgemm, or gemm_blocked in a build without BLAS (ATTN_NO_BLAS:
-// the WebAssembly build); nothing else in the core knows which.
+// the WebAssembly build); nothing else in the core knows which. A large product called outside the
+// thread pool is split over it by rows or columns of c (the same bytes as one call); OpenBLAS itself
+// runs single-threaded.
 void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
           std::size_t m, std::size_t n, std::size_t k, bool transpose_b);
 // The portable product: plain loops over cache-sized blocks, float32 sums in increasing k (so a
@@ -48,6 +50,11 @@ struct MaskSpec {
 // context (T, D) = w (T, S) · v (S, D) where w is 0 wherever `mask` hides a key: per block of rows,
 // only the key columns some row of the block sees take part (half the work for a causal mask).
 Mat masked_product(const Mat& w, const Mat& v, const MaskSpec& mask);
+// The blocks of masked_product: rows [r0, r0 + n) of c (T, D), n ≤ kProductRows, r0 a multiple of it (the
+// same blocks give the same bytes: a block's product runs over the keys its rows see, and OpenBLAS sums
+// k in blocks that depend on that length).
+inline constexpr std::size_t kProductRows = 256;
+void masked_product_rows(const Mat& w, const Mat& v, const MaskSpec& mask, std::size_t r0, std::size_t n, Mat& c);
 
 // Rows [row0, row0 + n) of scale * scores (n, S) -> weights (n, S), softmax over each row's visible
 // keys, exactly 0 where hidden (scores and weights may be the same buffer). The row max is
@@ -68,8 +75,12 @@ void dropout_rows(float* weights, std::size_t count, float p, TorchGenerator& ge
 float row_max(const float* x, std::size_t n);           // max of x[0:n], -inf when n = 0
 float exp_shift_sum(float* p, std::size_t n, float m);  // p = exp(p - m) in place; returns the sum
 
-// Splits [0, n) into chunks run on both cores when the work is large enough.
+// Splits [0, n) into one chunk per core, run on attn's thread pool (data/base/threads.h), when the work is
+// large enough (n · work_per_item ≥ 2^16); inline inside a pool task, so nested calls never oversubscribe.
 void parallel_for(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t, std::size_t)>& fn);
+// fn(i) for every i in [0, n), each pool thread taking the next undone i (for items of unequal cost, like
+// heads); the same thresholds as parallel_for.
+void parallel_each(std::size_t n, std::size_t work_per_item, const std::function<void(std::size_t)>& fn);
 
 float max_abs_diff(const Mat& a, const Mat& b);
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <chrono>
 #include <limits>
+#include <mutex>
 
 #include "core/base/head.h"
 #include "core/base/ops.h"
@@ -105,10 +107,41 @@ HeadTrace attend_rows(const Mat& q, const Mat& k, const Mat& v, float scale, con
     return h;
 }
 
+// The same keeping every (T, S) matrix, without dropout: per block of kProductRows query rows, its scores,
+// their softmax and its context rows while the block is still in cache (a (256, 2048) block is 2 MiB;
+// the whole (T, S) scores of a 2,048-token head, 16 MiB, are not). The blocks are masked_product's, and
+// a product split by rows sums each cell as the whole product does: the bytes of attend_scores.
+HeadTrace attend_blocks(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const RunHooks& hk, Trace& t,
+                        const LinearBias* bias) {
+    const std::size_t T = q.shape(0), S = k.shape(0), d_k = q.shape(1);
+    HeadTrace h;
+    h.scale = scale;
+    h.scores = Mat::from_shape({T, S}), h.weights = Mat::from_shape({T, S});
+    h.context = Mat::from_shape({T, v.shape(1)});
+    for (std::size_t r0 = 0; r0 < T; r0 += kProductRows) {
+        const std::size_t n = std::min(kProductRows, T - r0);
+        {
+            StageTimer timer(hk.profile, ProfileStage::scores);  // (n, S) = q[r0:r0+n] kᵀ
+            gemm(q.data() + r0 * d_k, d_k, k.data(), d_k, h.scores.data() + r0 * S, S, n, S, d_k, true);
+        }
+        {
+            StageTimer timer(hk.profile, ProfileStage::softmax);
+            softmax_rows(h.scores.data() + r0 * S, h.weights.data() + r0 * S, r0, n, S, scale, mask, t.empty_rows, bias);
+        }
+        StageTimer timer(hk.profile, ProfileStage::context);  // (n, d_v)
+        masked_product_rows(h.weights, v, mask, r0, n, h.context);
+    }
+    if (bias != nullptr) h.bias = bias_matrix(*bias, T, S);
+    h.queries = std::move(q), h.keys = std::move(k), h.values = std::move(v);
+    h.mask = mask.materialize(T, S);
+    return h;
+}
+
 // Scaled dot-product attention of one head: scores = q kᵀ.
 HeadTrace attend(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const Settings& c, const RunHooks& hk,
                  TorchGenerator& gen, Trace& t, const LinearBias* bias = nullptr) {
     if (!c.keep_weights) return attend_rows(q, k, v, scale, mask, c, hk, gen, t, bias);
+    if (c.dropout == 0.0f) return attend_blocks(std::move(q), std::move(k), std::move(v), scale, mask, hk, t, bias);
     Mat scores;
     {
         StageTimer timer(hk.profile, ProfileStage::scores);
@@ -131,6 +164,41 @@ HeadTrace attend_with_positions(Mat q, Mat k, Mat v, float scale, const MaskSpec
     return out;
 }
 
+// head(h, hooks, trace) for h < H on the pool's threads, each thread taking the next undone head (its
+// products and softmax then run on that thread): the heads' traces appended to t in head order, their
+// empty rows too. Each head times its stages in its own profile; the heads' wall time is then shared
+// among the stages in proportion, so that a bench's stages still add up to its total.
+template <class Head>
+void parallel_heads(std::size_t H, std::size_t work_per_head, const RunHooks& hk, Trace& t, const Head& head) {
+    std::vector<HeadTrace> out(H);
+    std::vector<std::vector<std::size_t>> empty(H);
+    std::vector<Profile> profiles(H);
+    std::mutex progress_mutex;
+    std::size_t done = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    parallel_each(H, work_per_head, [&](std::size_t h) {
+        RunHooks mine;
+        mine.profile = hk.profile ? &profiles[h] : nullptr;
+        Trace scratch;  // receives the head's empty rows
+        out[h] = head(h, mine, scratch);
+        empty[h] = std::move(scratch.empty_rows);
+        if (!hk.progress) return;
+        const std::lock_guard<std::mutex> lock(progress_mutex);
+        hk.progress("heads", ++done, H);
+    });
+    for (std::size_t h = 0; h < H; ++h) {
+        t.heads().push_back(std::move(out[h]));
+        t.empty_rows.insert(t.empty_rows.end(), empty[h].begin(), empty[h].end());
+    }
+    if (hk.profile == nullptr) return;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    Profile sum;
+    double busy = 0.0;
+    for (const Profile& p : profiles)
+        for (std::size_t s = 0; s < kProfileStageCount; ++s) sum.seconds[s] += p.seconds[s], busy += p.seconds[s];
+    for (std::size_t s = 0; s < kProfileStageCount && busy > 0.0; ++s) hk.profile->seconds[s] += wall * sum.seconds[s] / busy;
+}
+
 // H query heads over G key/value heads; query head h reads kv head h / (H / G).
 // q (T, H·d_k), k (S, G·d_k), v (S, G·d_v) -> concatenated contexts (T, H·d_v).
 Mat multi_head(const Settings& c, const RunHooks& hk, TorchGenerator& gen, Trace& t, const Mat& q, const Mat& k, const Mat& v,
@@ -140,12 +208,20 @@ Mat multi_head(const Settings& c, const RunHooks& hk, TorchGenerator& gen, Trace
     const Mask once = c.keep_weights ? mask.materialize(q.shape(0), k.shape(0)) : Mask();
     if (c.keep_weights) shared.cached = &once;
     std::vector<HeadTrace>& traced = t.heads();
-    for (std::size_t h = 0; h < heads; ++h) {
+    auto head = [&](std::size_t h, const RunHooks& hooks, Trace& into) {
         const std::size_t g = kv_head_of(h, heads, kv_heads);
-        traced.push_back(attend_with_positions(columns(q, h * d_k, d_k), columns(k, g * d_k, d_k), columns(v, g * d_v, d_v),
-                                      inv_sqrt(d_k), shared, c, hk, gen, t, h, heads));  // (T, d_k), (S, d_k), (S, d_v)
-        traced.back().head = h, traced.back().kv_head = g;
-        if (hk.progress) hk.progress("heads", h + 1, heads);
+        HeadTrace out = attend_with_positions(columns(q, h * d_k, d_k), columns(k, g * d_k, d_k), columns(v, g * d_v, d_v),
+                                              inv_sqrt(d_k), shared, c, hooks, gen, into, h, heads);  // (T, d_k), (S, d_k), (S, d_v)
+        out.head = h, out.kv_head = g;
+        return out;
+    };
+    if (c.dropout > 0.0f) {  // dropout draws from one generator in head order: one head after another
+        for (std::size_t h = 0; h < heads; ++h) {
+            traced.push_back(head(h, hk, t));
+            if (hk.progress) hk.progress("heads", h + 1, heads);
+        }
+    } else {
+        parallel_heads(heads, q.shape(0) * k.shape(0) * d_k, hk, t, head);
     }
     std::vector<const Mat*> contexts;
     for (const auto& h : traced) contexts.push_back(&h.context);

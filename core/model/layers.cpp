@@ -150,37 +150,36 @@ void attention(const Columns& q, const Columns& k, const Columns& v, const Heads
     c.kind = "model", c.keep_weights = true;
     TorchGenerator unused(0);  // no dropout in inference
     ctx.resize(n * width);
-    // The heads are independent: split them over both cores (each head's BLAS calls then run on its
-    // own thread). A causal mask leaves no row without a key, so no head touches t.empty_rows.
+    // The heads are independent: each pool thread takes the next undone head (9 heads over 2 cores: no
+    // fixed halves), and its products and softmax run on that thread. A causal mask leaves no row
+    // without a key, so no head touches t.empty_rows.
     // Each head's scores read its key/value head's cached keys in place (row stride G·d), not a copy.
     // (One product for the H/G query heads of a group, (H/G·n, d)·kᵀ, rounds some scores differently
     // in OpenBLAS than a product per head, by an ulp: it would change the traces, so it is not done.)
     const std::size_t S = s.S, Gd = s.G * d;
     std::vector<HeadTrace> out(H);
-    parallel_for(H, n * S * d, [&](std::size_t h0, std::size_t h1) {
-        for (std::size_t h = h0; h < h1; ++h) {
-            const std::size_t g = kv_head_of(h, H, s.G);
-            Mat qh = q.head(n, h, d);  // (n, d)
-            if (s.rope != nullptr) rope_rotate(qh, s.p0, *s.rope, RopeStyle::half);  // rotate_half, at its position
-            Mat scores = Mat::from_shape({n, S});  // (n, S) = q_h · k_gᵀ
-            gemm(qh.data(), d, k.buf->data() + k.first + g * d, Gd, scores.data(), S, n, S, d, true);
-            Mat raw;
-            if (s.bias != nullptr) {  // scores + bias, softmaxed as one (the scale is 1 where a bias is added)
-                raw = scores;
-                const Mat& b = (*s.bias)[h];
-                for (std::size_t i = 0; i < n * S; ++i) scores.data()[i] += b.data()[i];
-            }
-            if (s.keep != nullptr && h == s.keep_head) {  // the neuron view's head: q and k as the product read them
-                s.keep->queries = qh, s.keep->keys = k.head(S, g, d);
-                s.keep->kv_head = g, s.keep->scaled_by = s.scale, s.keep->rotary = s.rope != nullptr;
-            }
-            out[h] = attend_head_scores(Mat(), Mat(), v.head(S, g, d), std::move(scores), s.scale, *s.mask, c, unused, t);
-            HeadTrace& ht = out[h];
-            if (s.bias != nullptr) ht.scores = std::move(raw), ht.bias = (*s.bias)[h];
-            ht.head = h, ht.kv_head = g;
-            for (std::size_t i = 0; i < n; ++i) std::copy_n(ht.context.data() + i * d, d, ctx.data() + i * width + h * d);
-            ht.values = Mat(), ht.context = Mat();
+    parallel_each(H, n * S * d, [&](std::size_t h) {
+        const std::size_t g = kv_head_of(h, H, s.G);
+        Mat qh = q.head(n, h, d);  // (n, d)
+        if (s.rope != nullptr) rope_rotate(qh, s.p0, *s.rope, RopeStyle::half);  // rotate_half, at its position
+        Mat scores = Mat::from_shape({n, S});  // (n, S) = q_h · k_gᵀ
+        gemm(qh.data(), d, k.buf->data() + k.first + g * d, Gd, scores.data(), S, n, S, d, true);
+        Mat raw;
+        if (s.bias != nullptr) {  // scores + bias, softmaxed as one (the scale is 1 where a bias is added)
+            raw = scores;
+            const Mat& b = (*s.bias)[h];
+            for (std::size_t i = 0; i < n * S; ++i) scores.data()[i] += b.data()[i];
         }
+        if (s.keep != nullptr && h == s.keep_head) {  // the neuron view's head: q and k as the product read them
+            s.keep->queries = qh, s.keep->keys = k.head(S, g, d);
+            s.keep->kv_head = g, s.keep->scaled_by = s.scale, s.keep->rotary = s.rope != nullptr;
+        }
+        out[h] = attend_head_scores(Mat(), Mat(), v.head(S, g, d), std::move(scores), s.scale, *s.mask, c, unused, t);
+        HeadTrace& ht = out[h];
+        if (s.bias != nullptr) ht.scores = std::move(raw), ht.bias = (*s.bias)[h];
+        ht.head = h, ht.kv_head = g;
+        for (std::size_t i = 0; i < n; ++i) std::copy_n(ht.context.data() + i * d, d, ctx.data() + i * width + h * d);
+        ht.values = Mat(), ht.context = Mat();
     });
     for (auto& h : out) heads.push_back(std::move(h));
 }

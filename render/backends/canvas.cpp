@@ -241,7 +241,7 @@ void Canvas::cells(const CellGrid& g) {
     const std::size_t pixels_per_row = static_cast<std::size_t>(heat_w * s) * static_cast<std::size_t>(cell_h);
     const std::size_t rows_per_task = std::max<std::size_t>(1, (std::size_t{1} << 18) / std::max<std::size_t>(1, pixels_per_row));
     const std::size_t n_rows = static_cast<std::size_t>(g.rows);
-    run_tasks((n_rows + rows_per_task - 1) / rows_per_task, kMaxPoolThreads, [&](unsigned, std::size_t task) {
+    run_tasks((n_rows + rows_per_task - 1) / rows_per_task, kMaxPoolThreads, [&](std::size_t task) {
         std::vector<std::uint16_t> code(cols, kCodeMaskVisible);  // palette entry of each cell
         std::vector<std::uint8_t> line(row_bytes + 1);            // one pixel row of the cells (+ a spare byte)
         std::vector<std::pair<std::size_t, std::size_t>> runs;    // hidden cells

@@ -436,7 +436,7 @@ std::string encode_png(Image img, unsigned max_threads) {
     const std::size_t n_parts = std::min(rows, part_count((stride + 1) * rows)), part_rows = (rows + n_parts - 1) / n_parts;
     std::vector<std::vector<std::uint8_t>> parts(n_parts);
     std::uint32_t adler = 1;
-    attn::run_tasks(n_parts + 1, std::max(1u, max_threads), [&](unsigned, std::size_t i) {
+    attn::run_tasks(n_parts + 1, std::max(1u, max_threads), [&](std::size_t i) {
         if (i == n_parts) {
             const std::uint8_t filter = 0;
             for (std::size_t y = 0; y < rows; ++y)
