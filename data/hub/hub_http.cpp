@@ -2,6 +2,7 @@
 #include "data/hub/hub_http.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,57 @@ namespace attn::hub {
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
+
+// libcurl, opened when the first transfer starts: linked into attn, it and the 30 libraries it needs
+// (TLS, Kerberos, LDAP, SSH, ...) were loaded by every command, about 5 ms of each process's start
+// (an empty program linked with attn's libraries: 13-14 ms, without libcurl 8-9 ms), though only
+// attn pull downloads. The header still comes from libcurl4-openssl-dev; the library is its
+// libcurl.so.4.
+struct Libcurl {
+    CURLcode (*global_init)(long);
+    CURL* (*easy_init)();
+    void (*easy_cleanup)(CURL*);
+    void (*easy_reset)(CURL*);
+    CURLcode (*easy_setopt)(CURL*, CURLoption, ...);
+    CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...);
+    CURLcode (*easy_perform)(CURL*);
+    const char* (*easy_strerror)(CURLcode);
+    curl_slist* (*slist_append)(curl_slist*, const char*);
+    void (*slist_free_all)(curl_slist*);
+};
+
+template <class F>
+void bind_symbol(void* handle, const char* name, F& f) {
+    void* sym = ::dlsym(handle, name);
+    if (sym == nullptr)
+        throw Error(ErrorKind::runtime, std::string("libcurl.so.4 has no ") + name, "install Debian's libcurl4 (scripts/setup.sh)");
+    f = reinterpret_cast<F>(sym);
+}
+
+Libcurl open_libcurl() {
+    void* handle = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr)
+        throw Error(ErrorKind::runtime, "attn pull needs libcurl, which could not be loaded (libcurl.so.4)",
+                    "install Debian's libcurl4: scripts/setup.sh, or apt-get install libcurl4");
+    Libcurl l{};
+    bind_symbol(handle, "curl_global_init", l.global_init);
+    bind_symbol(handle, "curl_easy_init", l.easy_init);
+    bind_symbol(handle, "curl_easy_cleanup", l.easy_cleanup);
+    bind_symbol(handle, "curl_easy_reset", l.easy_reset);
+    bind_symbol(handle, "curl_easy_setopt", l.easy_setopt);
+    bind_symbol(handle, "curl_easy_getinfo", l.easy_getinfo);
+    bind_symbol(handle, "curl_easy_perform", l.easy_perform);
+    bind_symbol(handle, "curl_easy_strerror", l.easy_strerror);
+    bind_symbol(handle, "curl_slist_append", l.slist_append);
+    bind_symbol(handle, "curl_slist_free_all", l.slist_free_all);
+    return l;  // the library stays open for the process
+}
+
+// The loaded library (opened once; the first caller's error is every caller's).
+const Libcurl& libcurl() {
+    static const Libcurl l = open_libcurl();
+    return l;
+}
 
 struct Transfer {
     HttpAnswer* answer;
@@ -65,7 +117,7 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
     auto* t = static_cast<Transfer*>(user);
     const std::size_t bytes = size * n;
     long code = 0;
-    curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
+    libcurl().easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
     if (code >= 300 || t->fd < 0) {
         const std::size_t keep = std::min<std::size_t>(bytes, 4096 - std::min<std::size_t>(4096, t->answer->body.size()));
         t->answer->body.append(data, keep);
@@ -102,7 +154,7 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 }
 
 void once_global_init() {
-    static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
+    static const CURLcode init = libcurl().global_init(CURL_GLOBAL_DEFAULT);
     if (init != CURLE_OK) throw Error(ErrorKind::runtime, "libcurl could not start", "check the machine's TLS libraries");
 }
 
@@ -125,41 +177,41 @@ std::string url_origin(const std::string& url) {
 
 HttpClient::HttpClient(bool allow_http) : curl_(nullptr), allow_http_(allow_http) {
     once_global_init();
-    curl_ = curl_easy_init();
+    curl_ = libcurl().easy_init();
     if (curl_ == nullptr) throw Error(ErrorKind::runtime, "libcurl could not start a transfer", "try again");
 }
 
-HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+HttpClient::~HttpClient() { libcurl().easy_cleanup(static_cast<CURL*>(curl_)); }
 
 namespace {
 
 // The options every request shares: protocols, user agent, timeouts, the token, the callbacks.
 curl_slist* common_setup(CURL* c, const std::string& url, const std::optional<std::string>& token, bool allow_http, Transfer& t) {
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+    libcurl().easy_reset(c);
+    libcurl().easy_setopt(c, CURLOPT_URL, url.c_str());
     const char* protocols = allow_http ? "http,https" : "https";
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, protocols);
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "attn/0.1.0");
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);    // a transfer that moves nothing for 60 s has stalled
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+    libcurl().easy_setopt(c, CURLOPT_PROTOCOLS_STR, protocols);
+    libcurl().easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
+    libcurl().easy_setopt(c, CURLOPT_USERAGENT, "attn/0.1.0");
+    libcurl().easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    libcurl().easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
+    libcurl().easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);    // a transfer that moves nothing for 60 s has stalled
+    libcurl().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+    libcurl().easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    libcurl().easy_setopt(c, CURLOPT_HEADERDATA, &t);
+    libcurl().easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    libcurl().easy_setopt(c, CURLOPT_WRITEDATA, &t);
+    libcurl().easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    libcurl().easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    libcurl().easy_setopt(c, CURLOPT_XFERINFODATA, &t);
     curl_slist* headers = nullptr;
-    if (token) headers = curl_slist_append(headers, ("Authorization: Bearer " + *token).c_str());
+    if (token) headers = libcurl().slist_append(headers, ("Authorization: Bearer " + *token).c_str());
     return headers;
 }
 
 void finish(CURL* c, CURLcode rc, Transfer& t) {
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &t.answer->status);
-    if (rc != CURLE_OK) t.answer->error = curl_easy_strerror(rc);
+    libcurl().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &t.answer->status);
+    if (rc != CURLE_OK) t.answer->error = libcurl().easy_strerror(rc);
     if (t.too_big) t.answer->error = "more bytes than the hub said the file holds";
     if (t.write_failed) t.answer->error = std::string("could not write the file: ") + std::strerror(errno);
     if (g_stop != 0) t.answer->error = "interrupted";
@@ -173,14 +225,14 @@ HttpAnswer HttpClient::head(const std::string& url, const std::optional<std::str
     Transfer t{&answer};
     t.curl = c;
     curl_slist* headers = common_setup(c, url, token, allow_http_, t);
-    headers = curl_slist_append(headers, "Accept-Encoding: identity");
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
-    const CURLcode rc = curl_easy_perform(c);
+    headers = libcurl().slist_append(headers, "Accept-Encoding: identity");
+    libcurl().easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    libcurl().easy_setopt(c, CURLOPT_NOBODY, 1L);
+    libcurl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    libcurl().easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+    const CURLcode rc = libcurl().easy_perform(c);
     finish(c, rc, t);
-    curl_slist_free_all(headers);
+    libcurl().slist_free_all(headers);
     return answer;
 }
 
@@ -192,16 +244,16 @@ HttpAnswer HttpClient::get(const std::string& url, const std::optional<std::stri
     Transfer t{&answer, fd, offset, limit, &progress};
     t.curl = c;
     curl_slist* headers = common_setup(c, url, token, allow_http_, t);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
-    curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 0L);
+    libcurl().easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    libcurl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    libcurl().easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+    libcurl().easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 0L);
     const std::string range = std::to_string(offset) + "-";
-    if (offset > 0) curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
+    if (offset > 0) libcurl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
     if (::lseek(fd, static_cast<off_t>(offset), SEEK_SET) < 0) answer.error = "could not seek in the file";
-    const CURLcode rc = answer.error.empty() ? curl_easy_perform(c) : CURLE_WRITE_ERROR;
+    const CURLcode rc = answer.error.empty() ? libcurl().easy_perform(c) : CURLE_WRITE_ERROR;
     finish(c, rc, t);
-    curl_slist_free_all(headers);
+    libcurl().slist_free_all(headers);
     return answer;
 }
 
