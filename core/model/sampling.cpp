@@ -13,19 +13,19 @@ std::vector<double> sampling_distribution(const float* logits, std::size_t V, co
     if (s.temperature != 1.0)
         for (float& x : l) x /= static_cast<float>(s.temperature);
     // 2. top-k: keep every logit at least the K-th largest
-    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    constexpr float kDropped = -std::numeric_limits<float>::infinity();
     if (s.top_k > 0 && s.top_k < V) {
         std::vector<float> sorted = l;
         std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(s.top_k - 1), sorted.end(), std::greater<float>());
         const float kth = sorted[s.top_k - 1];
         for (float& x : l)
-            if (x < kth) x = kNegInf;
+            if (x < kth) x = kDropped;
     }
     // softmax of what is left, in double (exp(l − max) / Σ)
     const float mx = *std::max_element(l.begin(), l.end());
     std::vector<double> p(V);
     double sum = 0.0;
-    for (std::size_t v = 0; v < V; ++v) sum += p[v] = l[v] == kNegInf ? 0.0 : std::exp(double(l[v]) - double(mx));
+    for (std::size_t v = 0; v < V; ++v) sum += p[v] = l[v] == kDropped ? 0.0 : std::exp(double(l[v]) - double(mx));
     for (double& x : p) x /= sum;
     // 3. top-p: the most likely first (ties: the lower id first), until their sum reaches P
     if (s.top_p < 1.0) {
