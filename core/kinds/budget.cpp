@@ -232,7 +232,7 @@ std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, 
     // file is put together: a flat-colour figure's deflated data is a few percent of it, within the 20 MiB;
     // a noise-like heatmap of 1-pixel cells deflates to most of it, held twice, which the 16 bytes per drawn
     // cell cover), and the cells drawn. Measured (tests/model_peak_check.py, GPT-2 shape, 1 head, 1,500
-    // words, --png): estimate 291 MiB, peak 227 MiB.
+    // words, --png): estimate 287 MiB, peak 223-224 MiB.
     const double pixels = double(scale) * double(scale) * figure_area(heads, t, s, std::max(1.0, text_scale));
     return bytes_of(20.0 * (1 << 20) + 3.0 * pixels + 16.0 * drawn_cells(heads, t, s));
 }
