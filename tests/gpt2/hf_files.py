@@ -1,6 +1,6 @@
 """Hugging Face model files written by hand: safetensors (struct + json, not the safetensors
 package), config.json, a small byte-level vocab.json / merges.txt. Shared by the checkpoint
-generator and the fuzz-seed writer."""
+generator, the fuzz-seed writer and the speed scripts."""
 import json
 import struct
 
@@ -95,3 +95,12 @@ def small_bpe(words=("the", "cat", "sat", "on", "mat", "it", "was", "tired"), ex
 
 def merges_text(merges):
     return "#version: 0.2\n" + "".join(m + "\n" for m in merges)
+
+
+def read_f32_safetensors(path):
+    """An F32 model.safetensors read by hand: {name: numpy array over the file's bytes}."""
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    return {k: np.frombuffer(raw, "<f4", int(np.prod(v["shape"])), 8 + n + v["data_offsets"][0]).reshape(v["shape"])
+            for k, v in header.items() if k != "__metadata__"}

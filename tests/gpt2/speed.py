@@ -16,6 +16,7 @@ import torch
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference import forward  # noqa: E402
+from hf_files import read_f32_safetensors  # noqa: E402
 from make_checkpoint import make  # noqa: E402
 
 attn, d = sys.argv[1], sys.argv[2]
@@ -36,12 +37,8 @@ print(f"attn show --model, 256 tokens, whole process: best of {runs} {best_attn:
       f"checkpoint {os.path.getsize(os.path.join(d, 'model.safetensors')) / 2**20:.0f} MiB")
 
 # PyTorch: the weights read from the same file (by hand), then the forward pass alone, 2 threads
-import json, struct  # noqa: E401,E402
-raw = open(os.path.join(d, "model.safetensors"), "rb").read()
-n = struct.unpack("<Q", raw[:8])[0]
-header = json.loads(raw[8:8 + n])
-w = {k: np.frombuffer(raw, "<f4", int(np.prod(v["shape"])), 8 + n + v["data_offsets"][0]).reshape(v["shape"])
-     for k, v in header.items() if k != "__metadata__"}
+import json  # noqa: E402
+w = read_f32_safetensors(os.path.join(d, "model.safetensors"))
 cfg = json.load(open(os.path.join(d, "config.json")))
 ids = [int(i) for i in subprocess.run([attn, "show", "--model", d, "--keep-layers", "0", "--json", "-", text], capture_output=True,
                                       text=True).stdout.split('"token_ids":[')[1].split("]")[0].split(",")]

@@ -7,7 +7,6 @@ shared machine (OpenMP's spinning wait costs PyTorch a factor of several there).
 import json
 import os
 import statistics
-import struct
 import sys
 import time
 
@@ -17,16 +16,13 @@ import torch
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference import forward  # noqa: E402
+from hf_files import read_f32_safetensors  # noqa: E402
 
 d = sys.argv[1]
 ids = json.load(open(sys.argv[2]))["token_ids"]
 torch.set_num_threads(int(sys.argv[3]) if len(sys.argv) > 3 else 2)
 runs = int(sys.argv[4]) if len(sys.argv) > 4 else 5
-raw = open(os.path.join(d, "model.safetensors"), "rb").read()
-n = struct.unpack("<Q", raw[:8])[0]
-header = json.loads(raw[8:8 + n])
-w = {k: np.frombuffer(raw, "<f4", int(np.prod(v["shape"])), 8 + n + v["data_offsets"][0]).reshape(v["shape"])
-     for k, v in header.items() if k != "__metadata__"}
+w = read_f32_safetensors(os.path.join(d, "model.safetensors"))
 cfg = json.load(open(os.path.join(d, "config.json")))
 times = []
 with torch.no_grad():
