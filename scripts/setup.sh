@@ -23,7 +23,7 @@ packages=(build-essential cmake pkg-config libcli11-dev libxtensor-dev xtl-dev l
 for arg in "$@"; do
   case "$arg" in
     --tests)
-      packages+=(python3 python3-torch python3-numpy python3-sentencepiece chromium chromium-driver python3-selenium time); tests=1
+      packages+=(python3 python3-torch python3-numpy python3-sentencepiece chromium chromium-driver python3-selenium time strace); tests=1
       # node and npm from Debian, unless the machine already has them (another node package, whose own
       # npm conflicts with Debian's, may provide both)
       command -v node > /dev/null || packages+=(nodejs)

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -455,6 +456,40 @@ TEST_CASE("hostile files: an interrupt while writing removes the folders the run
                   (std::count(left.begin(), left.end(), "a/b") > 0));
         }
     MESSAGE(landed << " of 36 folders were written whole before the signal");
+}
+
+TEST_CASE("hostile files: a signal between two renames still lands the whole set, no folder left empty") {
+    // strace raises the signal as the run enters its Nth rename(2): the renames are the last step, so
+    // every file is there or none, and a folder the run made is never left without its files.
+    REQUIRE_MESSAGE(std::system("strace -o /dev/null true > /dev/null 2>&1") == 0,
+                    "strace (installed by scripts/setup.sh --tests) must be able to trace here");
+    const std::string dir = temp_dir();
+    std::string words;
+    for (int i = 0; i < 40; ++i) words += "w" + std::to_string(i) + " ";
+    write(dir + "/words.txt", words);
+    for (const char* sig : {"SIGINT", "SIGTERM", "SIGHUP"})
+        for (int nth : {1, 2, 9, 15}) {  // 15 files: 12 arrays and 3 figures
+            INFO(sig << " at rename " << nth);
+            const std::string out = dir + "/run-" + sig + "-" + std::to_string(nth);
+            const std::string inject = "inject=rename:signal=" + std::string(sig) + ":when=" + std::to_string(nth);
+            const pid_t pid = ::fork();
+            REQUIRE(pid >= 0);
+            if (pid == 0) {
+                const int null = ::open("/dev/null", O_WRONLY);
+                ::dup2(null, 1), ::dup2(null, 2);
+                ::execlp("strace", "strace", "-f", "-o", "/dev/null", "-e", "trace=rename", "-e", inject.c_str(),
+                         ATTN_BINARY, "show", "--kind", "self", "--file", (dir + "/words.txt").c_str(), "--npy",
+                         (out + "/a/b").c_str(), "--png", (out + "/p/q").c_str(), static_cast<char*>(nullptr));
+                ::_exit(127);
+            }
+            int status = 0;
+            REQUIRE(::waitpid(pid, &status, 0) == pid);
+            CHECK(WIFSIGNALED(status));  // strace dies by the signal its tracee died of
+            const auto left = tree(out);
+            CHECK(std::none_of(left.begin(), left.end(), [](const std::string& p) { return p.find(".attn-") != std::string::npos; }));
+            CHECK(std::count_if(left.begin(), left.end(), [](const std::string& p) { return p.rfind("a/b/", 0) == 0; }) == 12);
+            CHECK(std::count_if(left.begin(), left.end(), [](const std::string& p) { return p.rfind("p/q/", 0) == 0; }) == 3);
+        }
 }
 
 TEST_CASE("files: a --json pipe whose reader quits early is a failed write, exit 1 with the reason, not a silent SIGPIPE") {

@@ -360,18 +360,22 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
         if (::close(fd) != 0 && ok) fail("file", f->path, errno);
         if (!ok) fail("file", f->path, err);
     }
-    // 4. every temporary renamed into place; from here the folders stay
-    undo.dirs.clear();
-    g_dir_count = 0;
-    for (std::size_t i = 0; i < regular.size(); ++i) {
-        if (::rename(undo.temps[i].c_str(), regular[i].target.c_str()) != 0) {
-            const int err = errno;
-            undo.temps.erase(undo.temps.begin(), undo.temps.begin() + static_cast<long>(i));
-            fail("file", regular[i].file->path, err);
+    // 4. every temporary renamed into place, with the interrupts held back: a signal between two renames
+    //    would remove the later temporaries and leave their new folders empty. From here the folders stay.
+    {
+        const BlockSignals renamed_together;
+        undo.dirs.clear();
+        g_dir_count = 0;
+        for (std::size_t i = 0; i < regular.size(); ++i) {
+            if (::rename(undo.temps[i].c_str(), regular[i].target.c_str()) != 0) {
+                const int err = errno;
+                undo.temps.erase(undo.temps.begin(), undo.temps.begin() + static_cast<long>(i));
+                fail("file", regular[i].file->path, err);
+            }
         }
+        undo.armed = false;
+        g_pending = 0;
     }
-    undo.armed = false;
-    g_pending = 0;
     // 5. standard error, then standard output, last
     for (const OutputFile* f : to_stderr) {
         int err = 0;
