@@ -10,6 +10,7 @@
 
 #ifndef ATTN_NO_BLAS
 #include <cblas.h>
+#include <stdlib.h>
 #endif
 #include <xtensor/xnoalias.hpp>
 #include <xtensor/xview.hpp>
@@ -77,7 +78,15 @@ void gemm_here(const float* a, std::size_t lda, const float* b, std::size_t ldb,
 
 // OpenBLAS keeps its own threads, which spin (sched_yield) between calls: beside attn's pool they took
 // about 15% of a model run. attn's pool owns the cores instead, and every OpenBLAS call runs on the thread
-// that makes it. Set once, before the first product.
+// that makes it. OpenBLAS is linked statically (loading the shared library bound about 16,000 symbols,
+// 2.5-3 ms of each process's start), and its constructor reads OPENBLAS_NUM_THREADS as it starts: this
+// constructor, at the first priority, runs before it, so that OpenBLAS starts no worker, which would spin
+// for about 0.1 s beside the run (a 6-token run with its figures: 40 ms of CPU with it, 32 without).
+#ifndef ATTN_NO_BLAS
+__attribute__((constructor(101))) void blas_starts_no_threads() { ::setenv("OPENBLAS_NUM_THREADS", "1", 1); }
+#endif
+
+// Set once, before the first product (in case the environment was read before the constructor above).
 void blas_on_one_thread() {
 #ifndef ATTN_NO_BLAS
     static const bool once = [] {
