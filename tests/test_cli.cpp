@@ -1,9 +1,11 @@
 // End to end through the real binary: exit codes, one-line errors, files written or not.
 #include <filesystem>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -285,4 +287,23 @@ TEST_CASE("cli: a --weights file name with control and bidirectional characters 
     CHECK(first.find("weights from x\xEF\xBF\xBDy\xEF\xBF\xBD[31m\xEF\xBF\xBD.json") != std::string::npos);
     CHECK(r.out.find('\x1b') == std::string::npos);
     CHECK(r.out.find("\xE2\x80\xAE") == std::string::npos);
+}
+
+TEST_CASE("start: a library attn opens when needed (libzip) that cannot be loaded is a one-line error with what to install, exit 1") {
+    const std::string dir = temp_dir();
+    write(dir + "/libzip.so.4", "");  // not a library: found first on LD_LIBRARY_PATH
+    write(dir + "/w.npz", std::string("PK\x03\x04", 4) + std::string(60, 'x'));
+    const std::string cmd = "cd '" + dir + "' && LD_LIBRARY_PATH='" + dir + "' '" + ATTN_BINARY +
+                            "' show --kind self 'a b' --weights w.npz > out.txt 2> err.txt";
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(slurp(dir + "/err.txt") ==
+          "attn: error: reading a zip archive (pytorch_model.bin, .npz) needs libzip.so.4, which could not be loaded "
+          "(hint: install Debian's libzip4: scripts/setup.sh, or apt-get install libzip4)\n");
+    CHECK(slurp(dir + "/out.txt").empty());
+    // the same run with the system's libzip reads the zip and refuses it for what it is
+    const int again = std::system(("cd '" + dir + "' && '" + ATTN_BINARY + "' show --kind self 'a b' --weights w.npz > out.txt 2> err.txt").c_str());
+    CHECK(WEXITSTATUS(again) == 1);
+    CHECK(slurp(dir + "/err.txt").find("not a readable zip") != std::string::npos);
 }

@@ -2,7 +2,6 @@
 #include "data/hub/hub_http.h"
 
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <cstring>
 
 #include "data/base/error.h"
+#include "data/base/shared_library.h"
 
 namespace attn::hub {
 namespace {
@@ -35,30 +35,19 @@ struct Libcurl {
     void (*slist_free_all)(curl_slist*);
 };
 
-template <class F>
-void bind_symbol(void* handle, const char* name, F& f) {
-    void* sym = ::dlsym(handle, name);
-    if (sym == nullptr)
-        throw Error(ErrorKind::runtime, std::string("libcurl.so.4 has no ") + name, "install Debian's libcurl4 (scripts/setup.sh)");
-    f = reinterpret_cast<F>(sym);
-}
-
 Libcurl open_libcurl() {
-    void* handle = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr)
-        throw Error(ErrorKind::runtime, "attn pull needs libcurl, which could not be loaded (libcurl.so.4)",
-                    "install Debian's libcurl4: scripts/setup.sh, or apt-get install libcurl4");
+    const SharedLibrary lib("libcurl.so.4", "attn pull", "install Debian's libcurl4: scripts/setup.sh, or apt-get install libcurl4");
     Libcurl l{};
-    bind_symbol(handle, "curl_global_init", l.global_init);
-    bind_symbol(handle, "curl_easy_init", l.easy_init);
-    bind_symbol(handle, "curl_easy_cleanup", l.easy_cleanup);
-    bind_symbol(handle, "curl_easy_reset", l.easy_reset);
-    bind_symbol(handle, "curl_easy_setopt", l.easy_setopt);
-    bind_symbol(handle, "curl_easy_getinfo", l.easy_getinfo);
-    bind_symbol(handle, "curl_easy_perform", l.easy_perform);
-    bind_symbol(handle, "curl_easy_strerror", l.easy_strerror);
-    bind_symbol(handle, "curl_slist_append", l.slist_append);
-    bind_symbol(handle, "curl_slist_free_all", l.slist_free_all);
+    lib.bind("curl_global_init", l.global_init);
+    lib.bind("curl_easy_init", l.easy_init);
+    lib.bind("curl_easy_cleanup", l.easy_cleanup);
+    lib.bind("curl_easy_reset", l.easy_reset);
+    lib.bind("curl_easy_setopt", l.easy_setopt);
+    lib.bind("curl_easy_getinfo", l.easy_getinfo);
+    lib.bind("curl_easy_perform", l.easy_perform);
+    lib.bind("curl_easy_strerror", l.easy_strerror);
+    lib.bind("curl_slist_append", l.slist_append);
+    lib.bind("curl_slist_free_all", l.slist_free_all);
     return l;  // the library stays open for the process
 }
 

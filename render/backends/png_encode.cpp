@@ -263,28 +263,31 @@ std::vector<Symbol> parse(const std::uint8_t* rgb, std::size_t stride, std::size
         std::memcpy(&v, p, 4);
         return (v * 2654435761u) >> (32 - kHashBits);
     };
+    // the pixels above, above-right and above-left are in the previous row (when the window reaches it)
+    const bool above_in_window = line + 3 <= kWindow;
     for (std::size_t y = y0; y < y1; ++y) {
         const std::uint8_t* row = rgb + y * stride;
+        const std::uint8_t* up = y > 0 && above_in_window ? row - stride : nullptr;
         syms.push_back({0, 0});  // filter byte 0
         for (std::size_t i = 0; i < stride;) {
             const std::size_t max = std::min(kMaxMatch, stride - i), pos = y * line + 1 + i;
             std::size_t len = i >= 3 ? common_length(row + i, row + i - 3, max) : 0, dist = 3;
-            // a candidate `back` stream bytes earlier, in row cy at byte ci: at most to that row's end
-            const auto consider = [&](std::size_t back) {
-                if (back > kWindow || back > pos) return;
-                const std::size_t at = pos - back, cy = at / line, ci = at % line;
-                if (ci == 0) return;  // a filter byte
-                const std::size_t k = common_length(row + i, rgb + cy * stride + ci - 1, std::min(max, stride - (ci - 1)));
+            // a candidate `back` stream bytes earlier, byte j of the row at `from`: at most to that row's end
+            const auto try_match = [&](const std::uint8_t* from, std::size_t j, std::size_t back) {
+                const std::size_t k = common_length(row + i, from + j, std::min(max, stride - j));
                 if (k > len) len = k, dist = back;
             };
-            if (len < kDiagonalTry) consider(line);
-            if (len < kDiagonalTry) {
-                consider(line - 3);
-                consider(line + 3);
+            if (up != nullptr && len < kDiagonalTry) {
+                try_match(up, i, line);
+                if (len < kDiagonalTry && i + 3 < stride) try_match(up, i + 3, line - 3);
+                if (len < kDiagonalTry && i >= 3) try_match(up, i - 3, line + 3);
             }
             if (len < kDiagonalTry && i + 4 <= stride) {
                 std::uint32_t& slot = last[hash4(row + i)];
-                if (slot != kNone) consider(pos - slot);
+                if (slot != kNone && pos - slot <= kWindow) {
+                    const std::size_t at = slot, cy = at / line, ci = at % line;  // ci > 0: never a filter byte
+                    try_match(rgb + cy * stride, ci - 1, pos - slot);
+                }
                 slot = static_cast<std::uint32_t>(pos);
             }
             if (len < kMinMatch) {
