@@ -78,9 +78,10 @@ void check_model_run_budget(const ModelConfig& c, std::uint64_t weight_bytes, st
     const double working = 9.0 * H * TT;
     const double views = (out.head_view ? 14.0 * TT : 0.0) + (out.aggregates ? 15.0 * TT : 0.0);
     const double view = std::max(0.0, views - working);
-    // code, libraries, OpenBLAS's buffers: a 3-token run peaks at 12.6 MiB (16.8 MiB while libcurl and its
-    // libraries were linked; attn pull now opens them itself)
-    const double program = 16.0 * (1 << 20);
+    // code, libraries, OpenBLAS's buffers: a 3-token run peaks at 8.6 MiB (16.8 MiB while libcurl and its
+    // libraries were linked, 12.6 MiB while libzip, libcrypto and the shared OpenBLAS were; they are now
+    // opened when needed or linked in, data/base/shared_library.h)
+    const double program = 12.0 * (1 << 20);
     const double limit = double(out.max_memory ? out.max_memory : default_max_memory());
     const double total = program + weights + run + json + png + svg + html + npy + view;
     if (total > limit)
