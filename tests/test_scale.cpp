@@ -140,14 +140,14 @@ TEST_CASE("scale: bench --small-run times show's small run by part, and its JSON
     const RunResult b = run_attn({"bench", "--small-run", "--repeat", "2", "--json", d + "/bench.json"});
     INFO(b.err);
     REQUIRE(b.code == 0);
-    for (const char* part : {"compute", "json", "drawing", "encoding", "total"}) CHECK(b.out.find(std::string("\n") + part) != std::string::npos);
+    for (const char* part : {"compute", "json", "drawing", "encoding", "figures", "total"}) CHECK(b.out.find(std::string("\n") + part) != std::string::npos);
     const nlohmann::json j = nlohmann::json::parse(slurp(d + "/bench.json"));
     CHECK(j["small_run"]["repeat"] == 2);
     const auto& s = j["seconds"];
-    for (const char* part : {"compute", "json", "drawing", "encoding"}) {
-        CHECK(s[part].get<double>() > 0);
-        CHECK(s[part].get<double>() <= s["total"].get<double>());
-    }
+    for (const char* part : {"compute", "json", "drawing", "encoding", "figures"}) CHECK(s[part].get<double>() > 0);
+    // the total is show's path in the fastest run: the run, its JSON and the figures drawn ahead of their
+    // encoding, so at least the sum of each part's best
+    CHECK(s["total"].get<double>() >= s["compute"].get<double>() + s["json"].get<double>() + s["figures"].get<double>() - 1e-12);
     // the same run through show, written to files: the bench measured exactly those bytes
     const RunResult r = run_attn({"show", "--kind", "causal", "Your journey starts with one step", "--json", d + "/t.json", "--png", d + "/figs"});
     REQUIRE(r.code == 0);

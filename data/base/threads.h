@@ -25,7 +25,7 @@ inline constexpr unsigned kMaxPoolThreads = 8;
 
 // min(tasks, hardware threads, max_threads), at least 1.
 inline unsigned worker_threads(std::size_t tasks, unsigned max_threads) {
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    static const unsigned hw = std::max(1u, std::thread::hardware_concurrency());  // read once: it opens a /sys file
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>({tasks, hw, max_threads})));
 }
 

@@ -1,8 +1,15 @@
 #include "render/backends/encode.h"
 
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 
+#include "data/base/threads.h"
 #include "render/backends/canvas.h"
+#include "render/backends/png_encode.h"
 #include "render/backends/svg_surface.h"
 #include "render/view/style.h"
 
@@ -19,6 +26,74 @@ std::string encode(const Drawing& d, int scale, FileType type) {
         case FileType::npy: break;
     }
     throw std::invalid_argument("a figure is written as PNG or SVG, not .npy");
+}
+
+namespace {
+
+// PNG figures whose canvases together hold at most this many bytes are drawn ahead of their encoding:
+// this thread draws them in turn while the pool deflates the ones already drawn. More than this, they
+// are drawn and encoded one at a time, and one canvas is held at once (as core/kinds/budget.cpp counts).
+constexpr std::uint64_t kDrawnAheadBytes = std::uint64_t{16} << 20;
+
+std::uint64_t canvas_bytes(const Drawing& d, int scale) {
+    return std::uint64_t(std::max(d.width, 0)) * std::uint64_t(std::max(d.height, 0)) * std::uint64_t(scale) * std::uint64_t(scale) * 3;
+}
+
+// Task 0 draws every figure in turn; the tasks after it are the figures' PngParts steps, in figure order,
+// each waiting until its figure is drawn. Task 0 is the first any thread takes, so a waiting step never
+// waits for a draw no thread has begun; a failed draw releases the waiting steps and is rethrown.
+std::vector<std::string> encode_drawn_ahead(const std::vector<Drawing>& drawings, int scale) {
+    const std::size_t n = drawings.size();
+    std::vector<std::size_t> first(n + 1, 1);  // figure f's steps are tasks [first[f], first[f + 1])
+    for (std::size_t f = 0; f < n; ++f)
+        first[f + 1] = first[f] + PngParts::tasks(drawings[f].width * scale, drawings[f].height * scale);
+    std::vector<std::optional<PngParts>> png(n);
+    std::mutex m;
+    std::condition_variable drawn;
+    std::size_t ready = 0;  // figures drawn
+    bool failed = false;
+    run_tasks(first[n], kMaxPoolThreads, [&](std::size_t i) {
+        if (i == 0) {
+            try {
+                for (std::size_t f = 0; f < n; ++f) {
+                    Canvas cv(drawings[f].width, drawings[f].height, kBackground, scale);
+                    drawings[f].draw(cv);
+                    png[f].emplace(cv.take());
+                    const std::lock_guard<std::mutex> lock(m);
+                    ready = f + 1;
+                    drawn.notify_all();
+                }
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(m);
+                failed = true;
+                drawn.notify_all();
+                throw;
+            }
+            return;
+        }
+        const std::size_t f = static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), i) - first.begin()) - 1;
+        {
+            std::unique_lock<std::mutex> lock(m);
+            drawn.wait(lock, [&] { return failed || ready > f; });
+            if (failed) return;
+        }
+        png[f]->run(i - first[f]);
+    });
+    std::vector<std::string> out;
+    for (auto& p : png) out.push_back(p->file());
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> encode_all(const std::vector<Drawing>& drawings, int scale, FileType type) {
+    std::uint64_t bytes = 0;
+    for (const Drawing& d : drawings) bytes += canvas_bytes(d, scale);
+    if (type == FileType::png && drawings.size() > 1 && bytes <= kDrawnAheadBytes && scale >= 1 && scale <= kMaxScale)
+        return encode_drawn_ahead(drawings, scale);
+    std::vector<std::string> out;
+    for (const Drawing& d : drawings) out.push_back(encode(d, scale, type));
+    return out;
 }
 
 }  // namespace attn::render

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "render/layout/drawing.h"
 #include "render/trace_io/file_names.h"
@@ -12,5 +13,8 @@ namespace attn::render {
 // SVG: the same calls as SVG elements, shown `scale` times as large. Throws std::invalid_argument for
 // FileType::npy.
 std::string encode(const Drawing& d, int scale, FileType type);
+// encode() of each drawing, in order. Small PNG sets (a sentence's figures) are drawn ahead of their
+// encoding, the pool deflating one figure while the next is drawn; the bytes are encode()'s.
+std::vector<std::string> encode_all(const std::vector<Drawing>& drawings, int scale, FileType type);
 
 }  // namespace attn::render

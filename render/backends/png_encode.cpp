@@ -419,41 +419,50 @@ void put_chunk(std::string& out, std::string_view type, const std::uint8_t* data
 namespace attn::render {
 
 // ---------------------------------------------------------------------------------------------------
-// encode_png
+// PngParts, encode_png
 
-std::string encode_png(Image img, unsigned max_threads) {
-    if (img.width <= 0 || img.height <= 0)
-        throw std::runtime_error("encode_png: image size " + std::to_string(img.width) + "x" +
-                                 std::to_string(img.height) + " is empty");
-    const std::uint64_t w = static_cast<std::uint64_t>(img.width), h = static_cast<std::uint64_t>(img.height);
+PngParts::PngParts(Image img) : img_(std::move(img)) {
+    if (img_.width <= 0 || img_.height <= 0)
+        throw std::runtime_error("encode_png: image size " + std::to_string(img_.width) + "x" +
+                                 std::to_string(img_.height) + " is empty");
+    const std::uint64_t w = static_cast<std::uint64_t>(img_.width), h = static_cast<std::uint64_t>(img_.height);
     // Sizes stay far below 2^31: the IDAT length field, zlib's uInt counts and int arithmetic all fit.
     if ((w * 4 + 1) * h >= (std::uint64_t{1} << 30))
         throw std::runtime_error("encode_png: image " + std::to_string(w) + "x" + std::to_string(h) +
                                  " is too large to encode (keep (width*4+1)*height below 2^30)");
-    if (img.rgb.size() != w * h * 3)
-        throw std::runtime_error("encode_png: pixel buffer holds " + std::to_string(img.rgb.size()) +
+    if (img_.rgb.size() != w * h * 3)
+        throw std::runtime_error("encode_png: pixel buffer holds " + std::to_string(img_.rgb.size()) +
                                  " bytes, expected width * height * 3 = " + std::to_string(w * h * 3));
-    // 1. the parts (runs of rows), deflated on worker threads; the Adler-32 of the data (each row behind
-    //    its filter byte 0) beside them
-    const std::size_t stride = static_cast<std::size_t>(w) * 3, rows = static_cast<std::size_t>(h);
-    const std::size_t n_parts = std::min(rows, part_count((stride + 1) * rows)), part_rows = (rows + n_parts - 1) / n_parts;
-    std::vector<std::vector<std::uint8_t>> parts(n_parts);
-    std::uint32_t adler = 1;
-    attn::run_tasks(n_parts + 1, std::max(1u, max_threads), [&](std::size_t i) {
-        if (i == n_parts) {
-            const std::uint8_t filter = 0;
-            for (std::size_t y = 0; y < rows; ++y)
-                adler = adler32_of(adler32_of(adler, &filter, 1), img.rgb.data() + y * stride, stride);
-            return;
-        }
-        const std::size_t y0 = std::min(rows, i * part_rows), y1 = std::min(rows, y0 + part_rows);
-        parts[i] = deflate_part(img.rgb.data(), stride, y0, y1, i + 1 == n_parts);
-    });
-    // 2. the file; the pixels are let go first, and each part as soon as it is copied: the encoder holds
-    //    the image, then the deflated data twice at most (the parts and the file)
-    std::vector<std::uint8_t>().swap(img.rgb);
+    parts_.resize(tasks(img_.width, img_.height) - 1);
+}
+
+std::size_t PngParts::tasks(int width, int height) {
+    const std::size_t stride = static_cast<std::size_t>(std::max(width, 0)) * 3, rows = static_cast<std::size_t>(std::max(height, 0));
+    return std::min(rows, part_count((stride + 1) * rows)) + 1;
+}
+
+void PngParts::run(std::size_t i) {
+    const std::size_t stride = static_cast<std::size_t>(img_.width) * 3, rows = static_cast<std::size_t>(img_.height);
+    const std::size_t n_parts = parts_.size(), part_rows = (rows + n_parts - 1) / n_parts;
+    if (i == n_parts) {  // the Adler-32 of the data: each row behind its filter byte 0
+        const std::uint8_t filter = 0;
+        std::uint32_t adler = 1;
+        for (std::size_t y = 0; y < rows; ++y)
+            adler = adler32_of(adler32_of(adler, &filter, 1), img_.rgb.data() + y * stride, stride);
+        adler_ = adler;
+        return;
+    }
+    const std::size_t y0 = std::min(rows, i * part_rows), y1 = std::min(rows, y0 + part_rows);
+    parts_[i] = deflate_part(img_.rgb.data(), stride, y0, y1, i + 1 == n_parts);
+}
+
+std::string PngParts::file() {
+    // the pixels are let go first, and each part as soon as it is copied: the encoder holds the image,
+    // then the deflated data twice at most (the parts and the file)
+    const std::uint64_t w = static_cast<std::uint64_t>(img_.width), h = static_cast<std::uint64_t>(img_.height);
+    std::vector<std::uint8_t>().swap(img_.rgb);
     std::size_t idat = 2 + 4;
-    for (const auto& p : parts) idat += p.size();
+    for (const auto& p : parts_) idat += p.size();
     std::string out("\x89PNG\r\n\x1a\n", 8);
     out.reserve(8 + 25 + 12 + idat + 12);
     std::uint8_t ihdr[13] = {};
@@ -467,14 +476,20 @@ std::string encode_png(Image img, unsigned max_threads) {
     const std::size_t at = out.size();
     out += "IDAT";
     out += "\x78\x01";  // deflate, 32 KiB window, "fastest" level flag, check bits
-    for (auto& p : parts) {
+    for (auto& p : parts_) {
         out.append(reinterpret_cast<const char*>(p.data()), p.size());
         std::vector<std::uint8_t>().swap(p);
     }
-    put_u32(out, adler);
+    put_u32(out, adler_);
     put_u32(out, static_cast<std::uint32_t>(crc32(0UL, reinterpret_cast<const Bytef*>(out.data() + at), static_cast<uInt>(4 + idat))));
     put_chunk(out, "IEND", nullptr, 0);
     return out;
+}
+
+std::string encode_png(Image img, unsigned max_threads) {
+    PngParts png(std::move(img));
+    attn::run_tasks(png.tasks(), std::max(1u, max_threads), [&](std::size_t i) { png.run(i); });
+    return png.file();
 }
 
 }  // namespace attn::render

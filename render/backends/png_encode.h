@@ -23,4 +23,21 @@ struct Image {
 // The image is taken by value and let go before the file is put together (std::move it in).
 std::string encode_png(Image img, unsigned max_threads = kMaxPoolThreads);
 
+// encode_png in steps, for a caller that schedules them with other work: tasks() independent steps
+// (the deflate parts and the Adler-32), run(i) once for each i on any thread, then file() once. The
+// constructor checks the image as encode_png does.
+class PngParts {
+public:
+    explicit PngParts(Image img);
+    static std::size_t tasks(int width, int height);  // the steps of a width x height image
+    std::size_t tasks() const { return parts_.size() + 1; }
+    void run(std::size_t i);
+    std::string file();  // after every run(i); lets the pixels go first
+
+private:
+    Image img_;
+    std::vector<std::vector<std::uint8_t>> parts_;
+    std::uint32_t adler_ = 1;
+};
+
 }  // namespace attn::render

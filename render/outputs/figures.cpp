@@ -32,8 +32,9 @@ void check_scale(int scale) {
 std::vector<OutputFile> drawing_files(const std::vector<Drawing>& drawings, const std::string& prefix, int scale,
                                       FileType type) {
     check_scale(scale);
+    std::vector<std::string> bytes = encode_all(drawings, scale, type);
     std::vector<OutputFile> out;
-    for (const Drawing& d : drawings) out.push_back({figure_file_name(prefix, d.word, type), encode(d, scale, type)});
+    for (std::size_t i = 0; i < drawings.size(); ++i) out.push_back({figure_file_name(prefix, drawings[i].word, type), std::move(bytes[i])});
     return out;
 }
 
