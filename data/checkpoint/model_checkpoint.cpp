@@ -15,6 +15,7 @@
 
 #include "data/base/error.h"
 #include "data/base/files.h"
+#include "data/base/threads.h"
 #include "data/checkpoint/torch_checkpoint.h"
 
 namespace attn {
@@ -39,6 +40,7 @@ struct Loader {
     std::string where;  // the file errors name for a missing tensor (the index when sharded)
     std::string first_dtype_tensor;
     std::set<std::string> used;  // every tensor read, and the ones Hugging Face ties to them
+    std::vector<std::pair<const SafetensorsFile*, const SafeTensor*>> unchecked;  // mapped, not yet checked finite
 
     // The tensor `name` as a (rows, cols) float32 matrix; its stored shape must be `want`.
     Weight get(const std::string& name, const std::vector<std::size_t>& want, const char* field_hint = nullptr) {
@@ -55,7 +57,8 @@ struct Loader {
         Weight w;
         w.rows = want.size() == 2 ? want[0] : 1;
         w.cols = want.back();
-        w.data = file->mapped_float(*t);
+        w.data = file->mapped_float(*t, false);
+        if (w.data != nullptr) unchecked.emplace_back(file, t);
         if (w.data == nullptr) {
             m.widened.emplace_back(t->count());
             file->read_float(*t, m.widened.back().data());
@@ -71,6 +74,28 @@ struct Loader {
         return w;
     }
 };
+
+// Every mapped tensor checked finite, in parts of 1 Mi values over the thread pool (the whole model's
+// weights are read once here: about 0.1 s of one core for 540 MB); the first tensor in load order that
+// holds inf or NaN is refused, naming its first such element.
+void check_weights_finite(const Loader& l) {
+    constexpr std::size_t kPart = std::size_t{1} << 20;
+    struct Part {
+        std::size_t tensor;
+        const float* v;
+        std::size_t n;
+    };
+    std::vector<Part> parts;
+    for (std::size_t k = 0; k < l.unchecked.size(); ++k) {
+        const auto& [file, t] = l.unchecked[k];
+        const float* v = file->mapped_float(*t, false);
+        for (std::size_t at = 0, n = t->count(); at < n; at += kPart) parts.push_back({k, v + at, std::min(kPart, n - at)});
+    }
+    std::vector<char> bad(parts.size(), 0);
+    run_tasks(parts.size(), kMaxPoolThreads, [&](std::size_t i) { bad[i] = !SafetensorsFile::all_finite(parts[i].v, parts[i].n); });
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        if (bad[i]) l.unchecked[parts[i].tensor].first->check_finite(*l.unchecked[parts[i].tensor].second);
+}
 
 // Names the config field behind a role's shape, for the shape error.
 const char* field_of(Role r, const Family& f) {
@@ -337,7 +362,7 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     // (an encoder-decoder's shared embedding may be stored under another name: probe its first layer)
     const std::string probe = seq2seq ? f.tensor_name(Role::q_w, 0) : f.tensor_name(Role::embed);
     const std::string index = is_file(dir + "/model.safetensors.index.json") ? "/model.safetensors.index.json" : "/pytorch_model.bin.index.json";
-    Loader l{*m, "", m->files.sharded ? dir + index : m->files.files[0].path(), "", {}};
+    Loader l{*m, "", m->files.sharded ? dir + index : m->files.files[0].path(), "", {}, {}};
     if (*f.prefix && m->files.find(probe).second == nullptr && m->files.find(f.prefix + probe).second != nullptr) l.prefix = f.prefix;
     // The stored name of a role: under the prefix unless it is the head's; a LayerNorm's gain and bias
     // also under the pre-2019 names .gamma and .beta, which Hugging Face renames when it loads.
@@ -397,6 +422,7 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     const std::string head = f.tensor_name(Role::lm_head);
     if (f.recipe.head == OutputHead::masked_lm) {
         if (m->files.find(name_of(Role::mlm_dense_w, 0)).second == nullptr) {  // no head: attention only
+            check_weights_finite(l);
             note_unused(*m, l);
             return m;
         }
@@ -415,6 +441,7 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
         m->globals[static_cast<std::size_t>(Role::lm_head)] = l.get(head, role_shape(f, c, Role::lm_head));
         l.prefix = saved;
     }
+    check_weights_finite(l);
     note_unused(*m, l);
     return m;
 }

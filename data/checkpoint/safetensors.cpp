@@ -90,17 +90,9 @@ SafeTensor entry(const std::string& name, const nlohmann::json& v, std::size_t d
     return t;
 }
 
-void check_finite(const float* v, std::size_t n, const SafeTensor& t, const std::string& path) {
-    // 1. one vectorisable pass over the bit patterns: is any exponent all ones (inf or NaN)?
-    std::uint32_t any = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        std::uint32_t u;
-        std::memcpy(&u, v + i, 4);  // the bit pattern, without breaking aliasing rules
-        any |= static_cast<std::uint32_t>((u & 0x7F800000u) == 0x7F800000u);
-    }
-    if (any == 0) return;
-    // 2. only then, which one
-    for (std::size_t i = 0; i < n; ++i)
+void refuse_non_finite(const float* v, std::size_t n, const SafeTensor& t, const std::string& path) {
+    if (SafetensorsFile::all_finite(v, n)) return;
+    for (std::size_t i = 0; i < n; ++i)  // only then, which one
         if (!std::isfinite(v[i]))
             refuse_header(path, "tensor '" + excerpt(t.name, 80) + "' holds " + (std::isnan(v[i]) ? "NaN" : "inf") + " at element " + std::to_string(i),
                 "the checkpoint is broken: a trained model's weights are finite");
@@ -248,7 +240,7 @@ void SafetensorsFile::read_float(const SafeTensor& t, float* out) const {
         refuse_header(path_, "tensor '" + excerpt(t.name, 80) + "' is " + t.dtype + ", which attn does not read",
             "attn reads F32, F16 and BF16 checkpoints: save the model in one of those");
     }
-    check_finite(out, n, t, path_);
+    refuse_non_finite(out, n, t, path_);
 }
 
 void SafetensorsFile::release(const SafeTensor& t) const {
@@ -258,11 +250,25 @@ void SafetensorsFile::release(const SafeTensor& t) const {
     if (last > first) ::madvise(const_cast<std::uint8_t*>(base_) + first, last - first, MADV_DONTNEED);
 }
 
-const float* SafetensorsFile::mapped_float(const SafeTensor& t) const {
+const float* SafetensorsFile::mapped_float(const SafeTensor& t, bool check) const {
     if (t.dtype != "F32" || reinterpret_cast<std::uintptr_t>(bytes(t)) % alignof(float) != 0) return nullptr;
     const auto* v = reinterpret_cast<const float*>(bytes(t));
-    check_finite(v, t.count(), t, path_);
+    if (check) refuse_non_finite(v, t.count(), t, path_);
     return v;
+}
+
+void SafetensorsFile::check_finite(const SafeTensor& t) const {
+    if (const float* v = mapped_float(t, false)) refuse_non_finite(v, t.count(), t, path_);
+}
+
+bool SafetensorsFile::all_finite(const float* v, std::size_t n) {
+    std::uint32_t any = 0;  // is any exponent all ones (inf or NaN)?
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, v + i, 4);  // the bit pattern, without breaking aliasing rules
+        any |= static_cast<std::uint32_t>((u & 0x7F800000u) == 0x7F800000u);
+    }
+    return any == 0;
 }
 
 static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559, "float32 must be IEEE 754");

@@ -64,8 +64,13 @@ public:
     // dtype other than F32/F16/BF16 and for inf/NaN, naming the tensor.
     void read_float(const SafeTensor& t, float* out) const;
     // F32 data straight from the mapping when it is 4-byte aligned (nullptr otherwise or for another
-    // dtype); the values are checked to be finite first.
-    const float* mapped_float(const SafeTensor& t) const;
+    // dtype); the values are checked to be finite first, unless the caller checks them later (check:
+    // false), with all_finite on parts of them and check_finite for the error.
+    const float* mapped_float(const SafeTensor& t, bool check = true) const;
+    // Throws, naming the tensor and the first element, when a mapped F32 tensor holds inf or NaN.
+    void check_finite(const SafeTensor& t) const;
+    // Whether v[0, n) holds no inf or NaN: one vectorised pass over the bit patterns.
+    static bool all_finite(const float* v, std::size_t n);
 
     // Returns the tensor's whole pages of the mapping to the kernel (after widening it, its stored
     // bytes are no longer needed; they are read again from the file if touched).
