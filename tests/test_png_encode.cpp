@@ -14,8 +14,10 @@
 #include <zlib.h>
 
 #include "render/backends/canvas.h"
+#include "render/backends/encode.h"
 #include "render/backends/png_encode.h"
 #include "render/layout/draw_figure.h"
+#include "render/layout/drawing.h"
 #include "render/layout/figure.h"
 #include "render/outputs/figures.h"
 #include "render/text/font.h"
@@ -212,4 +214,34 @@ TEST_CASE("skewed noise whose Huffman codes would pass 15 bits still round-trips
         v = static_cast<std::uint8_t>(__builtin_ctzll(x | (1ull << 40)));
     }
     check_round_trip(img);
+}
+
+TEST_CASE("PngParts' steps in any order give encode_png's bytes; figures drawn ahead give encode's bytes, and a drawing that throws is rethrown") {
+    render::Image img;
+    img.width = 700, img.height = 900;  // 1.9 MB of rows: several parts
+    for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < img.width; ++x)
+            for (int c = 0; c < 3; ++c) img.rgb.push_back(static_cast<std::uint8_t>((x / 40 + y / 30 + c) % 7 * 37));
+    const std::string whole = render::encode_png(img);
+    render::PngParts parts(img);
+    REQUIRE(parts.tasks() == render::PngParts::tasks(img.width, img.height));
+    REQUIRE(parts.tasks() > 2);
+    for (std::size_t i = parts.tasks(); i-- > 0;) parts.run(i);  // last step first
+    CHECK(parts.file() == whole);
+
+    // three small drawings (pipelined: well under 16 MiB of canvas) against encode() one by one
+    std::vector<render::Drawing> drawings;
+    for (int k = 0; k < 3; ++k)
+        drawings.push_back({"d" + std::to_string(k), 300 + 40 * k, 200, [k](render::Surface& s) {
+                                s.fill(10 * k, 5, 120, 90, render::Rgb{static_cast<std::uint8_t>(40 * k), 120, 200});
+                                s.fill(150, 20 + k, 30, 150, render::Rgb{250, 10, static_cast<std::uint8_t>(60 * k)});
+                            }});
+    const std::vector<std::string> ahead = render::encode_all(drawings, 2, render::FileType::png);
+    REQUIRE(ahead.size() == 3);
+    for (std::size_t k = 0; k < 3; ++k) CHECK(ahead[k] == render::encode(drawings[k], 2, render::FileType::png));
+    // the second drawing fails: the error comes back, and the steps waiting for it do not wait forever
+    drawings[1].draw = [](render::Surface&) { throw std::runtime_error("drawing 1 failed"); };
+    CHECK_THROWS_WITH_AS(render::encode_all(drawings, 2, render::FileType::png), "drawing 1 failed", std::runtime_error);
+    drawings[0].draw = [](render::Surface&) { throw std::runtime_error("drawing 0 failed"); };
+    CHECK_THROWS_WITH_AS(render::encode_all(drawings, 2, render::FileType::png), "drawing 0 failed", std::runtime_error);
 }
