@@ -216,7 +216,7 @@ TEST_CASE("skewed noise whose Huffman codes would pass 15 bits still round-trips
     check_round_trip(img);
 }
 
-TEST_CASE("PngParts' steps in any order give encode_png's bytes; figures drawn ahead give encode's bytes, and a drawing that throws is rethrown") {
+TEST_CASE("PngParts' steps in any order give encode_png's bytes, figures drawn ahead give encode's bytes, and a drawing that throws is rethrown") {
     render::Image img;
     img.width = 700, img.height = 900;  // 1.9 MB of rows: several parts
     for (int y = 0; y < img.height; ++y)
