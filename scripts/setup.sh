@@ -16,7 +16,7 @@
 set -euo pipefail
 tests=0
 packages=(build-essential cmake pkg-config libcli11-dev libxtensor-dev xtl-dev libxsimd-dev
-          libopenblas-dev nlohmann-json3-dev libstb-dev doctest-dev fonts-dejavu-core zlib1g-dev libpcre2-dev libutf8proc-dev libzip-dev
+          libopenblas-dev libopenblas-pthread-dev nlohmann-json3-dev libstb-dev doctest-dev fonts-dejavu-core zlib1g-dev libpcre2-dev libutf8proc-dev libzip-dev
           libcurl4-openssl-dev libssl-dev
           libfreetype-dev libharfbuzz-dev libfontconfig-dev fonts-wqy-microhei fonts-symbola
           emscripten)
