@@ -319,14 +319,32 @@ TEST_CASE("corpus: stored_zip") {
     const std::string dir = std::string(ATTN_SOURCE_DIR) + "/fuzz/corpus/stored_zip";
     std::size_t n = 0;
     for (const char* name : {"npz-two-arrays", "zip64-entries", "deflated-entry", "torch-save", "torch-ok-zip-f32", "torch-ok-zip-bf16",
-                             "torch-bad-truncated", "torch-bad-offset"}) {
+                             "torch-bad-truncated", "torch-bad-offset", "two-end-records"}) {
         const std::string bytes = attn::test::slurp(dir + "/" + name);
         REQUIRE(!bytes.empty());
         INFO(name);
         CHECK(attn::fuzz::stored_zip_one(bytes) == "");
         ++n;
     }
-    CHECK(n == 8);
+    CHECK(n == 9);
+}
+
+// Found by fuzz_stored_zip: a torch.save archive whose bytes hold an earlier end record too. libzip opens the
+// earlier one's directory (3 entries), the stored reader would have opened the last (12): the two readers
+// saw different files. The stored reader now refuses an archive with two end records that could open.
+TEST_CASE("stored zip: an archive holding two end-of-directory records is refused by name, not read differently from libzip") {
+    const std::string bytes = attn::test::slurp(std::string(ATTN_SOURCE_DIR) + "/fuzz/corpus/stored_zip/two-end-records");
+    std::string why;
+    CHECK_FALSE(attn::open_stored_zip(bytes.data(), bytes.size(), why));
+    CHECK(why == "it holds two zip directories (one inside the other's bytes): which is meant is unclear");
+    const auto libzip = attn::open_zip_in_memory(bytes.data(), bytes.size(), why);
+    REQUIRE(libzip);
+    CHECK(libzip->entries() == 3);
+    // with the earlier records' signatures changed (at 409 and 525), the last record alone opens
+    std::string hidden = bytes;
+    for (std::size_t at = hidden.find("PK\x05\x06"); at < hidden.rfind("PK\x05\x06"); at = hidden.find("PK\x05\x06"))
+        hidden.replace(at, 4, "PK\x05\x07");
+    CHECK(attn::open_stored_zip(hidden.data(), hidden.size(), why));
 }
 
 TEST_CASE("stored zip: ZIP64 records and numpy.savez read as libzip reads them, a deflated entry refused by name, a changed byte by its CRC-32") {

@@ -83,15 +83,20 @@ private:
     std::map<std::string, std::size_t> names_;
 };
 
-// The central directory's place from the end records: {entries, offset, size}, or false.
-bool directory(const std::uint8_t* d, std::size_t n, std::uint64_t& count, std::uint64_t& offset, std::uint64_t& bytes, std::string& why) {
-    if (n < 22) return why = kNoZip, false;
-    std::size_t eocd = n - 22;  // the record is 22 bytes and a comment of at most 65535
-    const std::size_t lowest = n - 22 > 65535 ? n - 22 - 65535 : 0;
-    while (le(d + eocd, 4) != 0x06054b50) {
-        if (eocd == lowest) return why = kNoZip, false;
-        --eocd;
-    }
+// Where an end of central directory record could start (its signature), latest first: within its 22
+// bytes and a comment of at most 65535 from the end, and the 20 bytes of a ZIP64 locator before that.
+std::vector<std::size_t> end_records(const std::uint8_t* d, std::size_t n) {
+    std::vector<std::size_t> at;
+    if (n < 22) return at;
+    const std::size_t lowest = n - 22 > 65535 + 20 ? n - 22 - 65535 - 20 : 0;
+    for (std::size_t p = n - 22 + 1; p-- > lowest;)
+        if (le(d + p, 4) == 0x06054b50) at.push_back(p);
+    return at;
+}
+
+// The central directory's place from the end record at `eocd`: {entries, offset, size}, or false.
+bool directory(const std::uint8_t* d, std::size_t n, std::size_t eocd, std::uint64_t& count, std::uint64_t& offset,
+               std::uint64_t& bytes, std::string& why) {
     if (le(d + eocd + 4, 2) != 0 || le(d + eocd + 6, 2) != 0) return why = "it is split over several files", false;
     count = le(d + eocd + 10, 2), bytes = le(d + eocd + 12, 4), offset = le(d + eocd + 16, 4);
     if (count != 0xFFFF && bytes != 0xFFFFFFFF && offset != 0xFFFFFFFF) return true;
@@ -103,18 +108,26 @@ bool directory(const std::uint8_t* d, std::size_t n, std::uint64_t& count, std::
     return true;
 }
 
-}  // namespace
-
-std::unique_ptr<ZipArchive> open_stored_zip(const void* data, std::size_t size, std::string& why) {
-    const auto* d = static_cast<const std::uint8_t*>(data);
+// Could the end record at `eocd` open a directory, as a reader that tries each record would see it? Its
+// place is inside the bytes and its first header (if any) has its signature: deliberately looser than
+// entries() below, so that an archive two readers could read differently is never read.
+bool could_open(const std::uint8_t* d, std::size_t n, std::size_t eocd) {
     std::uint64_t count = 0, offset = 0, bytes = 0;
-    if (!directory(d, size, count, offset, bytes, why)) return nullptr;
-    if (offset > size || size - offset < bytes || count > bytes / 46) return why = kInconsistent, nullptr;
-    std::vector<Entry> entries;
+    std::string why;
+    if (!directory(d, n, eocd, count, offset, bytes, why)) return false;
+    if (offset > n || n - offset < bytes || count > bytes / 46) return false;
+    return count == 0 || le(d + offset, 4) == 0x02014b50;
+}
+
+// The central directory's entries, or false with the reason.
+bool entries(const std::uint8_t* d, std::size_t size, std::size_t eocd, std::vector<Entry>& out, std::string& why) {
+    std::uint64_t count = 0, offset = 0, bytes = 0;
+    if (!directory(d, size, eocd, count, offset, bytes, why)) return false;
+    if (offset > size || size - offset < bytes || count > bytes / 46) return why = kInconsistent, false;
     std::uint64_t at = offset;
     const std::uint64_t end = offset + bytes;
     for (std::uint64_t k = 0; k < count; ++k) {
-        if (end - at < 46 || le(d + at, 4) != 0x02014b50) return why = kInconsistent, nullptr;
+        if (end - at < 46 || le(d + at, 4) != 0x02014b50) return why = kInconsistent, false;
         const std::uint8_t* h = d + at;
         Entry e;
         e.flags = static_cast<std::uint16_t>(le(h + 8, 2)), e.method = static_cast<std::uint16_t>(le(h + 10, 2));
@@ -122,28 +135,43 @@ std::unique_ptr<ZipArchive> open_stored_zip(const void* data, std::size_t size, 
         e.info.compressed = le(h + 20, 4), e.info.size = le(h + 24, 4), e.local = le(h + 42, 4);
         e.info.stored = e.method == 0;
         const std::uint64_t name = le(h + 28, 2), extra = le(h + 30, 2), comment = le(h + 32, 2);
-        if (end - at - 46 < name + extra + comment) return why = kInconsistent, nullptr;
+        if (end - at - 46 < name + extra + comment) return why = kInconsistent, false;
         e.info.name.assign(reinterpret_cast<const char*>(h + 46), static_cast<std::size_t>(name));
-        if (e.info.name.find('\0') != std::string::npos) return why = "an entry's name holds a NUL byte", nullptr;
+        if (e.info.name.find('\0') != std::string::npos) return why = "an entry's name holds a NUL byte", false;
         // the ZIP64 extra field (0x0001): the 8-byte values of the fields saturated above, in this order
         for (std::uint64_t x = 0; x + 4 <= extra;) {
             const std::uint8_t* f = h + 46 + name + x;
             const std::uint64_t id = le(f, 2), len = le(f + 2, 2);
-            if (x + 4 + len > extra) return why = kInconsistent, nullptr;
+            if (x + 4 + len > extra) return why = kInconsistent, false;
             if (id == 0x0001) {
                 std::uint64_t used = 0;
                 for (std::uint64_t* v : {&e.info.size, &e.info.compressed, &e.local})
                     if (*v == 0xFFFFFFFF) {
-                        if (used + 8 > len) return why = kInconsistent, nullptr;
+                        if (used + 8 > len) return why = kInconsistent, false;
                         *v = le(f + 4 + used, 8), used += 8;
                     }
             }
             x += 4 + len;
         }
-        entries.push_back(std::move(e));
+        out.push_back(std::move(e));
         at += 46 + name + extra + comment;
     }
-    return std::make_unique<StoredZip>(d, size, std::move(entries));
+    return true;
+}
+
+}  // namespace
+
+std::unique_ptr<ZipArchive> open_stored_zip(const void* data, std::size_t size, std::string& why) {
+    const auto* d = static_cast<const std::uint8_t*>(data);
+    const std::vector<std::size_t> ends = end_records(d, size);
+    if (ends.empty()) return why = kNoZip, nullptr;
+    std::vector<Entry> found;
+    if (!entries(d, size, ends[0], found, why)) return nullptr;
+    // a second end record that could open a directory: libzip may read that one, so the two readers
+    // would see different entries in one file
+    for (std::size_t k = 1; k < ends.size(); ++k)
+        if (could_open(d, size, ends[k])) return why = "it holds two zip directories (one inside the other's bytes): which is meant is unclear", nullptr;
+    return std::make_unique<StoredZip>(d, size, std::move(found));
 }
 
 }  // namespace attn
