@@ -341,3 +341,23 @@ TEST_CASE("config.json, tokenizer.json and generation_config.json that start wit
     attn::test::write(d + "/generation_config.json", R"({"eos_token_id": 2})");
     CHECK(attn::read_generation_config(d, "llama").eos == std::vector<std::int64_t>{2});
 }
+
+// Found by fuzz_gpt2_tokenizer: a sentencepiece-style BPE whose '▁' token was gone still merged '▁' with
+// 't', so '▁' alone came out as three <0xNN> bytes that decode as '▁', not as a space. Hugging Face's BPE
+// builder refuses a merge whose part is not a token; attn does too, naming the lowest such merge.
+TEST_CASE("BPE tokeniser: a merge whose part or result is not a token is refused, the first such merge named") {
+    std::string vocab = attn::test::tiny_gpt2_vocab();
+    vocab.back() = ',';
+    auto load = [&](const std::string& extra, const std::string& merges) {
+        try {
+            attn::Tokenizer::from_vocab_merges(vocab + extra + "}", "#version: 0.2\n" + merges, "vocab.json", "merges.txt");
+        } catch (const attn::Error& e) {
+            return std::string(e.what()).substr(0, std::string(e.what()).find(" (hint"));
+        }
+        return std::string("loaded");
+    };
+    CHECK(load(R"("ab": 257, "abcd": 258)", "a b\nab cd\n") == "merges.txt: merge 2 ('ab cd') joins 'cd', a token the vocabulary lacks");
+    CHECK(load(R"("cd": 257, "abcd": 258)", "ab cd\nc d\n") == "merges.txt: merge 1 ('ab cd') joins 'ab', a token the vocabulary lacks");
+    CHECK(load(R"("ab": 257, "cd": 258)", "a b\nc d\nab cd\n") == "merges.txt: merge 3 ('ab cd') makes a token the vocabulary lacks");
+    CHECK(load(R"("ab": 257, "cd": 258, "abcd": 259)", "a b\nc d\nab cd\n") == "loaded");
+}

@@ -284,13 +284,22 @@ void BpeTokenizer::finish(const std::string& vocab_name, const std::string& merg
     } else if (unk_ < 0) {
         tokenizer_unsupported(vocab_name, "a sentencepiece-style tokeniser without byte_fallback or unk_token");
     }
-    // 2. every merge's parts and result are tokens
+    // 2. every merge's result and parts are tokens, as Hugging Face's BPE builder requires (a part that is
+    // not a token would be merged from bytes the byte fallback spells otherwise); the lowest such merge named
+    std::string why;
+    std::size_t worst = ranks_.size();
     for (const auto& [pair, rank] : ranks_) {
+        if (rank >= worst) continue;
         const auto sp = pair.find(' ');
-        const std::string joined = pair.substr(0, sp) + pair.substr(sp + 1);
-        if (!vocab_.count(joined))
-            bad_file(merges_name, "merge " + std::to_string(rank + 1) + " ('" + excerpt(pair, 60) + "') makes a token the vocabulary lacks");
+        const std::string a = pair.substr(0, sp), b = pair.substr(sp + 1);
+        std::string what;
+        if (!vocab_.count(a + b)) what = "makes a token the vocabulary lacks";
+        else if (!vocab_.count(a) || !vocab_.count(b)) what = "joins '" + excerpt(vocab_.count(a) ? b : a, 60) + "', a token the vocabulary lacks";
+        else continue;
+        worst = rank;
+        why = "merge " + std::to_string(rank + 1) + " ('" + excerpt(pair, 60) + "') " + what;
     }
+    if (!why.empty()) bad_file(merges_name, why);
     // the most text bytes one token can stand for (byte-level: a byte is one character of a symbol;
     // sentencepiece: the token's own bytes)
     max_token_bytes_ = 1;
