@@ -167,6 +167,12 @@ void write_fixtures(const std::string& dir) {
     attn::test::write_model_folder(dir, "model-config-dir", "", safetensors_file(tiny_gpt2_tensors()));
     attn::test::write_model_folder(dir, "tok-merges-nul", tiny_gpt2_config(), safetensors_file(tiny_gpt2_tensors()), true,
                                    tiny_gpt2_vocab(), std::string("#version: 0.2\na\0b c\n", 20));
+    {
+        std::string vocab = tiny_gpt2_vocab();
+        vocab.back() = ',';
+        attn::test::write_model_folder(dir, "tok-merges-part", tiny_gpt2_config(), safetensors_file(tiny_gpt2_tensors()), true,
+                                       vocab + R"("ab": 257, "abcd": 258})", "#version: 0.2\na b\nab cd\n");
+    }
     REQUIRE(::mkdir((dir + "/model-config-dir/config.json").c_str(), 0755) == 0);
     {
         const auto t = tiny_llama_tensors();

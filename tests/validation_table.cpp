@@ -507,6 +507,10 @@ std::vector<ValidationRule> make_rules() {
                     model("tok-merges-nul"),
                     e("tok-merges-nul/merges.txt: merge 1 ('a\\x00b c') makes a token the vocabulary lacks (hint: use the tokenizer "
                       "files that came with the model: its vocab.json and merges.txt (or its tokenizer.json))")});
+    rows.push_back({"model.merges-part", "merges.txt", "each merge joins two tokens of the vocabulary into a third, as Hugging Face's "
+                    "BPE requires", R, model("tok-merges-part"),
+                    e("tok-merges-part/merges.txt: merge 2 ('ab cd') joins 'cd', a token the vocabulary lacks (hint: use the "
+                      "tokenizer files that came with the model: its vocab.json and merges.txt (or its tokenizer.json))")});
     rows.push_back({"model.length", "TEXT with --model", "at most n_positions tokens", U,
                     {"show", "--model", "model-ok", "--json", "t.json", "a b c d e"},
                     e("the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the text to at most "
@@ -937,6 +941,7 @@ const std::vector<ValidationFixture>& validation_fixtures() {
         {"tok-vocab", "model-ok with vocab.json {\"a\": \"zero\"}"},
         {"tok-merges", "model-ok with merges.txt line 2 no-space-here"},
         {"tok-merges-nul", "model-ok with merges.txt merge 1 a\\x00b c"},
+        {"tok-merges-part", "model-ok with vocab.json + ab, abcd and merges.txt a b, ab cd"},
         {"tok-long", "model-ok with a vocab.json entry of 1025 x"},
         {"llama-ok", "a Llama folder: 1 layer, 2 query heads over 1 key/value head, hidden 4, tied, byte-level tokenizer.json"},
         {"llama-sharded", "llama-ok in two shards (tensor i in model-(i mod 2 + 1).safetensors) with an index"},
