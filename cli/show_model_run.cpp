@@ -326,6 +326,9 @@ ModelShowRun compute_show_model(const ModelShowOptions& o, const ModelLoader& lo
     // 5. the run
     run.progress = progress;
     run.predict_last_only = !r.json && !r.html;  // the terminal shows the last position's predictions only
+    // the raw scores where an output shows them: the files, one query's stages, --show scores
+    auto shows = [&](const char* s) { return std::find(o.show.begin(), o.show.end(), s) != o.show.end(); };
+    run.keep_scores = r.json || r.html || r.npy || r.png || r.svg || o.query || neuron || shows("scores") || shows("masked-scores");
     run.type_ids = input.type_ids, run.segments = input.segments;
     run.mask_id = tok.mask_id();
     run.lens = o.lens;

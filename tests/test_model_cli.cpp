@@ -330,6 +330,24 @@ TEST_CASE("model: the terminal's next tokens are the same whether the run predic
     }
 }
 
+// A run whose outputs show no raw scores (the terminal's weights, means and rollout) keeps none: each
+// head's weights are computed in its scores' place. Every number it prints is the same as a run keeping them.
+TEST_CASE("model: a terminal-only run, which keeps no raw scores, prints what a run keeping them (--json) prints") {
+    const std::string out = attn::test::temp_dir();
+    for (const std::string folder : {"/model-ok", "/llama-ok"}) {
+        INFO(folder);
+        const std::vector<std::string> run = {"show", "--model", model_dir() + folder, "--show", "weights,mean,rollout", "b a"};
+        auto with_json = run;
+        with_json.insert(with_json.end() - 1, {"--json", out + "/t.json"});
+        const auto plain = attn::test::run_attn(run), kept = attn::test::run_attn(with_json);
+        REQUIRE_MESSAGE(plain.code == 0, plain.err);
+        REQUIRE_MESSAGE(kept.code == 0, kept.err);
+        CHECK(plain.out.find("weights") != std::string::npos);
+        CHECK(plain.out + "wrote " + out + "/t.json\n" == kept.out);
+        CHECK(Json::parse(attn::test::slurp(out + "/t.json"))["attention"][0]["layers"][0]["heads"][0].contains("scores"));
+    }
+}
+
 TEST_CASE("model: a Llama run's figures start with its family, so --json cannot take one of their names") {
     const std::string out = attn::test::temp_dir();
     const auto r = attn::test::run_attn({"show", "--model", model_dir() + "/llama-ok", "--png", out, "--json", out + "/llama-overview.png", "a b"});

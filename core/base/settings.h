@@ -38,6 +38,8 @@ struct Settings {
     std::size_t block_k = 2;
     bool renorm = false;          // causal: softmax, zero the future, renormalise
     bool keep_weights = true;     // false: only what the output needs (bench --no-weights)
+    bool keep_scores = true;      // false (a model run no output shows the raw scores of): each head's
+                                  // weights are computed over its scores in place, and no scores are kept
     // Positions (core/base/positions.h): none | sinusoidal | rope | alibi, for kinds that take opt_pos.
     std::string pos = "none";
     double rope_base = 10000.0;   // rope: θ_i = base^(-2i/d_k)

@@ -60,11 +60,13 @@ HeadTrace attend_scores(Mat q, Mat k, Mat v, Mat scores, float scale, const Mask
     const std::size_t T = scores.shape(0), S = scores.shape(1);
     HeadTrace h;
     h.scale = scale;
-    // 1. weights = softmax over visible keys of scale * scores (+ bias)   (T, S)
+    // 1. weights = softmax over visible keys of scale * scores (+ bias)   (T, S); in the scores' own
+    //    buffer when they are not kept (the same bytes: softmax_rows reads a row before writing it)
+    const bool in_place = !c.keep_scores;
     {
         StageTimer timer(hk.profile, ProfileStage::softmax);
-        h.weights = Mat::from_shape({T, S});
-        softmax_rows(scores.data(), h.weights.data(), 0, T, S, scale, mask, t.empty_rows, bias);
+        h.weights = in_place ? std::move(scores) : Mat::from_shape({T, S});
+        softmax_rows(in_place ? h.weights.data() : scores.data(), h.weights.data(), 0, T, S, scale, mask, t.empty_rows, bias);
         if (bias != nullptr) h.bias = bias_matrix(*bias, T, S);
         // 2. inverted dropout on the weights                         (T, S)
         if (c.dropout > 0.0f) h.dropped_weights = dropout(h.weights, c.dropout, gen);
@@ -73,7 +75,8 @@ HeadTrace attend_scores(Mat q, Mat k, Mat v, Mat scores, float scale, const Mask
     StageTimer timer(hk.profile, ProfileStage::context);
     h.context = masked_product(c.dropout > 0.0f ? h.dropped_weights : h.weights, v, mask);
     h.queries = std::move(q), h.keys = std::move(k), h.values = std::move(v);
-    h.scores = std::move(scores), h.mask = mask.materialize(T, S);
+    if (!in_place) h.scores = std::move(scores);
+    h.mask = mask.materialize(T, S);
     return h;
 }
 

@@ -101,6 +101,7 @@ void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t 
         float scale = cfg.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
         if (cfg.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
         HeadsSetup s{n, cache.rows, H, G, d, static_cast<std::int64_t>(p0), scale, &mask, rope};
+        s.keep_scores = opt.keep_scores;
         if (opt.neuron && opt.neuron->layer == l && t.neuron) s.keep = &*t.neuron, s.keep_head = opt.neuron->head;
         attention(cq, Columns{&cache.k, Gd, 0}, Columns{&cache.v, Gd, 0}, s, t, heads, b.ctx);  // (n, H·d)
         ablate_heads(opt.ablation, l, n, H, d, b.ctx);

@@ -78,6 +78,7 @@ void encoder_layer(const ModelCheckpoint& m, std::size_t l, Buf& x, const ModelR
         const Mask materialised = mask.materialize(T, T);
         mask.cached = &materialised;
         HeadsSetup s{T, T, H, H, d, 0, scale, &mask, nullptr};
+        s.keep_scores = opt.keep_scores;
         if (opt.neuron && opt.neuron->layer == l && t.neuron) s.keep = &*t.neuron, s.keep_head = opt.neuron->head;
         attention(Columns{&b.q, Hd, 0}, Columns{&b.k, Hd, 0}, Columns{&b.v, Hd, 0}, s, t, heads, b.ctx);  // (T, H·d)
     }

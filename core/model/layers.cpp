@@ -147,7 +147,7 @@ void attention(const Columns& q, const Columns& k, const Columns& v, const Heads
                std::vector<HeadTrace>& heads, Buf& ctx) {
     const std::size_t n = s.n, H = s.H, d = s.d, width = H * d;
     Settings c;
-    c.kind = "model", c.keep_weights = true;
+    c.kind = "model", c.keep_weights = true, c.keep_scores = s.keep_scores;
     TorchGenerator unused(0);  // no dropout in inference
     ctx.resize(n * width);
     // The heads are independent: each pool thread takes the next undone head (9 heads over 2 cores: no
@@ -166,7 +166,7 @@ void attention(const Columns& q, const Columns& k, const Columns& v, const Heads
         gemm(qh.data(), d, k.buf->data() + k.first + g * d, Gd, scores.data(), S, n, S, d, true);
         Mat raw;
         if (s.bias != nullptr) {  // scores + bias, softmaxed as one (the scale is 1 where a bias is added)
-            raw = scores;
+            if (s.keep_scores) raw = scores;
             const Mat& b = (*s.bias)[h];
             for (std::size_t i = 0; i < n * S; ++i) scores.data()[i] += b.data()[i];
         }
@@ -176,7 +176,7 @@ void attention(const Columns& q, const Columns& k, const Columns& v, const Heads
         }
         out[h] = attend_head_scores(Mat(), Mat(), v.head(S, g, d), std::move(scores), s.scale, *s.mask, c, unused, t);
         HeadTrace& ht = out[h];
-        if (s.bias != nullptr) ht.scores = std::move(raw), ht.bias = (*s.bias)[h];
+        if (s.bias != nullptr) ht.scores = std::move(raw), ht.bias = (*s.bias)[h];  // raw: empty unless kept
         ht.head = h, ht.kv_head = g;
         for (std::size_t i = 0; i < n; ++i) std::copy_n(ht.context.data() + i * d, d, ctx.data() + i * width + h * d);
         ht.values = Mat(), ht.context = Mat();

@@ -78,6 +78,7 @@ struct HeadsSetup {
                                              // relative positions; kept in each head's trace), or nullptr
     NeuronTrace* keep = nullptr;  // receives head keep_head's queries (n, d) and keys (S, d), or nullptr
     std::size_t keep_head = 0;
+    bool keep_scores = true;      // false: the heads' traces hold weights and mask, no raw scores
 };
 
 // One layer's heads: q (n, H·d) over k and v (S, G·d) (keys already rotated) -> contexts side by side

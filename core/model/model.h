@@ -58,6 +58,9 @@ struct ModelRunOptions {
     // Predictions after the last position only (t.predictions then holds 1 row, not T): the terminal
     // shows only those; the JSON trace, the page and decode --model need every position's.
     bool predict_last_only = false;
+    // Each head's raw (T, T) scores (the JSON trace, .npy, the page, figures, --query and --show scores
+    // show them); false: weights and mask only, the weights computed in the scores' place (less memory)
+    bool keep_scores = true;
     // Encoders: each token's type id (empty: all 0, as Hugging Face feeds one text), the segment each
     // token belongs to (a sentence pair's 0 and 1; empty for one text), and the mask token whose
     // positions get the masked-LM head's predictions (-1: none).
