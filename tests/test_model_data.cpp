@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -193,6 +194,33 @@ TEST_CASE("safetensors: inf, NaN and unsupported dtypes are refused when read, n
     } catch (const attn::Error& e) {
         CHECK(std::string(e.what()).find("tensor 'i' is I64") != std::string::npos);
     }
+}
+
+// all_finite reads 16 values an iteration, then the rest one by one: an inf or NaN (of either sign, any
+// payload) in every place of a vector's body and of the tail is found, and the largest finite values pass.
+TEST_CASE("safetensors: the finite check finds an inf or NaN at every position of 1 to 40 values") {
+    const float specials[] = {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN()};
+    for (std::size_t n = 1; n <= 40; ++n) {
+        std::vector<float> v(n, std::numeric_limits<float>::max());
+        for (std::size_t i = 0; i < n; i += 2) v[i] = -std::numeric_limits<float>::max();
+        v[n / 2] = std::numeric_limits<float>::denorm_min();
+        CHECK(attn::SafetensorsFile::all_finite(v.data(), n));
+        for (std::size_t at = 0; at < n; ++at)
+            for (float x : specials) {
+                std::vector<float> w = v;
+                w[at] = x;
+                INFO("n " << n << ", at " << at << ", value " << x);
+                CHECK_FALSE(attn::SafetensorsFile::all_finite(w.data(), n));
+            }
+    }
+    std::uint32_t nan_payload = 0x7F800001u;  // a signalling NaN's pattern
+    float s;
+    std::memcpy(&s, &nan_payload, 4);
+    std::vector<float> w(33, 1.0f);
+    w[17] = s;
+    CHECK_FALSE(attn::SafetensorsFile::all_finite(w.data(), w.size()));
+    CHECK(attn::SafetensorsFile::all_finite(w.data(), 17));
 }
 
 TEST_CASE("gpt2 byte table: 256 distinct characters, printable bytes map to themselves, space to U+0120") {
