@@ -56,7 +56,6 @@ void run_show_model(const ModelShowOptions& o) {
     const Tokenizer& tok = run.tok;
     const std::string& text = run.text;
     const GenerationConfig& generation = run.generation;
-    const std::vector<std::size_t>& kept = run.kept;
     const std::size_t layer = run.layer, head = run.head;
     const bool seq2seq = run.seq2seq;
     Trace& t = run.trace;
@@ -66,7 +65,11 @@ void run_show_model(const ModelShowOptions& o) {
     align.layer = o.layer, align.head = o.layer ? o.head : std::nullopt, align.words = o.words;
     if (o.align_at) align.at = *render::parse_align_at(*o.align_at);
     render::HeadChoice choice;
-    choice.layer = static_cast<std::size_t>(std::find(kept.begin(), kept.end(), layer) - kept.begin()), choice.head = head;
+    // the chosen layer's place among the layers the trace holds (all of --keep-layers, or the chosen one
+    // alone when only the terminal shows the run)
+    const auto& held = t.layers();
+    choice.layer = static_cast<std::size_t>(std::find_if(held.begin(), held.end(), [&](const LayerTrace& l) { return l.layer == layer; }) - held.begin());
+    choice.head = head;
     // 6. the outputs
     policy::RunOutputs out(r);
     if (r.json) out.files.push_back({*r.json, render::trace_json_text(t)});
@@ -123,7 +126,8 @@ void run_show_model(const ModelShowOptions& o) {
         topt.precision = o.precision, topt.show = o.show, topt.full = o.full;
         topt.colour = o.colour, topt.width = o.width, topt.scale = o.figure_colour, topt.query = o.query;
         if (seq2seq) std::cout << render::encoder_decoder_terminal_view(t, align, topt);  // after the translation's line
-        else std::cout << render::model_terminal_view(t, choice, topt) << render::lens_terminal_view(t, topt)
+        else std::cout << render::model_terminal_view(t, choice, topt, run.distances.empty() ? nullptr : &run.distances)
+                       << render::lens_terminal_view(t, topt)
                        << render::ablation_terminal_view(t, topt);
         policy::say_written(r, std::cout);
         std::cout.flush();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "data/text/tokenizer.h"
+#include "core/analysis/head_patterns.h"
 #include "core/model/model.h"
 #include "data/checkpoint/generation_config.h"
 #include "data/checkpoint/model_family.h"
@@ -70,6 +71,9 @@ struct ModelShowRun {
     Trace trace;
     GenerationConfig generation;
     std::vector<std::size_t> kept;
+    // The terminal alone: the trace holds only the chosen layer's heads, and this summarises every kept
+    // layer (mean distances) as the run computed it; empty otherwise (the views read the trace)
+    std::vector<LayerDistances> distances;
     std::size_t layer = 0, head = 0;
     bool seq2seq = false;
     std::unique_ptr<ModelCheckpoint> model;  // the weights, held until the outputs are written (as the budget counts them)

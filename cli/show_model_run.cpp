@@ -306,7 +306,13 @@ ModelShowRun compute_show_model(const ModelShowOptions& o, const ModelLoader& lo
     if (!run.keep_layers[layer]) usage_error("--layer " + std::to_string(layer) + " is not among --keep-layers", "keep the layer you pick");
     const std::size_t head = out.head = o.head.value_or(0);
     if (head >= c.n_head) usage_error("--head " + std::to_string(head) + " is past the model's last head " + std::to_string(c.n_head - 1), "heads count from 0");
+    // the raw scores where an output shows them: the files, one query's stages, --show scores; without
+    // them (a decoder's or an encoder's terminal alone) the trace holds the chosen layer only
+    auto shows = [&](const char* s) { return std::find(o.show.begin(), o.show.end(), s) != o.show.end(); };
+    run.keep_scores = r.json || r.html || r.npy || r.png || r.svg || o.query || neuron || shows("scores") || shows("masked-scores");
+    const bool terminal_only = !run.keep_scores && !seq2seq;
     OutputPlan plan;
+    plan.raw_scores = run.keep_scores;
     plan.json = r.json.has_value(), plan.png = r.png.has_value(), plan.svg = r.svg.has_value();
     plan.html = r.html.has_value(), plan.npy = r.npy.has_value(), plan.force = o.force;
     plan.scale = o.scale, plan.text_scale = text_scale;
@@ -319,16 +325,22 @@ ModelShowRun compute_show_model(const ModelShowOptions& o, const ModelLoader& lo
         const std::size_t T = ids.size() + std::max(run.max_new_tokens, run.target_ids.size()) + 1;
         check_model_run_budget(bound, weights_memory(dir), T, 3 * kept.size(), plan);
     } else {
-        check_model_run_budget(c, weights_memory(dir), ids.size(), kept.size(), plan);
+        check_model_run_budget(c, weights_memory(dir), ids.size(), terminal_only ? 1 : kept.size(), plan);
     }
     out.model = weights();  // kept with the trace: the memory budget counts the weights while outputs are drawn
     const ModelCheckpoint& model = *out.model;
     // 5. the run
     run.progress = progress;
     run.predict_last_only = !r.json && !r.html;  // the terminal shows the last position's predictions only
-    // the raw scores where an output shows them: the files, one query's stages, --show scores
-    auto shows = [&](const char* s) { return std::find(o.show.begin(), o.show.end(), s) != o.show.end(); };
-    run.keep_scores = r.json || r.html || r.npy || r.png || r.svg || o.query || neuron || shows("scores") || shows("masked-scores");
+    if (terminal_only) {  // every kept layer summarised as it is computed, the chosen one held
+        const std::vector<bool> summarised = run.keep_layers;
+        const bool bidirectional = plan.bidirectional;
+        run.on_layer = [&out, summarised, bidirectional](const LayerTrace& lt) {
+            if (summarised.at(lt.layer)) out.distances.push_back(layer_distances(lt, bidirectional));
+        };
+        run.keep_layers.assign(depth, false);
+        run.keep_layers[layer] = true;
+    }
     run.type_ids = input.type_ids, run.segments = input.segments;
     run.mask_id = tok.mask_id();
     run.lens = o.lens;
@@ -336,7 +348,7 @@ ModelShowRun compute_show_model(const ModelShowOptions& o, const ModelLoader& lo
     Trace& t = out.trace;
     if (o.ablate) {  // the plain run's predictions and losses, then the ablated run, which the trace holds
         ModelRunOptions plain = run;
-        plain.token_losses = true, plain.lens = false;
+        plain.token_losses = true, plain.lens = false, plain.on_layer = nullptr;
         plain.keep_layers.assign(c.n_layer, false);
         const Trace before = run_model(model, tok, ids, plain);
         run.token_losses = true, run.ablation = ablation;

@@ -109,16 +109,16 @@ TEST_CASE("heads: natural-text induction reads the token after an earlier, not a
 TEST_CASE("show's distance table: a uniform head's mean distance is its baseline, under the head's own mask") {
     HeadTrace causal;
     causal.weights = Mat::from_shape({8, 8});
-    CHECK(render::uniform_attention_distance(causal, false) == doctest::Approx(2.0));  // T/4
+    CHECK(attn::uniform_attention_distance(causal, false) == doctest::Approx(2.0));  // T/4
     HeadTrace enc;
     enc.weights = Mat::from_shape({4, 4});
     // Σ_{j <= i} (i - j)/4 per row: .25, .75, 1.5, over rows 1..3
-    CHECK(render::uniform_attention_distance(enc, true) == doctest::Approx(2.5 / 3));
+    CHECK(attn::uniform_attention_distance(enc, true) == doctest::Approx(2.5 / 3));
     HeadTrace window = causal;  // a sliding window of 2: query i sees i-1 and i, distance 1/2
     window.mask = Mask::from_shape({8, 8});
     for (std::size_t i = 0; i < 8; ++i)
         for (std::size_t j = 0; j < 8; ++j) window.mask(i, j) = j <= i && i - j < 2 ? 1 : 0;
-    CHECK(render::uniform_attention_distance(window, false) == doctest::Approx(0.5));
+    CHECK(attn::uniform_attention_distance(window, false) == doctest::Approx(0.5));
 }
 
 TEST_CASE("heads: the induction score reads w[i][i-R+1] over the second copy's queries") {

@@ -238,3 +238,34 @@ TEST_CASE("heads: a model_type of a family (smollm, family llama) names its maps
     CHECK(clash.code == 2);
     CHECK(attn::test::one_line(clash).find("two outputs would both be written to 'd/llama-heads-first.png'") != std::string::npos);
 }
+
+// With the terminal alone a run holds only the chosen layer's heads, without raw scores; the mean-distance
+// table is made as each layer is computed. Every line it prints is a full run's (--json keeps every layer
+// with its scores), whichever layer, head, kept layers and views are asked for.
+TEST_CASE("model terminal: a run holding the chosen layer alone prints what a run holding every layer prints") {
+    const std::string m = three_layer_model(), out = attn::test::temp_dir();
+    const std::vector<std::vector<std::string>> asks = {{},
+                                                        {"--layer", "2", "--head", "1"},
+                                                        {"--keep-layers", "0,2", "--layer", "2"},
+                                                        {"--keep-layers", "1"},
+                                                        {"--show", "weights,mean,rollout", "--layer", "1"},
+                                                        {"--lens"},
+                                                        {"--ablate", "1.0"}};
+    for (const auto& ask : asks) {
+        std::vector<std::string> run = {"show", "--model", m, "a b c"};
+        run.insert(run.end() - 1, ask.begin(), ask.end());
+        std::vector<std::string> with_json = run;
+        with_json.insert(with_json.end() - 1, {"--json", out + "/t.json"});
+        const auto terminal = attn::test::run_attn(run), full = attn::test::run_attn(with_json);
+        INFO(full.out);
+        REQUIRE_MESSAGE(terminal.code == 0, terminal.err);
+        REQUIRE_MESSAGE(full.code == 0, full.err);
+        CHECK(terminal.out.find("mean attention distance") != std::string::npos);
+        CHECK(terminal.out + "wrote " + out + "/t.json\n" == full.out);
+    }
+    // the table's rows are the kept layers
+    const auto two = attn::test::run_attn({"show", "--model", m, "--keep-layers", "0,2", "a b c"});
+    CHECK(two.out.find("layer 0 ") != std::string::npos);
+    CHECK(two.out.find("layer 1 ") == std::string::npos);
+    CHECK(two.out.find("layer 2 ") != std::string::npos);
+}

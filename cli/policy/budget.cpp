@@ -55,7 +55,8 @@ void check_model_run_budget(const ModelConfig& c, std::uint64_t weight_bytes, st
                             const OutputPlan& out) {
     const double TT = double(T) * double(T), H = double(c.n_head);
     const double weights = double(weight_bytes);  // mapped pages + widened copies (weights_memory)
-    const double run = model_run_bytes(c, T, kept);
+    const double cell = out.raw_scores ? 9.0 : 5.0;  // a kept head's bytes a cell: scores, weights, mask (or weights, mask)
+    const double run = model_run_bytes(c, T, kept, cell);
     // per kept head the scores, the weights (a decoder's causal half 0, an encoder's none: a BERT-shaped
     // run's JSON at 1,500 tokens outgrew an estimate that assumed the half), the mask's booleans; the
     // layer means and rollouts (as the weights); the predictions
@@ -72,10 +73,10 @@ void check_model_run_budget(const ModelConfig& c, std::uint64_t weight_bytes, st
     // cell), its uniform baseline (4) and the keys it sees (1) for the mean-distance column; with
     // --show mean,rollout a layer's mean copied into a view with its visible cells, the rollout's reach
     // as booleans and its baseline (14.2 bytes a cell measured at 2,048 tokens: 15). The forward pass's
-    // working layer (model_run_bytes counts it: 9·H bytes a cell) is freed by then, so only what the
+    // working layer (model_run_bytes counts it: `cell`·H bytes a cell) is freed by then, so only what the
     // views need beyond it is added. Measured on a 1-head Llama-shaped folder at 2,048 tokens, where
     // the views weigh most: 192.5 MiB of heap at the terminal view's peak, 48 bytes a cell.
-    const double working = 9.0 * H * TT;
+    const double working = cell * H * TT;
     const double views = (out.head_view ? 14.0 * TT : 0.0) + (out.aggregates ? 15.0 * TT : 0.0);
     const double view = std::max(0.0, views - working);
     // code, libraries, OpenBLAS's buffers: a 3-token run peaks at 8.6 MiB (16.8 MiB while libcurl and its

@@ -22,6 +22,7 @@ struct OutputPlan {
     bool head_view = false;      // show --model: the terminal's or figures' copy of the chosen head (model runs)
     bool bidirectional = false;  // a model run whose weights hide nothing (an encoder, an encoder-decoder's encoder and cross sets)
     bool aggregates = false;     // show --model --show mean,rollout (or their figures): the views of the layer aggregates
+    bool raw_scores = true;      // a model run keeps each head's raw scores (false: weights computed in their place)
     std::size_t max_memory = 0;  // --max-memory; 0: default_max_memory()
     std::string fewer = "use fewer tokens or heads";  // the hint's way to a smaller run
     std::string more = "raise --max-memory";         // the hint's way to a larger limit

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "data/base/threads.h"
 #include "data/base/utf8.h"
 #include "data/text/unicode.h"
 
@@ -335,6 +336,37 @@ std::vector<std::int64_t> induction_ids(std::size_t R, std::uint64_t seed, std::
         if (used.insert(id).second) ids.push_back(id);
     }
     return ids;
+}
+
+double mean_attention_distance(const Mat& w) {  // w (T, S), row-major
+    const std::size_t T = w.shape(0), S = w.shape(1);
+    if (T < 2) return 0.0;
+    double total = 0.0;
+    for (std::size_t i = 1; i < T; ++i) {
+        const float* row = w.data() + i * S;  // the row by pointer: xtensor's (i, j) cost 2% of a model run
+        for (std::size_t j = 0; j <= i && j < S; ++j) total += static_cast<double>(row[j]) * static_cast<double>(i - j);
+    }
+    return total / static_cast<double>(T - 1);
+}
+
+double uniform_attention_distance(const HeadTrace& head, bool bidirectional) {
+    const std::size_t T = head.weights.shape(0);
+    const bool masked = head.mask.dimension() == 2 && head.mask.shape(0) == T && head.mask.shape(1) == head.weights.shape(1);
+    return mean_attention_distance(uniform_head(masked ? head.mask : visible_keys(T, bidirectional)));
+}
+
+LayerDistances layer_distances(const LayerTrace& layer, bool bidirectional) {
+    LayerDistances d;
+    d.layer = layer.layer;
+    d.heads.resize(layer.heads.size());
+    // each head's distance (and the baseline, as task H) is one sum in its own order: the same numbers
+    // on any number of threads
+    const std::size_t H = layer.heads.size();
+    run_tasks(H == 0 ? 0 : H + 1, kMaxPoolThreads, [&](std::size_t h) {
+        if (h < H) d.heads[h] = mean_attention_distance(layer.heads[h].weights);
+        else d.uniform = uniform_attention_distance(layer.heads[0], bidirectional);
+    });
+    return d;
 }
 
 }  // namespace attn

@@ -66,6 +66,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/trace.h"
 #include "data/base/tensor.h"
 
 namespace attn {
@@ -154,5 +155,21 @@ TextHeadScores text_head_scores(const Mat& w, const std::vector<bool>& punct, co
 // R distinct ids below vocab_size, drawn from std::mt19937(seed): id = draw mod vocab_size, a repeat
 // drawn again. The induction run feeds them twice (2R tokens).
 std::vector<std::int64_t> induction_ids(std::size_t R, std::uint64_t seed, std::size_t vocab_size);
+
+// Mean attention distance of one head: over query rows i >= 1, the average of Σ_j w_ij · (i − j).
+// About 1 for a previous-token head, large for heads that spread out or park on the first token.
+double mean_attention_distance(const Mat& weights);
+// The same distance for a uniform head over the head's visible keys (its mask; without one, causal or,
+// for an encoder, every key): the table's baseline. A causal text of T tokens gives T/4: (1/(T-1)) Σ i/2.
+double uniform_attention_distance(const HeadTrace& head, bool bidirectional);
+
+// One row of the all-heads summary: a layer's number, each head's mean attention distance and the
+// uniform baseline. layer_distances computes it from a layer's heads (on the pool's threads).
+struct LayerDistances {
+    std::size_t layer = 0;
+    std::vector<double> heads;
+    double uniform = 0.0;
+};
+LayerDistances layer_distances(const LayerTrace& layer, bool bidirectional);
 
 }  // namespace attn

@@ -209,6 +209,7 @@ Trace decoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
             Timer timer(opt.timing, &ModelTiming::attention);
             t.layer_mean.push_back(head_mean(lt.heads));
         }
+        if (opt.on_layer) opt.on_layer(lt);
         if (opt.keep_layers.empty() || opt.keep_layers.at(l)) t.layers().push_back(std::move(lt));
         if (opt.lens) t.lens.push_back(lens_row(m, tok, x, T, std::to_string(l), b));
         if (opt.progress) opt.progress("layers", l + 1, L);

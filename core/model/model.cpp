@@ -73,13 +73,13 @@ std::vector<Mat> attention_rollout(const std::vector<Mat>& means) {
     return out;
 }
 
-double model_run_bytes(const ModelConfig& c, std::size_t t, std::size_t kept_layers) {
+double model_run_bytes(const ModelConfig& c, std::size_t t, std::size_t kept_layers, double cell_bytes) {
     const double T = static_cast<double>(t), C = static_cast<double>(c.n_embd), H = static_cast<double>(c.n_head);
     const double Hd = static_cast<double>(c.n_head * c.head_dim), Gd = static_cast<double>(c.n_kv_head * c.head_dim);
     const double I = static_cast<double>(c.n_inner);
     const double activations = 4.0 * T * (C * 3 + Hd + 2 * Gd + Hd + 2 * I);  // x, a, y, q, k, v, ctx, mlp
     const double logits = 4.0 * T * static_cast<double>(c.vocab_size);
-    const double per_layer = T * T * (4.0 * 2 + 1) * H;                 // scores, weights, mask per head
+    const double per_layer = T * T * cell_bytes * H;                     // scores (unless dropped), weights, mask per head
     const double aggregates = 2.0 * 4.0 * T * T * static_cast<double>(c.n_layer);
     return activations + logits + per_layer * (static_cast<double>(kept_layers) + 1) + aggregates;
 }

@@ -82,6 +82,9 @@ struct ModelRunOptions {
     std::optional<NeuronRequest> neuron;  // decoders and encoders (the caller refuses encoder-decoders)
     ModelTiming* timing = nullptr;
     std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
+    // Decoders and encoders: each layer's heads as computed, before keep_layers keeps or drops them (a
+    // caller that summarises every layer, as the terminal's mean distances, need not keep them all)
+    std::function<void(const LayerTrace& layer)> on_layer;
 };
 
 // Runs the model on token ids (1 <= T <= n_positions, each < vocab_size; the caller checks).
@@ -143,7 +146,8 @@ Mat neuron_products(const Mat& queries, const Mat& keys, std::size_t i);
 Mat head_mean(const std::vector<HeadTrace>& heads);  // (T, T)
 std::vector<Mat> attention_rollout(const std::vector<Mat>& layer_means);  // (L) (T, T)
 
-// Bytes a run holds at its peak beyond the weights (activations, logits, the kept (T, T) matrices).
-double model_run_bytes(const ModelConfig& c, std::size_t t, std::size_t kept_layers);
+// Bytes a run holds at its peak beyond the weights (activations, logits, the kept (T, T) matrices at
+// cell_bytes a cell and head: 9 with the raw scores, 5 without them).
+double model_run_bytes(const ModelConfig& c, std::size_t t, std::size_t kept_layers, double cell_bytes = 9.0);
 
 }  // namespace attn

@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "core/analysis/head_patterns.h"
-#include "data/base/threads.h"
 #include "render/terminal/text_matrix.h"
 #include "render/view/alignment.h"
 #include "render/view/layer_aggregates.h"
@@ -188,24 +187,8 @@ std::string encoder_decoder_terminal_view(const Trace& t, const AlignChoice& c, 
     return out.str();
 }
 
-double mean_attention_distance(const Mat& w) {  // w (T, S), row-major
-    const std::size_t T = w.shape(0), S = w.shape(1);
-    if (T < 2) return 0.0;
-    double total = 0.0;
-    for (std::size_t i = 1; i < T; ++i) {
-        const float* row = w.data() + i * S;  // the row by pointer: xtensor's (i, j) cost 2% of a model run
-        for (std::size_t j = 0; j <= i && j < S; ++j) total += static_cast<double>(row[j]) * static_cast<double>(i - j);
-    }
-    return total / static_cast<double>(T - 1);
-}
-
-double uniform_attention_distance(const HeadTrace& head, bool bidirectional) {
-    const std::size_t T = head.weights.shape(0);
-    const bool masked = head.mask.dimension() == 2 && head.mask.shape(0) == T && head.mask.shape(1) == head.weights.shape(1);
-    return mean_attention_distance(uniform_head(masked ? head.mask : visible_keys(T, bidirectional)));
-}
-
-std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt) {
+std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt,
+                                const std::vector<LayerDistances>* distances) {
     std::ostringstream out;
     const ModelInfo& m = *t.model;
     // 1. the model
@@ -248,23 +231,15 @@ std::string model_terminal_view(const Trace& t, const HeadChoice& c, const Termi
         out << std::string(name.size() < 7 ? 7 - name.size() : 1, ' ') << name;
     }
     out << "  uniform\n";
-    // every head's distance and each layer's uniform baseline, on the pool's threads (each one sum, in
-    // its own order: the same numbers as one after another); layer l's are dist[first[l], first[l + 1])
-    const std::vector<LayerTrace>& layers = t.layers();
-    std::vector<std::size_t> first(layers.size() + 1, 0);
-    for (std::size_t l = 0; l < layers.size(); ++l)
-        first[l + 1] = first[l] + layers[l].heads.size() + (layers[l].heads.empty() ? 0 : 1);
-    std::vector<double> dist(first.back());
-    run_tasks(dist.size(), kMaxPoolThreads, [&](std::size_t k) {
-        const std::size_t l = static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), k) - first.begin()) - 1;
-        const std::size_t h = k - first[l];
-        const auto& heads = layers[l].heads;
-        dist[k] = h < heads.size() ? mean_attention_distance(heads[h].weights) : uniform_attention_distance(heads[0], encoder);
-    });
-    for (std::size_t l = 0; l < layers.size(); ++l) {
-        out << fmt(static_cast<double>(layers[l].layer), "layer %-2.0f");
-        for (std::size_t h = 0; h < layers[l].heads.size(); ++h) out << "  " << fmt(dist[first[l] + h], "%5.1f");
-        if (!layers[l].heads.empty()) out << "    " << fmt(dist[first[l + 1] - 1], "%5.1f");
+    std::vector<LayerDistances> from_trace;
+    if (distances == nullptr) {
+        for (const LayerTrace& l : t.layers()) from_trace.push_back(layer_distances(l, encoder));
+        distances = &from_trace;
+    }
+    for (const LayerDistances& l : *distances) {
+        out << fmt(static_cast<double>(l.layer), "layer %-2.0f");
+        for (double d : l.heads) out << "  " << fmt(d, "%5.1f");
+        if (!l.heads.empty()) out << "    " << fmt(l.uniform, "%5.1f");
         out << "\n";
     }
     out << "(uniform: the distance of a head that spreads each query's weight evenly over its visible keys, the baseline)\n";

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/analysis/head_patterns.h"
 #include "core/base/trace.h"
 #include "render/terminal/terminal.h"
 #include "render/view/alignment.h"
@@ -11,16 +12,11 @@
 
 namespace attn::render {
 
-// Mean attention distance of one head: over query rows i >= 1, the average of Σ_j w_ij · (i − j).
-// About 1 for a previous-token head, large for heads that spread out or park on the first token.
-double mean_attention_distance(const Mat& weights);
-// The same distance for a uniform head over the head's visible keys (its mask; without one, causal or,
-// for an encoder, every key): the table's baseline. A causal text of T tokens gives T/4: (1/(T-1)) Σ i/2.
-double uniform_attention_distance(const HeadTrace& head, bool bidirectional);
-
 // Terminal: the model, the tokens, the chosen head's matrices (opt.show), the all-heads summary
-// (mean attention distance, layers × heads) and the top predictions after the last position.
-std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt);
+// (mean attention distance, layers × heads: from `distances` when given, the rows of layers the trace no
+// longer holds; else from t.layers()) and the top predictions after the last position.
+std::string model_terminal_view(const Trace& t, const HeadChoice& c, const TerminalOptions& opt,
+                                const std::vector<LayerDistances>* distances = nullptr);
 
 // --ablate: the heads and mode, the text's loss before and after, and a table of the positions whose top
 // prediction changed and of the 5 whose loss changed most (every position with opt.full): token, true
