@@ -42,7 +42,7 @@ const OptionRule kRepeatRule{"--repeat", OptionType::whole, 1, 1000, {}, false, 
 void print_table(const BenchResult& r) {
     std::printf("attn bench · %s · T=%zu d_in=%zu d_out=%zu H=%zu G=%zu · seed %llu · %s%s\n", r.kind.c_str(), r.tokens,
                 r.d_in, r.d_out, r.heads, r.kv_heads, static_cast<unsigned long long>(r.seed),
-                r.keep_weights ? "weights kept" : "no weights", r.causal ? " · causal" : "");
+                r.keep_weights ? (r.keep_scores ? "weights kept" : "weights kept (raw scores not)") : "no weights", r.causal ? " · causal" : "");
     std::printf("%-12s %10s %10s %10s\n", "stage", "seconds", "GFLOP", "GFLOP/s");
     for (const auto& s : r.stages)
         if (s.name != "png")
@@ -65,7 +65,7 @@ render::Json to_json(const BenchResult& r) {
     render::Json j;
     j["kind"] = r.kind, j["tokens"] = r.tokens, j["d_in"] = r.d_in, j["d_out"] = r.d_out, j["heads"] = r.heads;
     j["kv_heads"] = r.kv_heads, j["seed"] = r.seed;
-    j["weights"] = r.keep_weights, j["causal"] = r.causal;
+    j["weights"] = r.keep_weights, j["scores"] = r.keep_weights && r.keep_scores, j["causal"] = r.causal;
     j["stages"] = render::Json::array();
     for (const auto& s : r.stages)
         j["stages"].push_back({{"name", s.name}, {"seconds", s.seconds}, {"flops", s.flops}, {"gflops", s.gflops}});
@@ -163,6 +163,7 @@ void setup_bench(CLI::App& app) {
         want.keep_weights = !o->no_weights;
         const RunShape shape{r.tokens, r.tokens, o->common.d_in, o->common.d_in};
         r.settings = resolve_settings(want, shape);
+        r.settings.keep_scores = false;  // the weights kept, each head's softmax in its scores' buffer (as need_weights returns)
         check_settings(r.settings, shape);
         // 2. the budget, then the runs
         OutputPlan plan;

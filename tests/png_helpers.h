@@ -86,7 +86,7 @@ inline Trace causal_trace(const std::vector<std::string>& tokens, std::size_t he
         for (std::size_t i = 0; i < T; ++i)
             for (std::size_t j = 0; j < T; ++j) {
                 ht.scores(i, j) = 0.5f * (static_cast<float>(i) - static_cast<float>(j)) - 1.0f;
-                ht.mask(i, j) = j <= i ? 1 : 0;
+                ht.mask.edit()(i, j) = j <= i ? 1 : 0;
                 ht.weights(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f;
             }
         t.heads().push_back(std::move(ht));

@@ -43,7 +43,7 @@ inline HeadTrace fake_head(std::size_t h, const Mat& w, bool causal) {
     head.scale = 1.0f;
     head.mask = Mask::from_shape({w.shape(0), w.shape(1)});
     for (std::size_t i = 0; i < w.shape(0); ++i)
-        for (std::size_t j = 0; j < w.shape(1); ++j) head.mask(i, j) = (!causal || j <= i) ? 1 : 0;
+        for (std::size_t j = 0; j < w.shape(1); ++j) head.mask.edit()(i, j) = (!causal || j <= i) ? 1 : 0;
     return head;
 }
 

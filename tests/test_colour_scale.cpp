@@ -40,7 +40,7 @@ Trace weights_trace(const std::vector<std::vector<float>>& w) {
     h.weights = Mat::from_shape({T, S});
     h.mask = Mask::from_shape({T, S});
     for (std::size_t i = 0; i < T; ++i)
-        for (std::size_t j = 0; j < S; ++j) h.weights(i, j) = w[i][j], h.mask(i, j) = 1;
+        for (std::size_t j = 0; j < S; ++j) h.weights(i, j) = w[i][j], h.mask.edit()(i, j) = 1;
     h.context = Mat::from_shape({T, 1});
     t.heads().push_back(std::move(h));
     return t;

@@ -51,7 +51,7 @@ Trace encoder_trace(bool pair = true, const std::string& stack = "encoder") {
     h.scores = Mat::from_shape({5, 5});
     h.mask = Mask::from_shape({5, 5});
     for (std::size_t i = 0; i < 5; ++i)
-        for (std::size_t j = 0; j < 5; ++j) h.weights(i, j) = w[i][j], h.scores(i, j) = w[i][j], h.mask(i, j) = 1;
+        for (std::size_t j = 0; j < 5; ++j) h.weights(i, j) = w[i][j], h.scores(i, j) = w[i][j], h.mask.edit()(i, j) = 1;
     AttentionSet set;
     set.name = "self", set.query_tokens = set.key_tokens = t.tokens, set.model_layers = true;
     set.layers.push_back({0, {h}});

@@ -55,7 +55,7 @@ attn::Trace trace(std::size_t T, std::size_t heads) {
         ht.mask = attn::Mask::from_shape({T, T});
         for (std::size_t i = 0; i < T; ++i)
             for (std::size_t j = 0; j < T; ++j) {
-                ht.mask(i, j) = j <= i ? 1 : 0;
+                ht.mask.edit()(i, j) = j <= i ? 1 : 0;
                 ht.weights(i, j) = j <= i ? static_cast<float>(j + 1 + h) / static_cast<float>((i + 1) * (i + 2 + 2 * h) / 2) : 0.0f;
             }
         t.heads().push_back(std::move(ht));

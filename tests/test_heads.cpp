@@ -117,7 +117,7 @@ TEST_CASE("show's distance table: a uniform head's mean distance is its baseline
     HeadTrace window = causal;  // a sliding window of 2: query i sees i-1 and i, distance 1/2
     window.mask = Mask::from_shape({8, 8});
     for (std::size_t i = 0; i < 8; ++i)
-        for (std::size_t j = 0; j < 8; ++j) window.mask(i, j) = j <= i && i - j < 2 ? 1 : 0;
+        for (std::size_t j = 0; j < 8; ++j) window.mask.edit()(i, j) = j <= i && i - j < 2 ? 1 : 0;
     CHECK(attn::uniform_attention_distance(window, false) == doctest::Approx(0.5));
 }
 

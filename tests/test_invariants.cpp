@@ -3,6 +3,7 @@
 // stays finite, pruned stages change nothing, dropout drops about p. On the cases of tests/reference_check.h.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -387,6 +388,44 @@ TEST_CASE("invariant: keeping only what the output needs computes the same outpu
         const double diff = largest_diff(slim.output, full.output);
         INFO("largest output difference " << diff);
         CHECK((diff >= 0.0 && diff <= 1e-6));  // -1: the shapes differ
+        CHECK(slim.empty_rows == full.empty_rows);
+    }
+}
+
+// Bytes equal: the same floats, cell by cell (xtensor's == on shapes and values).
+bool same_bytes(const Mat& a, const Mat& b) {
+    return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+TEST_CASE("invariant: without raw scores (bench's run) every kind's weights, contexts and output are the same bytes") {
+    // each head's softmax then runs in its scores' buffer, and a block's product covers only the keys its
+    // rows see: the cells a causal, local or shifted mask hides are never computed, and must never be read
+    std::vector<Case> cases = every_kind(UserMask::none);
+    for (const Case& c : every_kind(UserMask::row)) cases.push_back(c);
+    cases.push_back(Case("mha").t(600).dims(16, 8).heads(2, 2).causal());            // three 256-row blocks
+    cases.push_back(Case("gqa").t(300).dims(16, 8).heads(4, 2).causal().user(UserMask::row, 280));
+    cases.push_back(Case("local").t(520).dims(8, 4).window(40));                      // a band: lo > 0
+    cases.push_back(Case("cross").t(300).s(530, 8).dims(8, 4).causal());             // T != S
+    std::vector<std::pair<Case, Settings>> runs;
+    for (const Case& c : cases) runs.emplace_back(c, make_config(c));
+    runs.emplace_back(cases[cases.size() - 4], make_config(cases[cases.size() - 4]));
+    runs.back().second.pos = "alibi";  // the bias added inside the computed keys only
+    runs.emplace_back(cases.back(), make_config(cases.back()));
+    runs.back().second.bottom_right = true;  // query i at key i + S - T
+    for (const auto& [c, settings] : runs) {
+        INFO(c.label() << " pos " << settings.pos << (settings.bottom_right ? " bottom-right" : ""));
+        Settings lean = settings;
+        lean.keep_scores = false;
+        const Trace full = run_attention(make_inputs(c), settings);
+        const Trace slim = run_attention(make_inputs(c), lean);
+        REQUIRE(slim.heads().size() == full.heads().size());
+        for (std::size_t h = 0; h < full.heads().size(); ++h) {
+            CAPTURE(h);
+            CHECK(same_bytes(slim.heads()[h].weights, full.heads()[h].weights));
+            CHECK(same_bytes(slim.heads()[h].context, full.heads()[h].context));
+            CHECK(slim.heads()[h].mask == full.heads()[h].mask);
+        }
+        CHECK(same_bytes(slim.output, full.output));
         CHECK(slim.empty_rows == full.empty_rows);
     }
 }

@@ -205,13 +205,13 @@ TEST_CASE("safetensors: the finite check finds an inf or NaN at every position o
         std::vector<float> v(n, std::numeric_limits<float>::max());
         for (std::size_t i = 0; i < n; i += 2) v[i] = -std::numeric_limits<float>::max();
         v[n / 2] = std::numeric_limits<float>::denorm_min();
-        CHECK(attn::SafetensorsFile::all_finite(v.data(), n));
+        CHECK(attn::all_finite(v.data(), n));
         for (std::size_t at = 0; at < n; ++at)
             for (float x : specials) {
                 std::vector<float> w = v;
                 w[at] = x;
                 INFO("n " << n << ", at " << at << ", value " << x);
-                CHECK_FALSE(attn::SafetensorsFile::all_finite(w.data(), n));
+                CHECK_FALSE(attn::all_finite(w.data(), n));
             }
     }
     std::uint32_t nan_payload = 0x7F800001u;  // a signalling NaN's pattern
@@ -219,8 +219,8 @@ TEST_CASE("safetensors: the finite check finds an inf or NaN at every position o
     std::memcpy(&s, &nan_payload, 4);
     std::vector<float> w(33, 1.0f);
     w[17] = s;
-    CHECK_FALSE(attn::SafetensorsFile::all_finite(w.data(), w.size()));
-    CHECK(attn::SafetensorsFile::all_finite(w.data(), 17));
+    CHECK_FALSE(attn::all_finite(w.data(), w.size()));
+    CHECK(attn::all_finite(w.data(), 17));
 }
 
 TEST_CASE("gpt2 byte table: 256 distinct characters, printable bytes map to themselves, space to U+0120") {

@@ -42,7 +42,7 @@ AttentionSet make_set(const std::string& name, const std::vector<std::string>& r
             for (std::size_t i = 0; i < T; ++i) {
                 double sum = 0;
                 for (std::size_t j = 0; j < S; ++j) {
-                    x.mask(i, j) = !causal || j <= i;
+                    x.mask.edit()(i, j) = !causal || j <= i;
                     if (x.mask(i, j)) sum += 1.0 + double(i) + 2.0 * double(j) + double(h) + 3.0 * double(l);
                 }
                 for (std::size_t j = 0; j < S; ++j) {

@@ -38,7 +38,7 @@ Trace weights_only_trace(const std::vector<std::vector<float>>& w) {
     h.weights = Mat::from_shape({w.size(), w[0].size()});
     h.mask = Mask::from_shape({w.size(), w[0].size()});
     for (std::size_t i = 0; i < w.size(); ++i)
-        for (std::size_t j = 0; j < w[0].size(); ++j) h.weights(i, j) = w[i][j], h.mask(i, j) = 1;
+        for (std::size_t j = 0; j < w[0].size(); ++j) h.weights(i, j) = w[i][j], h.mask.edit()(i, j) = 1;
     return t;
 }
 
@@ -230,10 +230,10 @@ TEST_CASE("700 tokens with a random mask: every cell's colour and the hatching o
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t j = 0; j < T; ++j) {
             const bool visible = i == 6 || (i != 5 && u(rng) >= 0.3f);
-            h.mask(i, j) = visible ? 1 : 0;
+            h.mask.edit()(i, j) = visible ? 1 : 0;
             h.weights(i, j) = visible ? 0.9f * u(rng) : 0.0f;
         }
-    h.mask(0, 0) = 1;
+    h.mask.edit()(0, 0) = 1;
     h.weights(0, 0) = 1.0f;
     const auto files = render::render_figures(t, {"r"}, render::FileType::png);
     REQUIRE(files.size() == 2);
@@ -315,7 +315,7 @@ TEST_CASE("empty rows, dropped weights and a flash tile grid") {
     t.kind = "flash";
     // Row 0 hides every key (weights 0).
     for (std::size_t j = 0; j < 6; ++j) {
-        t.heads()[0].mask(0, j) = 0;
+        t.heads()[0].mask.edit()(0, j) = 0;
         t.heads()[0].weights(0, j) = 0.0f;
     }
     t.empty_rows = {0};

@@ -67,7 +67,7 @@ attn::Trace labelled_trace(const std::vector<std::string>& tokens) {
     h.mask = attn::Mask::from_shape({T, T});
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t j = 0; j < T; ++j) {
-            h.mask(i, j) = j <= i ? 1 : 0;
+            h.mask.edit()(i, j) = j <= i ? 1 : 0;
             h.weights(i, j) = j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f;
         }
     t.heads().push_back(std::move(h));

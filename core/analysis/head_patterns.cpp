@@ -351,8 +351,8 @@ double mean_attention_distance(const Mat& w) {  // w (T, S), row-major
 
 double uniform_attention_distance(const HeadTrace& head, bool bidirectional) {
     const std::size_t T = head.weights.shape(0);
-    const bool masked = head.mask.dimension() == 2 && head.mask.shape(0) == T && head.mask.shape(1) == head.weights.shape(1);
-    return mean_attention_distance(uniform_head(masked ? head.mask : visible_keys(T, bidirectional)));
+    const bool masked = head.mask.get().dimension() == 2 && head.mask.shape(0) == T && head.mask.shape(1) == head.weights.shape(1);
+    return mean_attention_distance(uniform_head(masked ? head.mask.get() : visible_keys(T, bidirectional)));
 }
 
 LayerDistances layer_distances(const LayerTrace& layer, bool bidirectional) {

@@ -150,7 +150,10 @@ Mat linear(const Mat& x, const Mat& w, const Mat* b) {
 }
 
 Mat columns(const Mat& m, std::size_t first, std::size_t count) {
-    return xt::view(m, xt::all(), xt::range(first, first + count));  // (rows, count)
+    const std::size_t rows_n = m.shape(0), cols = m.shape(1);
+    Mat out = Mat::from_shape({rows_n, count});  // (rows, count): row by row (xtensor's strided view copied cell by cell)
+    for (std::size_t i = 0; i < rows_n; ++i) std::copy_n(m.data() + i * cols + first, count, out.data() + i * count);
+    return out;
 }
 
 Mat concat_columns(const std::vector<const Mat*>& parts) {
@@ -159,9 +162,10 @@ Mat concat_columns(const std::vector<const Mat*>& parts) {
     for (const Mat* p : parts) cols += p->shape(1);
     Mat out = Mat::from_shape({rows_n, cols});
     std::size_t c0 = 0;
-    for (const Mat* p : parts) {  // each part into its block of columns
-        xt::noalias(xt::view(out, xt::all(), xt::range(c0, c0 + p->shape(1)))) = *p;
-        c0 += p->shape(1);
+    for (const Mat* p : parts) {  // each part into its block of columns, row by row
+        const std::size_t w = p->shape(1);
+        for (std::size_t i = 0; i < rows_n; ++i) std::copy_n(p->data() + i * w, w, out.data() + i * cols + c0);
+        c0 += w;
     }
     return out;
 }
@@ -181,6 +185,15 @@ void MaskSpec::range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t&
     if (lo > hi) lo = hi;
 }
 
+void MaskSpec::rows_range(std::size_t r0, std::size_t n, std::size_t s, std::size_t& lo, std::size_t& hi) const {
+    lo = s, hi = 0;
+    for (std::size_t i = r0; i < r0 + n; ++i) {
+        std::size_t l, h;
+        range(i, s, l, h);
+        if (l < h) lo = std::min(lo, l), hi = std::max(hi, h);
+    }
+}
+
 std::size_t MaskSpec::visited_tiles(std::size_t t, std::size_t s, std::size_t bq, std::size_t bk) const {
     bq = std::max<std::size_t>(1, std::min(bq, t)), bk = std::max<std::size_t>(1, std::min(bk, s));
     std::size_t n = 0;
@@ -197,7 +210,7 @@ std::size_t MaskSpec::visited_tiles(std::size_t t, std::size_t s, std::size_t bq
     return n;
 }
 
-Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
+SharedMask MaskSpec::materialize(std::size_t t, std::size_t s) const {
     if (cached != nullptr && cached->shape(0) == t && cached->shape(1) == s) return *cached;
     Mask m = Mask::from_shape({t, s});
     for (std::size_t i = 0; i < t; ++i) {
@@ -216,12 +229,8 @@ Mask MaskSpec::materialize(std::size_t t, std::size_t s) const {
 
 void masked_product_rows(const Mat& w, const Mat& v, const MaskSpec& mask, std::size_t r0, std::size_t n, Mat& c) {
     const std::size_t S = w.shape(1), D = v.shape(1);
-    std::size_t lo = S, hi = 0;  // the key columns any row of the block sees
-    for (std::size_t i = r0; i < r0 + n; ++i) {
-        std::size_t l, h;
-        mask.range(i, S, l, h);
-        if (l < h) lo = std::min(lo, l), hi = std::max(hi, h);
-    }
+    std::size_t lo, hi;  // the key columns any row of the block sees
+    mask.rows_range(r0, n, S, lo, hi);
     if (lo >= hi) {
         std::fill(c.data() + r0 * D, c.data() + (r0 + n) * D, 0.0f);
         return;
@@ -402,6 +411,7 @@ namespace attn {
 
 void check_finite(const Mat& m, const std::string& stage) {
     const float* p = m.data();
+    if (all_finite(p, m.size())) return;  // the common case in one vectorised pass; then, which cell
     for (std::size_t k = 0; k < m.size(); ++k)
         if (!std::isfinite(p[k])) {
             const std::size_t cols = m.shape(1);

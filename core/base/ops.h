@@ -38,13 +38,15 @@ struct MaskSpec {
     std::int64_t shift = 0;             // query row i stands at key position i + shift (bottom-right: S - T)
     std::optional<std::size_t> window;  // |i - j| <= W; with causal, i - W <= j <= i
     const Mask* user = nullptr;         // (T, S) 1 = visible
-    const Mask* cached = nullptr;       // (T, S) this spec already materialised (heads share it)
+    const SharedMask* cached = nullptr; // (T, S) this spec already materialised (heads share it)
 
     void range(std::size_t i, std::size_t s, std::size_t& lo, std::size_t& hi) const;
+    // The keys some row of [r0, r0 + n) sees lie in [lo, hi); lo >= hi when no row sees any.
+    void rows_range(std::size_t r0, std::size_t n, std::size_t s, std::size_t& lo, std::size_t& hi) const;
     // Flash's tiles of (bq, bk) over (t, s) that the kind's own mask leaves a visible key in: what the
     // kernel visits and records (a user mask may hide more). Blocks are at most (t, s).
     std::size_t visited_tiles(std::size_t t, std::size_t s, std::size_t bq, std::size_t bk) const;
-    Mask materialize(std::size_t t, std::size_t s) const;  // (T, S) for the trace
+    SharedMask materialize(std::size_t t, std::size_t s) const;  // (T, S) for the trace; `cached` itself when it fits
 };
 
 // context (T, D) = w (T, S) · v (S, D) where w is 0 wherever `mask` hides a key: per block of rows,

@@ -39,7 +39,7 @@ struct HeadTrace {
     Mat values;           // (S, d_v)
     Mat scores;           // (T, S) raw scores, before scaling and masking
     float scale = 1.0f;   // applied to scores before the softmax
-    Mask mask;            // (T, S) 1 = visible
+    SharedMask mask;      // (T, S) 1 = visible; heads with the same mask share it
     Mat weights;          // (T, S) softmax over visible keys; exactly 0 where hidden; empty rows all 0
     Mat zeroed;           // (T, S) only with --renorm: softmax over every key, hidden ones zeroed, before
                           // each row is divided by its sum (the chapter's first method)

@@ -112,23 +112,29 @@ HeadTrace attend_rows(const Mat& q, const Mat& k, const Mat& v, float scale, con
 // The same keeping every (T, S) matrix, without dropout: per block of kProductRows query rows, its scores,
 // their softmax and its context rows while the block is still in cache (a (256, 2048) block is 2 MiB;
 // the whole (T, S) scores of a 2,048-token head, 16 MiB, are not). The blocks are masked_product's, and
-// a product split by rows sums each cell as the whole product does: the bytes of attend_scores.
-HeadTrace attend_blocks(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const RunHooks& hk, Trace& t,
-                        const LinearBias* bias) {
+// a product split by rows sums each cell as the whole product does: the bytes of attend_scores. Without
+// raw scores in the trace (c.keep_scores false) each block's product covers only the keys its rows see
+// (the softmax reads no other cell and writes 0 there): a causal mask's half, each cell the same dot product.
+HeadTrace attend_blocks(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const Settings& c, const RunHooks& hk,
+                        Trace& t, const LinearBias* bias) {
     const std::size_t T = q.shape(0), S = k.shape(0), d_k = q.shape(1);
     HeadTrace h;
     h.scale = scale;
-    h.scores = Mat::from_shape({T, S}), h.weights = Mat::from_shape({T, S});
+    h.weights = Mat::from_shape({T, S});
+    if (c.keep_scores) h.scores = Mat::from_shape({T, S});
+    float* scores = c.keep_scores ? h.scores.data() : h.weights.data();  // softmax in place when not kept
     h.context = Mat::from_shape({T, v.shape(1)});
     for (std::size_t r0 = 0; r0 < T; r0 += kProductRows) {
         const std::size_t n = std::min(kProductRows, T - r0);
-        {
-            StageTimer timer(hk.profile, ProfileStage::scores);  // (n, S) = q[r0:r0+n] kᵀ
-            gemm(q.data() + r0 * d_k, d_k, k.data(), d_k, h.scores.data() + r0 * S, S, n, S, d_k, true);
+        std::size_t lo = 0, hi = S;  // the keys whose scores are computed
+        if (!c.keep_scores) mask.rows_range(r0, n, S, lo, hi);
+        if (lo < hi) {
+            StageTimer timer(hk.profile, ProfileStage::scores);  // (n, hi - lo) = q[r0:r0+n] k[lo:hi]ᵀ
+            gemm(q.data() + r0 * d_k, d_k, k.data() + lo * d_k, d_k, scores + r0 * S + lo, S, n, hi - lo, d_k, true);
         }
         {
             StageTimer timer(hk.profile, ProfileStage::softmax);
-            softmax_rows(h.scores.data() + r0 * S, h.weights.data() + r0 * S, r0, n, S, scale, mask, t.empty_rows, bias);
+            softmax_rows(scores + r0 * S, h.weights.data() + r0 * S, r0, n, S, scale, mask, t.empty_rows, bias);
         }
         StageTimer timer(hk.profile, ProfileStage::context);  // (n, d_v)
         masked_product_rows(h.weights, v, mask, r0, n, h.context);
@@ -143,7 +149,7 @@ HeadTrace attend_blocks(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, 
 HeadTrace attend(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, const Settings& c, const RunHooks& hk,
                  TorchGenerator& gen, Trace& t, const LinearBias* bias = nullptr) {
     if (!c.keep_weights) return attend_rows(q, k, v, scale, mask, c, hk, gen, t, bias);
-    if (c.dropout == 0.0f) return attend_blocks(std::move(q), std::move(k), std::move(v), scale, mask, hk, t, bias);
+    if (c.dropout == 0.0f) return attend_blocks(std::move(q), std::move(k), std::move(v), scale, mask, c, hk, t, bias);
     Mat scores;
     {
         StageTimer timer(hk.profile, ProfileStage::scores);
@@ -172,7 +178,7 @@ Mat multi_head(const Settings& c, const RunHooks& hk, TorchGenerator& gen, Trace
                std::size_t heads, std::size_t kv_heads, const MaskSpec& mask) {
     const std::size_t d_k = q.shape(1) / heads, d_v = v.shape(1) / kv_heads;
     MaskSpec shared = mask;  // every head's trace holds the same (T, S) mask: build it once
-    const Mask once = c.keep_weights ? mask.materialize(q.shape(0), k.shape(0)) : Mask();
+    const SharedMask once = c.keep_weights ? mask.materialize(q.shape(0), k.shape(0)) : SharedMask();
     if (c.keep_weights) shared.cached = &once;
     std::vector<HeadTrace>& traced = t.heads();
     auto head = [&](std::size_t h, const RunHooks& hooks, Trace& into) {
@@ -300,7 +306,8 @@ void run_causal(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGe
     if (!c.renorm) return run_self(in, c, hk, gen, t);
     Settings plain = c;
     plain.dropout = 0.0f;         // dropout, if any, is drawn once, on the renormalised weights
-    plain.keep_weights = true;    // the method needs the whole (T, S) matrices
+    plain.keep_weights = true;    // the method needs the whole (T, S) matrices, raw scores included
+    plain.keep_scores = true;
     run_self(in, plain, hk, gen, t);
     HeadTrace& h = t.heads()[0];
     const std::size_t T = h.scores.shape(0), S = h.scores.shape(1);
@@ -495,9 +502,12 @@ void run_flash(const Inputs& in, const Settings& c, const RunHooks& hk, TorchGen
     const Mat k = project(t, hk, in.x, "key");
     const Mat v = project(t, hk, in.x, "value");
     const std::size_t H = c.heads, d_k = c.d_out / H;
-    const MaskSpec mask = make_mask(in, c, c.causal);
-    if (c.keep_weights)  // every head's records in one allocation (core/kinds/budget.cpp counts them so)
+    MaskSpec mask = make_mask(in, c, c.causal);
+    const SharedMask once = c.keep_weights ? mask.materialize(q.shape(0), k.shape(0)) : SharedMask();  // every head's
+    if (c.keep_weights) {  // every head's records in one allocation (core/kinds/budget.cpp counts them so)
+        mask.cached = &once;
         t.tiles.reserve(H * mask.visited_tiles(q.shape(0), k.shape(0), c.block_q, c.block_k));
+    }
     std::vector<Mat> outs(H);
     float diff = 0.0f;
     for (std::size_t h = 0; h < H; ++h) {

@@ -74,7 +74,7 @@ BenchResult run_bench(const BenchRequest& r) {
     res.peak_rss_bytes = peak_rss_bytes();  // before sgemm's own buffers
     // 3. the figures
     res.kind = c.kind, res.tokens = r.tokens, res.d_in = c.d_in, res.d_out = c.d_out, res.seed = c.seed;
-    res.heads = d.heads, res.kv_heads = d.kv_heads, res.keep_weights = c.keep_weights, res.causal = c.causal;
+    res.heads = d.heads, res.kv_heads = d.kv_heads, res.keep_weights = c.keep_weights, res.keep_scores = c.keep_scores, res.causal = c.causal;
     res.estimated_bytes = estimate_run_bytes(c, shape);
     double counted = 0.0;
     res.init_seconds = best.seconds[static_cast<std::size_t>(ProfileStage::init)];

@@ -38,7 +38,7 @@ struct BenchResult {
     std::string kind;
     std::size_t tokens = 0, d_in = 0, d_out = 0, heads = 0, kv_heads = 0;
     std::uint64_t seed = 0;
-    bool keep_weights = true, causal = false;
+    bool keep_weights = true, keep_scores = true, causal = false;
     std::vector<BenchStage> stages;
     BenchStage total;
     double sgemm_gflops = 0, ratio = 0;

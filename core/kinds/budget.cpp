@@ -119,7 +119,9 @@ RunEstimate estimate_run(const Settings& c, const RunShape& shape) {
     bytes += (T * H * double(d.d_k) + 2.0 * S * double(d.kv_heads) * double(d.d_v)) * f;  // projections
     if (c.keep_weights) {
         bytes += H * (T * double(d.d_k) + S * double(d.d_k) + S * double(d.d_v)) * f;  // per-head q, k, v
-        bytes += H * T * S * (2.0 * f + 1.0 + (c.dropout > 0.0f ? f : 0.0) + (c.renorm ? f : 0.0));  // scores, weights, mask, dropped, zeroed
+        const double scores = c.keep_scores || c.renorm ? f : 0.0;  // else each head's softmax runs in its scores' buffer
+        bytes += H * T * S * (scores + f + (c.dropout > 0.0f ? f : 0.0) + (c.renorm ? f : 0.0));  // scores, weights, dropped, zeroed
+        bytes += T * S;  // the mask, one that every head shares
         if (kind_named(c.kind).defaults.tiled) e.records = tile_record_bytes(c, shape, H), bytes += e.records;
         bytes += positions_numbers(c, T, S, H, double(d.d_k)) * f;  // --pos: PE, unrotated q and k, ALiBi bias
     } else {

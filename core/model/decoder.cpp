@@ -96,7 +96,7 @@ void layer_forward(const ModelCheckpoint& m, std::size_t l, Buf& x, std::size_t 
         MaskSpec mask;
         mask.causal = true, mask.shift = static_cast<std::int64_t>(p0);
         if (cfg.sliding_window) mask.window = *cfg.sliding_window - 1;
-        const Mask materialised = mask.materialize(n, cache.rows);
+        const SharedMask materialised = mask.materialize(n, cache.rows);
         mask.cached = &materialised;
         float scale = cfg.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
         if (cfg.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);

@@ -75,7 +75,7 @@ void encoder_layer(const ModelCheckpoint& m, std::size_t l, Buf& x, const ModelR
     {
         Timer timer(opt.timing, &ModelTiming::attention);
         MaskSpec mask;
-        const Mask materialised = mask.materialize(T, T);
+        const SharedMask materialised = mask.materialize(T, T);
         mask.cached = &materialised;
         HeadsSetup s{T, T, H, H, d, 0, scale, &mask, nullptr};
         s.keep_scores = opt.keep_scores;

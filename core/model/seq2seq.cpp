@@ -72,7 +72,7 @@ void attend(const ModelCheckpoint& m, const LayerWeights& w, const AttnRoles& r,
     }
     MaskSpec mask;
     mask.causal = causal;
-    const Mask materialised = mask.materialize(n, S);
+    const SharedMask materialised = mask.materialize(n, S);
     mask.cached = &materialised;
     HeadsSetup s{n, S, H, H, d, 0, 1.0f, &mask, nullptr};
     s.bias = bias;

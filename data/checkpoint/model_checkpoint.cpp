@@ -15,6 +15,7 @@
 
 #include "data/base/error.h"
 #include "data/base/files.h"
+#include "data/base/tensor.h"
 #include "data/base/threads.h"
 #include "data/checkpoint/torch_checkpoint.h"
 
@@ -92,7 +93,7 @@ void check_weights_finite(const Loader& l) {
         for (std::size_t at = 0, n = t->count(); at < n; at += kPart) parts.push_back({k, v + at, std::min(kPart, n - at)});
     }
     std::vector<char> bad(parts.size(), 0);
-    run_tasks(parts.size(), kMaxPoolThreads, [&](std::size_t i) { bad[i] = !SafetensorsFile::all_finite(parts[i].v, parts[i].n); });
+    run_tasks(parts.size(), kMaxPoolThreads, [&](std::size_t i) { bad[i] = !all_finite(parts[i].v, parts[i].n); });
     for (std::size_t i = 0; i < parts.size(); ++i)
         if (bad[i]) l.unchecked[parts[i].tensor].first->check_finite(*l.unchecked[parts[i].tensor].second);
 }

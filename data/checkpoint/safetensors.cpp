@@ -15,6 +15,7 @@
 
 #include "data/base/error.h"
 #include "data/base/json_strict.h"
+#include "data/base/tensor.h"
 
 namespace attn {
 namespace {
@@ -91,7 +92,7 @@ SafeTensor entry(const std::string& name, const nlohmann::json& v, std::size_t d
 }
 
 void refuse_non_finite(const float* v, std::size_t n, const SafeTensor& t, const std::string& path) {
-    if (SafetensorsFile::all_finite(v, n)) return;
+    if (all_finite(v, n)) return;
     for (std::size_t i = 0; i < n; ++i)  // only then, which one
         if (!std::isfinite(v[i]))
             refuse_header(path, "tensor '" + excerpt(t.name, 80) + "' holds " + (std::isnan(v[i]) ? "NaN" : "inf") + " at element " + std::to_string(i),
@@ -259,30 +260,6 @@ const float* SafetensorsFile::mapped_float(const SafeTensor& t, bool check) cons
 
 void SafetensorsFile::check_finite(const SafeTensor& t) const {
     if (const float* v = mapped_float(t, false)) refuse_non_finite(v, t.count(), t, path_);
-}
-
-// Is any exponent all ones (inf or NaN)? Four lanes at a time in the compiler's generic vectors (SSE2
-// natively, simd128 in the page), 16 values an iteration: the check reads a checkpoint's every weight, and
-// one value at a time it took 9% of a SmolLM2-sized run's CPU.
-bool SafetensorsFile::all_finite(const float* v, std::size_t n) {
-    using U4 = std::uint32_t __attribute__((vector_size(16)));
-    using I4 = std::int32_t __attribute__((vector_size(16)));
-    const U4 e = {0x7F800000u, 0x7F800000u, 0x7F800000u, 0x7F800000u};
-    I4 any = {0, 0, 0, 0};
-    std::size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        U4 a, b, c, d;
-        std::memcpy(&a, v + i, 16), std::memcpy(&b, v + i + 4, 16);  // the bit patterns, without breaking aliasing rules
-        std::memcpy(&c, v + i + 8, 16), std::memcpy(&d, v + i + 12, 16);
-        any |= ((a & e) == e) | ((b & e) == e) | ((c & e) == e) | ((d & e) == e);
-    }
-    std::uint32_t rest = 0;
-    for (; i < n; ++i) {
-        std::uint32_t u;
-        std::memcpy(&u, v + i, 4);
-        rest |= static_cast<std::uint32_t>((u & 0x7F800000u) == 0x7F800000u);
-    }
-    return (any[0] | any[1] | any[2] | any[3]) == 0 && rest == 0;
 }
 
 static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559, "float32 must be IEEE 754");

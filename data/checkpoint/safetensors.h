@@ -69,8 +69,6 @@ public:
     const float* mapped_float(const SafeTensor& t, bool check = true) const;
     // Throws, naming the tensor and the first element, when a mapped F32 tensor holds inf or NaN.
     void check_finite(const SafeTensor& t) const;
-    // Whether v[0, n) holds no inf or NaN: one vectorised pass over the bit patterns.
-    static bool all_finite(const float* v, std::size_t n);
 
     // Returns the tensor's whole pages of the mapping to the kernel (after widening it, its stored
     // bytes are no longer needed; they are read again from the file if touched).

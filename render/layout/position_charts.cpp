@@ -92,7 +92,7 @@ Drawing alibi_figure(const Trace& t, Font& font) {
     std::vector<Heatmap> maps(H);
     for (std::size_t h = 0; h < H; ++h) {
         const double m = -double(t.heads()[h].bias.shape(0) > 1 ? t.heads()[h].bias(1, 0) : t.heads()[h].bias(0, 0));
-        maps[h].values = &t.heads()[h].bias, maps[h].visible = &t.heads()[h].mask;
+        maps[h].values = &t.heads()[h].bias, maps[h].visible = &t.heads()[h].mask.get();
         maps[h].row_labels = t.tokens, maps[h].col_labels = t.source_tokens;
         maps[h].lo = lo, maps[h].hi = hi, maps[h].cell = cell, maps[h].print_values = cell >= 30;
         maps[h].title = "head " + std::to_string(h) + ": m = 2^" + trimmed(std::log2(m), 3) + " = " + trimmed(m, 3);

@@ -26,8 +26,9 @@ std::vector<OutputFile> alignment_figures(const Trace& t, const AlignChoice& c, 
     one.config.heads = 1, one.config.kv_heads = 1;
     HeadTrace h;
     h.weights = a.weights;
-    h.mask = Mask::from_shape({a.weights.shape(0), a.weights.shape(1)});
-    std::fill(h.mask.begin(), h.mask.end(), std::uint8_t{1});
+    Mask every = Mask::from_shape({a.weights.shape(0), a.weights.shape(1)});
+    std::fill(every.begin(), every.end(), std::uint8_t{1});
+    h.mask = std::move(every);
     one.sets = {AttentionSet{"cross", one.tokens, one.source_tokens, {LayerTrace{0, {std::move(h)}}}, true, {}, {}}};
     Font font(o.font_file);
     const int max_side = type == FileType::svg ? kMaxSvgHeatmapSide : kMaxHeatmapSide / std::max(o.scale, 1);

@@ -149,7 +149,7 @@ Json layers_json(const PageLayers& p, std::vector<PageMatrix>& stages, bool with
         if (has_stage(first[0], s)) stages.push_back(s);
     // 2. every head's stages into the buffer; a mask equal to the previous one is stored once
     Json jlayers = Json::array();
-    const Mask* last_mask = nullptr;
+    const SharedMask* last_mask = nullptr;
     Json last_mask_desc;
     for (const LayerTrace& layer : p.layers) {
         const std::size_t l = p.layered ? layer.layer : 0;  // a model's block number (a seeded layer has none)
@@ -239,7 +239,7 @@ constexpr const char* kSeq2SeqSets[] = {"encoder", "decoder", "cross"};
 // The rows of a set whose keys are all hidden (its first head's mask; weights 0 there).
 Json set_empty_rows(const AttentionSet& set) {
     Json rows = Json::array();
-    const Mask& m = set.layers.at(0).heads.empty() ? Mask() : set.layers[0].heads[0].mask;
+    const Mask& m = set.layers.at(0).heads.empty() ? SharedMask().get() : set.layers[0].heads[0].mask.get();
     for (std::size_t i = 0; m.size() && i < m.shape(0); ++i) {
         bool any = false;
         for (std::size_t j = 0; j < m.shape(1) && !any; ++j) any = m(i, j) != 0;

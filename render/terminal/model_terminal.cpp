@@ -60,7 +60,7 @@ void print_aggregates(std::ostream& out, const Trace& t, std::size_t layer, cons
         const ColourScale sc = make_scale(ValueKind::probability, r, opt.scale, "weight");
         text::MatrixView m;
         m.title = v.trace.kind + " \xC2\xB7 " + v.title_word;
-        m.values = &h.weights, m.mask = &h.mask, m.rows = t.tokens, m.cols = t.tokens, m.scale = &sc;
+        m.values = &h.weights, m.mask = &h.mask.get(), m.rows = t.tokens, m.cols = t.tokens, m.scale = &sc;
         out << v.subtitle << "; \xC2\xB7: " << v.hidden << "\n";
         text::print_matrix(out, m, opt);
         out << "\n";

@@ -81,12 +81,12 @@ void print_stage(std::ostream& out, const Trace& t, Stage s, const TerminalOptio
         m.title = many ? head_name(t, h) : stage_name(s);
         if (s == Stage::mask) {
             if (!h.mask.size()) continue;
-            m.as_mask = &h.mask;
+            m.as_mask = &h.mask.get();
         } else {
             if (!mats[k]) continue;
             m.values = mats[k];
             if (shaded) m.scale = &sc;
-            if ((s == Stage::weights || s == Stage::dropped || s == Stage::zeroed) && h.mask.size()) m.mask = &h.mask;
+            if ((s == Stage::weights || s == Stage::dropped || s == Stage::zeroed) && h.mask.size()) m.mask = &h.mask.get();
             if (s == Stage::dropped) m.dropout = &h;
             if (s == Stage::context || s == Stage::queries || s == Stage::output) m.cols = dims(m.values->shape(1));
             if (s == Stage::keys || s == Stage::values) m.rows = t.source_tokens, m.cols = dims(m.values->shape(1));
@@ -124,7 +124,7 @@ void print_position_stage(std::ostream& out, const Trace& t, const std::string& 
         MatrixView m;
         m.rows = t.tokens, m.cols = t.source_tokens;
         if (name == "bias" && h.bias.size()) {
-            m.values = &h.bias, m.mask = &h.mask;
+            m.values = &h.bias, m.mask = &h.mask.get();
             m.title = head + "bias (ALiBi m (j - i), added to the scaled scores)";
             blocks.push_back(render_matrix(m, opt));
         } else if (name == "unrotated" && h.queries_unrotated.size()) {

@@ -23,7 +23,7 @@ std::vector<NpyFile> npy_files(const Trace& t, const std::string& prefix_in) {
         add(hp + "values", h.values);
         add(hp + "scores", h.scores);
         if (h.mask.size() > 0) {
-            const xt::xtensor<bool, 2> visible = xt::cast<bool>(h.mask);
+            const xt::xtensor<bool, 2> visible = xt::cast<bool>(h.mask.get());
             files.push_back({prefix + "-" + hp + "mask.npy", xt::dump_npy(visible)});
         }
         add(hp + "weights", h.weights);
@@ -45,7 +45,7 @@ std::vector<NpyFile> model_npy_files(const Trace& t) {
             const std::string p = model + "-l" + std::to_string(l.layer) + "-h" + std::to_string(h.head) + "-";
             if (h.scores.size()) files.push_back({p + "scores.npy", xt::dump_npy(h.scores)});
             if (h.mask.size()) {
-                const xt::xtensor<bool, 2> visible = xt::cast<bool>(h.mask);
+                const xt::xtensor<bool, 2> visible = xt::cast<bool>(h.mask.get());
                 files.push_back({p + "mask.npy", xt::dump_npy(visible)});
             }
             if (h.weights.size()) files.push_back({p + "weights.npy", xt::dump_npy(h.weights)});

@@ -113,7 +113,7 @@ std::optional<FigureView> figure_view(const Trace& t, const std::string& name, c
         p.head = h.head, p.kv_head = h.kv_head;
         if (e->stage == Stage::mask) {
             if (h.mask.size() == 0) return std::nullopt;
-            p.visible = &h.mask;
+            p.visible = &h.mask.get();
         } else {
             p.values = stage_values(t, h, e->stage, v);
             if (p.values == nullptr) {
@@ -139,7 +139,7 @@ std::optional<FigureView> figure_view(const Trace& t, const std::string& name, c
                     throw std::invalid_argument("render: head " + std::to_string(k) + " mask is " +
                                                 shape_str(h.mask.shape(0), h.mask.shape(1)) + " but its " +
                                                 v.title_word + " are " + shape_str(r, c) + ": the mask must be (T, S)");
-                p.visible = &h.mask;
+                p.visible = &h.mask.get();
             } else {
                 p.visible = all_visible(v, r, c);
             }
