@@ -301,6 +301,53 @@ TEST_CASE("gpt2 tokeniser files: garbage is a one-line error naming the file") {
     CHECK(err("[1]", "").find("not a JSON object") != std::string::npos);
 }
 
+TEST_CASE("gpt2 vocab.json is read without a JSON tree: each malformed entry refused by name, a repeated token takes its last id") {
+    auto err = [](const std::string& v) -> std::string {
+        try {
+            attn::BpeTokenizer::from_vocab_merges(v, "#version: 0.2\n", "vocab.json", "merges.txt");
+        } catch (const attn::Error& e) {
+            const std::string w = e.what();
+            return w.substr(0, w.find(" (hint: "));
+        }
+        return "loaded";
+    };
+    for (const char* top : {"[1]", "7", "\"a\"", "null", "[{\"a\": 1}]"})
+        CHECK(err(top) == "vocab.json: the vocabulary is not a JSON object of token -> id");
+    for (const char* id : {"1.0", "-1", "16777216", "18446744073709551615", "\"1\"", "null", "true", "[1]", "{\"b\": 1}", "1e3"})
+        CHECK(err(std::string("{\"b\": 2, \"a\": ") + id + "}") == "vocab.json: the id of token 'a' is not a whole number below 2^24");
+    CHECK(err("{\"\": 1}") == "vocab.json: an empty token");
+    CHECK(err("{}") == "vocab.json: the vocabulary is empty");
+    CHECK(err("{\"a\": 1e400}") == "vocab.json: a number in the JSON is beyond the range of a double");
+    // a syntax error as the tree's parser words it (parse_tokenizer_file, which other tokeniser files use)
+    auto tree_err = [](const std::string& v) -> std::string {
+        try {
+            attn::parse_tokenizer_file(v, "vocab.json");
+        } catch (const attn::Error& e) {
+            const std::string w = e.what();
+            return w.substr(0, w.find(" (hint: "));
+        }
+        return "parsed";
+    };
+    for (const char* broken : {"{\"a\": 1,}", "{\"a\": 1", "{\"a\" 1}", "{\"a\": 01}", "{\"a\": 1} x", "", "{\"a\xFF\": 1}", "{'a': 1}"}) {
+        CAPTURE(broken);
+        CHECK(err(broken).rfind("vocab.json: invalid JSON at byte offset ", 0) == 0);
+        CHECK(err(broken) == tree_err(broken));
+    }
+    CHECK(err("\xEF\xBB\xBF{\"a\": 1}") == "vocab.json: starts with a UTF-8 byte order mark, which Python's json and Hugging Face refuse");
+    // the 256 byte symbols, then "Ġc" first as 300, again as 256: the last id holds, as in a JSON tree
+    const auto& s = attn::gpt2_byte_symbols();
+    std::string vocab = "{\"\xC4\xA0" "c\": 300";
+    for (int b = 0; b < 256; ++b) {
+        std::string esc;
+        for (char ch : s[static_cast<std::size_t>(b)]) esc += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
+        vocab += ", \"" + esc + "\": " + std::to_string(b);
+    }
+    vocab += ", \"\xC4\xA0" "c\": 256}";
+    const auto tok = attn::BpeTokenizer::from_vocab_merges(vocab, "#version: 0.2\n\xC4\xA0 c\n", "vocab.json", "merges.txt");
+    CHECK(tok.encode(" c") == std::vector<std::int64_t>{256});
+    CHECK(tok.encode("\"\\") == std::vector<std::int64_t>{'"', '\\'});
+}
+
 TEST_CASE("attention rollout equals Ã_l·…·Ã_0 with Ã = 0.5·mean + 0.5·I, rows renormalised (plain loops)") {
     const std::size_t T = 4;
     std::vector<attn::Mat> means;
