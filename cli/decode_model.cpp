@@ -13,11 +13,11 @@
 #include "cli/model_source.h"
 #include "cli/policy/budget.h"
 #include "cli/policy/progress.h"
-#include "cli/model_source.h"
 #include "cli/show_model.h"
 #include "core/model/model.h"
 #include "core/model/seq2seq.h"
 #include "data/base/error.h"
+#include "data/base/strings.h"
 #include "data/checkpoint/model_checkpoint.h"
 #include "render/outputs/figures.h"
 #include "render/page/html.h"
@@ -118,7 +118,7 @@ void print_decode(const DecodeTrace& d, const ModelCheckpoint& model, int precis
     // columns padded by characters, not bytes (labels hold '·' and other non-ASCII text)
     auto pad = [](const std::string& s, std::size_t width, bool right = false) {
         std::size_t chars = 0;
-        for (unsigned char ch : s) chars += (ch & 0xC0) != 0x80;
+        for (unsigned char ch : bytes_of(s)) chars += (ch & 0xC0) != 0x80;
         const std::string fill(chars < width ? width - chars : 0, ' ');
         return right ? fill + s : s + fill;
     };
@@ -144,7 +144,7 @@ void print_decode(const DecodeTrace& d, const ModelCheckpoint& model, int precis
 // Columns padded by characters, not bytes (labels hold '·' and other non-ASCII text).
 std::string pad(const std::string& s, std::size_t width, bool right = false) {
     std::size_t chars = 0;
-    for (unsigned char ch : s) chars += (ch & 0xC0) != 0x80;
+    for (unsigned char ch : bytes_of(s)) chars += (ch & 0xC0) != 0x80;
     const std::string fill(chars < width ? width - chars : 0, ' ');
     return right ? fill + s : s + fill;
 }

@@ -160,6 +160,30 @@ TEST_CASE("registry: flash's tile is clamped to (T, S), in the kernel and in the
     CHECK(estimate_run(resolve_settings(r, longer), longer).tiles == 2.0 * (64 * 64 + 64 * 16 + 2 * 64) * 4.0);
 }
 
+TEST_CASE("registry: every head of a multi-head run holds the one mask, and the estimate counts it once and raw scores only when kept") {
+    const RunShape shape{40, 40, 16, 16};
+    for (const char* kind : {"mha", "gqa", "flash", "mha-wrapper"}) {
+        CAPTURE(kind);
+        SettingsRequest r;
+        r.kind = kind, r.heads = 4, r.causal = true;
+        if (std::string(kind) == "gqa") r.kv_heads = 2;
+        const Settings s = resolve_settings(r, shape);
+        const Trace t = run_attention(inputs(40, 40, 16, 16), s);
+        REQUIRE(t.heads().size() == 4);
+        for (const HeadTrace& h : t.heads()) {
+            CHECK(&h.mask.get() == &t.heads()[0].mask.get());  // one buffer, not four copies
+            CHECK(h.mask(3, 4) == 0);
+            CHECK(h.mask(4, 3) == 1);
+        }
+        // without raw scores: 4 heads × (40, 40) floats fewer in the estimate, and none in the trace
+        Settings lean = s;
+        lean.keep_scores = false;
+        CHECK(estimate_run(s, shape).total - estimate_run(lean, shape).total == 4.0 * 40 * 40 * 4);
+        const Trace u = run_attention(inputs(40, 40, 16, 16), lean);
+        for (const HeadTrace& h : u.heads()) CHECK((h.scores.size() == 0 && h.weights.size() == 40 * 40));
+    }
+}
+
 TEST_CASE("cli: flash with 32768-wide blocks on 3 tokens runs small") {
     const RunResult r = run_attn({"show", "--kind", "flash", "--block-q", "32768", "--block-k", "32768", "--max-memory",
                                   "100M", "Your journey starts", "--json", "-"});

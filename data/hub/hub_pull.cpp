@@ -32,7 +32,7 @@ constexpr int kMaxAttempts = 5;  // a transfer cut short resumes with Range this
 // Python's quote(s, safe): every byte but letters, digits, "_.-~" and `safe` as %XX.
 std::string quote(const std::string& s, const std::string& safe) {
     std::string out;
-    for (unsigned char c : s) {
+    for (unsigned char c : bytes_of(s)) {
         if (std::isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~' || safe.find(static_cast<char>(c)) != std::string::npos) {
             out += static_cast<char>(c);
         } else {

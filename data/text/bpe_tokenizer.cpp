@@ -9,6 +9,7 @@
 #include "data/base/error.h"
 #include "data/text/tokenizer_json.h"
 #include "data/base/json_strict.h"
+#include "data/base/strings.h"
 #include "data/base/files.h"
 #include "data/text/normalizer.h"
 #include "data/text/pre_tokenizer.h"
@@ -358,7 +359,7 @@ void BpeTokenizer::finish(const std::string& vocab_name, const std::string& merg
     max_token_bytes_ = 1;
     auto count = [&](const std::string& s) {
         std::size_t chars = 0;
-        for (unsigned char c : s) chars += pre_.byte_level ? (c & 0xC0) != 0x80 && c != ' ' : c != ' ';
+        for (unsigned char c : bytes_of(s)) chars += pre_.byte_level ? (c & 0xC0) != 0x80 && c != ' ' : c != ' ';
         return chars;
     };
     for (const auto& [pair, rank] : ranks_) max_token_bytes_ = std::max(max_token_bytes_, count(pair));
@@ -387,7 +388,7 @@ void BpeTokenizer::bpe(const std::string& piece, std::vector<std::int64_t>& out)
     // the symbols: a byte's character (byte-level) or a character (sentencepiece)
     std::vector<std::string> word;
     if (pre_.byte_level)
-        for (unsigned char b : piece) word.push_back(sym[b]);
+        for (unsigned char b : bytes_of(piece)) word.push_back(sym[b]);
     else
         word = characters(piece);
     if (ignore_merges_) {  // a piece that is a token is that token
@@ -428,7 +429,7 @@ void BpeTokenizer::bpe(const std::string& piece, std::vector<std::int64_t>& out)
         const auto it = vocab_.find(word[i]);
         if (it != vocab_.end()) out.push_back(it->second);  // byte-level: finish() checked every merge's result
         else if (byte_fallback_)
-            for (unsigned char b : word[i]) out.push_back(vocab_.at(byte_token_name(b)));
+            for (unsigned char b : bytes_of(word[i])) out.push_back(vocab_.at(byte_token_name(b)));
         else out.push_back(unk_);
         if (next[i] == none) break;
     }
