@@ -328,12 +328,23 @@ TEST_CASE("gpt2 vocab.json is read without a JSON tree: each malformed entry ref
         }
         return "parsed";
     };
-    for (const char* broken : {"{\"a\": 1,}", "{\"a\": 1", "{\"a\" 1}", "{\"a\": 01}", "{\"a\": 1} x", "", "{\"a\xFF\": 1}", "{'a': 1}"}) {
+    for (const char* broken : {"{\"a\": 1,}", "{\"a\": 1", "{\"a\" 1}", "{\"a\": 01}", "{\"a\": 1} x", "", "{\"a\xFF\": 1}", "{'a': 1}",
+                               "{\"zzzf\": 1.5, \"b\": 2", "[1, 2", "42 garbage", "{\"a\": -1} x"}) {
         CAPTURE(broken);
         CHECK(err(broken).rfind("vocab.json: invalid JSON at byte offset ", 0) == 0);
         CHECK(err(broken) == tree_err(broken));
     }
     CHECK(err("\xEF\xBB\xBF{\"a\": 1}") == "vocab.json: starts with a UTF-8 byte order mark, which Python's json and Hugging Face refuse");
+    // as the tree's reader: a number beyond a double before any bad id, nesting past 8 where it is met, the
+    // bad token that sorts first, a bad id overwritten by a repeated token's good one forgotten
+    CHECK(err("{\"a1\": 1.5, \"a2\": 1e400}") == "vocab.json: a number in the JSON is beyond the range of a double");
+    CHECK(err("{\"a\": [[[[[[[1]]]]]]]}") == "vocab.json: the id of token 'a' is not a whole number below 2^24");  // 8 containers
+    CHECK(err("{\"a\": [[[[[[[[1]]]]]]]]}") == "vocab.json: nests deeper than a tokeniser file does");             // a value in 9
+    CHECK(err("[[[[[[[[[]]]]]]]]]") == "vocab.json: the vocabulary is not a JSON object of token -> id");
+    CHECK(err("[[[[[[[[[[]]]]]]]]]]") == "vocab.json: nests deeper than a tokeniser file does");
+    CHECK(err("{\"" + std::string(2000, 'x') + "\": 5, \"\": 1}") == "vocab.json: an empty token");
+    CHECK(err("{\"b\": 1.5, \"a\": -1}") == "vocab.json: the id of token 'a' is not a whole number below 2^24");
+    CHECK(err("{\"a\": 1.5, \"b\": 2, \"a\": 1}").find("no token for byte 0") != std::string::npos);  // past the entries
     // the 256 byte symbols, then "Ġc" first as 300, again as 256: the last id holds, as in a JSON tree
     const auto& s = attn::gpt2_byte_symbols();
     std::string vocab = "{\"\xC4\xA0" "c\": 300";

@@ -379,7 +379,8 @@ void run_additive(const Inputs& in, const Settings& c, const RunHooks& hk, Torch
     // 2. scores                                                         (T, S)
     Mat e = additive_scores(q, k, P(t, "v"));
     // 3. softmax across j, context = Σ_j α_ij h_j                       (T, d_src)
-    t.heads().push_back(attend_scores(q, k, in.source_x, e, 1.0f, make_mask(in, c, false), c, hk, gen, t));
+    t.heads().push_back(attend_scores(std::move(q), std::move(k), in.source_x, std::move(e), 1.0f, make_mask(in, c, false), c,
+                                      hk, gen, t));  // e moved: a (T, S) copy was the run's peak
     t.output = t.heads()[0].context;
 }
 

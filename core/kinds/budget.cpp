@@ -124,6 +124,8 @@ RunEstimate estimate_run(const Settings& c, const RunShape& shape) {
         bytes += T * S;  // the mask, one that every head shares
         if (kind_named(c.kind).defaults.tiled) e.records = tile_record_bytes(c, shape, H), bytes += e.records;
         bytes += positions_numbers(c, T, S, H, double(d.d_k)) * f;  // --pos: PE, unrotated q and k, ALiBi bias
+    } else if (c.kind == "additive" || (c.kind == "luong" && c.score == "concat")) {
+        bytes += T * S * f;  // v · tanh(...) scores are computed whole, then softmaxed in their buffer
     } else {
         bytes += 2.0 * 512.0 * S * f;  // one row block of scores on each core
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <queue>
 
 #include <nlohmann/json.hpp>
@@ -55,30 +56,35 @@ std::vector<std::string> characters(const std::string& s) {
 
 [[noreturn]] void bad_file(const std::string& name, const std::string& what) { tokenizer_file_error(name, what); }
 
-// One vocabulary entry token -> id (id -1: not a whole number), checked; a repeated token takes its last id.
-void add_token(std::unordered_map<std::string, std::int64_t>& vocab, std::string tok, std::int64_t id, const std::string& name) {
-    if (id < 0 || id >= kMaxId) bad_file(name, "the id of token '" + excerpt(tok, 40) + "' is not a whole number below 2^24");
-    if (tok.empty()) bad_file(name, "an empty token");
-    if (const auto problem = token_length_problem(tok)) bad_file(name, "a token " + *problem);
-    vocab[std::move(tok)] = id;
+// What is wrong with one vocabulary entry token -> id (id -1: not a whole number), if anything.
+std::optional<std::string> entry_problem(const std::string& tok, std::int64_t id) {
+    if (id < 0 || id >= kMaxId) return "the id of token '" + excerpt(tok, 40) + "' is not a whole number below 2^24";
+    if (tok.empty()) return std::string("an empty token");
+    if (const auto problem = token_length_problem(tok)) return "a token " + *problem;
+    return std::nullopt;
 }
 
 std::unordered_map<std::string, std::int64_t> parse_vocab(const nlohmann::json& j, const std::string& name) {
     if (!j.is_object()) bad_file(name, "the vocabulary is not a JSON object of token -> id");
     std::unordered_map<std::string, std::int64_t> vocab;
     vocab.reserve(j.size());
-    for (const auto& [tok, id] : j.items())
-        add_token(vocab, tok, id.is_number_integer() ? id.get<std::int64_t>() : -1, name);
+    for (const auto& [tok, value] : j.items()) {  // in the tree's (sorted) order: the first bad token named
+        const std::int64_t id = value.is_number_integer() ? value.get<std::int64_t>() : -1;
+        if (const auto problem = entry_problem(tok, id)) bad_file(name, *problem);
+        vocab[tok] = id;
+    }
     if (vocab.empty()) bad_file(name, "the vocabulary is empty");
     return vocab;
 }
 
 // vocab.json, a flat object of token -> id, read straight into the map through nlohmann's SAX interface:
 // no JSON tree (the tree of GPT-2's 50,257 entries, built and freed, was half the time of reading its
-// tokeniser). The same grammar, checks and messages as parse_vocab on parse_tokenizer_file's tree.
+// tokeniser). It answers as parse_vocab on parse_tokenizer_file's tree does: a syntax error anywhere
+// first, nesting deeper than 8 where the tree's reader stops, then a top level that is not an object,
+// then the bad entry whose token sorts first once a repeated token has taken its last id.
 class VocabReader {
 public:
-    VocabReader(std::unordered_map<std::string, std::int64_t>& vocab, const std::string& name) : vocab_(vocab), name_(name) {}
+    VocabReader(std::unordered_map<std::string, std::int64_t>& entries, const std::string& name) : entries_(entries), name_(name) {}
     bool null() { return value(-1); }
     bool boolean(bool) { return value(-1); }
     bool number_integer(std::int64_t v) { return value(v); }
@@ -86,23 +92,38 @@ public:
     bool number_float(double, const std::string&) { return value(-1); }
     bool string(std::string&) { return value(-1); }
     bool binary(nlohmann::json::binary_t&) { return value(-1); }
-    bool start_object(std::size_t) { return depth_++ == 0 || value(-1); }
-    bool end_object() { return --depth_, true; }
-    bool start_array(std::size_t) { return value(-1); }
-    bool end_array() { return true; }
-    bool key(std::string& k) { return key_ = std::move(k), true; }
-    template <class Exception>
-    bool parse_error(std::size_t, const std::string&, const Exception& e) { throw e; }
-
-private:
-    bool value(std::int64_t id) {  // at depth 1 an entry's id; anything else is not a vocabulary
-        if (depth_ == 0) bad_file(name_, "the vocabulary is not a JSON object of token -> id");
-        add_token(vocab_, std::move(key_), id, name_);
+    bool start_object(std::size_t) { return open(true); }
+    bool start_array(std::size_t) { return open(false); }
+    bool end_object() { return --open_, true; }
+    bool end_array() { return --open_, true; }
+    bool key(std::string& k) {
+        nesting();
+        if (open_ == 1) key_ = std::move(k);
         return true;
     }
-    std::unordered_map<std::string, std::int64_t>& vocab_;
+    template <class Exception>
+    bool parse_error(std::size_t, const std::string&, const Exception& e) { throw e; }
+    bool top_is_object() const { return top_object_; }
+
+private:
+    void nesting() const {  // as parse_tokenizer_file's callback: an event inside more than 8 containers
+        if (open_ > 8) bad_file(name_, "nests deeper than a tokeniser file does");
+    }
+    bool value(std::int64_t id) {  // at depth 1 an entry's id (a repeated token takes its last)
+        nesting();
+        if (open_ == 1) entries_[std::move(key_)] = id;
+        return true;
+    }
+    bool open(bool object) {  // a container: the top level, or an entry's value (not an id)
+        nesting();
+        if (open_ == 0) top_object_ = object;
+        else if (open_ == 1) entries_[std::move(key_)] = -1;
+        return ++open_, true;
+    }
+    std::unordered_map<std::string, std::int64_t>& entries_;
     const std::string& name_;
-    int depth_ = 0;
+    std::size_t open_ = 0;
+    bool top_object_ = false;
     std::string key_;
 };
 
@@ -118,6 +139,13 @@ std::unordered_map<std::string, std::int64_t> read_vocab_json(const std::string&
     } catch (const nlohmann::json::exception&) {
         bad_file(name, "a number in the JSON is beyond the range of a double");
     }
+    if (!reader.top_is_object()) bad_file(name, "the vocabulary is not a JSON object of token -> id");
+    const std::string* first_bad = nullptr;  // the bad entry the tree's sorted order meets first
+    std::string problem;
+    for (const auto& [tok, id] : vocab)
+        if (first_bad == nullptr || tok < *first_bad)
+            if (auto p = entry_problem(tok, id)) first_bad = &tok, problem = std::move(*p);
+    if (first_bad != nullptr) bad_file(name, problem);
     if (vocab.empty()) bad_file(name, "the vocabulary is empty");
     return vocab;
 }
