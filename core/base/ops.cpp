@@ -198,13 +198,8 @@ std::size_t MaskSpec::visited_tiles(std::size_t t, std::size_t s, std::size_t bq
     bq = std::max<std::size_t>(1, std::min(bq, t)), bk = std::max<std::size_t>(1, std::min(bk, s));
     std::size_t n = 0;
     for (std::size_t q0 = 0; q0 < t; q0 += bq) {
-        // the block's rows see keys in [lo, hi) at most (each row's range is an interval)
-        std::size_t lo = s, hi = 0;
-        for (std::size_t i = q0; i < std::min(t, q0 + bq); ++i) {
-            std::size_t a, b;
-            range(i, s, a, b);
-            if (a < b) lo = std::min(lo, a), hi = std::max(hi, b);
-        }
+        std::size_t lo, hi;  // the block's rows see keys in [lo, hi) at most (each row's range is an interval)
+        rows_range(q0, std::min(t, q0 + bq) - q0, s, lo, hi);
         if (lo < hi) n += (hi - 1) / bk - lo / bk + 1;
     }
     return n;
