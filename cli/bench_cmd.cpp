@@ -86,7 +86,7 @@ void print_small_run(const policy::SmallRunTimes& r) {
     std::printf("%-10s %10.4f   %s of JSON\n", "json", r.json, format_bytes(double(r.json_bytes)).c_str());
     std::printf("%-10s %10.4f   %zu figures, %.1f million pixels\n", "drawing", r.drawing, r.figures, double(r.png_pixels) / 1e6);
     std::printf("%-10s %10.4f   %s of PNG\n", "encoding", r.encoding, format_bytes(double(r.png_bytes)).c_str());
-    std::printf("%-10s %10.4f   the figures as show makes them: one thread draws while the others encode\n", "figures", r.drawn_ahead);
+    std::printf("%-10s %10.4f   the figures as show makes them: kept once, then drawn and deflated strip by strip on every core\n", "figures", r.drawn_ahead);
     std::printf("%-10s %10.4f   (compute, json and figures in the fastest run; a process adds its start and the files' writes)\n", "total", r.total);
 }
 

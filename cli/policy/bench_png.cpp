@@ -80,14 +80,14 @@ SmallRunTimes time_small_run(std::size_t repeat) {
             now.encoding += since(t0);
             ++now.figures;
         }
-        // 4. the figures again as show makes them: one thread draws while the pool deflates
+        // 4. the figures again as show makes them: kept once, then drawn and deflated strip by strip
         t0 = Clock::now();
         std::size_t bytes = 0;
         for (const std::string& png : render::encode_all(render::figure_drawings(t, fopt, render::FileType::png, font), fopt.scale,
                                                          render::FileType::png))
             bytes += png.size();
         now.drawn_ahead = since(t0);
-        if (bytes != now.png_bytes) throw std::logic_error("bench --small-run: the figures drawn ahead differ from those drawn one by one");
+        if (bytes != now.png_bytes) throw std::logic_error("bench --small-run: the figures drawn in strips differ from those drawn whole");
         now.total = now.compute + now.json + now.drawn_ahead;
         best.drawn_ahead = std::min(best.drawn_ahead, now.drawn_ahead);
         best.compute = std::min(best.compute, now.compute), best.json = std::min(best.json, now.json);

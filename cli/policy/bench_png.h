@@ -21,7 +21,7 @@ struct SmallRunTimes {
     std::string sentence;
     std::size_t repeat = 0;
     double compute = 0, json = 0, drawing = 0, encoding = 0, total = 0;
-    double drawn_ahead = 0;  // the figures as show makes them: laid out, then drawn ahead of encoding (render::encode_all)
+    double drawn_ahead = 0;  // the figures as show makes them (render::encode_all): laid out and kept, then drawn and deflated strip by strip
     std::size_t json_bytes = 0, png_bytes = 0, png_pixels = 0, figures = 0;
 };
 SmallRunTimes time_small_run(std::size_t repeat);

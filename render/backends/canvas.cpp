@@ -57,27 +57,48 @@ void advise_huge_pages(void* p, std::size_t n) {
 }
 }  // namespace
 
-Canvas::Canvas(int width, int height, Rgb background, int scale) : scale_(scale) {
+void check_canvas(int width, int height, int scale) {
     if (width <= 0 || height <= 0)
         throw std::invalid_argument("canvas size " + std::to_string(width) + "x" + std::to_string(height) +
                                     " is not positive");
     if (scale < 1 || scale > kMaxScale)
         throw std::invalid_argument("canvas scale " + std::to_string(scale) + " is not in 1.." + std::to_string(kMaxScale));
-    // the PNG encoder's limit (render/backends/png_encode.h), refused before a byte is allocated: a figure's size
-    // follows from its input (tokens, heads, labels, --font, --scale), so this is the input's error
+    // the PNG encoder's limit (render/backends/png_encode.h)
     const std::uint64_t w = std::uint64_t(width) * std::uint64_t(scale), h = std::uint64_t(height) * std::uint64_t(scale);
     if ((w * 4 + 1) * h >= (std::uint64_t{1} << 30))
         usage_error("a figure would be " + std::to_string(w) + "x" + std::to_string(h) + " pixels at --scale " +
                         std::to_string(scale) + ", larger than attn writes a PNG (" + std::to_string(kMaxImagePixels >> 20) +
                         " Mpixels)",
                     "lower --scale, use fewer heads or tokens, or write --svg");
-    width *= scale;
-    height *= scale;
-    img_.width = width;
-    img_.height = height;
-    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3;
+}
+
+Canvas::Canvas(int width, int height, Rgb background, int scale) : scale_(scale) {
+    check_canvas(width, height, scale);
+    img_.width = width * scale;
+    img_.height = full_height_ = height * scale;
+    const std::size_t n = static_cast<std::size_t>(img_.width) * static_cast<std::size_t>(img_.height) * 3;
     img_.rgb.reserve(n);  // allocated, not yet touched (libstdc++'s data() is the storage even while empty)
     advise_huge_pages(img_.rgb.data(), n);
+    paint(background);
+}
+
+Canvas::Canvas(int width, int height, Rgb background, int scale, int first, int count, std::vector<std::uint8_t> storage)
+    : scale_(scale) {
+    check_canvas(width, height, scale);
+    full_height_ = height * scale;
+    if (first < 0 || count <= 0 || first > full_height_ - count)
+        throw std::invalid_argument("canvas rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                                    ") are not inside its " + std::to_string(full_height_) + " rows");
+    img_.width = width * scale;
+    img_.height = count;
+    first_ = first;
+    img_.rgb = std::move(storage);
+    img_.rgb.clear();  // the capacity stays
+    paint(background);
+}
+
+void Canvas::paint(Rgb background) {
+    const std::size_t n = static_cast<std::size_t>(img_.width) * static_cast<std::size_t>(img_.height) * 3;
     if (background.r == background.g && background.g == background.b) {
         img_.rgb.assign(n, background.r);
         return;
@@ -92,9 +113,9 @@ Canvas::Canvas(int width, int height, Rgb background, int scale) : scale_(scale)
 
 bool Canvas::clip(int& x, int& y, int& w, int& h) const {
     if (x < 0) { w += x; x = 0; }
-    if (y < 0) { h += y; y = 0; }
+    if (y < first_) { h -= first_ - y; y = first_; }
     w = std::min(w, img_.width - x);
-    h = std::min(h, img_.height - y);
+    h = std::min(h, first_ + img_.height - y);
     return w > 0 && h > 0;
 }
 
@@ -176,7 +197,7 @@ void Canvas::frame(int x, int y, int w, int h, int thickness, Rgb c) {
 void Canvas::draw(const TextMask& m, int x, int y, Rgb c, bool rotated) {
     const int bw = rotated ? m.height : m.width;
     const int bh = rotated ? m.width : m.height;
-    for (int by = std::max(0, -y); by < bh && y + by < img_.height; ++by) {
+    for (int by = std::max(0, first_ - y); by < bh && y + by < first_ + img_.height; ++by) {
         std::uint8_t* p = row(y + by);
         for (int bx = std::max(0, -x); bx < bw && x + bx < img_.width; ++bx) {
             // Turned counter-clockwise: box column bx is mask row bx, box row by is mask column (width-1-by).
@@ -193,16 +214,23 @@ void Canvas::draw(const TextMask& m, int x, int y, Rgb c, bool rotated) {
     }
 }
 
-void Canvas::text(Font& font, std::string_view utf8, float px, int x, int y, Align h, Align v, Rgb c, TextRole,
-                  bool rotated) {
-    const TextMask m = font.render(utf8, px * static_cast<float>(scale_));
-    x *= scale_, y *= scale_;
-    const int bw = rotated ? m.height : m.width;
-    const int bh = rotated ? m.width : m.height;
+PlacedText place_text(Font& font, std::string_view utf8, float px, int scale, int x, int y, Align h, Align v, bool rotated) {
+    PlacedText t;
+    t.mask = font.render(utf8, px * static_cast<float>(scale));
+    t.rotated = rotated;
+    const int bw = rotated ? t.mask.height : t.mask.width;
     const auto place = [](int anchor, int size, Align a) {
         return a == Align::Start ? anchor : a == Align::Centre ? anchor - size / 2 : anchor - size;
     };
-    draw(m, place(x, bw, h), place(y, bh, v), c, rotated);
+    t.x = place(x * scale, bw, h);
+    t.y = place(y * scale, t.box_height(), v);
+    return t;
+}
+
+void Canvas::text(Font& font, std::string_view utf8, float px, int x, int y, Align h, Align v, Rgb c, TextRole,
+                  bool rotated) {
+    const PlacedText t = place_text(font, utf8, px, scale_, x, y, h, v, rotated);
+    draw(t.mask, t.x, t.y, c, rotated);
 }
 
 void Canvas::cells(const CellGrid& g) {
@@ -211,7 +239,7 @@ void Canvas::cells(const CellGrid& g) {
     const int heat_w = g.cols * g.cell_w;
     const auto cols = static_cast<std::size_t>(g.cols), cell_w = static_cast<std::size_t>(g.cell_w * s);
     const std::size_t cell_bytes = cell_w * 3, row_bytes = static_cast<std::size_t>(heat_w * s) * 3;
-    if (ix < 0 || iy < 0 || ix + heat_w * s > img_.width || iy + g.rows * cell_h > img_.height)
+    if (ix < 0 || iy < 0 || ix + heat_w * s > img_.width || iy + g.rows * cell_h > full_height_)
         throw std::logic_error("Canvas::cells: the heatmap does not fit the canvas");
     // Hidden cells are kHiddenBase with "/" hatching: a line pixel where x + y mod (kHatch * s) < s, in
     // image coordinates. Pixel k of `hatched` is a line pixel when k mod period < s, so on image row y
@@ -240,15 +268,22 @@ void Canvas::cells(const CellGrid& g) {
     // Rows of cells in tasks of about 256 K pixels, on worker threads: every pixel depends only on its cell.
     const std::size_t pixels_per_row = static_cast<std::size_t>(heat_w * s) * static_cast<std::size_t>(cell_h);
     const std::size_t rows_per_task = std::max<std::size_t>(1, (std::size_t{1} << 18) / std::max<std::size_t>(1, pixels_per_row));
-    const std::size_t n_rows = static_cast<std::size_t>(g.rows);
-    run_tasks((n_rows + rows_per_task - 1) / rows_per_task, kMaxPoolThreads, [&](std::size_t task) {
+    // only the rows of cells on the rows held: [row_begin, n_rows)
+    if (cell_h <= 0) return;
+    const int held_end = first_ + img_.height;
+    if (held_end <= iy || iy + g.rows * cell_h <= first_) return;
+    const std::size_t row_begin = static_cast<std::size_t>(std::max(0, (first_ - iy) / cell_h));
+    const std::size_t n_rows = static_cast<std::size_t>(std::min(g.rows, (held_end - iy + cell_h - 1) / cell_h));
+    const std::size_t n_tasks = (n_rows - row_begin + rows_per_task - 1) / rows_per_task;
+    run_tasks(n_tasks, kMaxPoolThreads, [&](std::size_t task) {
+        const std::size_t task_begin = row_begin + task * rows_per_task;
         std::vector<std::uint16_t> code(cols, kCodeMaskVisible);  // palette entry of each cell
         std::vector<std::uint8_t> line(row_bytes + 1);            // one pixel row of the cells (+ a spare byte)
         std::vector<std::pair<std::size_t, std::size_t>> runs;    // hidden cells
-        for (std::size_t i = task * rows_per_task; i < std::min(n_rows, (task + 1) * rows_per_task); ++i) {
+        for (std::size_t i = task_begin; i < std::min(n_rows, task_begin + rows_per_task); ++i) {
             // 1. The colours of the cells along a pixel row (hidden cells too: they are drawn over). The
             //    mask image has one colour: its line is made once per task.
-            if (g.values != nullptr || i == task * rows_per_task) {
+            if (g.values != nullptr || i == task_begin) {
                 if (g.values != nullptr) {
                     const float* x = g.values + i * cols;
                     if (g.last_row != nullptr && i == last_row) {
@@ -277,8 +312,9 @@ void Canvas::cells(const CellGrid& g) {
             }
             hidden_runs(g.visible + i * cols, cols, runs);
             // 2. Each pixel row of the cells: the colours, then the hatching over hidden cells.
-            for (int py = 0; py < cell_h; ++py) {
-                const int y = iy + static_cast<int>(i) * cell_h + py;
+            const int top = iy + static_cast<int>(i) * cell_h;  // the cell row's first image row
+            for (int py = std::max(0, first_ - top); py < std::min(cell_h, held_end - top); ++py) {
+                const int y = top + py;
                 std::uint8_t* d = row(y) + static_cast<std::size_t>(ix) * 3;
                 std::memcpy(d, line.data(), row_bytes);
                 const std::uint8_t* h = hatched.data() + hatch_phase(y) * 3;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "render/view/colormaps.h"
 #include "render/text/font.h"
@@ -20,13 +21,18 @@ public:
     // std::invalid_argument on a bad size or scale, attn::Error (usage) when the image would be larger
     // than the PNG encoder takes (about kMaxImagePixels).
     Canvas(int width, int height, Rgb background, int scale = 1);
+    // Image rows [first, first + count) of that canvas only (a strip: render/backends/display_list.h draws
+    // a figure strip by strip), held in `storage` (its capacity reused). Every call draws what falls on
+    // these rows, exactly the pixels the whole canvas would have there; image() holds the strip's rows.
+    Canvas(int width, int height, Rgb background, int scale, int first, int count, std::vector<std::uint8_t> storage);
 
     int scale() const { return scale_; }
     int width() const { return img_.width / scale_; }  // layout pixels
-    int height() const { return img_.height / scale_; }
+    int height() const { return full_height_ / scale_; }
+    int first_row() const { return first_; }  // the image rows held: [first_row, first_row + image().height)
     const Image& image() const { return img_; }
     Image take() { return std::move(img_); }
-    std::uint8_t* row(int y) { return img_.rgb.data() + static_cast<std::size_t>(y) * stride(); }  // image row y
+    std::uint8_t* row(int y) { return img_.rgb.data() + static_cast<std::size_t>(y - first_) * stride(); }  // image row y
 
     void fill(int x, int y, int w, int h, Rgb c) override;
     void blend(int x, int y, int w, int h, Rgb c, int alpha) override;  // alpha 0 (none) .. 256 (opaque)
@@ -51,10 +57,27 @@ private:
     bool clip(int& x, int& y, int& w, int& h) const;
 
     void fill_px(int x, int y, int w, int h, Rgb c);  // image pixels
+    void paint(Rgb background);                       // every held row
 
-    Image img_;
+    Image img_;      // the rows held (all of them but for a strip)
     int scale_ = 1;
+    int first_ = 0, full_height_ = 0;  // image pixels: the first row held, the whole canvas's height
 };
+
+// Refuses a canvas the PNG encoder could not take, before a byte is allocated: std::invalid_argument on a
+// bad size or scale, attn::Error (usage: a figure's size follows from its input) when the image would be
+// larger than the encoder takes.
+void check_canvas(int width, int height, int scale);
+
+// Text as a canvas of `scale` draws it: the mask rasterised at px * scale and the image pixel of its
+// top-left corner (Canvas::text's placement: h and v say which side of the box sits on the anchor).
+struct PlacedText {
+    TextMask mask;
+    int x = 0, y = 0;
+    bool rotated = false;
+    int box_height() const { return rotated ? mask.width : mask.height; }  // image rows it covers
+};
+PlacedText place_text(Font& font, std::string_view utf8, float px, int scale, int x, int y, Align h, Align v, bool rotated);
 
 inline constexpr int kMaxScale = 8;  // --scale's upper bound
 // About the most image pixels a canvas takes: (width·4 + 1)·height below 2^30, the PNG encoder's limit.

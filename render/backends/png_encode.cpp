@@ -3,15 +3,17 @@
 // so almost every byte repeats the pixel to its left or the one above it. Each position tries those
 // matches (distance 3 and the row's length + 1; then the diagonals and a hashed earlier position, see
 // parse), compared 8 bytes at a time, and falls back to a literal; the symbols are then Huffman-coded in
-// one dynamic block per part (RFC 1951). Parts are deflated on worker
-// threads (data/base/threads.h) and joined into one zlib stream. The bytes depend only on the image, never
-// on the number of threads.
+// one dynamic block per part (RFC 1951). Parts are deflated on worker threads (data/base/threads.h),
+// each with its rows' Adler-32 (zlib's adler32_combine joins them), and joined into one zlib stream. A
+// part's rows are read from a whole image or made for it alone (a figure drawn strip by strip). The bytes
+// depend only on the image, never on the number of threads or on how its rows were made.
 #include "render/backends/png_encode.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -190,12 +192,13 @@ std::vector<std::uint16_t> canonical_codes(const std::vector<std::uint8_t>& len)
 // Bits into bytes, low bit first (RFC 1951, 3.1.1), into a buffer sized beforehand (capacity bytes).
 class BitWriter {
 public:
-    explicit BitWriter(std::size_t capacity) : out_(capacity) {}
+    // the buffer is not zeroed: only the pages written are touched (the bound is several times the output)
+    explicit BitWriter(std::size_t capacity) : out_(new std::uint8_t[capacity]), capacity_(capacity) {}
     void put(std::uint32_t bits, int count) {  // count <= 32
         acc_ |= std::uint64_t{bits} << used_;
         used_ += count;
         if (used_ >= 32) {
-            if (size_ + 4 > out_.size()) throw std::logic_error("encode_png: deflate output beyond its bound");
+            if (size_ + 4 > capacity_) throw std::logic_error("encode_png: deflate output beyond its bound");
             for (int k = 0; k < 4; ++k) out_[size_++] = static_cast<std::uint8_t>(acc_ >> (8 * k));
             acc_ >>= 32;
             used_ -= 32;
@@ -207,15 +210,15 @@ public:
     std::vector<std::uint8_t> take() {  // aligned first
         align();
         for (; used_ > 0; used_ -= 8, acc_ >>= 8) {
-            if (size_ + 1 > out_.size()) throw std::logic_error("encode_png: deflate output beyond its bound");
+            if (size_ + 1 > capacity_) throw std::logic_error("encode_png: deflate output beyond its bound");
             out_[size_++] = static_cast<std::uint8_t>(acc_);
         }
-        return std::vector<std::uint8_t>(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(size_));  // no spare capacity kept
+        return std::vector<std::uint8_t>(out_.get(), out_.get() + size_);  // no spare capacity kept
     }
 
 private:
-    std::vector<std::uint8_t> out_;
-    std::size_t size_ = 0;
+    std::unique_ptr<std::uint8_t[]> out_;
+    std::size_t capacity_ = 0, size_ = 0;
     std::uint64_t acc_ = 0;
     int used_ = 0;
 };
@@ -252,7 +255,9 @@ struct Symbol {
 // own: the symbols depend only on the image and the rows of the part.
 constexpr std::size_t kDiagonalTry = 16;  // the other candidates are tried when the left match is shorter
 constexpr int kHashBits = 14;
-std::vector<Symbol> parse(const std::uint8_t* rgb, std::size_t stride, std::size_t y0, std::size_t y1) {
+// `first` is row y0's bytes, the rows after it follow; with `above`, row y0 - 1 precedes it.
+std::vector<Symbol> parse(const std::uint8_t* first, bool above, std::size_t stride, std::size_t y0, std::size_t y1) {
+    const auto row_at = [&](std::size_t y) { return first + (y - y0) * stride; };  // y >= y0
     std::vector<Symbol> syms;
     syms.reserve((y1 - y0) * (stride / 64 + 16));  // about what the figures take: no growing on the way
     const std::size_t line = stride + 1;
@@ -266,8 +271,8 @@ std::vector<Symbol> parse(const std::uint8_t* rgb, std::size_t stride, std::size
     // the pixels above, above-right and above-left are in the previous row (when the window reaches it)
     const bool above_in_window = line + 3 <= kWindow;
     for (std::size_t y = y0; y < y1; ++y) {
-        const std::uint8_t* row = rgb + y * stride;
-        const std::uint8_t* up = y > 0 && above_in_window ? row - stride : nullptr;
+        const std::uint8_t* row = row_at(y);
+        const std::uint8_t* up = (y > y0 || above) && above_in_window ? row - stride : nullptr;
         syms.push_back({0, 0});  // filter byte 0
         for (std::size_t i = 0; i < stride;) {
             const std::size_t max = std::min(kMaxMatch, stride - i), pos = y * line + 1 + i;
@@ -286,7 +291,7 @@ std::vector<Symbol> parse(const std::uint8_t* rgb, std::size_t stride, std::size
                 std::uint32_t& slot = last[hash4(row + i)];
                 if (slot != kNone && pos - slot <= kWindow) {
                     const std::size_t at = slot, cy = at / line, ci = at % line;  // ci > 0: never a filter byte
-                    try_match(rgb + cy * stride, ci - 1, pos - slot);
+                    try_match(row_at(cy), ci - 1, pos - slot);  // cy >= y0: the table is the part's
                 }
                 slot = static_cast<std::uint32_t>(pos);
             }
@@ -329,11 +334,12 @@ std::vector<std::pair<int, int>> run_lengths(const std::vector<std::uint8_t>& le
     return out;
 }
 
-// Deflates rows [y0, y1) (parse) as one dynamic Huffman block; the last part sets the final bit and pads
+// Deflates rows [y0, y1) (parse: `first` is row y0, preceded by row y0 - 1 when `above`) as one dynamic Huffman block; the last part sets the final bit and pads
 // to a byte, the others end with an empty stored block (byte-aligned, so that the parts concatenate).
-std::vector<std::uint8_t> deflate_part(const std::uint8_t* rgb, std::size_t stride, std::size_t y0, std::size_t y1, bool last) {
+std::vector<std::uint8_t> deflate_part(const std::uint8_t* first, bool above, std::size_t stride, std::size_t y0, std::size_t y1,
+                                       bool last) {
     // 1. the symbols and their frequencies
-    const std::vector<Symbol> syms = parse(rgb, stride, y0, y1);
+    const std::vector<Symbol> syms = parse(first, above, stride, y0, y1);
     std::vector<std::uint32_t> lit_freq(kLitLenCodes, 0), dist_freq(kDistCodes, 0);
     for (const Symbol& s : syms) {
         if (s.dist == 0) {
@@ -421,39 +427,74 @@ namespace attn::render {
 // ---------------------------------------------------------------------------------------------------
 // PngParts, encode_png
 
-PngParts::PngParts(Image img) : img_(std::move(img)) {
-    if (img_.width <= 0 || img_.height <= 0)
-        throw std::runtime_error("encode_png: image size " + std::to_string(img_.width) + "x" +
-                                 std::to_string(img_.height) + " is empty");
-    const std::uint64_t w = static_cast<std::uint64_t>(img_.width), h = static_cast<std::uint64_t>(img_.height);
+namespace {
+void check_image_size(int width, int height) {
+    if (width <= 0 || height <= 0)
+        throw std::runtime_error("encode_png: image size " + std::to_string(width) + "x" + std::to_string(height) + " is empty");
+    const std::uint64_t w = static_cast<std::uint64_t>(width), h = static_cast<std::uint64_t>(height);
     // Sizes stay far below 2^31: the IDAT length field, zlib's uInt counts and int arithmetic all fit.
     if ((w * 4 + 1) * h >= (std::uint64_t{1} << 30))
         throw std::runtime_error("encode_png: image " + std::to_string(w) + "x" + std::to_string(h) +
                                  " is too large to encode (keep (width*4+1)*height below 2^30)");
+}
+
+// The Adler-32 of rows [0, n) of `first` (each `stride` bytes), each behind its filter byte 0.
+std::uint32_t rows_adler(const std::uint8_t* first, std::size_t stride, std::size_t n) {
+    const std::uint8_t filter = 0;
+    std::uint32_t adler = 1;
+    for (std::size_t y = 0; y < n; ++y) adler = adler32_of(adler32_of(adler, &filter, 1), first + y * stride, stride);
+    return adler;
+}
+
+// A strip's rows are made in a buffer of the thread that deflates them, kept for its next strip (a part
+// is about kPartBytes, so the buffer stays near a megabyte; a larger one is let go after use).
+constexpr std::size_t kKeptStripBytes = std::size_t{4} << 20;
+}  // namespace
+
+PngParts::PngParts(Image img) : img_(std::move(img)) {
+    check_image_size(img_.width, img_.height);
+    const std::uint64_t w = static_cast<std::uint64_t>(img_.width), h = static_cast<std::uint64_t>(img_.height);
     if (img_.rgb.size() != w * h * 3)
         throw std::runtime_error("encode_png: pixel buffer holds " + std::to_string(img_.rgb.size()) +
                                  " bytes, expected width * height * 3 = " + std::to_string(w * h * 3));
-    parts_.resize(tasks(img_.width, img_.height) - 1);
+    parts_.resize(tasks(img_.width, img_.height));
+}
+
+PngParts::PngParts(int width, int height, Rows rows) : rows_(std::move(rows)) {
+    check_image_size(width, height);
+    img_.width = width, img_.height = height;
+    parts_.resize(tasks(width, height));
 }
 
 std::size_t PngParts::tasks(int width, int height) {
     const std::size_t stride = static_cast<std::size_t>(std::max(width, 0)) * 3, rows = static_cast<std::size_t>(std::max(height, 0));
-    return std::min(rows, part_count((stride + 1) * rows)) + 1;
+    return std::max<std::size_t>(1, std::min(rows, part_count((stride + 1) * rows)));
 }
 
 void PngParts::run(std::size_t i) {
     const std::size_t stride = static_cast<std::size_t>(img_.width) * 3, rows = static_cast<std::size_t>(img_.height);
     const std::size_t n_parts = parts_.size(), part_rows = (rows + n_parts - 1) / n_parts;
-    if (i == n_parts) {  // the Adler-32 of the data: each row behind its filter byte 0
-        const std::uint8_t filter = 0;
-        std::uint32_t adler = 1;
-        for (std::size_t y = 0; y < rows; ++y)
-            adler = adler32_of(adler32_of(adler, &filter, 1), img_.rgb.data() + y * stride, stride);
-        adler_ = adler;
+    const std::size_t y0 = std::min(rows, i * part_rows), y1 = std::min(rows, y0 + part_rows);
+    Part& part = parts_[i];
+    part.bytes_in = (y1 - y0) * (stride + 1);
+    if (!rows_) {  // rows [y0, y1) read in place, row y0 - 1 above them
+        const std::uint8_t* first = img_.rgb.data() + y0 * stride;
+        part.adler = rows_adler(first, stride, y1 - y0);
+        part.bytes = deflate_part(first, y0 > 0, stride, y0, y1, i + 1 == n_parts);
         return;
     }
-    const std::size_t y0 = std::min(rows, i * part_rows), y1 = std::min(rows, y0 + part_rows);
-    parts_[i] = deflate_part(img_.rgb.data(), stride, y0, y1, i + 1 == n_parts);
+    // rows [from, y1) made here: the part's rows and the one above them
+    static thread_local std::vector<std::uint8_t> strip;
+    const std::size_t from = y0 > 0 ? y0 - 1 : 0;
+    if (y1 > y0) {
+        strip.reserve(std::max((y1 - from) * stride, kPartBytes));  // once: the next figure's strips fit too
+        rows_(static_cast<int>(from), static_cast<int>(y1), strip);
+        if (strip.size() != (y1 - from) * stride) throw std::logic_error("encode_png: a strip's rows have the wrong size");
+    }
+    const std::uint8_t* first = strip.data() + (y0 - from) * stride;
+    part.adler = rows_adler(first, stride, y1 - y0);
+    part.bytes = deflate_part(first, y0 > 0, stride, y0, y1, i + 1 == n_parts);
+    if (strip.capacity() > kKeptStripBytes) std::vector<std::uint8_t>().swap(strip);
 }
 
 std::string PngParts::file() {
@@ -462,7 +503,11 @@ std::string PngParts::file() {
     const std::uint64_t w = static_cast<std::uint64_t>(img_.width), h = static_cast<std::uint64_t>(img_.height);
     std::vector<std::uint8_t>().swap(img_.rgb);
     std::size_t idat = 2 + 4;
-    for (const auto& p : parts_) idat += p.size();
+    std::uint32_t adler = 1;
+    for (const auto& p : parts_) {
+        idat += p.bytes.size();
+        adler = static_cast<std::uint32_t>(adler32_combine(adler, p.adler, static_cast<z_off_t>(p.bytes_in)));
+    }
     std::string out("\x89PNG\r\n\x1a\n", 8);
     out.reserve(8 + 25 + 12 + idat + 12);
     std::uint8_t ihdr[13] = {};
@@ -477,10 +522,10 @@ std::string PngParts::file() {
     out += "IDAT";
     out += "\x78\x01";  // deflate, 32 KiB window, "fastest" level flag, check bits
     for (auto& p : parts_) {
-        out.append(reinterpret_cast<const char*>(p.data()), p.size());
-        std::vector<std::uint8_t>().swap(p);
+        out.append(reinterpret_cast<const char*>(p.bytes.data()), p.bytes.size());
+        std::vector<std::uint8_t>().swap(p.bytes);
     }
-    put_u32(out, adler_);
+    put_u32(out, adler);
     put_u32(out, static_cast<std::uint32_t>(crc32(0UL, reinterpret_cast<const Bytef*>(out.data() + at), static_cast<uInt>(4 + idat))));
     put_chunk(out, "IEND", nullptr, 0);
     return out;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,20 +25,32 @@ struct Image {
 std::string encode_png(Image img, unsigned max_threads = kMaxPoolThreads);
 
 // encode_png in steps, for a caller that schedules them with other work: tasks() independent steps
-// (the deflate parts and the Adler-32), run(i) once for each i on any thread, then file() once. The
-// constructor checks the image as encode_png does.
+// (the deflate parts, each with its rows' Adler-32), run(i) once for each i on any thread, then file()
+// once. The parts are bands of whole rows, about a megabyte each, split by the image's size alone.
 class PngParts {
 public:
-    explicit PngParts(Image img);
+    // Rows [y0, y1) of the image, row-major RGB, into `out` (resized to (y1 - y0) * width * 3; its
+    // capacity is the thread's, reused from strip to strip). Called from run() on any thread.
+    using Rows = std::function<void(int y0, int y1, std::vector<std::uint8_t>& out)>;
+
+    explicit PngParts(Image img);  // checks the image as encode_png does; the rows are read in place
+    // A width x height image whose rows are made part by part (a figure drawn strip by strip,
+    // render/backends/display_list.h): no whole image is held. The bytes are those of the same image.
+    PngParts(int width, int height, Rows rows);
     static std::size_t tasks(int width, int height);  // the steps of a width x height image
-    std::size_t tasks() const { return parts_.size() + 1; }
+    std::size_t tasks() const { return parts_.size(); }
     void run(std::size_t i);
     std::string file();  // after every run(i); lets the pixels go first
 
 private:
-    Image img_;
-    std::vector<std::vector<std::uint8_t>> parts_;
-    std::uint32_t adler_ = 1;
+    struct Part {
+        std::vector<std::uint8_t> bytes;  // deflated
+        std::uint32_t adler = 1;          // of its rows, each behind its filter byte
+        std::size_t bytes_in = 0;         // those rows' bytes
+    };
+    Image img_;  // the pixels, or (with rows_) the size only
+    Rows rows_;
+    std::vector<Part> parts_;
 };
 
 }  // namespace attn::render
