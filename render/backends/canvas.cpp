@@ -197,16 +197,17 @@ void Canvas::frame(int x, int y, int w, int h, int thickness, Rgb c) {
 void Canvas::draw(const TextMask& m, int x, int y, Rgb c, bool rotated) {
     const int bw = rotated ? m.height : m.width;
     const int bh = rotated ? m.width : m.height;
+    const int bx0 = std::max(0, -x), bx1 = std::min(bw, img_.width - x);  // the box's columns on the canvas
+    const auto mw = static_cast<std::ptrdiff_t>(m.width);
     for (int by = std::max(0, first_ - y); by < bh && y + by < first_ + img_.height; ++by) {
-        std::uint8_t* p = row(y + by);
-        for (int bx = std::max(0, -x); bx < bw && x + bx < img_.width; ++bx) {
-            // Turned counter-clockwise: box column bx is mask row bx, box row by is mask column (width-1-by).
-            const int mx = rotated ? m.width - 1 - by : bx;
-            const int my = rotated ? bx : by;
-            const int a = m.alpha[static_cast<std::size_t>(my) * static_cast<std::size_t>(m.width) + static_cast<std::size_t>(mx)];
-            if (a == 0) continue;
-            std::uint8_t* q = p + static_cast<std::size_t>(x + bx) * 3;
-            const int alpha = a + (a >> 7);  // 0..255 -> 0..256
+        std::uint8_t* q = row(y + by) + static_cast<std::ptrdiff_t>(x + bx0) * 3;
+        // Box pixel (bx, by) is mask pixel (bx, by), or turned counter-clockwise: box column bx is mask row
+        // bx, box row by is mask column (width-1-by). `a` walks the mask along the box's row.
+        const std::uint8_t* a = rotated ? m.alpha.data() + bx0 * mw + (m.width - 1 - by) : m.alpha.data() + by * mw + bx0;
+        const std::ptrdiff_t step = rotated ? mw : 1;
+        for (int bx = bx0; bx < bx1; ++bx, q += 3, a += step) {
+            if (*a == 0) continue;
+            const int alpha = *a + (*a >> 7);  // 0..255 -> 0..256
             q[0] = mix(q[0], c.r, alpha);
             q[1] = mix(q[1], c.g, alpha);
             q[2] = mix(q[2], c.b, alpha);
