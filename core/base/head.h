@@ -1,5 +1,5 @@
 // One head of scaled dot-product attention, the function every multi-head kind runs per head
-// (core/kinds/attention.cpp) and every model family's forward pass (core/model/model.cpp) runs per layer and head.
+// (defined in core/kinds/head_attention.cpp) and every model family's forward pass (core/model/model.cpp) runs per layer and head.
 #pragma once
 
 #include "core/base/ops.h"

@@ -15,6 +15,7 @@
 #include "data/text/normalizer.h"
 #include "data/text/pre_tokenizer.h"
 #include "data/text/tokenize.h"
+#include "data/text/vocab_json.h"
 #include "data/base/utf8.h"
 
 namespace attn {
@@ -55,100 +56,6 @@ std::vector<std::string> characters(const std::string& s) {
 }
 
 [[noreturn]] void bad_file(const std::string& name, const std::string& what) { tokenizer_file_error(name, what); }
-
-// What is wrong with one vocabulary entry token -> id (id -1: not a whole number), if anything.
-std::optional<std::string> entry_problem(const std::string& tok, std::int64_t id) {
-    if (id < 0 || id >= kMaxId) return "the id of token '" + excerpt(tok, 40) + "' is not a whole number below 2^24";
-    if (tok.empty()) return std::string("an empty token");
-    if (const auto problem = token_length_problem(tok)) return "a token " + *problem;
-    return std::nullopt;
-}
-
-std::unordered_map<std::string, std::int64_t> parse_vocab(const nlohmann::json& j, const std::string& name) {
-    if (!j.is_object()) bad_file(name, "the vocabulary is not a JSON object of token -> id");
-    std::unordered_map<std::string, std::int64_t> vocab;
-    vocab.reserve(j.size());
-    for (const auto& [tok, value] : j.items()) {  // in the tree's (sorted) order: the first bad token named
-        const std::int64_t id = value.is_number_integer() ? value.get<std::int64_t>() : -1;
-        if (const auto problem = entry_problem(tok, id)) bad_file(name, *problem);
-        vocab[tok] = id;
-    }
-    if (vocab.empty()) bad_file(name, "the vocabulary is empty");
-    return vocab;
-}
-
-// vocab.json, a flat object of token -> id, read straight into the map through nlohmann's SAX interface:
-// no JSON tree (the tree of GPT-2's 50,257 entries, built and freed, was half the time of reading its
-// tokeniser). It answers as parse_vocab on parse_tokenizer_file's tree does: a syntax error anywhere
-// first, nesting deeper than 8 where the tree's reader stops, then a top level that is not an object,
-// then the bad entry whose token sorts first once a repeated token has taken its last id.
-class VocabReader {
-public:
-    VocabReader(std::unordered_map<std::string, std::int64_t>& entries, const std::string& name) : entries_(entries), name_(name) {}
-    bool null() { return value(-1); }
-    bool boolean(bool) { return value(-1); }
-    bool number_integer(std::int64_t v) { return value(v); }
-    bool number_unsigned(std::uint64_t v) { return value(v < std::uint64_t(kMaxId) ? std::int64_t(v) : kMaxId); }
-    bool number_float(double, const std::string&) { return value(-1); }
-    bool string(std::string&) { return value(-1); }
-    bool binary(nlohmann::json::binary_t&) { return value(-1); }
-    bool start_object(std::size_t) { return open(true); }
-    bool start_array(std::size_t) { return open(false); }
-    bool end_object() { return --open_, true; }
-    bool end_array() { return --open_, true; }
-    bool key(std::string& k) {
-        nesting();
-        if (open_ == 1) key_ = std::move(k);
-        return true;
-    }
-    template <class Exception>
-    bool parse_error(std::size_t, const std::string&, const Exception& e) { throw e; }
-    bool top_is_object() const { return top_object_; }
-
-private:
-    void nesting() const {  // as parse_tokenizer_file's callback: an event inside more than 8 containers
-        if (open_ > 8) bad_file(name_, "nests deeper than a tokeniser file does");
-    }
-    bool value(std::int64_t id) {  // at depth 1 an entry's id (a repeated token takes its last)
-        nesting();
-        if (open_ == 1) entries_[std::move(key_)] = id;
-        return true;
-    }
-    bool open(bool object) {  // a container: the top level, or an entry's value (not an id)
-        nesting();
-        if (open_ == 0) top_object_ = object;
-        else if (open_ == 1) entries_[std::move(key_)] = -1;
-        return ++open_, true;
-    }
-    std::unordered_map<std::string, std::int64_t>& entries_;
-    const std::string& name_;
-    std::size_t open_ = 0;
-    bool top_object_ = false;
-    std::string key_;
-};
-
-std::unordered_map<std::string, std::int64_t> read_vocab_json(const std::string& text, const std::string& name) {
-    refuse_json_bom(text, name);
-    std::unordered_map<std::string, std::int64_t> vocab;
-    vocab.reserve(text.size() / 16);  // GPT-2's entries take 20 bytes each
-    VocabReader reader(vocab, name);
-    try {
-        nlohmann::json::sax_parse(text, &reader);
-    } catch (const nlohmann::json::parse_error& e) {
-        bad_file(name, json_syntax_problem(e));
-    } catch (const nlohmann::json::exception&) {
-        bad_file(name, "a number in the JSON is beyond the range of a double");
-    }
-    if (!reader.top_is_object()) bad_file(name, "the vocabulary is not a JSON object of token -> id");
-    const std::string* first_bad = nullptr;  // the bad entry the tree's sorted order meets first
-    std::string problem;
-    for (const auto& [tok, id] : vocab)
-        if (first_bad == nullptr || tok < *first_bad)
-            if (auto p = entry_problem(tok, id)) first_bad = &tok, problem = std::move(*p);
-    if (first_bad != nullptr) bad_file(name, problem);
-    if (vocab.empty()) bad_file(name, "the vocabulary is empty");
-    return vocab;
-}
 
 // One merge "a b": two non-empty symbols separated by one space.
 void add_merge(std::unordered_map<std::string, std::size_t>& ranks, const std::string& a, const std::string& b,
@@ -314,7 +221,7 @@ BpeTokenizer BpeTokenizer::from_json(const nlohmann::json& j, const std::string&
     t.pre_ = PreTokenizer::from_tokenizer_json(j, name);
     // 3. vocabulary and merges
     if (!m.contains("vocab") || !m.contains("merges") || !m["merges"].is_array()) bad_file(name, "no vocab and merges in \"model\"");
-    t.vocab_ = parse_vocab(m["vocab"], name);
+    t.vocab_ = vocab_from_json(m["vocab"], name);
     t.ranks_.reserve(m["merges"].size());
     std::size_t line = 0;
     for (const auto& mg : m["merges"]) {
