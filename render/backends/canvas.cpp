@@ -198,6 +198,7 @@ void Canvas::draw(const TextMask& m, int x, int y, Rgb c, bool rotated) {
     const int bw = rotated ? m.height : m.width;
     const int bh = rotated ? m.width : m.height;
     const int bx0 = std::max(0, -x), bx1 = std::min(bw, img_.width - x);  // the box's columns on the canvas
+    if (bx0 >= bx1) return;
     const auto mw = static_cast<std::ptrdiff_t>(m.width);
     for (int by = std::max(0, first_ - y); by < bh && y + by < first_ + img_.height; ++by) {
         std::uint8_t* q = row(y + by) + static_cast<std::ptrdiff_t>(x + bx0) * 3;

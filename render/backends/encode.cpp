@@ -28,7 +28,7 @@ PngParts png_of(const DisplayList& list) {
                     });
 }
 
-std::string encode_png(const Drawing& d, int scale) {
+std::string png_bytes(const Drawing& d, int scale) {
     check_canvas(d.width, d.height, scale);
     const DisplayList list(d, scale);
     PngParts png = png_of(list);
@@ -40,7 +40,7 @@ std::string encode_png(const Drawing& d, int scale) {
 
 std::string encode(const Drawing& d, int scale, FileType type) {
     switch (type) {
-        case FileType::png: return encode_png(d, scale);
+        case FileType::png: return png_bytes(d, scale);
         case FileType::svg: return svg_bytes(d, scale);
         case FileType::npy: break;
     }
