@@ -171,7 +171,7 @@ TEST_CASE("budget: flash's tile records, the page and the figures count toward -
     CHECK(r.code == 2);
     CHECK(r.err.find("raise --block-q and --block-k (the trace's tile records take") != std::string::npos);
     // the page of a 2,048-token causal run (measured peak 123 MiB); the PNGs (peak 85 MiB, estimated
-    // 143 MiB: no canvas is held, the figures are drawn and deflated strip by strip)
+    // 135 MiB: no canvas is held, the figures are drawn and deflated strip by strip)
     r = test::run_attn({"show", "--kind", "causal", "--file", "words.txt", "--html", "p.html", "--max-memory", "110M"}, o);
     CHECK(r.code == 2);
     CHECK(r.err.find("drop --html (") != std::string::npos);
@@ -219,7 +219,7 @@ TEST_CASE("limits: long labels, a grid of heads and a large font are estimated, 
     const std::vector<std::string> grid = {"show", "--kind", "mha", "--heads", "12", "--d-out", "24", "--file", "long.txt",
                                            "--png", "figs", "--scale", "4"};
     // the finding (at --scale 8): estimate 83.8 MiB, peak 1,243 MiB. At --scale 4 the peak measured 325 MiB
-    // with a whole canvas, 17 MiB drawn in strips (estimated 88 MiB).
+    // with a whole canvas, 17 MiB drawn in strips (estimated 80 MiB).
     auto args = grid;
     args.insert(args.end(), {"--max-memory", "60M"});
     test::RunResult r = test::run_attn(args, o);
@@ -233,7 +233,7 @@ TEST_CASE("limits: long labels, a grid of heads and a large font are estimated, 
     INFO("peak " << r.peak_bytes / (1 << 20) << " MiB");
     CHECK(r.peak_bytes <= kPeakSlack * 150.0 * (1 << 20));
     // a font whose text is 5 times DejaVu's: 6 tokens at --scale 2 peaked at 131 MiB once, 22 MiB drawn
-    // in strips (estimated 72 MiB: the text's masks are counted at the figure's whole area)
+    // in strips (estimated 64 MiB: the text's masks are counted at the figure's whole area)
     r = test::run_attn({"show", "The cat sat on the mat", "--png", "big", "--font", "em400.ttf", "--max-memory", "50M"}, o);
     CHECK(r.code == 2);
     CHECK(r.err.find("drop --png (") != std::string::npos);

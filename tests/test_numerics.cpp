@@ -18,6 +18,7 @@
 
 #include "core/kinds/kinds.h"
 #include "core/base/ops.h"
+#include "core/model/layers.h"
 #include "data/base/error.h"
 #include "data/base/threads.h"
 #include "data/text/tokenize.h"
@@ -86,6 +87,67 @@ TEST_CASE("gemm: a product split over the thread pool has the bytes of the same 
             CHECK(split == whole);  // every cell, and the padding columns left alone
         }
     }
+}
+
+TEST_CASE("matvec_t: one row against a matrix's rows equals a double-precision sum, split or whole") {
+    // n across the pool's split (≥ 128 rows and n·k ≥ 2^20), a leading dimension wider than k, and a
+    // short n that runs whole; the padding past k is poisoned so that reading it shows.
+    std::uint32_t state = 4242u;
+    const auto next = [&] { return (state = state * 1664525u + 1013904223u) / 2147483648.0f - 1.0f; };
+    for (const auto& [n, k] : {std::array<std::size_t, 2>{50000, 64}, {3000, 768}, {5, 7}}) {
+        const std::size_t ldb = k + 3;
+        std::vector<float> b(n * ldb, std::numeric_limits<float>::quiet_NaN()), a(k), split(n + 1, 7.0f), whole(n + 1, 7.0f);
+        for (std::size_t j = 0; j < n; ++j)
+            for (std::size_t p = 0; p < k; ++p) b[j * ldb + p] = next();
+        for (float& v : a) v = next();
+        matvec_t(b.data(), ldb, a.data(), split.data(), n, k);
+        run_tasks(2, 2, [&](std::size_t i) {
+            if (i == 0) matvec_t(b.data(), ldb, a.data(), whole.data(), n, k);
+        });
+        double worst = 0.0;
+        for (std::size_t j = 0; j < n; ++j) {
+            double ref = 0.0;
+            for (std::size_t p = 0; p < k; ++p) ref += double(a[p]) * double(b[j * ldb + p]);
+            worst = std::max(worst, std::fabs(double(split[j]) - ref));
+        }
+        INFO("n " << n << " k " << k << ": largest difference " << worst << " from double");
+        CHECK(worst <= double(k * k) * std::ldexp(1.0, -24));
+        CHECK(split == whole);    // the same bytes on one thread as split over the pool
+        CHECK(split[n] == 7.0f);  // nothing written past n
+    }
+}
+
+TEST_CASE("gelu_tanh: within 1e-6 of 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) in double, and right at the ends") {
+    // Every 1/64 over [-12, 12] (both sides of 0, where the tanh form cancels, and the saturated tails),
+    // a length that leaves a scalar tail after the vector loop, then the non-finite and huge inputs.
+    layers::Buf x;
+    for (int i = -768; i <= 768; ++i) x.push_back(static_cast<float>(i) / 64.0f);
+    const layers::Buf in = x;
+    layers::gelu_tanh(x);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const double v = in[i], ref = 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+        worst = std::max(worst, std::fabs(double(x[i]) - ref) / std::max(1.0, std::fabs(ref)));
+    }
+    INFO("largest difference " << worst);
+    CHECK(worst < 1e-6);
+    CHECK(x[768] == 0.0f);           // gelu(0) = 0
+    CHECK(x[1536] == 12.0f);         // the positive tail is x itself
+    CHECK(std::fabs(x[0]) < 1e-30f);  // the negative tail is 0
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    layers::Buf edge = {inf, -inf, nan, 1e20f, -1e20f, -30.0f, 3e38f, -3e38f, 0.0f, -0.0f};
+    layers::gelu_tanh(edge);
+    CHECK(edge[0] == inf);
+    CHECK(std::isnan(edge[1]));  // −∞ · 0, as 0.5·x·(1 + tanh) gives
+    CHECK(std::isnan(edge[2]));
+    CHECK(edge[3] == 1e20f);
+    CHECK(edge[4] == 0.0f);
+    CHECK(edge[5] == 0.0f);
+    CHECK(std::signbit(edge[5]));  // −0, as 0.5·(−30)·(1 + tanh(−∞)) gives
+    CHECK(edge[6] == 3e38f);
+    CHECK(edge[7] == 0.0f);
+    CHECK(edge[8] == 0.0f);
+    CHECK(edge[9] == 0.0f);
 }
 
 TEST_CASE("threads: every task runs once, nested task lists run inline, and the first exception reaches the caller") {

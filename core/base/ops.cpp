@@ -131,6 +131,30 @@ void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, floa
     });
 }
 
+void matvec_t(const float* b, std::size_t ldb, const float* a, float* c, std::size_t n, std::size_t k) {
+    if (n == 0) return;
+    if (k == 0) {
+        std::fill(c, c + n, 0.0f);
+        return;
+    }
+    blas_on_one_thread();
+    const auto rows = [&](std::size_t lo, std::size_t len) {  // c[lo, lo + len) from rows [lo, lo + len) of b
+#ifdef ATTN_NO_BLAS
+        gemm_blocked(a, k, b + lo * ldb, ldb, c + lo, len, 1, len, k, true);
+#else
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<blasint>(len), static_cast<blasint>(k), 1.0f, b + lo * ldb,
+                    static_cast<blasint>(ldb), a, 1, 0.0f, c + lo, 1);
+#endif
+    };
+    const std::size_t parts = n < 2 * kSplitAlign ? 1 : worker_threads(n / kSplitAlign, kMaxPoolThreads);
+    if (parts < 2 || ThreadPool::inside() || n * k < kSplitProduct) {
+        rows(0, n);
+        return;
+    }
+    const std::size_t step = (n / parts + kSplitAlign - 1) / kSplitAlign * kSplitAlign;
+    run_tasks((n + step - 1) / step, kMaxPoolThreads, [&](std::size_t p) { rows(p * step, std::min(n, p * step + step) - p * step); });
+}
+
 Mat matmul(const Mat& a, const Mat& b) {
     Mat c = Mat::from_shape({a.shape(0), b.shape(1)});
     gemm(a.data(), a.shape(1), b.data(), b.shape(1), c.data(), c.shape(1), a.shape(0), b.shape(1), a.shape(1), false);

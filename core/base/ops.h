@@ -22,6 +22,11 @@ Mat matmul_nt(const Mat& a, const Mat& b);  // (M, K) · (N, K)ᵀ -> (M, N)
 // runs single-threaded.
 void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
           std::size_t m, std::size_t n, std::size_t k, bool transpose_b);
+// c (N) = b (N, K) · a (K): one row against every row of b (the last position's logits against the
+// vocabulary). A matrix-vector product reads b once where sgemm with one row first copies all of it
+// (GPT-2's 154 MB embedding: 15 → 8 ms); its sums round differently from gemm's row, so a path whose
+// rows must equal a full product's bytes (decoding step by step) calls gemm. Split over the pool as gemm.
+void matvec_t(const float* b, std::size_t ldb, const float* a, float* c, std::size_t n, std::size_t k);
 // The portable product: plain loops over cache-sized blocks, float32 sums in increasing k (so a
 // different rounding from OpenBLAS's: compare with a tolerance). Every build compiles it; the tests
 // check it against gemm.

@@ -21,7 +21,6 @@ using xsimd::erf;
 using xsimd::exp;
 using xsimd::hadd;
 using xsimd::max;
-using xsimd::tanh;
 
 #else
 
@@ -36,10 +35,10 @@ struct Batch {
     friend Batch operator+(Batch a, Batch b) { return Batch(a.v + b.v); }
     friend Batch operator-(Batch a, Batch b) { return Batch(a.v - b.v); }
     friend Batch operator*(Batch a, Batch b) { return Batch(a.v * b.v); }
+    friend Batch operator/(Batch a, Batch b) { return Batch(a.v / b.v); }
 };
 inline Batch erf(Batch a) { return Batch(std::erf(a.v)); }
 inline Batch exp(Batch a) { return Batch(std::exp(a.v)); }
-inline Batch tanh(Batch a) { return Batch(std::tanh(a.v)); }
 inline Batch max(Batch a, Batch b) { return Batch(a.v < b.v ? b.v : a.v); }
 inline float hadd(Batch a) { return a.v; }
 

@@ -233,15 +233,16 @@ double figure_area(std::size_t heads, std::size_t t, std::size_t s, double f) {
 
 std::size_t estimate_png_bytes(std::size_t heads, std::size_t t, std::size_t s, int scale, double text_scale) {
     // No canvas is held: a figure's calls are kept (render/backends/display_list.h), then drawn a strip of
-    // about a megabyte per core at a time (within the 20 MiB) and deflated as drawn. What is held: the
+    // about a megabyte per core at a time (within the 12 MiB) and deflated as drawn. What is held: the
     // kept text's masks (a byte per pixel they cover, the figure's area at most), each heatmap's values
     // and mask copied (5 bytes a cell), and the deflated data twice (the parts, then the file): a noise-like
     // heatmap of 1-pixel cells deflates to most of its 3 bytes a cell, which the 12 bytes per drawn cell
     // cover with the copies. Measured (tests/model_peak_check.py, GPT-2 shape, 1 head, 1,500 words,
-    // --png): estimate 250 MiB, peak 196 MiB; `show --kind causal` on 2,048 words --png: 41 MiB above the
-    // run without figures, estimated at 90 MiB.
+    // --png): estimate 171 MiB, peak 134 MiB (the whole 6-token run with its three figures peaks at 15
+    // MiB); `show --kind causal` on 2,048 words --png: 41 MiB above the run without figures, estimated
+    // at 82 MiB.
     const double pixels = double(scale) * double(scale) * figure_area(heads, t, s, std::max(1.0, text_scale));
-    return bytes_of(20.0 * (1 << 20) + pixels + 12.0 * drawn_cells(heads, t, s));
+    return bytes_of(12.0 * (1 << 20) + pixels + 12.0 * drawn_cells(heads, t, s));
 }
 
 std::size_t estimate_svg_bytes(std::size_t heads, std::size_t t, std::size_t s) {

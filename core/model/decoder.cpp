@@ -222,7 +222,8 @@ Trace decoder_forward(const ModelCheckpoint& m, const Tokenizer& tok, const std:
     {
         Timer timer(opt.timing, &ModelTiming::logits);
         norm(m.family->recipe, x, m[Role::final_norm_w], m[Role::final_norm_b], cfg.norm_eps, T, C, b.a);
-        gemm(b.a.data() + (T - P) * C, C, m[Role::lm_head].data, C, logits.data(), V, P, V, C, true);
+        if (P == 1) matvec_t(m[Role::lm_head].data, C, b.a.data() + (T - 1) * C, logits.data(), V, C);
+        else gemm(b.a.data(), C, m[Role::lm_head].data, C, logits.data(), V, T, V, C, true);
     }
     // 4. the top k next tokens after each of those positions (and the loss of each true next token)
     Timer timer(opt.timing, &ModelTiming::predictions);

@@ -48,11 +48,18 @@ Mat neuron_products(const Mat& queries, const Mat& keys, std::size_t i) {
 Mat head_mean(const std::vector<HeadTrace>& heads) {
     const std::size_t T = heads.at(0).weights.shape(0), S = heads.at(0).weights.shape(1);
     Mat m = Mat::from_shape({T, S});
-    std::fill(m.begin(), m.end(), 0.0f);
-    for (const auto& h : heads)
-        for (std::size_t i = 0; i < T * S; ++i) m.data()[i] += h.weights.data()[i];
     const float inv = 1.0f / static_cast<float>(heads.size());
-    for (auto& v : m) v *= inv;
+    // rows over the pool; each cell sums the heads in order, then scales: the same bytes on any threads
+    parallel_for(T, S * heads.size(), [&](std::size_t r0, std::size_t r1) {
+        float* out = m.data() + r0 * S;
+        const std::size_t n = (r1 - r0) * S;
+        std::fill(out, out + n, 0.0f);
+        for (const auto& h : heads) {
+            const float* w = h.weights.data() + r0 * S;
+            for (std::size_t i = 0; i < n; ++i) out[i] += w[i];
+        }
+        for (std::size_t i = 0; i < n; ++i) out[i] *= inv;
+    });
     return m;
 }
 

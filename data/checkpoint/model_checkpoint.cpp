@@ -77,8 +77,9 @@ struct Loader {
 };
 
 // Every mapped tensor checked finite, in parts of 1 Mi values over the thread pool (the whole model's
-// weights are read once here: about 0.1 s of one core for 540 MB); the first tensor in load order that
-// holds inf or NaN is refused, naming its first such element.
+// weights are read once here, and their pages mapped as each part first touches them: about 0.1 s of
+// one core for 540 MB, shared by the pool's threads); the first tensor in load order that holds inf or
+// NaN is refused, naming its first such element.
 void check_weights_finite(const Loader& l) {
     constexpr std::size_t kPart = std::size_t{1} << 20;
     struct Part {
@@ -160,7 +161,11 @@ std::pair<const SafetensorsFile*, const SafeTensor*> TensorFiles::find(const std
 
 std::uint64_t TensorFiles::mapped_bytes() const {
     std::uint64_t n = 0;
-    for (const auto& f : files) n += f.size();
+    for (const auto& f : files) {
+        n += f.size();
+        for (const auto& t : f.header().tensors)  // never read, so never in memory (GPT-2's causal masks)
+            if (ignored_buffer(t.name)) n -= t.end - t.begin;
+    }
     return n;
 }
 
@@ -264,12 +269,12 @@ SafetensorsFile open_torch_file(const std::string& path) {
     return SafetensorsFile::from_bytes(safetensors_image(read_torch_checkpoint(path), path), path);
 }
 
-TensorFiles open_tensor_files(const std::string& dir, bool populate) {
+TensorFiles open_tensor_files(const std::string& dir) {
     const std::string single = dir + "/model.safetensors", index = dir + "/model.safetensors.index.json";
     const std::string bin = dir + "/pytorch_model.bin", bin_index = dir + "/pytorch_model.bin.index.json";
     if (is_file(single)) {
         TensorFiles out;
-        out.files.push_back(SafetensorsFile::open(single, populate));
+        out.files.push_back(SafetensorsFile::open(single));
         return out;
     }
     if (!is_file(index) && is_file(bin)) {
@@ -286,7 +291,7 @@ TensorFiles open_tensor_files(const std::string& dir, bool populate) {
     return tensor_files_from_index(read_file(index, "index file"), index, [&](const std::string& f) {
         const std::string path = dir + "/" + f;
         refuse_odd_file(path, kShardHint);
-        return is_file(path) ? std::optional<SafetensorsFile>(SafetensorsFile::open(path, populate)) : std::nullopt;
+        return is_file(path) ? std::optional<SafetensorsFile>(SafetensorsFile::open(path)) : std::nullopt;
     });
 }
 
@@ -294,7 +299,7 @@ std::uint64_t weights_memory(const std::string& dir) {
     const std::string bin = dir + "/pytorch_model.bin", bin_index = dir + "/pytorch_model.bin.index.json";
     const bool torch = !is_file(dir + "/model.safetensors") && !is_file(dir + "/model.safetensors.index.json");
     if (!torch) {
-        const TensorFiles f = open_tensor_files(dir, false);  // the headers only
+        const TensorFiles f = open_tensor_files(dir);  // the headers only
         return f.mapped_bytes() + f.widened_bytes();
     }
     // pytorch_model.bin: converting holds the storages, the tensors copied out and the safetensors image,
@@ -355,7 +360,7 @@ std::unique_ptr<ModelCheckpoint> load_model_checkpoint(const std::string& dir) {
     auto m = std::make_unique<ModelCheckpoint>();
     const ParsedConfig p = read_model_config(dir);
     m->family = p.family, m->config = p.config;
-    m->files = open_tensor_files(dir, true);
+    m->files = open_tensor_files(dir);
     const Family& f = *m->family;
     const ModelConfig& c = m->config;
     // 2. the names' optional prefix ("bert." when saved from BertForMaskedLM; the head's names never have it)

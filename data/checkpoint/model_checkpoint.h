@@ -39,7 +39,7 @@ struct TensorFiles {
     bool sharded = false;
     // The tensor called `name` and its file, or {nullptr, nullptr}.
     std::pair<const SafetensorsFile*, const SafeTensor*> find(const std::string& name) const;
-    std::uint64_t mapped_bytes() const;   // the files' sizes
+    std::uint64_t mapped_bytes() const;   // the files' sizes, less the buffers the loader drops (never touched)
     std::uint64_t widened_bytes() const;  // float32 copies of every F16/BF16 tensor
 };
 
@@ -78,8 +78,8 @@ std::string unused_tensors_note(const ModelCheckpoint& m);
 // pytorch_model.bin or pytorch_model.bin.index.json, and parses the config.
 ParsedConfig read_model_config(const std::string& dir);
 
-// The folder's safetensors files, headers checked; with populate every page is read in at once.
-TensorFiles open_tensor_files(const std::string& dir, bool populate = true);
+// The folder's safetensors files mapped, headers checked (pages are read in as they are touched).
+TensorFiles open_tensor_files(const std::string& dir);
 // The memory the folder's weights will take, for the run's budget, without reading them: safetensors'
 // mapped and widened bytes from the headers; a pytorch_model.bin's conversion about four times its size.
 std::uint64_t weights_memory(const std::string& dir);

@@ -47,9 +47,10 @@ float bfloat16_to_float(std::uint16_t b);
 // A safetensors file mapped read-only into memory.
 class SafetensorsFile {
 public:
-    // mmap + parse_safetensors_header; with populate, every page is read in at once (the weights
-    // will all be used), else only what is touched (enough to read the header).
-    static SafetensorsFile open(const std::string& path, bool populate = true);
+    // mmap + parse_safetensors_header. Pages are read in as they are first touched: the header here,
+    // the weights by the loader's finite check, whose parts fault them in on every pool thread at once
+    // (MAP_POPULATE on one thread took 40 ms for GPT-2's 475 MiB, beside the tokeniser's reading).
+    static SafetensorsFile open(const std::string& path);
     // For tests and fuzzing: the same checks on bytes held in memory (copied).
     static SafetensorsFile from_bytes(const std::string& bytes, const std::string& path);
     static SafetensorsFile from_bytes(std::string&& bytes, const std::string& path);  // the same, the bytes moved in
