@@ -150,6 +150,35 @@ TEST_CASE("gelu_tanh: within 1e-6 of 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715�
     CHECK(edge[9] == 0.0f);
 }
 
+TEST_CASE("silu and silu_times: within 1e-6 of x / (1 + e^(-x)) in double, and right at the ends") {
+    layers::Buf x, up;
+    for (int i = -1500; i <= 1500; ++i) x.push_back(static_cast<float>(i) / 64.0f), up.push_back(1.0f + static_cast<float>(i % 7) / 8.0f);
+    layers::Buf s = x, g = x;
+    layers::silu(s);
+    layers::silu_times(g, up);
+    double worst = 0.0, worst_times = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const double v = x[i], ref = v / (1.0 + std::exp(-v));
+        worst = std::max(worst, std::fabs(double(s[i]) - ref) / std::max(1.0, std::fabs(ref)));
+        worst_times = std::max(worst_times, std::fabs(double(g[i]) - ref * up[i]) / std::max(1.0, std::fabs(ref * up[i])));
+    }
+    INFO("largest differences " << worst << ", " << worst_times);
+    CHECK(worst < 1e-6);
+    CHECK(worst_times < 1e-6);
+    const float inf = std::numeric_limits<float>::infinity();
+    layers::Buf edge = {inf, -inf, 1e20f, -1e20f, -200.0f, 0.0f}, ones(edge.size(), 1.0f), edge2 = edge;
+    layers::silu(edge);
+    layers::silu_times(edge2, ones);
+    for (const layers::Buf* e : {&edge, &edge2}) {
+        CHECK((*e)[0] == inf);
+        CHECK(std::isnan((*e)[1]));  // −∞ / ∞
+        CHECK((*e)[2] == 1e20f);
+        CHECK((*e)[3] == 0.0f);
+        CHECK((*e)[4] == 0.0f);
+        CHECK((*e)[5] == 0.0f);
+    }
+}
+
 TEST_CASE("threads: every task runs once, nested task lists run inline, and the first exception reaches the caller") {
     std::vector<int> runs(1000, 0), inner(1000 * 7, 0);
     run_tasks(runs.size(), kMaxPoolThreads, [&](std::size_t i) {

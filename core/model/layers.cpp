@@ -114,10 +114,16 @@ void relu(Buf& x) {
     for (auto& v : x) v = v > 0.0f ? v : 0.0f;
 }
 
-// SiLU in place: x · sigmoid(x) = x / (1 + e^(−x)) (Hugging Face's "silu" and "swish").
+// SiLU in place: x · sigmoid(x) = x / (1 + e^(−x)) (Hugging Face's "silu" and "swish"), vectorised.
 void silu(Buf& x) {
+    using B = simd::Batch;
     parallel_for(x.size(), 16, [&](std::size_t a, std::size_t e) {
-        for (std::size_t i = a; i < e; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+        std::size_t i = a;
+        for (; i + B::size <= e; i += B::size) {
+            const B v = B::load_unaligned(x.data() + i);
+            (v / (B(1.0f) + simd::exp(B(0.0f) - v))).store_unaligned(x.data() + i);
+        }
+        for (; i < e; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
     });
 }
 
@@ -128,10 +134,17 @@ void activate(MlpKind act, Buf& x) {
     else relu(x);
 }
 
-// SwiGLU's gate in place: gate = silu(gate) ⊙ up, silu(x) = x·sigmoid(x) = x / (1 + e^(−x)).
+// SwiGLU's gate in place: gate = silu(gate) ⊙ up, silu(x) = x·sigmoid(x) = x / (1 + e^(−x)), vectorised
+// (SmolLM2-135M at 256 tokens evaluates it 11.8 million times: 40 ms of CPU one value at a time).
 void silu_times(Buf& gate, const Buf& up) {
+    using B = simd::Batch;
     parallel_for(gate.size(), 16, [&](std::size_t a, std::size_t e) {
-        for (std::size_t i = a; i < e; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+        std::size_t i = a;
+        for (; i + B::size <= e; i += B::size) {
+            const B v = B::load_unaligned(gate.data() + i);
+            (v / (B(1.0f) + simd::exp(B(0.0f) - v)) * B::load_unaligned(up.data() + i)).store_unaligned(gate.data() + i);
+        }
+        for (; i < e; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
     });
 }
 
