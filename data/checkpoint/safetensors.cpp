@@ -187,10 +187,14 @@ namespace {
 // at the end of every run.
 void unmap_in_parts(void* p, std::size_t len) {
     constexpr std::size_t kPart = std::size_t{32} << 20;  // bytes, a whole number of pages
-    if (len > 2 * kPart)
-        run_tasks((len + kPart - 1) / kPart, kMaxPoolThreads, [&](std::size_t i) {
-            ::madvise(static_cast<char*>(p) + i * kPart, std::min(kPart, len - i * kPart), MADV_DONTNEED);
-        });
+    if (len > 2 * kPart) {
+        try {
+            run_tasks((len + kPart - 1) / kPart, kMaxPoolThreads, [&](std::size_t i) {
+                ::madvise(static_cast<char*>(p) + i * kPart, std::min(kPart, len - i * kPart), MADV_DONTNEED);
+            });
+        } catch (...) {  // a deleter does not throw: munmap alone does it all
+        }
+    }
     ::munmap(p, len);
 }
 
