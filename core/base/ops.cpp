@@ -103,6 +103,23 @@ constexpr std::size_t kSplitProduct = std::size_t(1) << 20;
 // Parts are whole multiples of this many rows or columns (OpenBLAS's sgemm tiles are 16 × 4 or smaller).
 constexpr std::size_t kSplitAlign = 64;
 
+// fn(lo, len) over [0, along) in parts of whole kSplitAlign multiples, one per pool thread; or fn(0, along)
+// on this thread for a product of fewer than kSplitProduct multiply-adds (`work`), inside the pool, or
+// on one core.
+template <class Fn>
+void split_over_pool(std::size_t along, std::size_t work, Fn&& fn) {
+    const std::size_t parts = along < 2 * kSplitAlign ? 1 : worker_threads(along / kSplitAlign, kMaxPoolThreads);
+    if (parts < 2 || ThreadPool::inside() || work < kSplitProduct) {
+        fn(std::size_t{0}, along);
+        return;
+    }
+    const std::size_t step = (along / parts + kSplitAlign - 1) / kSplitAlign * kSplitAlign;
+    run_tasks((along + step - 1) / step, kMaxPoolThreads, [&](std::size_t p) {
+        const std::size_t lo = p * step;
+        fn(lo, std::min(along, lo + step) - lo);
+    });
+}
+
 }  // namespace
 
 void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
@@ -116,14 +133,7 @@ void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, floa
     // Split the longer of the rows and the columns of c over the pool, never k: each c[i][j] is then summed
     // in the same order as by one call, so the parts give the bytes of one product (checked on OpenBLAS
     // 0.3.21 for the model and mha shapes).
-    const std::size_t along = std::max(m, n), parts = along < 2 * kSplitAlign ? 1 : worker_threads(along / kSplitAlign, kMaxPoolThreads);
-    if (parts < 2 || ThreadPool::inside() || m * n * k < kSplitProduct) {
-        gemm_here(a, lda, b, ldb, c, ldc, m, n, k, transpose_b);
-        return;
-    }
-    const std::size_t step = (along / parts + kSplitAlign - 1) / kSplitAlign * kSplitAlign;
-    run_tasks((along + step - 1) / step, kMaxPoolThreads, [&](std::size_t p) {
-        const std::size_t lo = p * step, len = std::min(along, lo + step) - lo;
+    split_over_pool(std::max(m, n), m * n * k, [&](std::size_t lo, std::size_t len) {
         if (n >= m)  // columns [lo, lo + len) of b and c
             gemm_here(a, lda, transpose_b ? b + lo * ldb : b + lo, ldb, c + lo, ldc, m, len, k, transpose_b);
         else  // rows [lo, lo + len) of a and c
@@ -138,21 +148,14 @@ void matvec_t(const float* b, std::size_t ldb, const float* a, float* c, std::si
         return;
     }
     blas_on_one_thread();
-    const auto rows = [&](std::size_t lo, std::size_t len) {  // c[lo, lo + len) from rows [lo, lo + len) of b
+    split_over_pool(n, n * k, [&](std::size_t lo, std::size_t len) {  // c[lo, lo + len) from rows [lo, lo + len) of b
 #ifdef ATTN_NO_BLAS
         gemm_blocked(a, k, b + lo * ldb, ldb, c + lo, len, 1, len, k, true);
 #else
         cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<blasint>(len), static_cast<blasint>(k), 1.0f, b + lo * ldb,
                     static_cast<blasint>(ldb), a, 1, 0.0f, c + lo, 1);
 #endif
-    };
-    const std::size_t parts = n < 2 * kSplitAlign ? 1 : worker_threads(n / kSplitAlign, kMaxPoolThreads);
-    if (parts < 2 || ThreadPool::inside() || n * k < kSplitProduct) {
-        rows(0, n);
-        return;
-    }
-    const std::size_t step = (n / parts + kSplitAlign - 1) / kSplitAlign * kSplitAlign;
-    run_tasks((n + step - 1) / step, kMaxPoolThreads, [&](std::size_t p) { rows(p * step, std::min(n, p * step + step) - p * step); });
+    });
 }
 
 Mat matmul(const Mat& a, const Mat& b) {
