@@ -122,7 +122,7 @@ def main():
     attn = os.path.abspath(o.attn)
     os.makedirs(o.out, exist_ok=True)
     root = tempfile.mkdtemp(prefix="attn-models-page-")
-    driver = None
+    driver = profile = None
     try:
         gpt2, llama, cut, wrong = (os.path.join(root, n) for n in ("gpt2", "llama", "cut", "wrongconfig"))
         for d in (gpt2, llama, cut, wrong):
@@ -263,6 +263,8 @@ def main():
     finally:
         if driver:
             driver.quit()
+        if profile:
+            shutil.rmtree(profile, ignore_errors=True)
         shutil.rmtree(root, ignore_errors=True)
     if failures:
         print("%d failed" % len(failures))

@@ -3,9 +3,11 @@
 what its command prints today, on the tiny random GPT-2 built here (tests/gpt2/make_checkpoint.py,
 2 layers, 2 heads, width 16, seed 3, its vocabulary the texts' words) in a folder named tiny-gpt2. With ATTN_WRITE_DOCS=1 the blocks are
 rewritten instead (then review the diff). Usage: heads_doc_check.py ATTN SOURCE_ROOT"""
+import atexit
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,6 +26,7 @@ RUNS = {
 }
 
 work = tempfile.mkdtemp(prefix="attn-heads-doc-")
+atexit.register(shutil.rmtree, work, ignore_errors=True)
 make(os.path.join(work, "tiny-gpt2"), layers=2, heads=2, embd=16, positions=32, seed=3, words=WORDS)
 env = dict(os.environ, NO_COLOR="1", COLUMNS="100")
 blocks = {}

@@ -16,7 +16,9 @@
    each context row is the previous token's vector."""
 import glob
 import json
+import atexit
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -32,6 +34,7 @@ from attn_run import Checks  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 c = Checks(sys.argv[1])
 tmp = tempfile.mkdtemp(prefix="attn-weights-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
 P = lambda *a: os.path.join(tmp, *a)  # noqa: E731
 TEXT = "the cat sat on the mat and the dog"
 
