@@ -109,7 +109,7 @@ def hover(d, t, j, T):
     m = d.find_element(By.ID, "decode-map")
     d.execute_script("arguments[0].scrollIntoView({block: 'end'})", m)  # a long staircase: its rows in view, under the sticky readout
     w, h = m.size["width"], m.size["height"]
-    ActionChains(d).move_to_element_with_offset(m, int((j + 0.5) * w / T - w / 2), int((t + 0.5) * h / T - h / 2)).perform()
+    ActionChains(d, duration=0).move_to_element_with_offset(m, int((j + 0.5) * w / T - w / 2), int((t + 0.5) * h / T - h / 2)).perform()
     return d.find_element(By.ID, "decode-readout")
 
 
@@ -231,7 +231,7 @@ def main():
         page.shot(out, "decode-gqa-hover.png")
         check_cache(driver, want, "gqa", 3)
         # 3. the slider moves the chosen row; without a pointer the readout lists the row's weights
-        ActionChains(driver).move_to_element(driver.find_element(By.ID, "decode-words")).perform()
+        ActionChains(driver, duration=0).move_to_element(driver.find_element(By.ID, "decode-words")).perform()
         set_step(driver, 2)
         r = driver.find_element(By.ID, "decode-readout")
         row = [float(b.text) for b in r.find_elements(By.TAG_NAME, "b")]

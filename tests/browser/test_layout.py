@@ -111,7 +111,7 @@ def check_in_view(page, w, h, what):
     """The matrix, its readout (pointing at a cell) and run are in the w x h viewport, the first two below the bars."""
     d = page.d
     canvas = d.find_element(By.ID, "matrix")
-    ActionChains(d).move_to_element_with_offset(canvas, 0, 0).perform()  # a cell's value in the readout
+    ActionChains(d, duration=0).move_to_element_with_offset(canvas, 0, 0).perform()  # a cell's value in the readout
     value = d.find_element(By.ID, "readout").get_attribute("data-value")
     check(value is not None, "%s: the readout reads the cell under the pointer" % what)
     bars = rect(d, ".controls")[3]
@@ -308,12 +308,12 @@ def test_head_view(page, out):
     rgb = [tuple(int(x[i:i + 2], 16) for i in (1, 3, 5)) for x in hexes]
     d.execute_script("document.getElementById('headview-section').scrollIntoView({block: 'center'})")
     q = d.find_elements(By.CSS_SELECTOR, "#headview .hv-q div")[-1]
-    ActionChains(d).move_to_element(q).perform()
+    ActionChains(d, duration=0).move_to_element(q).perform()
     counts = head_pixels(d, rgb)
     print("head view, last query: pixels of each head's colour %s" % counts)
     check(all(n >= 20 for n in counts), "every head's lines show in its own colour: %s" % counts)
     page.shot(out, "layout-%dx%d-headview.png" % (w, h))
-    ActionChains(d).move_to_element(buttons[2]).perform()
+    ActionChains(d, duration=0).move_to_element(buttons[2]).perform()
     alone = head_pixels(d, rgb)
     print("pointing at head 2: %s" % alone)
     check(alone[2] >= 0.5 * counts[2] and all(alone[k] <= 0.1 * counts[k] for k in range(8) if k != 2),
@@ -323,19 +323,19 @@ def test_head_view(page, out):
     page.shot(out, "layout-%dx%d-headview-head2.png" % (w, h))
     # pointing at a line isolates the head whose line it is: the pointer put on a pixel of head 5's colour
     # near the keys (where the keys' bundles of lanes lie apart); the head left alone is one whose colour the canvas had within 2 px of the pointer
-    ActionChains(d).move_to_element(q).perform()
+    ActionChains(d, duration=0).move_to_element(q).perform()
     canvas = d.find_element(By.CSS_SELECTOR, "#headview canvas")
     spot = d.execute_script(LINE_SPOT, list(rgb[5]))
     check(spot is not None, "head 5 draws a line near the keys")
     if spot:
         near = d.execute_script(AROUND, spot[0], spot[1])
-        ActionChains(d).move_to_element_with_offset(canvas, int(spot[0] - canvas.size["width"] / 2), int(spot[1] - canvas.size["height"] / 2)).perform()
+        ActionChains(d, duration=0).move_to_element_with_offset(canvas, int(spot[0] - canvas.size["width"] / 2), int(spot[1] - canvas.size["height"] / 2)).perform()
         faded = [b.get_attribute("class") for b in buttons]
         alone = [k for k, c in enumerate(faded) if c != "faded"]
         heads_near = sorted({nearest(p, rgb)[0] for p in near if nearest(p, rgb)[1] < 30})
         print("pointing at %s (heads drawn within 2 px: %s): head %s alone" % (spot, heads_near, alone))
         check(len(alone) == 1 and alone[0] in heads_near, "pointing at a line leaves one head whose line is there: %s, near %s" % (alone, heads_near))
-    ActionChains(d).move_to_element(d.find_element(By.CSS_SELECTOR, "#headview-section h2")).perform()
+    ActionChains(d, duration=0).move_to_element(d.find_element(By.CSS_SELECTOR, "#headview-section h2")).perform()
     check(not d.execute_script(CANVAS_PIXELS), "leaving the head view clears its lines")
 
 

@@ -126,7 +126,7 @@ class Page:
             check(abs(w / S - h / T) < 0.01, "matrix box is exactly T x S square cells (%s x %s for %d x %d)" % (w, h, T, S))
         w, h = self.box
         dx, dy = (j + 0.5) * w / S - w / 2, (i + 0.5) * h / T - h / 2
-        ActionChains(self.d).move_to_element_with_offset(m, int(round(dx)), int(round(dy))).perform()
+        ActionChains(self.d, duration=0).move_to_element_with_offset(m, int(round(dx)), int(round(dy))).perform()
         row, col, value, text = self.d.execute_script(
             "const r = document.getElementById('readout'); return [r.dataset.row, r.dataset.col, r.dataset.value, r.textContent]")
         check((row, col) == (str(i), str(j)), "hover lands on cell (%d, %d), readout says (%s, %s)" % (i, j, row, col))
@@ -216,9 +216,9 @@ def test_show_page(page, trace, out, times):
     check(page.d.execute_script("return document.scripts.length") == 3, "only the page's three scripts exist (data, cells, code)")
     # click pins a row; arrow keys move the pinned cell
     page.hover(2, 0, T, S)
-    ActionChains(page.d).click().perform()
-    ActionChains(page.d).move_to_element(page.d.find_element(By.TAG_NAME, "h1")).perform()
-    ActionChains(page.d).send_keys(Keys.ARROW_DOWN).send_keys(Keys.ARROW_RIGHT).perform()
+    ActionChains(page.d, duration=0).click().perform()
+    ActionChains(page.d, duration=0).move_to_element(page.d.find_element(By.TAG_NAME, "h1")).perform()
+    ActionChains(page.d, duration=0).send_keys(Keys.ARROW_DOWN).send_keys(Keys.ARROW_RIGHT).perform()
     r = page.d.find_element(By.ID, "readout")
     check((r.get_attribute("data-row"), r.get_attribute("data-col")) == ("3", "1"),
           "arrows move the pin to (3, 1): %s" % ((r.get_attribute("data-row"), r.get_attribute("data-col")),))
@@ -235,15 +235,15 @@ def test_show_page(page, trace, out, times):
     # the head view: lines appear for a hovered query, and vanish with every head toggled off
     page.d.execute_script("document.getElementById('headview-section').scrollIntoView()")
     q = page.d.find_elements(By.CSS_SELECTOR, "#headview .hv-q div")[T - 1]
-    ActionChains(page.d).move_to_element(q).perform()
+    ActionChains(page.d, duration=0).move_to_element(q).perform()
     ink = "return Array.from(document.querySelector('#headview canvas').getContext('2d').getImageData(0, 0, 240, 400).data).filter((v, k) => k % 4 == 3 && v > 0).length"
     lit = page.d.execute_script(ink)
     check(lit > 100, "head view draws lines for a hovered query (%d pixels)" % lit)
     page.shot(out, "show-headview.png")
     for b in page.d.find_elements(By.CSS_SELECTOR, "#head-toggles button"):
         b.click()
-    ActionChains(page.d).move_to_element(page.d.find_elements(By.CSS_SELECTOR, "#headview .hv-q div")[T - 2]).perform()
-    ActionChains(page.d).move_to_element(q).perform()
+    ActionChains(page.d, duration=0).move_to_element(page.d.find_elements(By.CSS_SELECTOR, "#headview .hv-q div")[T - 2]).perform()
+    ActionChains(page.d, duration=0).move_to_element(q).perform()
     check(page.d.execute_script(ink) == 0, "every head toggled off: no lines")
     page.d.execute_script("window.scrollTo(0, 0)")
     page.hover(T - 1, 1, T, S)
@@ -387,7 +387,7 @@ def test_model_page(page, trace, out, times):
     canvas = page.d.find_element(By.ID, "aggregate-rollout")
     w = canvas.size["width"]
     page.d.execute_script("arguments[0].scrollIntoView()", canvas)
-    ActionChains(page.d).move_to_element_with_offset(canvas, int((0.5 - T / 2) * w / T), int((T - 1 + 0.5 - T / 2) * w / T)).perform()
+    ActionChains(page.d, duration=0).move_to_element_with_offset(canvas, int((0.5 - T / 2) * w / T), int((T - 1 + 0.5 - T / 2) * w / T)).perform()
     text = page.d.find_element(By.ID, "aggregate-readout").text
     want = four(trace["aggregates"]["rollout"][1][T - 1][0])
     check(text.endswith("= " + want) and "query %d" % (T - 1) in text, "rollout readout %r, trace %s" % (text, want))
@@ -645,7 +645,7 @@ def test_steps(driver, out):
     i = 3
     page.d.execute_script("document.getElementById('matrix').scrollIntoView({block: 'center'})")
     page.hover(i, 1, T, T)
-    ActionChains(page.d).click().perform()  # pin row i
+    ActionChains(page.d, duration=0).click().perform()  # pin row i
     rows = page.d.find_elements(By.CSS_SELECTOR, "#steps-table tr.nv-key")
     check(len(rows) == T, "one row per key: %d" % len(rows))
     for j, r in enumerate(rows):

@@ -128,7 +128,7 @@ def check_tab(page, trace, name, layers_heads, out):
     cw, ch = canvas.size["width"], canvas.size["height"]
     check(abs(cw / S - ch / T) < 0.01, "%s: the layer mean keeps the set's shape (%d x %d px for %d x %d)" % (name, cw, ch, T, S))
     page.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", canvas)
-    ActionChains(page.d).move_to_element_with_offset(canvas, int((0.5 - S / 2) * cw / S), int((T - 1 + 0.5 - T / 2) * ch / T)).perform()
+    ActionChains(page.d, duration=0).move_to_element_with_offset(canvas, int((0.5 - S / 2) * cw / S), int((T - 1 + 0.5 - T / 2) * ch / T)).perform()
     text = page.d.find_element(By.ID, "aggregate-readout").text
     want = four(s["layer_mean"][s["layers"][L - 1]["layer"]][T - 1][0])
     check(text.startswith(name + " · ") and text.endswith("= " + want), "%s: layer mean readout %r, trace %s" % (name, text, want))
@@ -160,7 +160,7 @@ def test_greedy_page(page, trace, out):
     check(left == trace["tokens"] and right == trace["source_tokens"],
           "the Cross head view: decoder tokens left %s, source tokens right %s" % (left, right))
     page.d.execute_script("document.getElementById('headview-section').scrollIntoView()")
-    ActionChains(page.d).move_to_element(page.d.find_elements(By.CSS_SELECTOR, "#headview .hv-q div[data-i]")[T - 1]).perform()
+    ActionChains(page.d, duration=0).move_to_element(page.d.find_elements(By.CSS_SELECTOR, "#headview .hv-q div[data-i]")[T - 1]).perform()
     ink = ("const c = document.querySelector('#headview canvas'); return Array.from(c.getContext('2d')"
            ".getImageData(0, 0, c.width, c.height).data).filter((v, k) => k % 4 == 3 && v > 0).length")
     check(page.d.execute_script(ink) > 100, "the Cross head view draws a decoder token's lines to the source")
