@@ -20,6 +20,7 @@
 #include "core/base/ops.h"
 #include "core/model/layers.h"
 #include "data/base/error.h"
+#include "data/base/tensor.h"
 #include "data/base/threads.h"
 #include "data/text/tokenize.h"
 #include "tests/helpers.h"
@@ -30,6 +31,35 @@
 using namespace attn;
 using namespace attn::test;
 using Json = nlohmann::json;
+
+// ---- the matrix allocator's huge pages ------------------------------------------------------------
+
+TEST_CASE("matrix allocator: a large block freed is counted, and a large block takes huge pages only out of what was freed") {
+    constexpr std::size_t MiB = std::size_t(1) << 20;
+    const std::size_t saved = large_bytes_freed.load();
+    large_bytes_freed.store(0);
+    {
+        Mat a = Mat::from_shape({1024, 1024});  // 4 MiB: large; nothing freed yet, so 4 KiB pages
+        a.fill(1.0f);
+        CHECK(large_bytes_freed.load() == 0);
+    }
+    CHECK(large_bytes_freed.load() == 4 * MiB);
+    { Mat small = Mat::from_shape({1023, 1024}); }  // just under 4 MiB: malloc's, not counted
+    CHECK(large_bytes_freed.load() == 4 * MiB);
+    {
+        Mat b = Mat::from_shape({1024, 1024 + 1});  // 4 MiB and 4 KiB, rounded to 6 MiB: more than was freed
+        CHECK(large_bytes_freed.load() == 4 * MiB);
+        Mat c = Mat::from_shape({1024, 1024});  // 4 MiB: taken out of the 4 freed
+        CHECK(large_bytes_freed.load() == 0);
+        c.fill(2.0f);
+        CHECK(c(1023, 1023) == 2.0f);
+    }
+    CHECK(large_bytes_freed.load() == 10 * MiB);  // b's 6 and c's 4
+    CHECK(take_freed_large_bytes(8 * MiB));
+    CHECK_FALSE(take_freed_large_bytes(4 * MiB));
+    CHECK(large_bytes_freed.load() == 2 * MiB);
+    large_bytes_freed.store(saved);
+}
 
 // ---- the portable product (the WebAssembly build's, ATTN_NO_BLAS) ---------------------------------
 

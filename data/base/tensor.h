@@ -1,12 +1,19 @@
 // attn's tensor types, the bottom of every layer: a matrix of floats and a mask of bytes, both
 // row-major and contiguous, and the allocator behind them.
 //
-// The allocator: blocks of 4 MiB and more (the (T, S) matrices of long inputs) are aligned to 2 MiB and offered to the kernel as transparent huge pages, which cuts the
-// page faults of first touching them by up to 512 times; smaller blocks come from malloc.
+// The allocator: blocks of 4 MiB and more (the (T, S) matrices of long inputs) are aligned to 2 MiB;
+// smaller blocks come from malloc. A large block is offered to the kernel as transparent huge pages
+// (a 512th of the page faults, and fewer TLB misses) only when the process has already freed as many
+// bytes of large blocks: huge pages the kernel has not handed out lately may first have to be backed by
+// the hypervisor (on the project's virtual machine touching a fresh 192 MiB took 0.3-0.6 s in huge
+// pages, 0.12 s in 4 KiB pages), while memory just given back returns at once. So a first run takes 4 KiB
+// pages and the next runs in the same process huge ones (`bench --kind mha --tokens 2048`: a first run
+// 0.20-0.31 s where it took 0.36-0.61 s, later runs as fast as before).
 #pragma once
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -18,10 +25,23 @@
 
 namespace attn {
 
+// Bytes of large blocks freed and not yet taken back as huge pages, over every MatrixAllocator.
+inline std::atomic<std::size_t> large_bytes_freed{0};
+
+// Whether a large block of `bytes` may take huge pages: true while enough freed bytes are left.
+inline bool take_freed_large_bytes(std::size_t bytes) {
+    std::size_t have = large_bytes_freed.load(std::memory_order_relaxed);
+    while (have >= bytes)
+        if (large_bytes_freed.compare_exchange_weak(have, have - bytes, std::memory_order_relaxed)) return true;
+    return false;
+}
+
 template <class T>
 struct MatrixAllocator {
     using value_type = T;
     static constexpr std::size_t kHuge = std::size_t(2) << 20;  // 2 MiB
+    static constexpr std::size_t kLarge = 2 * kHuge;
+    static constexpr std::size_t rounded(std::size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
 
     MatrixAllocator() noexcept = default;
     template <class U>
@@ -31,10 +51,10 @@ struct MatrixAllocator {
         if (n > std::size_t(-1) / sizeof(T)) throw std::bad_alloc();
         const std::size_t bytes = n * sizeof(T);
         void* p = nullptr;
-        if (bytes >= 2 * kHuge) {
-            p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
+        if (bytes >= kLarge) {
+            p = std::aligned_alloc(kHuge, rounded(bytes));
 #ifdef MADV_HUGEPAGE  // Linux only (macOS has no such hint)
-            if (p != nullptr) ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint: ignored where unsupported
+            if (p != nullptr && take_freed_large_bytes(rounded(bytes))) ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint
 #endif
         } else {
             p = std::malloc(bytes ? bytes : 1);
@@ -42,7 +62,10 @@ struct MatrixAllocator {
         if (p == nullptr) throw std::bad_alloc();
         return static_cast<T*>(p);
     }
-    void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+    void deallocate(T* p, std::size_t n) noexcept {
+        if (n * sizeof(T) >= kLarge) large_bytes_freed.fetch_add(rounded(n * sizeof(T)), std::memory_order_relaxed);
+        std::free(p);
+    }
 
     template <class U>
     bool operator==(const MatrixAllocator<U>&) const noexcept { return true; }
