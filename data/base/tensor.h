@@ -8,7 +8,7 @@
 // the hypervisor (on the project's virtual machine touching a fresh 192 MiB took 0.3-0.6 s in huge
 // pages, 0.12 s in 4 KiB pages), while memory just given back returns at once. So a first run takes 4 KiB
 // pages and the next runs in the same process huge ones (`bench --kind mha --tokens 2048`: a first run
-// 0.20-0.31 s where it took 0.36-0.61 s, later runs as fast as before).
+// 0.20-0.31 s where it took 0.25-0.53 s after other work, 0.35-0.56 s after a pause; see docs/speed.md).
 #pragma once
 
 #include <sys/mman.h>
