@@ -34,6 +34,7 @@ using Json = nlohmann::json;
 
 // ---- the matrix allocator's huge pages ------------------------------------------------------------
 
+#ifdef MADV_HUGEPAGE
 TEST_CASE("matrix allocator: a large block freed is counted, and a large block takes huge pages only out of what was freed") {
     constexpr std::size_t MiB = std::size_t(1) << 20;
     const std::size_t saved = large_bytes_freed.load();
@@ -60,6 +61,7 @@ TEST_CASE("matrix allocator: a large block freed is counted, and a large block t
     CHECK(large_bytes_freed.load() == 2 * MiB);
     large_bytes_freed.store(saved);
 }
+#endif
 
 // ---- the portable product (the WebAssembly build's, ATTN_NO_BLAS) ---------------------------------
 

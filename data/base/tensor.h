@@ -63,7 +63,9 @@ struct MatrixAllocator {
         return static_cast<T*>(p);
     }
     void deallocate(T* p, std::size_t n) noexcept {
+#ifdef MADV_HUGEPAGE
         if (n * sizeof(T) >= kLarge) large_bytes_freed.fetch_add(rounded(n * sizeof(T)), std::memory_order_relaxed);
+#endif
         std::free(p);
     }
 
