@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "data/base/error.h"
 #include "fuzz/harness.h"
 #include "render/text/font.h"
 
@@ -143,6 +144,15 @@ RunResult run_in(const std::string& dir, const std::vector<std::string>& args, c
     RunOptions o;
     o.cwd = dir, o.stdin_text = stdin_text, o.stdout_path = stdout_path;
     return run_attn(args, o);
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
 }
 
 std::vector<std::string> tree(const std::string& dir) {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -93,6 +94,7 @@ RunResult run_in(const std::string& dir, const std::vector<std::string>& args, c
 std::vector<std::string> tree(const std::string& dir);  // every path below dir, sorted
 bool is_link(const std::string& path);
 std::string one_line(const RunResult& r);  // the error, checked to be one line
+std::string error_of(const std::function<void()>& f);  // the message of the attn::Error f throws, or ""
 
 std::string temp_dir();
 

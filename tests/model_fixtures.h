@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "data/text/tokenizer.h"
+#include "tests/helpers.h"
 #include "tests/torch_bin/torch_file.h"
 
 namespace attn::test {
@@ -257,6 +258,16 @@ inline void write_model_fixtures(const std::string& dir) {
     write_model_folder(dir, "tok-merges", cfg, ok, true, tiny_gpt2_vocab(), "#version: 0.2\nno-space-here\n");
     write_model_folder(dir, "tok-long", cfg, ok, true, "{\"" + std::string(1025, 'x') + "\": 0}");
     write_llama_fixtures(dir);
+}
+
+// A folder of write_model_fixtures' files, written once per process.
+inline std::string model_fixtures_dir() {
+    static const std::string dir = [] {
+        const std::string d = temp_dir();
+        write_model_fixtures(d);
+        return d;
+    }();
+    return dir;
 }
 
 }  // namespace attn::test

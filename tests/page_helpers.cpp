@@ -21,13 +21,19 @@ std::string four(double v) {
     return s == "-0.0000" ? "0.0000" : s;
 }
 
-PageData page_data(const std::string& html) {
+Json page_json(const std::string& html) {
     const std::string open = "<script type=\"application/json\" id=\"attn-data\">";
     const auto a = html.find(open);
     REQUIRE(a != std::string::npos);
     const auto b = html.find("</script>", a);
+    REQUIRE(b != std::string::npos);
+    return Json::parse(html.substr(a + open.size(), b - a - open.size()));
+}
+
+PageData page_data(const std::string& html) {
+    const auto b = html.find("</script>", html.find("id=\"attn-data\""));
     PageData d;
-    d.json = Json::parse(html.substr(a + open.size(), b - a - open.size()));
+    d.json = page_json(html);
     // base-128 text (render/page/page_buffer.h), then zlib; decoded here from the UTF-8 bytes
     const std::string open_blob = "<script type=\"application/octet-stream\" id=\"attn-blob\">";
     const auto c = html.find(open_blob, b);

@@ -17,6 +17,9 @@ struct PageData {
 
 PageData page_data(const std::string& html);
 
+// The JSON in <script id="attn-data"> alone.
+nlohmann::json page_json(const std::string& html);
+
 // A stage's cell idx in ten-thousandths. Its byte planes are n = T * S cells apart (0: the page's own
 // tokens × source_tokens; an encoder-decoder set's are its own). Masked scores (a descriptor with a sixth
 // element) need the head's raw scores' descriptor and its scale.

@@ -19,6 +19,7 @@
 #include "render/page/html.h"
 #include "render/text/font.h"
 #include "render/view/figure_views.h"
+#include "tests/page_helpers.h"
 #include "tests/png_helpers.h"
 
 using namespace attn;
@@ -26,6 +27,7 @@ using namespace attn;
 namespace {
 
 using Json = nlohmann::json;
+using attn::test::page_json;
 
 // Tokens "[CLS] a , a [SEP]" (ids 0 5 6 5 1), segments A A A B B, one layer of one head whose rows each
 // sum to 1 and see every key:
@@ -65,13 +67,6 @@ Trace encoder_trace(bool pair = true, const std::string& stack = "encoder") {
     return t;
 }
 
-Json page_json(const std::string& html) {
-    const std::string open = "<script type=\"application/json\" id=\"attn-data\">";
-    const auto a = html.find(open);
-    REQUIRE(a != std::string::npos);
-    const auto b = html.find("</script>", a);
-    return Json::parse(html.substr(a + open.size(), b - a - open.size()));
-}
 
 // The weights figure of a trace: where its heatmap is, and its PNG decoded.
 struct Drawn {

@@ -30,7 +30,7 @@ struct Picture {
     }
 };
 
-Picture decode(const std::string& png) {
+Picture decode_picture(const std::string& png) {
     int w = 0, h = 0, n = 0;
     unsigned char* p = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
                                              static_cast<int>(png.size()), &w, &h, &n, 3);
@@ -75,8 +75,8 @@ render::FigureOptions at_scale(int s) {
 
 TEST_CASE("figures: --scale 2 is twice the size and drawn anew, not a pixel-doubled copy of --scale 1") {
     const attn::Trace t = trace(6, 1);
-    const Picture one = decode(render::render_figures(t, at_scale(1), render::FileType::png).at(0).bytes);
-    const Picture two = decode(render::render_figures(t, at_scale(2), render::FileType::png).at(0).bytes);
+    const Picture one = decode_picture(render::render_figures(t, at_scale(1), render::FileType::png).at(0).bytes);
+    const Picture two = decode_picture(render::render_figures(t, at_scale(2), render::FileType::png).at(0).bytes);
     CHECK(two.w == 2 * one.w);
     CHECK(two.h == 2 * one.h);
     // A pixel-doubled image has every aligned 2x2 block of one colour; text drawn at twice the size has
@@ -103,7 +103,7 @@ TEST_CASE("figures: head grids choose their columns for a 16:9 slide") {
     // 12 heads: 4 x 3 (wider than tall); 2 heads side by side; 8 heads 4 x 2.
     for (const auto& [heads, min_ratio, max_ratio] : std::vector<std::tuple<std::size_t, double, double>>{
              {12, 1.1, 1.9}, {2, 1.3, 2.2}, {8, 1.4, 2.2}}) {
-        const Picture p = decode(render::render_figures(trace(6, heads), at_scale(1), render::FileType::png).at(0).bytes);
+        const Picture p = decode_picture(render::render_figures(trace(6, heads), at_scale(1), render::FileType::png).at(0).bytes);
         const double ratio = static_cast<double>(p.w) / p.h;
         INFO(heads << " heads: " << p.w << "x" << p.h);
         CHECK(ratio >= min_ratio);
@@ -121,7 +121,7 @@ TEST_CASE("figures: attn show draws PNGs at --scale 2 unless told otherwise") {
     REQUIRE(c.code == 0);
     const std::string wa = attn::test::slurp(dir + "/a/causal-weights.png");
     CHECK(wa == attn::test::slurp(dir + "/b/causal-weights.png"));
-    const Picture pa = decode(wa), pc = decode(attn::test::slurp(dir + "/c/causal-weights.png"));
+    const Picture pa = decode_picture(wa), pc = decode_picture(attn::test::slurp(dir + "/c/causal-weights.png"));
     CHECK(pa.w == 2 * pc.w);
     CHECK(pa.h == 2 * pc.h);
 }
@@ -177,7 +177,7 @@ TEST_CASE("figures: the SVG and the PNG of a figure come from one layout (same s
         REQUIRE(svgs.size() == pngs.size());
         for (std::size_t i = 0; i < svgs.size(); ++i) {
             CHECK(svgs[i].name.substr(0, svgs[i].name.size() - 4) == pngs[i].name.substr(0, pngs[i].name.size() - 4));
-            const Picture p = decode(pngs[i].bytes);
+            const Picture p = decode_picture(pngs[i].bytes);
             const std::string size = "width=\"" + std::to_string(p.w) + "\" height=\"" + std::to_string(p.h) + "\" viewBox=\"0 0 " +
                                      std::to_string(p.w / 2) + " " + std::to_string(p.h / 2) + "\"";
             INFO(svgs[i].name << ": " << size);

@@ -6,19 +6,15 @@
 
 #include "core/base/trace.h"
 #include "render/page/html.h"
+#include "tests/page_helpers.h"
 #include <nlohmann/json.hpp>
 
 namespace {
 
+using attn::test::page_json;
+
 using Json = nlohmann::json;
 
-Json page_json(const std::string& html) {
-    const std::string open = "<script type=\"application/json\" id=\"attn-data\">";
-    const auto a = html.find(open);
-    REQUIRE(a != std::string::npos);
-    const auto b = html.find("</script>", a);
-    return Json::parse(html.substr(a + open.size(), b - a - open.size()));
-}
 
 // One layer, one head, tokens "The ·cat , The" (ids 10 11 12 10), causal weights rows summing to 1:
 //   row 0: 1

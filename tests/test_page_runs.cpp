@@ -36,7 +36,7 @@ void run_ok(const std::vector<std::string>& args) {
     REQUIRE_MESSAGE(r.code == 0, r.err);
 }
 
-Json page_json(const std::string& file) { return attn::test::page_data(attn::test::slurp(run_dir() + "/" + file)).json; }
+Json run_page_json(const std::string& file) { return attn::test::page_data(attn::test::slurp(run_dir() + "/" + file)).json; }
 Json file_json(const std::string& file) { return Json::parse(attn::test::slurp(run_dir() + "/" + file)); }
 
 // Two JSON numbers that hold the same float32 (the page and the trace may print a float differently).
@@ -46,7 +46,7 @@ bool same_float(const Json& a, const Json& b) { return static_cast<float>(a.get<
 
 TEST_CASE("page: a decode page's generation holds the decode JSON's generated ids, steps, top 5 and each step's head rows") {
     run_ok({"decode", "--model", "model-ok", "ab", "--max-new-tokens", "2", "--json", "gen.json", "--html", "gen.html"});
-    const Json dec = file_json("gen.json"), page = page_json("gen.html");
+    const Json dec = file_json("gen.json"), page = run_page_json("gen.html");
     REQUIRE(page.contains("generation"));
     const Json& g = page["generation"];
     CHECK(g["generated_ids"] == dec["generated_ids"]);
@@ -83,7 +83,7 @@ TEST_CASE("page: a decode page's generation holds the decode JSON's generated id
 
 TEST_CASE("page: an ablated run's page holds its losses and positions, a lens run's its top ids and probabilities, as the trace") {
     run_ok({"show", "--model", "model-ok", "abc", "--ablate", "0.1", "--lens", "--json", "ab.json", "--html", "ab.html"});
-    const Json trace = file_json("ab.json"), page = page_json("ab.html");
+    const Json trace = file_json("ab.json"), page = run_page_json("ab.html");
     REQUIRE(page.contains("ablation"));
     const Json &a = page["ablation"], &want = trace["ablation"];
     CHECK(a["heads"] == want["heads"]);
@@ -108,7 +108,7 @@ TEST_CASE("page: a page whose run had no generation, ablation or lens holds none
     run_ok({"decode", "--model", "model-ok", "a b", "--html", "plain-decode.html"});
     run_ok({"show", "--model", "model-ok", "a b", "--html", "plain-show.html"});
     for (const char* file : {"plain-decode.html", "plain-show.html"}) {
-        const Json page = page_json(file);
+        const Json page = run_page_json(file);
         CHECK_FALSE(page.contains("generation"));
         CHECK_FALSE(page.contains("ablation"));
         CHECK_FALSE(page.contains("lens"));

@@ -32,20 +32,14 @@ using attn::test::page_cell;
 using attn::test::page_data;
 using attn::test::PageData;
 
+using attn::test::error_of;
+
 namespace {
 
 std::string floats(const std::vector<float>& v) {
     return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
 }
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 }  // namespace
 

@@ -12,16 +12,10 @@
 #include "data/checkpoint/model_family.h"
 #include "tests/helpers.h"
 
+using attn::test::error_of;
+
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const attn::Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
 attn::GenerationConfig gen(const std::string& text) {
     return attn::parse_generation_config(nlohmann::json::parse(text), "generation_config.json");

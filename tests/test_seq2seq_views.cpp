@@ -30,7 +30,7 @@
 #include "tests/seq2seq_fixtures.h"
 
 using namespace attn;
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 namespace {
 
@@ -46,7 +46,7 @@ std::string read_error(const std::string& text) {
     return "";
 }
 
-std::string read_error(const Json& j) { return read_error(j.dump()); }
+std::string read_error(const OrderedJson& j) { return read_error(j.dump()); }
 
 // The error's message and its hint, as attn prints them: "message (hint)".
 std::string usage(const std::function<void()>& f) {
@@ -58,7 +58,7 @@ std::string usage(const std::function<void()>& f) {
     return "";
 }
 
-Json fake_json() { return Json::parse(render::trace_json_text(test::fake_seq2seq_trace())); }
+OrderedJson fake_json() { return OrderedJson::parse(render::trace_json_text(test::fake_seq2seq_trace())); }
 
 std::vector<std::string> names(const std::vector<render::OutputFile>& files) {
     std::vector<std::string> out;
@@ -95,7 +95,7 @@ TEST_CASE("seq2seq reader: a three-set trace written, read and written again giv
     CHECK(back.source_token_ids == std::vector<std::int64_t>{20, 21, 22, 1});
     CHECK(back.source_tokens == t.source_tokens);
     CHECK_FALSE(back.teacher_forced);
-    Json j = Json::parse(once);
+    OrderedJson j = OrderedJson::parse(once);
     j["teacher_forced"] = true;
     CHECK(render::read_trace_json(j.dump(), "t.json").teacher_forced);
     // the fuzzer's seed is such a trace
@@ -106,7 +106,7 @@ TEST_CASE("seq2seq reader: a three-set trace written, read and written again giv
 }
 
 TEST_CASE("seq2seq reader: an unknown set name is refused by name, with a hint") {
-    Json j = fake_json();
+    OrderedJson j = fake_json();
     j["attention"][2]["name"] = "crosss";
     CHECK(usage([&] { render::read_trace_json(j.dump(), "t.json"); }) ==
           "t.json: attention[2].name: \"crosss\" is not an attention set of an encoder-decoder model (its sets are \"encoder\", "
@@ -114,8 +114,8 @@ TEST_CASE("seq2seq reader: an unknown set name is refused by name, with a hint")
 }
 
 TEST_CASE("seq2seq reader: a trace the writer never writes is refused, naming the field") {
-    const Json good = fake_json();
-    Json j = good;
+    const OrderedJson good = fake_json();
+    OrderedJson j = good;
     std::swap(j["attention"][0], j["attention"][1]);
     CHECK(read_error(j) == "t.json: attention[1].name: \"encoder\" comes after a set that follows it (the order is encoder, decoder, cross) or twice");
     j = good;
@@ -140,16 +140,16 @@ TEST_CASE("seq2seq reader: a trace the writer never writes is refused, naming th
     j["attention"][1].erase("rollout");
     CHECK(read_error(j) == "t.json: attention[1]: \"rollout\" is missing");
     j = good;
-    j["attention"][1]["rollout"] = Json::array();
+    j["attention"][1]["rollout"] = OrderedJson::array();
     CHECK(read_error(j) == "t.json: attention[1].rollout: holds 0 matrices but the stack has 2 layers");
     j = good;
     j["attention"][0].erase("layer_mean");
     CHECK(read_error(j) == "t.json: attention[0]: \"layer_mean\" is missing");
     j = good;
-    j["attention"] = Json::array();
+    j["attention"] = OrderedJson::array();
     CHECK(read_error(j) == "t.json: attention: holds no attention sets");
     j = good;
-    for (auto& s : j["attention"]) s["layers"] = Json::array();
+    for (auto& s : j["attention"]) s["layers"] = OrderedJson::array();
     CHECK(read_error(j) == "t.json: there are no heads and no layers to show");
     j = good;
     j["attention"][2]["layers"][1]["layer"] = 2;

@@ -18,13 +18,13 @@
 using namespace attn;
 using attn::test::run_attn;
 using attn::test::RunResult;
-using Json = nlohmann::ordered_json;  // keys in the file's order, as attn writes them
+using OrderedJson = nlohmann::ordered_json;  // keys in the file's order, as attn writes them
 
 namespace {
 
 // A version 2 trace written back in version 1's shape, as an older attn wrote it.
-Json as_version_1(Json j) {
-    Json& layers = j["attention"][0]["layers"];
+OrderedJson as_version_1(OrderedJson j) {
+    OrderedJson& layers = j["attention"][0]["layers"];
     if (j["kind"] == "model") j["layers"] = layers;
     else j["heads"] = layers[0]["heads"];
     j.erase("attention");
@@ -32,7 +32,7 @@ Json as_version_1(Json j) {
     return j;
 }
 
-std::string read_error(const Json& j) {
+std::string read_error(const OrderedJson& j) {
     try {
         render::read_trace_json(j.dump(), "t.json");
     } catch (const Error& e) {
@@ -52,9 +52,9 @@ TEST_CASE("trace shape: a seeded kind is one set with one layer 0, its name says
         if (*source) args.insert(args.end(), {"--source", source});
         const RunResult r = run_attn(args);
         REQUIRE(r.code == 0);
-        const Json j = Json::parse(r.out);
+        const OrderedJson j = OrderedJson::parse(r.out);
         REQUIRE(j["attention"].size() == 1);
-        const Json& set = j["attention"][0];
+        const OrderedJson& set = j["attention"][0];
         CHECK(set["name"] == name);
         CHECK(set["query_tokens"] == j["tokens"]);
         CHECK(set["key_tokens"] == j["source_tokens"]);
@@ -71,7 +71,7 @@ TEST_CASE("trace shape: a model run is one set with every kept layer, numbered a
     test::write_model_folder(dir, "m", test::tiny_gpt2_config(), test::safetensors_file(test::tiny_gpt2_tensors()));
     RunResult r = run_attn({"show", "--model", dir + "/m", "ab", "--json", "-"});
     REQUIRE(r.code == 0);
-    Json j = Json::parse(r.out);
+    OrderedJson j = OrderedJson::parse(r.out);
     REQUIRE(j["attention"].size() == 1);
     CHECK(j["attention"][0]["name"] == "self");
     CHECK(j["attention"][0]["key_tokens"] == j["tokens"]);
@@ -95,7 +95,7 @@ TEST_CASE("trace shape: version 1 traces read into the same trace as version 2, 
         INFO(args[2]);
         const RunResult r = run_attn(args);
         REQUIRE(r.code == 0);
-        const Json old = as_version_1(Json::parse(r.out));
+        const OrderedJson old = as_version_1(OrderedJson::parse(r.out));
         REQUIRE(old["version"] == 1);
         const Trace t1 = render::read_trace_json(old.dump(), "v1.json");
         const Trace t2 = render::read_trace_json(r.out, "v2.json");
@@ -109,8 +109,8 @@ TEST_CASE("trace shape: version 1 traces read into the same trace as version 2, 
 TEST_CASE("trace shape: a version 2 trace the writer never writes is refused, naming the field") {
     const RunResult r = run_attn({"show", "--kind", "mha", "--heads", "2", "a b c", "--json", "-"});
     REQUIRE(r.code == 0);
-    const Json good = Json::parse(r.out);
-    Json j = good;
+    const OrderedJson good = OrderedJson::parse(r.out);
+    OrderedJson j = good;
     j["attention"].push_back(j["attention"][0]);
     CHECK(read_error(j) == "t.json: attention: holds 2 attention sets; attn draws traces of one set");
     j = good;

@@ -55,7 +55,8 @@ std::string hand_spm(const std::string& trainer_extra = "", const std::string& t
     return m + tail;
 }
 
-std::string error_of(const std::function<void()>& f) {
+// The message of the input error (exit code 1) f throws, or "".
+std::string input_error_of(const std::function<void()>& f) {
     try {
         f();
     } catch (const attn::Error& e) {
@@ -66,10 +67,10 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 std::string parse_error(const std::string& bytes) {
-    return error_of([&] { attn::SentencePieceModel::parse(bytes, "x.spm"); });
+    return input_error_of([&] { attn::SentencePieceModel::parse(bytes, "x.spm"); });
 }
 std::string load_error(const std::string& bytes) {
-    return error_of([&] { attn::SentencePieceModel::load(bytes, "x.spm"); });
+    return input_error_of([&] { attn::SentencePieceModel::load(bytes, "x.spm"); });
 }
 
 // The same vocabulary as a T5-style tokenizer.json (Metaspace, $A </s>, </s> an added token).
@@ -189,13 +190,13 @@ TEST_CASE("charsmap: sentencepiece takes the longest key at each position, token
     CHECK(m.normalize_graphemes("a\xCC\x81" "c") == "xc");
     CHECK(m.normalize_graphemes("") == "");
     CHECK(attn::PrecompiledCharsmap::from_blob("", "x.spm").empty());
-    CHECK(error_of([] { attn::PrecompiledCharsmap::from_blob(std::string("\x01\x00", 2), "x.spm"); }) ==
+    CHECK(input_error_of([] { attn::PrecompiledCharsmap::from_blob(std::string("\x01\x00", 2), "x.spm"); }) ==
           "x.spm: the precompiled_charsmap is shorter than its 4-byte header");
-    CHECK(error_of([] { attn::PrecompiledCharsmap::from_blob(hand_charsmap(4000), "x.spm"); }) ==
+    CHECK(input_error_of([] { attn::PrecompiledCharsmap::from_blob(hand_charsmap(4000), "x.spm"); }) ==
           "x.spm: the precompiled_charsmap's trie (4000 bytes) does not fit its 401 bytes");
-    CHECK(error_of([] { attn::PrecompiledCharsmap::from_blob(hand_charsmap(6), "x.spm"); }) ==
+    CHECK(input_error_of([] { attn::PrecompiledCharsmap::from_blob(hand_charsmap(6), "x.spm"); }) ==
           "x.spm: the precompiled_charsmap's trie (6 bytes) does not fit its 401 bytes");
-    CHECK(error_of([] { attn::PrecompiledCharsmap::from_blob(hand_charsmap() + "\xC3", "x.spm"); }) ==
+    CHECK(input_error_of([] { attn::PrecompiledCharsmap::from_blob(hand_charsmap() + "\xC3", "x.spm"); }) ==
           "x.spm: the precompiled_charsmap's replacements are not UTF-8");
     // a trie whose offsets point outside the array finds nothing (and reads nothing outside it)
     std::string wild = hand_charsmap();
@@ -304,7 +305,7 @@ TEST_CASE("Marian folder: an id vocab.json lacks is <unk> as a label, and a tran
     CHECK(t.text(2) == "<unk>");
     for (const Ids& ids : {Ids{3, 2, 0}, Ids{5}, Ids{11, 0}}) {
         const std::string id = std::to_string(ids.size() == 3 ? 2 : ids[0]);
-        CHECK(error_of([&] { (void)t.decode_text(ids); }) == d + "/vocab.json: has no piece for id " + id + ", which the model generated");
+        CHECK(input_error_of([&] { (void)t.decode_text(ids); }) == d + "/vocab.json: has no piece for id " + id + ", which the model generated");
     }
     // a full vocab.json decodes as before
     CHECK(attn::Tokenizer::load_dir(marian_folder(kMarianVocab)).decode_text({3, 2, 0}) == "a ");
@@ -365,51 +366,51 @@ TEST_CASE("tokeniser file errors hint at the files of their kind: source.spm and
 
 TEST_CASE("Marian and T5 folders: separate_vocabs, a vocab.json without </s>, <unk> or <pad>, a missing file are refused by name") {
     const std::string d = marian_folder(kMarianVocab, R"({"separate_vocabs": true})");
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(d); }) ==
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(d); }) ==
           d + "/tokenizer_config.json: separate_vocabs: true (a target_vocab.json of its own), which attn does not run");
     for (const char* tok : {"</s>", "<unk>", "<pad>"}) {
         std::string v = kMarianVocab;
         v.replace(v.find(std::string("\"") + tok + "\""), std::strlen(tok) + 2, "\"<x>\"");
         const std::string e = marian_folder(v);
-        CHECK(error_of([&] { attn::Tokenizer::load_dir(e); }) == e + "/vocab.json: Marian's vocab.json has no '" + tok + "'");
+        CHECK(input_error_of([&] { attn::Tokenizer::load_dir(e); }) == e + "/vocab.json: Marian's vocab.json has no '" + tok + "'");
     }
     const std::string bad_id = marian_folder(R"({"</s>": -1})");
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(bad_id); }) == bad_id + "/vocab.json: the id of piece '</s>' is not a whole number below 2^24");
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(bad_id); }) == bad_id + "/vocab.json: the id of piece '</s>' is not a whole number below 2^24");
     const std::string list = marian_folder("[]");
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(list); }) == list + "/vocab.json: not an object of piece -> id");
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(list); }) == list + "/vocab.json: not an object of piece -> id");
     const std::string no_target = marian_folder(kMarianVocab);
     std::remove((no_target + "/target.spm").c_str());
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(no_target); }) == "a Marian folder with source.spm but no target.spm ('" + no_target + "')");
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(no_target); }) == "a Marian folder with source.spm but no target.spm ('" + no_target + "')");
     const std::string bpe_target = marian_folder(kMarianVocab);
     attn::test::write_bytes(bpe_target + "/target.spm", hand_spm(f_var(3, 2)));
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(bpe_target); }) ==
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(bpe_target); }) ==
           bpe_target + "/target.spm: the SentencePiece model type BPE (not UNIGRAM), which attn does not run");
     // T5: spiece.model with another tokenizer_class, a bad extra_ids, no </s>
     const std::string s = spm_folder(hand_spm());
     attn::test::write_bytes(s + "/tokenizer_config.json", R"({"tokenizer_class": "AlbertTokenizer"})");
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(s); }) ==
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(s); }) ==
           s + "/tokenizer_config.json: tokenizer_class 'AlbertTokenizer' with only a spiece.model, which attn does not run");
     attn::test::write_bytes(s + "/tokenizer_config.json", R"({"extra_ids": "3"})");
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(s); }) == s + "/tokenizer_config.json: extra_ids is not a whole number");
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(s); }) == s + "/tokenizer_config.json: extra_ids is not a whole number");
     attn::test::write_bytes(s + "/tokenizer_config.json", R"({"extra_ids": -3})");
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(s); }) == s + "/spiece.model: extra_ids is not between 0 and 100000");
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(s); }) == s + "/spiece.model: extra_ids is not between 0 and 100000");
     attn::test::write_bytes(s + "/tokenizer_config.json", R"({"extra_ids": 1})");
     attn::test::write_bytes(s + "/spiece.model", hand_spm("", piece("<extra_id_0>", 0, 4)));
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(s); }) ==
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(s); }) ==
           s + "/spiece.model: a spiece.model that has '<extra_id_0>' as a piece besides extra_ids, which attn does not run");
     std::string no_eos = hand_spm();
     no_eos.replace(no_eos.find("</s>"), 4, "<\\s>");
     attn::test::write_bytes(s + "/spiece.model", no_eos);
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(s); }) == s + "/spiece.model: a T5 spiece.model without the piece '</s>'");
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(s); }) == s + "/spiece.model: a T5 spiece.model without the piece '</s>'");
     std::string bad_utf8 = hand_spm();
     bad_utf8.replace(bad_utf8.find("<u>"), 3, "<\xFF>");
     attn::test::write_bytes(s + "/spiece.model", bad_utf8);
-    CHECK(error_of([&] { attn::Tokenizer::load_dir(s); }) == s + "/spiece.model: a piece that is not UTF-8");
+    CHECK(input_error_of([&] { attn::Tokenizer::load_dir(s); }) == s + "/spiece.model: a piece that is not UTF-8");
 }
 
 TEST_CASE("tokenizer.json Unigram: byte_fallback, a missing unk_id, normalisers and added-token flags attn does not run are refused by name") {
     const std::string not_run = ", which attn does not run";
-    auto err = [](const std::string& j) { return error_of([&] { attn::Tokenizer::from_tokenizer_json(j, "tokenizer.json"); }); };
+    auto err = [](const std::string& j) { return input_error_of([&] { attn::Tokenizer::from_tokenizer_json(j, "tokenizer.json"); }); };
     CHECK(err(hand_tokenizer_json(R"(,"byte_fallback":true)")) == "tokenizer.json: a Unigram model with byte_fallback" + not_run);
     std::string no_unk = hand_tokenizer_json();
     no_unk.replace(no_unk.find(R"("unk_id":0)"), 10, R"("unk_id":null)");

@@ -32,11 +32,9 @@ using Json = nlohmann::json;
 
 TEST_CASE("validation: every row of the table fails as documented end to end") {
     std::set<std::string> ids;
-    for (const ValidationRule& r : validation_rules()) {
-        CHECK(ids.insert(r.id).second);  // ids are unique
-        check_row(r);
-    }
+    for (const ValidationRule& r : validation_rules()) CHECK(ids.insert(r.id).second);  // ids are unique
     CHECK(ids.size() >= 60);
+    check_rows(validation_rules());
 }
 
 TEST_CASE("validation: docs/validation.md holds the table verbatim") {

@@ -10,6 +10,8 @@
 
 using namespace attn;
 
+using attn::test::error_of;
+
 namespace {
 
 std::string f32_bytes(const std::vector<float>& v) {
@@ -18,14 +20,6 @@ std::string f32_bytes(const std::vector<float>& v) {
     return b;
 }
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
 }  // namespace
 

@@ -21,8 +21,9 @@ void write_fixtures(const std::string& dir);
 // attn with these arguments (tests/helpers.h run_attn).
 RunResult run(const std::vector<std::string>& args, const RunOptions& o = {});
 
-// Every path under dir with its size and, for small files, its bytes: a run that fails must leave it
-// exactly as it was (no new file, no temporary, nothing overwritten).
+// Every path under dir with its type, size, inode, mode and modification and change times (ns): a run
+// that fails must leave it exactly as it was (no new file, no temporary made and removed, nothing
+// overwritten or renamed over: each moves a change time).
 std::map<std::string, std::string> snapshot(const std::string& dir);
 
 // The error line matches the table's: exactly, or as a prefix when the table's ends in "...".
@@ -34,6 +35,10 @@ const ValidationRule& rule(const std::string& id);
 // Runs one row of the table in a fresh folder holding the fixtures; checks the exit code, the exact
 // error line, an empty stdout, and that the folder is exactly as it was.
 void check_row(const ValidationRule& r);
+
+// check_row for each rule, in one folder of fixtures written once: after each row the folder is as the
+// row before left it (a row that needs its own folder gets one).
+void check_rows(const std::vector<ValidationRule>& rules);
 
 // The JSON trace of a run that must succeed (--json - appended); its result in *result if asked.
 nlohmann::json run_json(const std::vector<std::string>& args, RunResult* result = nullptr);
