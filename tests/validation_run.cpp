@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 #include "fuzz/harness.h"
 #include "tests/model_fixtures.h"
@@ -195,6 +197,9 @@ void write_fixtures(const std::string& dir) {
     REQUIRE(fd >= 0);
     REQUIRE(::ftruncate(fd, 257LL << 20) == 0);
     ::close(fd);
+    // File times come from the kernel's coarse clock (a tick of a few ms): from here on, any change
+    // carries a later time than the fixtures' own, so snapshot() sees it
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
 RunResult run(const std::vector<std::string>& args, const RunOptions& o) { return attn::test::run_attn(args, o); }

@@ -15,7 +15,8 @@
 
 namespace attn::test {
 
-// The files validation_fixtures() lists, in dir.
+// The files validation_fixtures() lists, in dir; it returns 50 ms after writing them, so that a later
+// change to any of them carries a later file time (snapshot).
 void write_fixtures(const std::string& dir);
 
 // attn with these arguments (tests/helpers.h run_attn).
