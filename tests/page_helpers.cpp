@@ -21,8 +21,14 @@ std::string four(double v) {
     return s == "-0.0000" ? "0.0000" : s;
 }
 
+namespace {
+
+const std::string kDataOpen = "<script type=\"application/json\" id=\"attn-data\">";
+
+}  // namespace
+
 Json page_json(const std::string& html) {
-    const std::string open = "<script type=\"application/json\" id=\"attn-data\">";
+    const std::string& open = kDataOpen;
     const auto a = html.find(open);
     REQUIRE(a != std::string::npos);
     const auto b = html.find("</script>", a);
@@ -31,7 +37,7 @@ Json page_json(const std::string& html) {
 }
 
 PageData page_data(const std::string& html) {
-    const auto b = html.find("</script>", html.find("id=\"attn-data\""));
+    const auto b = html.find("</script>", html.find(kDataOpen));
     PageData d;
     d.json = page_json(html);
     // base-128 text (render/page/page_buffer.h), then zlib; decoded here from the UTF-8 bytes

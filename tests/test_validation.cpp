@@ -1,7 +1,10 @@
 // The validation table (tests/validation_table.h) end to end: every row run through the real binary
 // (tests/validation_run.h), the docs checked against the table, option bounds, and the loaders' edges.
 // The numerics and user masks are tests/test_numerics.cpp, output files tests/test_files.cpp.
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <set>
@@ -54,6 +57,26 @@ TEST_CASE("validation: docs/validation.md holds the table verbatim") {
         }
         FAIL_CHECK("docs/validation.md differs from validation_table_markdown(); the table is:\n" << want);
     }
+}
+
+// The rows' folder check itself: a file rewritten with its own bytes, a file made and removed, and a
+// file renamed over another with the same bytes each change the snapshot (on a file system whose times
+// are too coarse to tell, this fails rather than let the rows pass unchecked).
+TEST_CASE("validation: a folder's snapshot changes when a file is rewritten with its own bytes, or one is made and removed") {
+    const std::string dir = temp_dir();
+    write_fixtures(dir);
+    const auto before = snapshot(dir);
+    write(dir + "/rows.json", slurp(dir + "/rows.json"));
+    const auto rewritten = snapshot(dir);
+    CHECK(rewritten != before);
+    write(dir + "/made.tmp", "x");
+    REQUIRE(::unlink((dir + "/made.tmp").c_str()) == 0);
+    const auto made = snapshot(dir);
+    CHECK(made != rewritten);
+    write(dir + "/blank.tmp", slurp(dir + "/blank.txt"));
+    REQUIRE(::rename((dir + "/blank.tmp").c_str(), (dir + "/blank.txt").c_str()) == 0);
+    CHECK(snapshot(dir) != made);
+    fuzz::remove_tree(dir);
 }
 
 TEST_CASE("validation: the fixtures written are the ones the table lists") {

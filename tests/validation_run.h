@@ -37,8 +37,9 @@ const ValidationRule& rule(const std::string& id);
 // error line, an empty stdout, and that the folder is exactly as it was.
 void check_row(const ValidationRule& r);
 
-// check_row for each rule, in one folder of fixtures written once: after each row the folder is as the
-// row before left it (a row that needs its own folder gets one).
+// check_row for each rule, in one folder of fixtures written once: after each row the folder is as it
+// was (a row that needs its own folder gets one; after a row that changed it, the rows after it get the
+// fixtures afresh).
 void check_rows(const std::vector<ValidationRule>& rules);
 
 // The JSON trace of a run that must succeed (--json - appended); its result in *result if asked.
