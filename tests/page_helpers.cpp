@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include <doctest/doctest.h>
 
@@ -23,23 +24,27 @@ std::string four(double v) {
 
 namespace {
 
-const std::string kDataOpen = "<script type=\"application/json\" id=\"attn-data\">";
-
-}  // namespace
-
-Json page_json(const std::string& html) {
-    const std::string& open = kDataOpen;
+// Where the JSON of <script id="attn-data"> begins and ends in the page.
+std::pair<std::size_t, std::size_t> data_span(const std::string& html) {
+    const std::string open = "<script type=\"application/json\" id=\"attn-data\">";
     const auto a = html.find(open);
     REQUIRE(a != std::string::npos);
     const auto b = html.find("</script>", a);
     REQUIRE(b != std::string::npos);
-    return Json::parse(html.substr(a + open.size(), b - a - open.size()));
+    return {a + open.size(), b};
+}
+
+}  // namespace
+
+Json page_json(const std::string& html) {
+    const auto [a, b] = data_span(html);
+    return Json::parse(html.substr(a, b - a));
 }
 
 PageData page_data(const std::string& html) {
-    const auto b = html.find("</script>", html.find(kDataOpen));
+    const auto [a, b] = data_span(html);
     PageData d;
-    d.json = page_json(html);
+    d.json = Json::parse(html.substr(a, b - a));
     // base-128 text (render/page/page_buffer.h), then zlib; decoded here from the UTF-8 bytes
     const std::string open_blob = "<script type=\"application/octet-stream\" id=\"attn-blob\">";
     const auto c = html.find(open_blob, b);

@@ -67,7 +67,6 @@ Trace encoder_trace(bool pair = true, const std::string& stack = "encoder") {
     return t;
 }
 
-
 // The weights figure of a trace: where its heatmap is, and its PNG decoded.
 struct Drawn {
     std::size_t segment_b = 0, fq = 0;

@@ -15,6 +15,7 @@
 namespace {
 
 using Json = nlohmann::json;
+using attn::test::model_fixtures_dir;
 
 
 bool exists(const std::string& p) {
@@ -25,7 +26,7 @@ bool exists(const std::string& p) {
 }  // namespace
 
 TEST_CASE("model: the trace holds every head's causal weights, the aggregates and 5 predictions per token") {
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--json", "-", "a b"});
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--json", "-", "a b"});
     REQUIRE(r.code == 0);
     const Json j = Json::parse(r.out);
     CHECK(j["kind"] == "model");
@@ -58,7 +59,7 @@ TEST_CASE("model: the trace holds every head's causal weights, the aggregates an
 
 TEST_CASE("model: --png writes the chosen head's heatmaps and the overview, --npy every head, mean and rollout") {
     const std::string out = attn::test::temp_dir();
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--head", "1", "--png", out + "/png",
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--head", "1", "--png", out + "/png",
                                          "--npy", out + "/npy", "a b"});
     REQUIRE(r.code == 0);
     CHECK(exists(out + "/png/gpt2-l0-h1-weights.png"));
@@ -86,7 +87,7 @@ std::pair<unsigned, unsigned> png_size(const std::string& bytes) {
 
 TEST_CASE("model: --svg writes the chosen head's figures as SVG, --scale sizes every PNG, the overview too") {
     const std::string out = attn::test::temp_dir();
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--head", "1", "--svg", out + "/svg",
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--head", "1", "--svg", out + "/svg",
                                          "--png", out + "/s2", "a b"});
     REQUIRE(r.code == 0);
     for (const char* name : {"scores", "mask", "weights"}) {
@@ -95,7 +96,7 @@ TEST_CASE("model: --svg writes the chosen head's figures as SVG, --scale sizes e
         CHECK(svg.find("</svg>") != std::string::npos);
     }
     CHECK(r.out.find("wrote SVGs to") != std::string::npos);
-    const auto r1 = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--head", "1", "--scale", "1",
+    const auto r1 = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--head", "1", "--scale", "1",
                                           "--png", out + "/s1", "a b"});
     REQUIRE(r1.code == 0);
     // the default --scale 2 draws every image at twice the size of --scale 1, text and all (a line
@@ -107,7 +108,7 @@ TEST_CASE("model: --svg writes the chosen head's figures as SVG, --scale sizes e
         CHECK(std::abs(int(two.first) - 2 * int(one.first)) <= 2);
         CHECK(std::abs(int(two.second) - 2 * int(one.second)) <= 2);
     }
-    const auto font = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--font", out + "/none.ttf",
+    const auto font = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--font", out + "/none.ttf",
                                             "--png", out + "/f", "a b"});
     CHECK(font.code != 0);
     CHECK(font.err.find("none.ttf") != std::string::npos);
@@ -116,7 +117,7 @@ TEST_CASE("model: --svg writes the chosen head's figures as SVG, --scale sizes e
 TEST_CASE("model: a grouped-query model's figures name each query head's key/value head and the overview frames the groups") {
     const std::string out = attn::test::temp_dir();
     // llama-ok: H = 2 query heads share G = 1 key/value head
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--head", "1", "--svg", out + "/l", "a b"});
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/llama-ok", "--head", "1", "--svg", out + "/l", "a b"});
     REQUIRE(r.code == 0);
     const std::string head = attn::test::slurp(out + "/l/llama-l0-h1-weights.svg");
     CHECK(head.find(">llama-ok \xC2\xB7 layer 0 \xC2\xB7 head 1 (reads kv head 0 of 1) \xC2\xB7 weights</text>") != std::string::npos);
@@ -130,7 +131,7 @@ TEST_CASE("model: a grouped-query model's figures name each query head's key/val
     attn::test::write_llama_folder(out, "llama-mha", attn::test::tiny_llama_config("", 2), mha);
     for (const std::string m : {"model-ok", "llama-mha"}) {
         INFO(m);
-        const std::string folder = (m == "model-ok" ? attn::test::model_fixtures_dir() : out) + "/" + m;
+        const std::string folder = (m == "model-ok" ? model_fixtures_dir() : out) + "/" + m;
         const auto g = attn::test::run_attn({"show", "--model", folder, "--head", "1", "--svg", out + "/svg-" + m, "a b"});
         REQUIRE(g.code == 0);
         const std::string type = m == "model-ok" ? "gpt2" : "llama";
@@ -144,7 +145,7 @@ TEST_CASE("model: a grouped-query model's figures name each query head's key/val
 }
 
 TEST_CASE("model: --layer, --head and --keep-layers outside the model are usage errors") {
-    const std::string m = attn::test::model_fixtures_dir() + "/model-ok";
+    const std::string m = model_fixtures_dir() + "/model-ok";
     CHECK(attn::test::run_attn({"show", "--model", m, "--head", "2", "a"}).code == 2);
     CHECK(attn::test::run_attn({"show", "--model", m, "--layer", "1", "a"}).code == 2);
     CHECK(attn::test::run_attn({"show", "--model", m, "--keep-layers", "x", "a"}).code == 2);
@@ -161,7 +162,7 @@ TEST_CASE("--head on a seeded multi-head kind prints only that head") {
 }
 
 TEST_CASE("model: --max-memory counts the weights, and the text may come from standard input") {
-    const std::string m = attn::test::model_fixtures_dir() + "/model-ok";
+    const std::string m = model_fixtures_dir() + "/model-ok";
     const auto small = attn::test::run_attn({"show", "--model", m, "--max-memory", "1000", "a"});
     CHECK(small.code == 2);
     CHECK(small.err.find("more than --max-memory") != std::string::npos);
@@ -171,8 +172,8 @@ TEST_CASE("model: --max-memory counts the weights, and the text may come from st
 }
 
 TEST_CASE("model: a Llama folder runs with its query heads on their key/value heads, and its sharded copy gives the same trace") {
-    const auto one = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--json", "-", "a b"});
-    const auto two = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/llama-sharded", "--json", "-", "a b"});
+    const auto one = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/llama-ok", "--json", "-", "a b"});
+    const auto two = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/llama-sharded", "--json", "-", "a b"});
     REQUIRE(one.code == 0);
     REQUIRE(two.code == 0);
     Json sharded = Json::parse(two.out);  // the same trace but for the folder's name
@@ -183,14 +184,14 @@ TEST_CASE("model: a Llama folder runs with its query heads on their key/value he
     CHECK(j["model"]["type"] == "llama");
     REQUIRE(j["attention"][0]["layers"][0]["heads"].size() == 2);
     for (const auto& h : j["attention"][0]["layers"][0]["heads"]) CHECK(h["kv_head"] == 0);  // 2 query heads share key/value head 0
-    const auto term = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--head", "1", "a b"});
+    const auto term = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/llama-ok", "--head", "1", "a b"});
     REQUIRE(term.code == 0);
     CHECK(term.out.find("2 query heads share 1 key/value heads, 2 each") != std::string::npos);
     CHECK(term.out.find("(query head 1 reads key/value head 0, shared by query heads 0\xE2\x80\x93" "1)") != std::string::npos);
 }
 
 TEST_CASE("decode --model: every step's rows equal the full pass's, and the cache per token is layers x G x head_dim x 2 x dtype beside MHA's") {
-    const auto r = attn::test::run_attn({"decode", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "a b"});
+    const auto r = attn::test::run_attn({"decode", "--model", model_fixtures_dir() + "/llama-ok", "a b"});
     REQUIRE(r.code == 0);
     // 1 layer, G = 1 of H = 2 heads, head_dim 2, F32: 1 · 1 · 2 · 2 · 4 = 16 bytes; MHA 32
     CHECK(r.out.find("key/value cache per token: 1 layers \xC3\x97 1 key/value heads \xC3\x97 2 head_dim \xC3\x97 2 (k, v) \xC3\x97 4 bytes "
@@ -200,10 +201,10 @@ TEST_CASE("decode --model: every step's rows equal the full pass's, and the cach
     const auto at = r.out.find("full pass within ");
     REQUIRE(at != std::string::npos);
     CHECK(std::stod(r.out.substr(at + 17)) <= 1e-6);
-    const auto gpt2 = attn::test::run_attn({"decode", "--model", attn::test::model_fixtures_dir() + "/model-ok", "a b"});
+    const auto gpt2 = attn::test::run_attn({"decode", "--model", model_fixtures_dir() + "/model-ok", "a b"});
     REQUIRE_MESSAGE(gpt2.code == 0, gpt2.err);
     CHECK(gpt2.out.find("= 32 bytes") != std::string::npos);  // GPT-2: G = H = 2, head_dim 2, 1 layer, F32
-    const auto bad = attn::test::run_attn({"decode", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--kind", "mha", "a"});
+    const auto bad = attn::test::run_attn({"decode", "--model", model_fixtures_dir() + "/llama-ok", "--kind", "mha", "a"});
     CHECK(bad.code == 2);
     CHECK(attn::test::one_line(bad) == "attn: error: --kind does not apply to --model (hint: a model brings its own tokens, weights, heads and "
                                        "positions: drop --kind)\n");
@@ -211,14 +212,14 @@ TEST_CASE("decode --model: every step's rows equal the full pass's, and the cach
 
 TEST_CASE("decode --model --json: each step's rows equal show --model's weights, with the cache and the top prediction") {
     const std::string text = "ab b";
-    const auto show = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--json", "-", text});
+    const auto show = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/llama-ok", "--json", "-", text});
     REQUIRE_MESSAGE(show.code == 0, show.err);
     const Json full = Json::parse(show.out);
     const Json& heads = full["attention"][0]["layers"][0]["heads"];
     const std::size_t T = full["tokens"].size();
     // every head of layer 0, then --head 1 alone
     for (const std::vector<std::string>& extra : {std::vector<std::string>{}, std::vector<std::string>{"--head", "1"}}) {
-        std::vector<std::string> args = {"decode", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--json", "-", text};
+        std::vector<std::string> args = {"decode", "--model", model_fixtures_dir() + "/llama-ok", "--json", "-", text};
         args.insert(args.end(), extra.begin(), extra.end());
         const auto r = attn::test::run_attn(args);
         REQUIRE_MESSAGE(r.code == 0, r.err);
@@ -258,7 +259,7 @@ TEST_CASE("decode --model --json: each step's rows equal show --model's weights,
 
 TEST_CASE("decode --model: the figures are <family>-decode-{steps,cache} or --prefix's, beside the JSON and the page") {
     const std::string out = attn::test::temp_dir();
-    const auto r = attn::test::run_attn({"decode", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--png", out + "/png", "--svg", out + "/svg",
+    const auto r = attn::test::run_attn({"decode", "--model", model_fixtures_dir() + "/llama-ok", "--png", out + "/png", "--svg", out + "/svg",
                                          "--json", out + "/d.json", "--html", out + "/d.html", "a b"});
     REQUIRE_MESSAGE(r.code == 0, r.err);
     CHECK(attn::test::slurp(out + "/png/llama-decode-steps.png").substr(1, 3) == "PNG");
@@ -269,7 +270,7 @@ TEST_CASE("decode --model: the figures are <family>-decode-{steps,cache} or --pr
     CHECK(attn::test::slurp(out + "/d.html").find("<!DOCTYPE html>") != std::string::npos);
     CHECK(r.out.find("wrote PNGs to " + out + "/png") != std::string::npos);
     CHECK(r.out.find("wrote " + out + "/d.json") != std::string::npos);
-    const auto gpt2 = attn::test::run_attn({"decode", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--png", out + "/png", "--prefix", "tiny", "a b"});
+    const auto gpt2 = attn::test::run_attn({"decode", "--model", model_fixtures_dir() + "/model-ok", "--png", out + "/png", "--prefix", "tiny", "a b"});
     REQUIRE_MESSAGE(gpt2.code == 0, gpt2.err);
     CHECK(exists(out + "/png/tiny-decode-steps.png"));
     CHECK(exists(out + "/png/tiny-decode-cache.png"));
@@ -278,7 +279,7 @@ TEST_CASE("decode --model: the figures are <family>-decode-{steps,cache} or --pr
 
 TEST_CASE("decode --model: refused combinations exit 2 with a hint, and write nothing") {
     const std::string out = attn::test::temp_dir();
-    const std::string dir = attn::test::model_fixtures_dir() + "/llama-ok";
+    const std::string dir = model_fixtures_dir() + "/llama-ok";
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"decode", "--model", dir, "--layer", "1", "a"},
          "attn: error: --layer 1 is past the model's last layer 0 (hint: layers count from 0)\n"},
@@ -307,8 +308,8 @@ TEST_CASE("decode --model: refused combinations exit 2 with a hint, and write no
 TEST_CASE("model: the terminal's next tokens are the same whether the run predicts after every position (--json) or the last only") {
     const std::string out = attn::test::temp_dir();
     for (const char* folder : {"/model-ok", "/llama-ok"}) {
-        const auto last_only = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + folder, "b a"});
-        const auto every = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + folder, "--json", out + "/t.json", "b a"});
+        const auto last_only = attn::test::run_attn({"show", "--model", model_fixtures_dir() + folder, "b a"});
+        const auto every = attn::test::run_attn({"show", "--model", model_fixtures_dir() + folder, "--json", out + "/t.json", "b a"});
         REQUIRE_MESSAGE(last_only.code == 0, last_only.err);
         REQUIRE_MESSAGE(every.code == 0, every.err);
         const auto line = [](const std::string& text) {
@@ -328,7 +329,7 @@ TEST_CASE("model: a terminal-only run, which keeps no raw scores, prints what a 
     const std::string out = attn::test::temp_dir();
     for (const std::string folder : {"/model-ok", "/llama-ok"}) {
         INFO(folder);
-        const std::vector<std::string> run = {"show", "--model", attn::test::model_fixtures_dir() + folder, "--show", "weights,mean,rollout", "b a"};
+        const std::vector<std::string> run = {"show", "--model", model_fixtures_dir() + folder, "--show", "weights,mean,rollout", "b a"};
         auto with_json = run;
         with_json.insert(with_json.end() - 1, {"--json", out + "/t.json"});
         const auto plain = attn::test::run_attn(run), kept = attn::test::run_attn(with_json);
@@ -342,10 +343,10 @@ TEST_CASE("model: a terminal-only run, which keeps no raw scores, prints what a 
 
 TEST_CASE("model: a Llama run's figures start with its family, so --json cannot take one of their names") {
     const std::string out = attn::test::temp_dir();
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--png", out, "--json", out + "/llama-overview.png", "a b"});
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/llama-ok", "--png", out, "--json", out + "/llama-overview.png", "a b"});
     CHECK(r.code == 2);
     CHECK(r.err.find("two outputs would both be written to '" + out + "/llama-overview.png'") != std::string::npos);
-    const auto ok = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--png", out, "a b"});
+    const auto ok = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/llama-ok", "--png", out, "a b"});
     REQUIRE(ok.code == 0);
     CHECK(exists(out + "/llama-overview.png"));
     CHECK(exists(out + "/llama-l0-h0-weights.png"));
@@ -408,12 +409,12 @@ TEST_CASE("model: scores that overflow float32 blame the checkpoint's weights, n
 }
 
 TEST_CASE("model: --show takes the stages a model run keeps and refuses the others by name, nothing prints as 0x0") {
-    const auto ok = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--show", "scores,mask,weights", "a b"});
+    const auto ok = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--show", "scores,mask,weights", "a b"});
     REQUIRE(ok.code == 0);
     CHECK(ok.out.find("scores (") != std::string::npos);
     CHECK(ok.out.find("0\xC3\x97" "0") == std::string::npos);
     for (const char* stage : {"context", "values", "output"}) {
-        const auto bad = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--show", std::string("queries,keys,") + stage, "a b"});
+        const auto bad = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--show", std::string("queries,keys,") + stage, "a b"});
         CHECK(bad.code == 2);
         CHECK(attn::test::one_line(bad).find(std::string("--show ") + stage +
                                              ": a model run keeps each head's scores, mask and weights, and the chosen head's queries and keys, not its " +
@@ -423,7 +424,7 @@ TEST_CASE("model: --show takes the stages a model run keeps and refuses the othe
 }
 
 TEST_CASE("model: --show queries,keys keeps the chosen head's q and k, whose product is its raw scores, and query I's products sum to its scores row") {
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--show", "queries,keys", "--head", "1", "--query", "2",
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--show", "queries,keys", "--head", "1", "--query", "2",
                                          "--json", "-", "a b"});
     REQUIRE(r.code == 0);
     const Json j = Json::parse(r.out);
@@ -455,32 +456,32 @@ TEST_CASE("model: --show queries,keys keeps the chosen head's q and k, whose pro
         CHECK(sum == doctest::Approx(head["scores"][2][k].get<double>()).epsilon(1e-5));
     }
     // head 0's queries are another head's: the comparison above can fail
-    const auto h0 = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--show", "queries", "--json", "-", "a b"});
+    const auto h0 = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--show", "queries", "--json", "-", "a b"});
     REQUIRE(h0.code == 0);
     const Json n0 = Json::parse(h0.out)["neuron"];
     CHECK(n0["queries"] != n["queries"]);
     CHECK(n0["query"].is_null());
     CHECK(n0["products"].is_null());
     // a plain run keeps no queries or keys
-    const auto plain = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--json", "-", "a b"});
+    const auto plain = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--json", "-", "a b"});
     REQUIRE(plain.code == 0);
     CHECK_FALSE(Json::parse(plain.out).contains("neuron"));
 }
 
 TEST_CASE("model: the terminal prints Q[I], the products and each row's sum beside the model's own score") {
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--show", "queries,keys", "--query", "1", "a b"});
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--show", "queries,keys", "--query", "1", "a b"});
     REQUIRE(r.code == 0);
     for (const char* words : {"neuron view (layer 0, head 0)", "queries and keys after the bias, before the scale", "Q[1]",
                               "products Q[1][c]\xC2\xB7K[j][c]", "\xCE\xA3 products", "model's q\xC2\xB7k", "hidden"})
         CHECK_MESSAGE(r.out.find(words) != std::string::npos, words);
-    const auto none = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--show", "keys", "a b"});
+    const auto none = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--show", "keys", "a b"});
     REQUIRE(none.code == 0);
     CHECK(none.out.find("add --query I for query I's products with every key") != std::string::npos);
 }
 
 TEST_CASE("model: the neuron view's figures are <type>-l<L>-h<H>-queries, -keys and, with --query, -products") {
     const std::string out = attn::test::temp_dir();
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--show", "queries,keys", "--head", "1", "--query", "2",
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--show", "queries,keys", "--head", "1", "--query", "2",
                                          "--png", out, "--svg", out, "a b"});
     REQUIRE(r.code == 0);
     for (const char* stem : {"queries", "keys", "products", "weights"})
@@ -488,7 +489,7 @@ TEST_CASE("model: the neuron view's figures are <type>-l<L>-h<H>-queries, -keys 
     const std::string svg = attn::test::slurp(out + "/gpt2-l0-h1-products.svg");
     CHECK(svg.find("\xCE\xA3") != std::string::npos);  // each row's sum labelled
     const std::string only = attn::test::temp_dir();
-    REQUIRE(attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--figures", "products", "--query", "1", "--png", only, "a b"})
+    REQUIRE(attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--figures", "products", "--query", "1", "--png", only, "a b"})
                 .code == 0);
     CHECK(exists(only + "/gpt2-l0-h0-products.png"));
     CHECK_FALSE(exists(only + "/gpt2-l0-h0-queries.png"));
@@ -497,7 +498,7 @@ TEST_CASE("model: the neuron view's figures are <type>-l<L>-h<H>-queries, -keys 
 
 TEST_CASE("model: --figures products without --query, a seeded kind's products and --query past the text are usage errors that write nothing") {
     const std::string out = attn::test::temp_dir() + "/figs";
-    const auto no_query = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--figures", "products", "--png", out, "a b"});
+    const auto no_query = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--figures", "products", "--png", out, "a b"});
     CHECK(no_query.code == 2);
     CHECK(attn::test::one_line(no_query).find("--figures products draws query I's products with every key, but no --query is given") !=
           std::string::npos);
@@ -506,7 +507,7 @@ TEST_CASE("model: --figures products without --query, a seeded kind's products a
     CHECK(seeded.code == 2);
     CHECK(attn::test::one_line(seeded).find("--figures products draws a model head's query-key products, and a seeded kind has no model") !=
           std::string::npos);
-    const auto past = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--show", "queries,keys", "--query", "3", "a b"});
+    const auto past = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--show", "queries,keys", "--query", "3", "a b"});
     CHECK(past.code == 2);
     CHECK(attn::test::one_line(past).find("--query 3 is past the last query (3 tokens)") != std::string::npos);
     CHECK_FALSE(exists(out));
@@ -514,7 +515,7 @@ TEST_CASE("model: --figures products without --query, a seeded kind's products a
 
 TEST_CASE("model: --prefix, --figures, --range, --colormap and --query shape the chosen head's figures, and another head's stay in the folder") {
     const std::string out = attn::test::temp_dir();
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--figures",
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--figures",
                                          "weights,query", "--query", "2", "--colormap", "magma", "--range", "0,0.5", "a b"});
     REQUIRE(r.code == 0);
     CHECK(exists(out + "/slide-l0-h0-weights.png"));
@@ -524,24 +525,24 @@ TEST_CASE("model: --prefix, --figures, --range, --colormap and --query shape the
     CHECK_FALSE(exists(out + "/gpt2-overview.png"));
     // the colour scale reaches the figure: another --colormap gives other bytes
     const std::string magma = attn::test::slurp(out + "/slide-l0-h0-weights.png");
-    REQUIRE(attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--figures", "weights",
+    REQUIRE(attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--figures", "weights",
                                   "--range", "0,0.5", "a b"}).code == 0);
     CHECK(attn::test::slurp(out + "/slide-l0-h0-weights.png") != magma);
     // head 1 into the same folder: head 0's figures stay
-    REQUIRE(attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--head", "1", "a b"}).code == 0);
+    REQUIRE(attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--png", out, "--prefix", "slide", "--head", "1", "a b"}).code == 0);
     CHECK(exists(out + "/slide-l0-h1-weights.png"));
     CHECK(exists(out + "/slide-l0-h0-weights.png"));
     CHECK_FALSE(exists(out + "/slide-l0-h0-query.png"));  // head 0's own earlier figure, gone with its second run
-    const auto past = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--png", out, "--query", "3", "a b"});
+    const auto past = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--png", out, "--query", "3", "a b"});
     CHECK(past.code == 2);
     CHECK(attn::test::one_line(past).find("--query 3 is past the last query (3 tokens)") != std::string::npos);
-    const auto no_png = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--prefix", "slide", "a b"});
+    const auto no_png = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--prefix", "slide", "a b"});
     CHECK(no_png.code == 2);
     CHECK(attn::test::one_line(no_png).find("--prefix names images, but no --png or --svg folder is given") != std::string::npos);
 }
 
 TEST_CASE("model: with every head zero-ablated a position's predictions do not depend on the tokens before it, and the loss is the mean of the positions' losses") {
-    const std::string dir = attn::test::model_fixtures_dir() + "/model-ok";
+    const std::string dir = model_fixtures_dir() + "/model-ok";
     auto run = [&](const std::string& text, const std::string& ablate) {
         std::vector<std::string> args = {"show", "--model", dir, "--json", "-", text};
         if (!ablate.empty()) args.insert(args.end(), {"--ablate", ablate});
@@ -572,7 +573,7 @@ TEST_CASE("model: with every head zero-ablated a position's predictions do not d
 }
 
 TEST_CASE("model: the terminal shows the loss before and after --ablate and the lens's rows emb and layer 0") {
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--ablate", "0.1", "--ablate-mode", "mean",
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--ablate", "0.1", "--ablate-mode", "mean",
                                          "--lens", "--precision", "3", "abc"});
     REQUIRE(r.code == 0);
     CHECK(r.out.find("ablated (mean): heads 0.1 (layer.head), their context vectors set to their mean over the text\n") != std::string::npos);
@@ -585,7 +586,7 @@ TEST_CASE("model: the terminal shows the loss before and after --ablate and the 
 }
 
 TEST_CASE("model: a --json or --html named like a figure of another format in the figure folder is refused in show --model, decode --model and heads") {
-    const std::string m = attn::test::model_fixtures_dir() + "/model-ok";
+    const std::string m = model_fixtures_dir() + "/model-ok";
     struct Case {
         std::vector<std::string> args;
         std::string option, path, folder;
@@ -613,7 +614,7 @@ TEST_CASE("model: a --json or --html named like a figure of another format in th
 }
 
 TEST_CASE("model: decode --model refuses --max-tokens by name, as show --model does") {
-    const std::string m = attn::test::model_fixtures_dir() + "/model-ok";
+    const std::string m = model_fixtures_dir() + "/model-ok";
     for (const char* command : {"show", "decode"}) {
         const auto r = attn::test::run_attn({command, "--model", m, "--max-tokens", "3", "a b"});
         CHECK(r.code == 2);
@@ -622,12 +623,12 @@ TEST_CASE("model: decode --model refuses --max-tokens by name, as show --model d
 }
 
 TEST_CASE("model: the context refusal names each family's own config field, n_positions for GPT-2 and max_position_embeddings for Llama") {
-    const auto gpt2 = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "abcde"});
+    const auto gpt2 = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "abcde"});
     CHECK(gpt2.code == 2);
     CHECK(attn::test::one_line(gpt2) == "attn: error: the text has more than 4 tokens, the model's context (n_positions) (hint: shorten the "
                                         "text to at most 4 tokens)\n");
     for (const char* command : {"show", "decode"}) {
-        const auto llama = attn::test::run_attn({command, "--model", attn::test::model_fixtures_dir() + "/llama-ok", "abcde"});
+        const auto llama = attn::test::run_attn({command, "--model", model_fixtures_dir() + "/llama-ok", "abcde"});
         CHECK(llama.code == 2);
         CHECK(attn::test::one_line(llama) == "attn: error: the text has more than 4 tokens, the model's context "
                                              "(max_position_embeddings) (hint: shorten the text to at most 4 tokens)\n");
@@ -692,12 +693,12 @@ TEST_CASE("model: tensors the config's model does not have are ignored with one 
                    "model.layers.0.self_attn.o_proj.bias, model.layers.0.self_attn.q_proj.bias and 1 more\n");
     // the numbers are those of the folder without them
     const auto with = attn::test::run_attn({"show", "--model", dir + "/bias", "--json", "-", "a b"});
-    const auto without = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "--json", "-", "a b"});
+    const auto without = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/llama-ok", "--json", "-", "a b"});
     REQUIRE(with.code == 0);
     REQUIRE(without.code == 0);
     CHECK(Json::parse(with.out)["attention"] == Json::parse(without.out)["attention"]);
     // a folder without unused tensors says nothing; a failing run's stderr stays its one error line
-    CHECK(attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/llama-ok", "a b"}).err.empty());
+    CHECK(attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/llama-ok", "a b"}).err.empty());
     const auto failed = attn::test::run_attn({"show", "--model", dir + "/bias", "abcdef"});
     CHECK(failed.code == 2);
     CHECK(failed.err.find("warning") == std::string::npos);
@@ -708,7 +709,7 @@ TEST_CASE("model name: show --model's trace, figures and page name the checkpoin
     // the folder's base name, whatever its family: a Llama-family folder and a GPT-2 one
     for (const auto& [folder, family] : {std::pair{"llama-ok", "llama"}, std::pair{"model-ok", "gpt2"}}) {
         const std::string o = out + "/" + folder;
-        const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/" + folder, "--head", "1", "--json", o + ".json", "--svg",
+        const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/" + folder, "--head", "1", "--json", o + ".json", "--svg",
                                              o, "--html", o + ".html", "a b"});
         REQUIRE_MESSAGE(r.code == 0, r.err);
         const Json j = Json::parse(attn::test::slurp(o + ".json"));
@@ -723,7 +724,7 @@ TEST_CASE("model name: show --model's trace, figures and page name the checkpoin
     }
     // --model . names the folder it stands for, not "."
     attn::test::RunOptions here;
-    here.cwd = attn::test::model_fixtures_dir() + "/llama-ok";
+    here.cwd = model_fixtures_dir() + "/llama-ok";
     const auto dot = attn::test::run_attn({"show", "--model", ".", "--json", "-", "a b"}, here);
     REQUIRE_MESSAGE(dot.code == 0, dot.err);
     CHECK(Json::parse(dot.out)["model"]["name"] == "llama-ok");
@@ -731,10 +732,10 @@ TEST_CASE("model name: show --model's trace, figures and page name the checkpoin
 
 TEST_CASE("decode --model --json carries the model's facts and name, not a seeded run's config") {
     for (const auto& [folder, family] : {std::pair{"model-ok", "gpt2"}, std::pair{"llama-ok", "llama"}}) {
-        const auto show = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/" + folder, "--json", "-", "a b"});
+        const auto show = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/" + folder, "--json", "-", "a b"});
         REQUIRE_MESSAGE(show.code == 0, show.err);
         const Json facts = Json::parse(show.out)["model"];
-        const auto r = attn::test::run_attn({"decode", "--model", attn::test::model_fixtures_dir() + "/" + folder, "--json", "-", "a b"});
+        const auto r = attn::test::run_attn({"decode", "--model", model_fixtures_dir() + "/" + folder, "--json", "-", "a b"});
         REQUIRE_MESSAGE(r.code == 0, r.err);
         const Json j = Json::parse(r.out);
         // before: "config": {"seed": 123, "init": "torch", "qkv_bias": false, ...} for a GPT-2 whose c_attn has a bias
@@ -752,7 +753,7 @@ TEST_CASE("decode --model --json carries the model's facts and name, not a seede
 
 TEST_CASE("decode --model: step labels join the step and a token starting with the space mark without a doubled separator") {
     const std::string out = attn::test::temp_dir();
-    const auto r = attn::test::run_attn({"decode", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--svg", out, "--json", out + "/d.json", "a b"});
+    const auto r = attn::test::run_attn({"decode", "--model", model_fixtures_dir() + "/model-ok", "--svg", out, "--json", out + "/d.json", "a b"});
     REQUIRE_MESSAGE(r.code == 0, r.err);
     const Json j = Json::parse(attn::test::slurp(out + "/d.json"));
     REQUIRE(j["steps"].size() == 3);  // a, the space, b: the folder's vocabulary is the 256 bytes
@@ -768,7 +769,7 @@ TEST_CASE("decode --model: step labels join the step and a token starting with t
 
 TEST_CASE("model: --query I walks the query to its softmax, with no empty context: a model run keeps no values") {
     const std::string out = attn::test::temp_dir();
-    const auto r = attn::test::run_attn({"show", "--model", attn::test::model_fixtures_dir() + "/model-ok", "--query", "1", "--svg", out,
+    const auto r = attn::test::run_attn({"show", "--model", model_fixtures_dir() + "/model-ok", "--query", "1", "--svg", out,
                                          "--figures", "query", "a b"});
     REQUIRE(r.code == 0);
     CHECK(r.out.find("query 1: ") != std::string::npos);

@@ -13,6 +13,7 @@
 using namespace attn;
 using attn::test::RunOptions;
 using attn::test::RunResult;
+using attn::test::model_fixtures_dir;
 using attn::test::run_in;
 using attn::test::temp_dir;
 using attn::test::write;
@@ -51,7 +52,6 @@ std::set<std::string> fresh_run(const std::vector<std::string>& args, const std:
     want.insert(extra.begin(), extra.end());
     return want;
 }
-
 
 }  // namespace
 
@@ -148,7 +148,7 @@ TEST_CASE("output folders: attn decode refuses clashes and leaves its folder hol
 }
 
 TEST_CASE("output folders: show --model keeps another head's figures for slides, and removes arrays of layers the model does not have") {
-    const std::string dir = temp_dir(), model = attn::test::model_fixtures_dir() + "/model-ok";
+    const std::string dir = temp_dir(), model = model_fixtures_dir() + "/model-ok";
     // the model's figures start with its type (gpt2), its arrays with "model": clashes are found under those names
     for (const char* json : {"o/gpt2-overview.png", "o/gpt2-l0-h1-scores.png"}) {  // one it writes, one it would remove
         const RunResult clash = run_in(dir, {"show", "--model", model, "a b", "--png", "o", "--json", json});
@@ -211,7 +211,7 @@ TEST_CASE("output folders: attn render removes only its own earlier figures of t
 }
 
 TEST_CASE("output folders: every figure and array name attn writes is one of its names for the prefix used") {
-    const std::string dir = temp_dir(), model = attn::test::model_fixtures_dir() + "/model-ok";
+    const std::string dir = temp_dir(), model = model_fixtures_dir() + "/model-ok";
     const std::string all = "scores,masked-scores,mask,weights,zeroed,dropped-weights,tiles,queries,keys,values,context,output,query";
     struct Run {
         std::vector<std::string> args;

@@ -15,7 +15,6 @@ using attn::test::page_json;
 
 using Json = nlohmann::json;
 
-
 // One layer, one head, tokens "The ·cat , The" (ids 10 11 12 10), causal weights rows summing to 1:
 //   row 0: 1
 //   row 1: .25 .75

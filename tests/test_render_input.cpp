@@ -40,7 +40,6 @@ std::string floats(const std::vector<float>& v) {
     return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
 }
 
-
 }  // namespace
 
 TEST_CASE("trace reader: every kind's trace reads back and writes the same bytes") {

@@ -16,7 +16,6 @@ using attn::test::error_of;
 
 namespace {
 
-
 attn::GenerationConfig gen(const std::string& text) {
     return attn::parse_generation_config(nlohmann::json::parse(text), "generation_config.json");
 }

@@ -20,7 +20,6 @@ std::string f32_bytes(const std::vector<float>& v) {
     return b;
 }
 
-
 }  // namespace
 
 TEST_CASE("weights file: a safetensors header of 379 bytes (first byte 0x7B, an opening brace) is read as safetensors, not JSON") {
