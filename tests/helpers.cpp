@@ -155,6 +155,12 @@ std::string error_of(const std::function<void()>& f) {
     return "";
 }
 
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
 std::vector<std::string> tree(const std::string& dir) {
     std::vector<std::string> paths;
     fuzz::list_tree(dir, "", paths);

@@ -95,6 +95,7 @@ std::vector<std::string> tree(const std::string& dir);  // every path below dir,
 bool is_link(const std::string& path);
 std::string one_line(const RunResult& r);  // the error, checked to be one line
 std::string error_of(const std::function<void()>& f);  // the message of the attn::Error f throws, or ""
+std::size_t count_of(const std::string& text, const std::string& what);  // non-overlapping occurrences
 
 std::string temp_dir();
 

@@ -397,7 +397,7 @@ std::pair<unsigned, unsigned> png_dims(const std::string& b) {
     };
     return {at(16), at(20)};
 }
-std::size_t count(const std::string& s, const std::string& what) {
+std::size_t overlapping_count(const std::string& s, const std::string& what) {
     std::size_t n = 0;
     for (auto k = s.find(what); k != std::string::npos; k = s.find(what, k + 1)) ++n;
     return n;
@@ -422,8 +422,8 @@ TEST_CASE("positions and decode: figures at --scale as PNG, and the same drawing
         const std::string& doc = svg[0].bytes;
         CHECK(doc.find("width=\"" + std::to_string(2 * png_dims(one[0].bytes).first) + "\"") != std::string::npos);
         CHECK(doc.find("<text class=\"title\"") != std::string::npos);
-        if (std::string(pos) == "rope") CHECK(count(doc, "<line") >= 2 * 63);  // two curves of 64 points
-        else CHECK(count(doc, "<rect") > 16);                                // the cells
+        if (std::string(pos) == "rope") CHECK(overlapping_count(doc, "<line") >= 2 * 63);  // two curves of 64 points
+        else CHECK(overlapping_count(doc, "<rect") > 16);                                // the cells
         CHECK(doc == render::position_figures(t, {"lec", 2, ""}, render::FileType::svg)[0].bytes);     // the same bytes every run
     }
     // attn decode --svg beside --png, at the default --scale 2
@@ -436,7 +436,7 @@ TEST_CASE("positions and decode: figures at --scale as PNG, and the same drawing
     const std::string cache = test::slurp(dir + "/out/gqa-decode-cache.svg");
     CHECK(cache.find("viewBox=\"0 0 900 ") != std::string::npos);
     CHECK(cache.find("width=\"1800\"") != std::string::npos);
-    CHECK(count(cache, "<rect") > 5 * 3);  // each of the three cache series a bar per step
+    CHECK(overlapping_count(cache, "<rect") > 5 * 3);  // each of the three cache series a bar per step
     CHECK(png_dims(test::slurp(dir + "/out/gqa-decode-cache.png")).first == 1800);
     CHECK(test::slurp(dir + "/out/gqa-decode-steps.svg").find("</svg>") != std::string::npos);
 }

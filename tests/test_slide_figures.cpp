@@ -9,12 +9,6 @@
 
 namespace {
 
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-    return n;
-}
-
 // A tiny GPT-2 (1 layer, 2 heads, byte tokens: one token per letter) with room for 16 positions.
 std::string model16() {
     static const std::string dir = [] {
@@ -34,18 +28,18 @@ TEST_CASE("overview: up to 12 tokens, the first column's maps carry query labels
     REQUIRE(attn::test::run_attn({"show", "--model", model16(), "--svg", out + "/a", "--png", out + "/a", "abcd"}).code == 0);
     const std::string few = attn::test::slurp(out + "/a/gpt2-overview.svg");
     // H = 2 heads + mean + rollout above the first row, 4 keys each; 4 queries beside "layer 0"
-    CHECK(count(few, "class=\"key-label\"") == 4 * 4);
-    CHECK(count(few, "class=\"query-label\"") == 1 + 4);
-    CHECK(count(few, ">c</text>") == 4 + 1);
+    CHECK(attn::test::count_of(few, "class=\"key-label\"") == 4 * 4);
+    CHECK(attn::test::count_of(few, "class=\"query-label\"") == 1 + 4);
+    CHECK(attn::test::count_of(few, ">c</text>") == 4 + 1);
     CHECK(few.find("weight \xC3\xB7 the map&apos;s largest</text>") != std::string::npos);  // the colour bar's caption
     REQUIRE(attn::test::run_attn({"show", "--model", model16(), "--svg", out + "/b", "abcdefghijklm"}).code == 0);
     const std::string many = attn::test::slurp(out + "/b/gpt2-overview.svg");
     CHECK(many.find("13 tokens") != std::string::npos);
-    CHECK(count(many, "class=\"key-label\"") == 0);
-    CHECK(count(many, "class=\"query-label\"") == 1);  // "layer 0" only
+    CHECK(attn::test::count_of(many, "class=\"key-label\"") == 0);
+    CHECK(attn::test::count_of(many, "class=\"query-label\"") == 1);  // "layer 0" only
     CHECK(many.find("weight \xC3\xB7 the map&apos;s largest</text>") != std::string::npos);
     REQUIRE(attn::test::run_attn({"show", "--model", model16(), "--svg", out + "/c", "abcdefghijkl"}).code == 0);
-    CHECK(count(attn::test::slurp(out + "/c/gpt2-overview.svg"), "class=\"key-label\"") == 4 * 12);
+    CHECK(attn::test::count_of(attn::test::slurp(out + "/c/gpt2-overview.svg"), "class=\"key-label\"") == 4 * 12);
 }
 
 TEST_CASE("values: a 12-head grid shrinks its cells to fit the slide, keeping values while they fit, and --values never drops them") {
@@ -54,21 +48,21 @@ TEST_CASE("values: a 12-head grid shrinks its cells to fit the slide, keeping va
     REQUIRE(attn::test::run_attn({"show", "-k", "mha", "--heads", "12", "--svg", out + "/auto", s}).code == 0);
     REQUIRE(attn::test::run_attn({"show", "-k", "mha", "--heads", "12", "--values", "always", "--svg", out + "/always", s}).code == 0);
     // 12 heads of 6 tokens fitted to the slide's text rule: cells too small for digits, whatever --values says
-    CHECK(count(attn::test::slurp(out + "/auto/mha-weights.svg"), "class=\"value\"") == 0);
-    CHECK(count(attn::test::slurp(out + "/always/mha-weights.svg"), "class=\"value\"") == 0);
+    CHECK(attn::test::count_of(attn::test::slurp(out + "/auto/mha-weights.svg"), "class=\"value\"") == 0);
+    CHECK(attn::test::count_of(attn::test::slurp(out + "/always/mha-weights.svg"), "class=\"value\"") == 0);
     // 12 heads of 5 tokens: the digits fit, and stay legible on the slide
     REQUIRE(attn::test::run_attn({"show", "-k", "mha", "--heads", "12", "--svg", out + "/five", "a b c d e"}).code == 0);
     const std::string five = attn::test::slurp(out + "/five/mha-weights.svg");
-    CHECK(count(five, "class=\"value\"") == 12 * 15);  // 15 visible causal cells of 5 tokens per head
+    CHECK(attn::test::count_of(five, "class=\"value\"") == 12 * 15);  // 15 visible causal cells of 5 tokens per head
     CHECK(five.find(">1.00</text>") != std::string::npos);
     // the default 2-head grid keeps its values (legible on a slide) unless --values never
     REQUIRE(attn::test::run_attn({"show", "-k", "mha", "--svg", out + "/two", s}).code == 0);
     REQUIRE(attn::test::run_attn({"show", "-k", "mha", "--values", "never", "--svg", out + "/none", s}).code == 0);
-    CHECK(count(attn::test::slurp(out + "/two/mha-weights.svg"), "class=\"value\"") == 2 * 21);
-    CHECK(count(attn::test::slurp(out + "/none/mha-weights.svg"), "class=\"value\"") == 0);
+    CHECK(attn::test::count_of(attn::test::slurp(out + "/two/mha-weights.svg"), "class=\"value\"") == 2 * 21);
+    CHECK(attn::test::count_of(attn::test::slurp(out + "/none/mha-weights.svg"), "class=\"value\"") == 0);
     // gqa's default 4 heads keep the weights' values
     REQUIRE(attn::test::run_attn({"show", "-k", "gqa", "--svg", out + "/gqa", s}).code == 0);
-    CHECK(count(attn::test::slurp(out + "/gqa/gqa-weights.svg"), "class=\"value\"") == 4 * 21);
+    CHECK(attn::test::count_of(attn::test::slurp(out + "/gqa/gqa-weights.svg"), "class=\"value\"") == 4 * 21);
     CHECK(attn::test::run_attn({"show", "--values", "some", s}).code == 2);
 }
 
@@ -83,8 +77,8 @@ TEST_CASE("values: attn render's grid of a model layer's heads takes --values li
         if (name.find("weights.svg") == std::string::npos) continue;
         INFO(name);
         some = true;
-        CHECK(count(attn::test::slurp(e.path().string()), "class=\"value\"") == 2 * 10);  // 2 heads × 10 visible cells of 4 tokens
-        CHECK(count(attn::test::slurp(out + "/n/" + name), "class=\"value\"") == 0);
+        CHECK(attn::test::count_of(attn::test::slurp(e.path().string()), "class=\"value\"") == 2 * 10);  // 2 heads × 10 visible cells of 4 tokens
+        CHECK(attn::test::count_of(attn::test::slurp(out + "/n/" + name), "class=\"value\"") == 0);
     }
     CHECK(some);
 }

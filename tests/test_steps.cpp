@@ -15,12 +15,6 @@ using namespace attn::test;
 
 namespace {
 
-std::size_t count(const std::string& s, const std::string& needle) {
-    std::size_t n = 0;
-    for (auto at = s.find(needle); at != std::string::npos; at = s.find(needle, at + needle.size())) ++n;
-    return n;
-}
-
 // The text of stdout between the line starting `from` and the next blank line.
 std::string section(const std::string& out, const std::string& from) {
     const auto a = out.find("\n" + from);
@@ -39,9 +33,9 @@ TEST_CASE("steps: causal raw scores show the future cells, masked scores show th
     CHECK(scores.find("before the \xC3\x97" "0.25 scaling and the mask") != std::string::npos);
     const std::string scores_cells = scores.substr(scores.find("scores (4×4)"));
     const std::string masked_cells = masked.substr(masked.find("masked-scores (4×4)"));
-    CHECK(count(scores_cells, "·") == 0);  // nothing hidden before the mask
-    CHECK(count(scores_cells, "−∞") == 0);
-    CHECK(count(masked_cells, "−∞") == 4 * 3 / 2);  // the strictly upper triangle of 4 x 4
+    CHECK(count_of(scores_cells, "·") == 0);  // nothing hidden before the mask
+    CHECK(count_of(scores_cells, "−∞") == 0);
+    CHECK(count_of(masked_cells, "−∞") == 4 * 3 / 2);  // the strictly upper triangle of 4 x 4
 }
 
 TEST_CASE("steps: masked scores are scale·scores where visible and −∞ where hidden") {
@@ -107,7 +101,7 @@ TEST_CASE("steps: --query I prints that query's scores, scaled, masked, softmax 
     // the softmax row is row 1 of the weights
     const std::string strip = r.out.substr(r.out.find("4 softmax"));
     const std::string line = strip.substr(0, strip.find('\n'));
-    CHECK(count(line, "0.0000") == 1);  // the one future key of query 1
+    CHECK(count_of(line, "0.0000") == 1);  // the one future key of query 1
     CHECK(section(r.out, "3 masked").find("−∞") != std::string::npos);
 }
 
@@ -124,7 +118,7 @@ TEST_CASE("steps: cells the dropout removed print as × apart from small weights
         for (const auto& v : row) zeros += v.get<double>() == 0.0;
     REQUIRE(zeros > 0);
     const std::string cells = section(r.out, "dropped:").substr(section(r.out, "dropped:").find("dropped (6×6)") + 14);
-    CHECK(count(cells, "×") == zeros);
+    CHECK(count_of(cells, "×") == zeros);
 }
 
 TEST_CASE("terminal: a wider terminal shows more columns, and no line is wider than the terminal") {
@@ -148,7 +142,7 @@ TEST_CASE("terminal: a wider terminal shows more columns, and no line is wider t
     const auto header_cols = [](const std::string& out) {
         const std::string w = out.substr(out.find("weights (27×27)"));
         const std::string head = w.substr(w.find('\n') + 1, w.find('\n', w.find('\n') + 1) - w.find('\n') - 1);
-        return count(head, "w");
+        return count_of(head, "w");
     };
     CHECK(header_cols(wide) >= 12);  // 3+3 before
     CHECK(header_cols(narrow) < header_cols(wide));

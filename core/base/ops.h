@@ -78,7 +78,7 @@ void softmax_rows(const float* scores, float* weights, std::size_t row0, std::si
 Mat dropout(const Mat& weights, float p, TorchGenerator& gen);
 void dropout_rows(float* weights, std::size_t count, float p, TorchGenerator& gen);  // in place
 
-// Vectorised (xsimd) row kernels, in a fixed order of operations on every run:
+// Vectorised row kernels (core/base/vector_kernels.h: AVX2 where the processor has it, the same bytes):
 float row_max(const float* x, std::size_t n);           // max of x[0:n], -inf when n = 0
 float exp_shift_sum(float* p, std::size_t n, float m);  // p = exp(p - m) in place; returns the sum
 

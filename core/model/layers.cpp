@@ -6,7 +6,7 @@
 
 #include "core/base/head.h"
 #include "core/base/ops.h"
-#include "core/base/simd.h"
+#include "core/base/vector_kernels.h"
 
 namespace attn::layers {
 
@@ -74,23 +74,11 @@ void project(const Recipe& r, const Buf& x, const Weight& w, const Weight& b, st
 
 namespace {
 
-// The scalar twins of simd's functions, so that one generic kernel serves the vector loop and its tail.
-float exp_of(float v) { return std::exp(v); }
-float erf_of(float v) { return std::erf(v); }
-simd::Batch exp_of(const simd::Batch& v) { return simd::exp(v); }
-simd::Batch erf_of(const simd::Batch& v) { return simd::erf(v); }
-
-// x[i] = f(x[i], y[i]) for every i, over the pool: xsimd batches, then the tail one value at a time. f is
-// generic in its value type V (simd::Batch or float), so both run the same operations; a function of x
-// alone passes y = x and ignores its second argument.
+// f(x + a, e − a, a) for every part [a, e) of x, the parts on the pool: f runs one of vector_kernels()' activations
+// (core/base/vector_kernels.h: xsimd batches, AVX2's where the processor has it, the same bytes).
 template <class F>
-void elementwise(Buf& x, const float* y, F f) {
-    using B = simd::Batch;
-    parallel_for(x.size(), 16, [&](std::size_t a, std::size_t e) {
-        std::size_t i = a;
-        for (; i + B::size <= e; i += B::size) f(B::load_unaligned(x.data() + i), B::load_unaligned(y + i)).store_unaligned(x.data() + i);
-        for (; i < e; ++i) x[i] = f(x[i], y[i]);
-    });
+void on_pool(Buf& x, F f) {
+    parallel_for(x.size(), 16, [&](std::size_t a, std::size_t e) { f(x.data() + a, e - a, a); });
 }
 
 }  // namespace
@@ -101,20 +89,15 @@ void elementwise(Buf& x, const float* y, F f) {
 // evaluation on normal inputs (the tanh form 4e-7), and the same at the ends: x at +inf, −0 far below 0.
 void gelu_tanh(Buf& x) {
     const float k2 = -2.0f * std::sqrt(2.0f / 3.14159265358979323846f);  // −2·√(2/π)
-    elementwise(x, x.data(), [k2](auto v, auto) {
-        using V = decltype(v);
-        return v / (V(1.0f) + exp_of(V(k2) * (v + V(0.044715f) * v * v * v)));
-    });
+    const VectorKernels& k = vector_kernels();
+    on_pool(x, [&](float* p, std::size_t n, std::size_t) { k.gelu_tanh(p, n, k2); });
 }
 
 // GELU, erf form ("gelu"), in place: 0.5·x·(1 + erf(x/√2)) (xsimd's erf is within an ulp or two of
 // std::erf; BERT-base at 128 tokens evaluates it 4.7 million times).
 void gelu_erf(Buf& x) {
-    const float r = 0.70710678118654752f;
-    elementwise(x, x.data(), [r](auto v, auto) {
-        using V = decltype(v);
-        return V(0.5f) * v * (V(1.0f) + erf_of(v * V(r)));
-    });
+    const VectorKernels& k = vector_kernels();
+    on_pool(x, [&](float* p, std::size_t n, std::size_t) { k.gelu_erf(p, n); });
 }
 
 // ReLU in place: max(x, 0).
@@ -124,10 +107,8 @@ void relu(Buf& x) {
 
 // SiLU in place: x · sigmoid(x) = x / (1 + e^(−x)) (Hugging Face's "silu" and "swish").
 void silu(Buf& x) {
-    elementwise(x, x.data(), [](auto v, auto) {
-        using V = decltype(v);
-        return v / (V(1.0f) + exp_of(V(0.0f) - v));
-    });
+    const VectorKernels& k = vector_kernels();
+    on_pool(x, [&](float* p, std::size_t n, std::size_t) { k.silu(p, n); });
 }
 
 void activate(MlpKind act, Buf& x) {
@@ -140,10 +121,8 @@ void activate(MlpKind act, Buf& x) {
 // SwiGLU's gate in place: gate = silu(gate) ⊙ up, silu(x) = x·sigmoid(x) = x / (1 + e^(−x)) (SmolLM2-135M
 // at 256 tokens evaluates it 11.8 million times: 40 ms of CPU one value at a time with std::exp).
 void silu_times(Buf& gate, const Buf& up) {
-    elementwise(gate, up.data(), [](auto v, auto u) {
-        using V = decltype(v);
-        return v / (V(1.0f) + exp_of(V(0.0f) - v)) * u;
-    });
+    const VectorKernels& k = vector_kernels();
+    on_pool(gate, [&](float* p, std::size_t n, std::size_t a) { k.silu_times(p, up.data() + a, n); });
 }
 
 // Columns [first, first + count) of a (T, width) buffer as a (T, count) matrix.
