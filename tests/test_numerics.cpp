@@ -1,5 +1,6 @@
 // Numerics at their edges and user masks, end to end: softmax of huge and hidden rows, non-finite
 // values named where they are, and a user's mask combined with every kind's own.
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <random>
@@ -16,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/head.h"
+#include "core/base/trace.h"
 #include "core/kinds/kinds.h"
 #include "core/base/ops.h"
 #include "core/model/layers.h"
@@ -60,6 +64,96 @@ TEST_CASE("matrix allocator: a large block freed is counted, and a large block t
     CHECK_FALSE(take_freed_large_bytes(4 * MiB));
     CHECK(large_bytes_freed.load() == 2 * MiB);
     large_bytes_freed.store(saved);
+}
+#endif
+
+#if defined(__linux__)
+namespace {
+// How many of the pages of [p, p + bytes) are resident (mincore), p page-aligned.
+std::size_t resident_pages(const float* p, std::size_t bytes) {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> in((bytes + page - 1) / page);
+    REQUIRE(::mincore(const_cast<float*>(p), bytes, in.data()) == 0);
+    return static_cast<std::size_t>(std::count_if(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; }));
+}
+// Whether the kernel gives every mapping huge pages (then one written value makes 2 MiB resident).
+bool huge_pages_always() {
+    std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string line;
+    std::getline(f, line);
+    return line.find("[always]") != std::string::npos;
+}
+}  // namespace
+
+TEST_CASE("matrix allocator: a large zeros_matrix is the kernel's zero pages, none resident until written, and a small one is filled") {
+    const std::size_t saved = large_bytes_freed.exchange(0);  // no huge-page hint: 4 KiB pages
+    Mat big = zeros_matrix(1024, 2048);  // 8 MiB: mapped, 2 MiB aligned
+    large_bytes_freed.fetch_add(saved);
+    CHECK(reinterpret_cast<std::uintptr_t>(big.data()) % (std::size_t(2) << 20) == 0);
+    CHECK(resident_pages(big.data(), big.size() * sizeof(float)) == 0);
+    big(1023, 2047) = 1.0f;  // one page written
+    if (!huge_pages_always()) CHECK(resident_pages(big.data(), big.size() * sizeof(float)) == 1);
+    CHECK(std::all_of(big.data(), big.data() + big.size() - 1, [](float v) { return v == 0.0f; }));
+    Mat small = zeros_matrix(3, 5);
+    CHECK(std::all_of(small.begin(), small.end(), [](float v) { return v == 0.0f; }));
+}
+
+TEST_CASE("softmax rows: given the columns a product wrote, hidden cells outside them are left as they are, those inside become 0") {
+    const std::size_t S = 12, row0 = 4, n = 3;  // causal rows 4-6: row i sees keys 0..i
+    std::vector<float> scores(n * S);
+    for (std::size_t c = 0; c < scores.size(); ++c) scores[c] = float((c * 7) % 11) * 0.3f - 1.0f;
+    MaskSpec mask;
+    mask.causal = true;
+    std::vector<std::size_t> empty;
+    std::vector<float> want(n * S), got(n * S, 7.0f);  // 7: a cell the call must not write
+    softmax_rows(scores.data(), want.data(), row0, n, S, 0.5f, mask, empty);
+    const std::pair<std::size_t, std::size_t> written{2, 9};
+    softmax_rows(scores.data(), got.data(), row0, n, S, 0.5f, mask, empty, nullptr, &written);
+    for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t j = 0; j < S; ++j) {
+            INFO("row " << row0 + r << ", key " << j);
+            if (j <= row0 + r) CHECK(got[r * S + j] == want[r * S + j]);  // visible: the softmax
+            else if (j < written.second) CHECK(got[r * S + j] == 0.0f);  // hidden, written by the product: 0
+            else CHECK(got[r * S + j] == 7.0f);                          // hidden, never written: left alone
+        }
+    CHECK(empty.empty());
+}
+
+TEST_CASE("causal head at 2,048 tokens: the weights' pages right of the diagonal's blocks are never touched, and read as 0") {
+    // Rows 0-1,023 see keys 0-1,023 at most (in blocks of 256 rows, the last block's up to key 1,023): the
+    // second half of each of those rows (keys 1,024-2,047, one 4 KiB page of a 8 KiB row) is neither
+    // computed nor written.
+    const std::size_t T = 2048, d = 8;
+    Mat q = Mat::from_shape({T, d}), k = Mat::from_shape({T, d}), v = Mat::from_shape({T, d});
+    for (std::size_t i = 0; i < q.size(); ++i)
+        q.data()[i] = float(i % 7) * 0.1f, k.data()[i] = float(i % 5) * 0.1f, v.data()[i] = float(i % 3);
+    Settings c;
+    c.keep_scores = false;
+    MaskSpec mask;
+    mask.causal = true;
+    TorchGenerator gen(0);
+    Trace t;
+    const std::size_t saved = large_bytes_freed.exchange(0);  // no huge-page hint: 4 KiB pages
+    const HeadTrace h = attend_head(q, k, v, 0.25f, mask, c, gen, t);
+    large_bytes_freed.fetch_add(saved);
+    REQUIRE(h.weights.shape(0) == T);
+    const float* w = h.weights.data();
+    std::size_t untouched = 0;
+    for (std::size_t i = 0; i < 1024; ++i) untouched += resident_pages(w + i * T + 1024, 1024 * sizeof(float)) == 0;
+    if (!huge_pages_always()) CHECK(untouched == 1024);
+    CHECK(resident_pages(w + 1024 * T + 1024, sizeof(float)) == 1);  // row 1,024 sees key 1,024
+    // row 0 sees key 0 alone; row 767 its 768 keys and no other; the last row every key
+    CHECK(w[0] == 1.0f);
+    CHECK(std::all_of(w + 1, w + T, [](float x) { return x == 0.0f; }));
+    double sum = 0.0;
+    std::size_t hidden_nonzero = 0;
+    for (std::size_t j = 0; j < T; ++j) {
+        if (j <= 767) sum += w[767 * T + j];
+        else hidden_nonzero += w[767 * T + j] != 0.0f;
+    }
+    CHECK(std::fabs(sum - 1.0) < 1e-5);
+    CHECK(hidden_nonzero == 0);
+    CHECK(w[(T - 1) * T + T - 1] > 0.0f);
 }
 #endif
 

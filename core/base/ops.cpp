@@ -389,12 +389,14 @@ float exp_shift_sum(float* p, std::size_t n, float m) { return vector_kernels().
 
 namespace {
 
-// One row: out[j] = exp(scale * in[j] - max) / sum over visible j in [lo, hi), 0 elsewhere.
+// One row: out[j] = exp(scale * in[j] - max) / sum over visible j in [lo, hi), 0 elsewhere (written in
+// [wlo, whi) only: the rest of the row is 0 already).
 // Returns false when the row has no visible key; throws on NaN/inf scores.
-bool softmax_row(const float* in, float* out, std::size_t s, std::size_t lo, std::size_t hi, float scale,
-                 const std::uint8_t* vis, std::size_t row, const LinearBias* bias) {
-    std::fill(out, out + lo, 0.0f);
-    std::fill(out + hi, out + s, 0.0f);
+bool softmax_row(const float* in, float* out, std::size_t lo, std::size_t hi, float scale,
+                 const std::uint8_t* vis, std::size_t row, const LinearBias* bias, std::size_t wlo, std::size_t whi) {
+    // 0. zeros outside the visible keys, where the row is not 0 already (columns [wlo, whi) may not be)
+    if (const std::size_t end = std::min(lo, whi); end > wlo) std::fill(out + wlo, out + end, 0.0f);
+    if (const std::size_t first = std::max(hi, wlo); whi > first) std::fill(out + first, out + whi, 0.0f);
     const std::size_t n = hi - lo;
     float* o = out + lo;
     const VectorKernels& k = vector_kernels();
@@ -452,7 +454,9 @@ void parallel_each(std::size_t n, std::size_t work_per_item, const std::function
 }
 
 void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s, float scale,
-                  const MaskSpec& mask, std::vector<std::size_t>& empty_rows, const LinearBias* bias) {
+                  const MaskSpec& mask, std::vector<std::size_t>& empty_rows, const LinearBias* bias,
+                  const std::pair<std::size_t, std::size_t>* written) {
+    const std::size_t wlo = written ? std::min(written->first, s) : 0, whi = written ? std::min(written->second, s) : s;
     std::vector<std::uint8_t> empty(n, 0);  // (n) 1 = the row saw no key
     parallel_for(n, s, [&](std::size_t r0, std::size_t r1) {
         for (std::size_t r = r0; r < r1; ++r) {
@@ -460,7 +464,7 @@ void softmax_rows(const float* scores, float* weights, std::size_t row0, std::si
             std::size_t lo, hi;
             mask.range(i, s, lo, hi);
             const std::uint8_t* vis = mask.user ? mask.user->data() + i * s : nullptr;
-            empty[r] = !softmax_row(scores + r * s, weights + r * s, s, lo, hi, scale, vis, i, bias);
+            empty[r] = !softmax_row(scores + r * s, weights + r * s, lo, hi, scale, vis, i, bias, wlo, whi);
         }
     });
     for (std::size_t r = 0; r < n; ++r)

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/base/positions.h"
@@ -68,10 +69,13 @@ void masked_product_rows(const Mat& w, const Mat& v, const MaskSpec& mask, std::
 // subtracted first, so scores up to ±1e30 stay finite. A row with no visible key is all 0 and its
 // global index is appended to empty_rows. Throws attn::Error when a score is NaN or +inf (float32
 // overflow of q·k). Runs on both cores for large blocks. With a bias (ALiBi), the softmax is of
-// scale * scores + bias(i, j), the bias added in the same vectorised pass.
+// scale * scores + bias(i, j), the bias added in the same vectorised pass. `written`: when given, every
+// row's weights outside columns [first, second) are already 0 (a zeros_matrix that only the scores'
+// product wrote into, in place), and stay untouched: a causal head's fresh pages above the diagonal are
+// then never faulted in.
 void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s,
                   float scale, const MaskSpec& mask, std::vector<std::size_t>& empty_rows,
-                  const LinearBias* bias = nullptr);
+                  const LinearBias* bias = nullptr, const std::pair<std::size_t, std::size_t>* written = nullptr);
 
 // Inverted dropout: each weight kept with probability 1 - p (one draw per cell, row-major) and
 // scaled by 1 / (1 - p); dropped cells are 0.

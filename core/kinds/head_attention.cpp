@@ -88,7 +88,7 @@ HeadTrace attend_blocks(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, 
     const std::size_t T = q.shape(0), S = k.shape(0), d_k = q.shape(1);
     HeadTrace h;
     h.scale = scale;
-    h.weights = Mat::from_shape({T, S});
+    h.weights = zeros_matrix(T, S);  // large: the kernel's zero pages, written only where a row sees keys
     if (c.keep_scores) h.scores = Mat::from_shape({T, S});
     float* scores = c.keep_scores ? h.scores.data() : h.weights.data();  // softmax in place when not kept
     h.context = Mat::from_shape({T, v.shape(1)});
@@ -101,8 +101,10 @@ HeadTrace attend_blocks(Mat q, Mat k, Mat v, float scale, const MaskSpec& mask, 
             gemm(q.data() + r0 * d_k, d_k, k.data() + lo * d_k, d_k, scores + r0 * S + lo, S, n, hi - lo, d_k, true);
         }
         {
-            StageTimer timer(hk.profile, ProfileStage::softmax);
-            softmax_rows(scores + r0 * S, h.weights.data() + r0 * S, r0, n, S, scale, mask, t.empty_rows, bias);
+            StageTimer timer(hk.profile, ProfileStage::softmax);  // the weights are 0 but where the product wrote
+            const std::pair<std::size_t, std::size_t> written = c.keep_scores || lo >= hi ? std::pair<std::size_t, std::size_t>{0, 0}
+                                                                                        : std::pair{lo, hi};
+            softmax_rows(scores + r0 * S, h.weights.data() + r0 * S, r0, n, S, scale, mask, t.empty_rows, bias, &written);
         }
         StageTimer timer(hk.profile, ProfileStage::context);  // (n, d_v)
         masked_product_rows(h.weights, v, mask, r0, n, h.context);

@@ -1,7 +1,9 @@
 #include "core/kinds/kinds.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 
 #include "core/kinds/attention.h"
 #include "core/base/ops.h"
@@ -385,14 +387,26 @@ Trace run_attention(const Inputs& in, const Settings& s, const RunHooks& hooks) 
     if (s.dropout_seed) gen = TorchGenerator(*s.dropout_seed);
     try {
         k.run(s.pos == "sinusoidal" ? positioned : in, s, hooks, gen, t);
-        // 4. no stage holds inf or NaN (a flash tile's running maximum may be -inf: documented)
-        for (const HeadTrace& h : t.heads()) {
-            const std::string of = t.heads().size() > 1 ? " of head " + std::to_string(h.head) : "";
-            for (const auto& [m, stage] : {std::pair<const Mat*, const char*>{&h.queries, "queries"}, {&h.keys, "keys"},
-                                           {&h.values, "values"}, {&h.scores, "scores"}, {&h.weights, "weights"},
-                                           {&h.dropped_weights, "dropped weights"}, {&h.context, "context"}})
-                check_finite(*m, stage + of);
-        }
+        // 4. no stage holds inf or NaN (a flash tile's running maximum may be -inf: documented): the heads
+        //    read on both cores, then the first bad matrix in order named with its cell
+        const auto stages = [](const HeadTrace& h) {
+            return std::array<std::pair<const Mat*, const char*>, 7>{{{&h.queries, "queries"}, {&h.keys, "keys"},
+                                                                      {&h.values, "values"}, {&h.scores, "scores"},
+                                                                      {&h.weights, "weights"},
+                                                                      {&h.dropped_weights, "dropped weights"},
+                                                                      {&h.context, "context"}}};
+        };
+        const auto& heads = t.heads();
+        std::vector<std::uint8_t> finite(heads.size(), 1);
+        parallel_each(heads.size(), heads.empty() ? 0 : heads[0].weights.size() + 1, [&](std::size_t i) {
+            for (const auto& [m, stage] : stages(heads[i]))
+                if (!all_finite(m->data(), m->size())) finite[i] = 0;
+        });
+        for (std::size_t i = 0; i < heads.size(); ++i)
+            if (!finite[i]) {
+                const std::string of = heads.size() > 1 ? " of head " + std::to_string(heads[i].head) : "";
+                for (const auto& [m, stage] : stages(heads[i])) check_finite(*m, stage + of);
+            }
         check_finite(t.output, "output");
         for (const Tile& tile : t.tiles)
             for (float l : tile.row_sum)

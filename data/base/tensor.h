@@ -2,7 +2,10 @@
 // row-major and contiguous, and the allocator behind them.
 //
 // The allocator: blocks of 4 MiB and more (the (T, S) matrices of long inputs) are aligned to 2 MiB;
-// smaller blocks come from malloc. A large block is offered to the kernel as transparent huge pages
+// smaller blocks come from malloc. On Linux a large block is the kernel's own mapping (mmap), given back
+// when freed: its pages are zero until written and cost nothing until touched, so a matrix that a run
+// leaves mostly zero (a causal head's weights above the diagonal) need not be written there
+// (zeros_matrix, fresh_zero_blocks). A large block is offered to the kernel as transparent huge pages
 // (a 512th of the page faults, and fewer TLB misses) only when the process has already freed as many
 // bytes of large blocks: huge pages the kernel has not handed out lately may first have to be backed by
 // the hypervisor (on the project's virtual machine touching a fresh 192 MiB took 0.3-0.6 s in huge
@@ -13,6 +16,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +40,12 @@ inline bool take_freed_large_bytes(std::size_t bytes) {
     return false;
 }
 
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+inline constexpr bool kMapsLarge = true;  // large blocks are mmap's, given back by munmap
+#else
+inline constexpr bool kMapsLarge = false;  // aligned_alloc's (the page's WebAssembly, other systems)
+#endif
+
 template <class T>
 struct MatrixAllocator {
     using value_type = T;
@@ -43,16 +53,35 @@ struct MatrixAllocator {
     static constexpr std::size_t kLarge = 2 * kHuge;
     static constexpr std::size_t rounded(std::size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
 
+    // `bytes` (a multiple of 2 MiB) aligned to 2 MiB: a mapping of 2 MiB more, its ends given back.
+    static void* allocate_large(std::size_t bytes) {
+        if constexpr (kMapsLarge) {
+            if (bytes > std::size_t(-1) - kHuge) return nullptr;
+            void* m = ::mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED) return nullptr;
+            const auto at = reinterpret_cast<std::uintptr_t>(m);
+            const std::uintptr_t start = (at + kHuge - 1) / kHuge * kHuge;
+            if (start > at) ::munmap(m, start - at);
+            if (const std::size_t tail = at + kHuge - start; tail > 0) ::munmap(reinterpret_cast<void*>(start + bytes), tail);
+            return reinterpret_cast<void*>(start);
+        } else {
+            return std::aligned_alloc(kHuge, bytes);
+        }
+    }
+
     MatrixAllocator() noexcept = default;
     template <class U>
     MatrixAllocator(const MatrixAllocator<U>&) noexcept {}
+
+    // Whether a block of `bytes` comes from the kernel's zero pages (Linux's large blocks).
+    static constexpr bool fresh_zeros(std::size_t bytes) { return kMapsLarge && bytes >= kLarge; }
 
     T* allocate(std::size_t n) {
         if (n > std::size_t(-1) / sizeof(T)) throw std::bad_alloc();
         const std::size_t bytes = n * sizeof(T);
         void* p = nullptr;
         if (bytes >= kLarge) {
-            p = std::aligned_alloc(kHuge, rounded(bytes));
+            p = allocate_large(rounded(bytes));
 #ifdef MADV_HUGEPAGE  // Linux only (macOS has no such hint)
             if (p != nullptr && take_freed_large_bytes(rounded(bytes))) ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint
 #endif
@@ -63,10 +92,13 @@ struct MatrixAllocator {
         return static_cast<T*>(p);
     }
     void deallocate(T* p, std::size_t n) noexcept {
+        const std::size_t bytes = n * sizeof(T);
+        if (bytes < kLarge) return std::free(p);
 #ifdef MADV_HUGEPAGE
-        if (n * sizeof(T) >= kLarge) large_bytes_freed.fetch_add(rounded(n * sizeof(T)), std::memory_order_relaxed);
+        large_bytes_freed.fetch_add(rounded(bytes), std::memory_order_relaxed);
 #endif
-        std::free(p);
+        if constexpr (kMapsLarge) ::munmap(p, rounded(bytes));
+        else std::free(p);
     }
 
     template <class U>
@@ -76,6 +108,14 @@ struct MatrixAllocator {
 };
 
 using Mat = xt::xtensor<float, 2, xt::layout_type::row_major, MatrixAllocator<float>>;  // (rows, cols)
+
+// A (rows, cols) matrix of zeros: a large block is the kernel's zero pages, untouched until written (no
+// byte of it written here); a smaller one is filled.
+inline Mat zeros_matrix(std::size_t rows, std::size_t cols) {
+    Mat m = Mat::from_shape({rows, cols});
+    if (!MatrixAllocator<float>::fresh_zeros(m.size() * sizeof(float))) std::fill(m.data(), m.data() + m.size(), 0.0f);
+    return m;
+}
 using Mask = xt::xtensor<std::uint8_t, 2, xt::layout_type::row_major, MatrixAllocator<std::uint8_t>>;  // (T, S): 1 = visible
 
 // A mask that many heads' traces hold at once, read-only once made: copies share one buffer (every
