@@ -13,9 +13,9 @@ for f in "${objects[@]}"; do
 done
 [ -n "$obj" ] || { echo "no vector_kernels_avx2.cpp.o among the objects given" >&2; exit 1; }
 symbols=$(nm -C --defined-only "$obj")
-grep -q ' D attn::avx2_vector_kernel_set$' <<<"$symbols" || { echo "$obj: no kernel table" >&2; exit 1; }
-# global (upper-case type) symbols other than the two allowed
-others=$(awk '$2 ~ /^[A-Z]$/' <<<"$symbols" | grep -v -e ' D attn::avx2_vector_kernel_set$' -e ' V DW.ref.__gxx_personality_v0$' || true)
+grep -q ' [DR] attn::avx2_vector_kernel_set$' <<<"$symbols" || { echo "$obj: no kernel table" >&2; exit 1; }
+# global symbols (an upper-case type, or u: unique global, i: indirect function) other than the two allowed
+others=$(awk '$2 ~ /^([A-Z]|u|i)$/' <<<"$symbols" | grep -v -e ' [DR] attn::avx2_vector_kernel_set$' -e ' V DW.ref.__gxx_personality_v0$' || true)
 if [ -n "$others" ]; then
     echo "$obj defines symbols other files could link to:" >&2
     echo "$others" >&2

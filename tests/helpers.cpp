@@ -14,6 +14,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,7 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 std::size_t count_of(const std::string& text, const std::string& what) {
+    if (what.empty()) throw std::invalid_argument("count_of: an empty text occurs everywhere");
     std::size_t n = 0;
     for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
     return n;

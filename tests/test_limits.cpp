@@ -9,6 +9,7 @@
 #include "cli/policy/budget.h"
 #include "core/kinds/budget.h"
 #include "data/base/error.h"
+#include "data/base/tensor.h"
 #include "data/inputs/inputs.h"
 #include "render/text/font.h"
 #include "core/kinds/decode.h"
@@ -62,10 +63,10 @@ SettingsRequest kind(const std::string& name) {
     return r;
 }
 
-// Heap bytes in use (glibc's arenas and its mmapped blocks).
+// Heap bytes in use (glibc's arenas and its mmapped blocks, and the large matrices attn's allocator maps itself).
 double heap_in_use() {
     const struct mallinfo2 m = ::mallinfo2();
-    return double(m.uordblks) + double(m.hblkhd);
+    return double(m.uordblks) + double(m.hblkhd) + double(attn::large_bytes_live.load());
 }
 
 // An output stream that keeps nothing: it counts the bytes, and notes the most heap in use while

@@ -1,7 +1,7 @@
 // The vector kernels in AVX2 give the baseline's bytes (core/base/vector_kernels.h): a softmax row's every
 // output value and every returned sum, max and NaN check, and every activation's values, on spans of every
 // length up to 80 and around the 2,048 keys of a long run, on ordinary values, huge ones, hidden keys
-// (-inf), subnormals and non-finite values.
+// (-inf), zeros of both signs, subnormals and non-finite values.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -27,13 +27,19 @@ bool same_bytes(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-// A row of n scores drawn by seed: kind 0 ordinary (N(0, 3)), 1 huge (±1e30), 2 with hidden keys
-// (-inf at random, the first key visible), 3 with one non-finite value (NaN or +inf) somewhere.
+// A row of n scores drawn by seed: kind 0 ordinary (N(0, 3), every fifth a zero of either sign or a
+// subnormal), 1 huge (±1e30), 2 with hidden keys (-inf at random, the first key visible), 3 with one
+// non-finite value (NaN or +inf) somewhere, 4 zeros of both signs (the max a tie of -0 and +0).
 std::vector<float> kernel_row(std::size_t n, unsigned seed, int kind) {
     std::mt19937 gen(seed);
     std::normal_distribution<float> normal(0.0f, 3.0f);
     std::vector<float> row(n);
     for (auto& v : row) v = kind == 1 ? normal(gen) * 3e29f : normal(gen);
+    const float small[] = {0.0f, -0.0f, 1e-40f, -1e-40f};
+    if (kind == 0)
+        for (std::size_t j = 0; j < n; j += 5) row[j] = small[(j / 5 + seed) % 4];
+    if (kind == 4)
+        for (std::size_t j = 0; j < n; ++j) row[j] = (j + seed) % 2 ? 0.0f : -0.0f;
     if (kind == 2)  // the first key stays visible
         for (std::size_t j = 1; j < n; ++j)
             if (gen() % 3 == 0) row[j] = -std::numeric_limits<float>::infinity();
@@ -64,7 +70,7 @@ TEST_CASE("vector kernels: AVX2's scale, max, exponentials and sums are the base
     const std::vector<std::size_t> lengths = kernel_lengths();
     std::size_t rows = 0;
     for (std::size_t n : lengths)
-        for (int kind = 0; kind < 4; ++kind)
+        for (int kind = 0; kind < 5; ++kind)
             for (unsigned seed = 0; seed < 6; ++seed) {
                 INFO("n = " << n << ", kind " << kind << ", seed " << seed);
                 const std::vector<float> x = kernel_row(n, seed * 131u + unsigned(n), kind);
@@ -85,7 +91,8 @@ TEST_CASE("vector kernels: AVX2's scale, max, exponentials and sums are the base
                 CHECK(row_kernel_bits(ma) == row_kernel_bits(mb));
                 const float m = base.row_max(oa.data(), n);
                 CHECK(row_kernel_bits(wide->row_max(oa.data(), n)) == row_kernel_bits(m));
-                CHECK(m == ma);  // the fused max is the max (up to the sign of a zero)
+                CHECK(row_kernel_bits(m) == row_kernel_bits(ma));  // the fused max is the max
+                if (kind == 4 && n > 0) CHECK(row_kernel_bits(m) == row_kernel_bits(0.0f));  // +0, not -0
                 if (n == 0) {
                     CHECK(m == -std::numeric_limits<float>::infinity());
                     continue;
@@ -100,7 +107,7 @@ TEST_CASE("vector kernels: AVX2's scale, max, exponentials and sums are the base
                 CHECK(same_bytes(ea, eb));
                 ++rows;
             }
-    CHECK(rows == lengths.size() * 3 * 6 - 3 * 6);  // every row without NaN or +inf, of length > 0, compared
+    CHECK(rows == lengths.size() * 4 * 6 - 4 * 6);  // every row without NaN or +inf, of length > 0, compared
 }
 
 TEST_CASE("vector kernels: AVX2's GELU (tanh and erf), SiLU and SiLU times up are the baseline's bytes, spans 0 to 80 and 2,040 to 2,056") {

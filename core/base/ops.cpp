@@ -316,7 +316,7 @@ bool scale_max(float* o, const float* x, std::size_t n, float s, float& max) {
         b += v * 0.0f;
         m = std::max(m, v);
     }
-    max = m;
+    max = m + 0.0f;  // +0 for a max of -0 and +0, whichever lane held which
     return b != b;
 }
 
@@ -329,7 +329,7 @@ float base_row_max(const float* x, std::size_t n) {
         m = lanes_max(acc);
     }
     for (; j < n; ++j) m = std::max(m, x[j]);
-    return m;
+    return m + 0.0f;  // +0 for a max of -0 and +0, whichever lane held which
 }
 
 float base_exp_shift_sum(float* p, std::size_t n, float m) {

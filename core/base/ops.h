@@ -71,8 +71,8 @@ void masked_product_rows(const Mat& w, const Mat& v, const MaskSpec& mask, std::
 // overflow of q·k). Runs on both cores for large blocks. With a bias (ALiBi), the softmax is of
 // scale * scores + bias(i, j), the bias added in the same vectorised pass. `written`: when given, every
 // row's weights outside columns [first, second) are already 0 (a zeros_matrix that only the scores'
-// product wrote into, in place), and stay untouched: a causal head's fresh pages above the diagonal are
-// then never faulted in.
+// product wrote into, in place); of those cells only the row's visible keys are written, its hidden ones
+// left as they are: a causal head's fresh pages above the diagonal's blocks are then never written.
 void softmax_rows(const float* scores, float* weights, std::size_t row0, std::size_t n, std::size_t s,
                   float scale, const MaskSpec& mask, std::vector<std::size_t>& empty_rows,
                   const LinearBias* bias = nullptr, const std::pair<std::size_t, std::size_t>* written = nullptr);

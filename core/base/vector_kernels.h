@@ -6,7 +6,9 @@
 //   - xsimd's exponential and erf are the same polynomials lane by lane, with no fused multiply-add;
 //   - the values the baseline computes in 4 lanes go through the vector functions in AVX2 too (a last 4
 //     through the 8-lane function), and only the baseline's tail of fewer than 4 through C's expf/erff;
-//   - a sum keeps the baseline's 4 running sums, in its order; a max and a NaN check do not depend on the order.
+//   - a sum keeps the baseline's 4 running sums, in its order; a NaN check does not depend on the order,
+//     nor does a max of numbers, given as +0 where -0 and +0 tie (a row with a NaN has no defined max: the
+//     softmax refuses it first).
 #pragma once
 
 #include <cstddef>

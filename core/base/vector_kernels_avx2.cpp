@@ -69,7 +69,7 @@ bool scale_max(float* o, const float* x, std::size_t n, float s, float& max) {
         b += v * 0.0f;
         m = v > m ? v : m;
     }
-    max = m;
+    max = m + 0.0f;  // +0 for a max of -0 and +0, as the baseline
     return b != b;
 }
 
@@ -79,7 +79,7 @@ float row_max(const float* x, std::size_t n) {
     for (; j + kW <= n; j += kW) mx = _mm256_max_ps(mx, _mm256_loadu_ps(x + j));
     float m = hmax8(mx);
     for (; j < n; ++j) m = x[j] > m ? x[j] : m;
-    return m;
+    return m + 0.0f;  // +0 for a max of -0 and +0, as the baseline
 }
 
 float exp_shift_sum(float* p, std::size_t n, float m) {

@@ -398,7 +398,10 @@ Trace run_attention(const Inputs& in, const Settings& s, const RunHooks& hooks) 
         };
         const auto& heads = t.heads();
         std::vector<std::uint8_t> finite(heads.size(), 1);
-        parallel_each(heads.size(), heads.empty() ? 0 : heads[0].weights.size() + 1, [&](std::size_t i) {
+        std::size_t per_head = 1;  // values a head's check reads
+        if (!heads.empty())
+            for (const auto& [m, stage] : stages(heads[0])) per_head += m->size();
+        parallel_each(heads.size(), per_head, [&](std::size_t i) {
             for (const auto& [m, stage] : stages(heads[i]))
                 if (!all_finite(m->data(), m->size())) finite[i] = 0;
         });

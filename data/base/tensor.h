@@ -3,7 +3,7 @@
 //
 // The allocator: blocks of 4 MiB and more (the (T, S) matrices of long inputs) are aligned to 2 MiB;
 // smaller blocks come from malloc. On Linux a large block is the kernel's own mapping (mmap), given back
-// when freed: its pages are zero until written and cost nothing until touched, so a matrix that a run
+// when freed (but under AddressSanitizer, whose heap checks every block): its pages are zero until written and cost nothing until touched, so a matrix that a run
 // leaves mostly zero (a causal head's weights above the diagonal) need not be written there
 // (zeros_matrix, fresh_zero_blocks). A large block is offered to the kernel as transparent huge pages
 // (a 512th of the page faults, and fewer TLB misses) only when the process has already freed as many
@@ -40,11 +40,23 @@ inline bool take_freed_large_bytes(std::size_t bytes) {
     return false;
 }
 
-#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#if defined(__SANITIZE_ADDRESS__)
+#define ATTN_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ATTN_ADDRESS_SANITIZER 1
+#endif
+#endif
+#if defined(__linux__) && !defined(__EMSCRIPTEN__) && !defined(ATTN_ADDRESS_SANITIZER)
 inline constexpr bool kMapsLarge = true;  // large blocks are mmap's, given back by munmap
 #else
-inline constexpr bool kMapsLarge = false;  // aligned_alloc's (the page's WebAssembly, other systems)
+// aligned_alloc's: the page's WebAssembly, other systems, and AddressSanitizer's builds (whose heap
+// checks every block)
+inline constexpr bool kMapsLarge = false;
 #endif
+
+// Bytes of large blocks mapped and not yet given back (heap measures add them: malloc does not see them).
+inline std::atomic<std::size_t> large_bytes_live{0};
 
 template <class T>
 struct MatrixAllocator {
@@ -56,7 +68,6 @@ struct MatrixAllocator {
     // `bytes` (a multiple of 2 MiB) aligned to 2 MiB: a mapping of 2 MiB more, its ends given back.
     static void* allocate_large(std::size_t bytes) {
         if constexpr (kMapsLarge) {
-            if (bytes > std::size_t(-1) - kHuge) return nullptr;
             void* m = ::mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (m == MAP_FAILED) return nullptr;
             const auto at = reinterpret_cast<std::uintptr_t>(m);
@@ -81,7 +92,9 @@ struct MatrixAllocator {
         const std::size_t bytes = n * sizeof(T);
         void* p = nullptr;
         if (bytes >= kLarge) {
+            if (bytes > std::size_t(-1) - 2 * kHuge) throw std::bad_alloc();  // rounded() and the mapping's 2 MiB more
             p = allocate_large(rounded(bytes));
+            if (p != nullptr && kMapsLarge) large_bytes_live.fetch_add(rounded(bytes), std::memory_order_relaxed);
 #ifdef MADV_HUGEPAGE  // Linux only (macOS has no such hint)
             if (p != nullptr && take_freed_large_bytes(rounded(bytes))) ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint
 #endif
@@ -97,8 +110,12 @@ struct MatrixAllocator {
 #ifdef MADV_HUGEPAGE
         large_bytes_freed.fetch_add(rounded(bytes), std::memory_order_relaxed);
 #endif
-        if constexpr (kMapsLarge) ::munmap(p, rounded(bytes));
-        else std::free(p);
+        if constexpr (kMapsLarge) {
+            large_bytes_live.fetch_sub(rounded(bytes), std::memory_order_relaxed);
+            ::munmap(p, rounded(bytes));
+        } else {
+            std::free(p);
+        }
     }
 
     template <class U>
