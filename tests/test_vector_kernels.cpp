@@ -24,7 +24,7 @@ std::uint32_t row_kernel_bits(float v) {
 }
 
 bool same_bytes(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 // A row of n scores drawn by seed: kind 0 ordinary (N(0, 3), every fifth a zero of either sign or a
