@@ -75,15 +75,13 @@ TEST_CASE("vector kernels: AVX2's scale, max, exponentials and sums are the base
                 INFO("n = " << n << ", kind " << kind << ", seed " << seed);
                 const std::vector<float> x = kernel_row(n, seed * 131u + unsigned(n), kind);
                 const float s = 0.125f + 0.01f * float(seed);
-                // scale_check and scale_max: the same scaled row and the same verdict; the same max
-                std::vector<float> oa(n), ob(n), oc(n), od(n);
-                const bool bad = base.scale_check(oa.data(), x.data(), n, s);
-                CHECK(wide->scale_check(ob.data(), x.data(), n, s) == bad);
-                CHECK(same_bytes(oa, ob));
+                // scale_max: the same scaled row, the same verdict and the same max
+                std::vector<float> oa(n), ob(n);
                 float ma = 0.0f, mb = 0.0f;
-                CHECK(base.scale_max(oc.data(), x.data(), n, s, ma) == bad);
-                CHECK(wide->scale_max(od.data(), x.data(), n, s, mb) == bad);
-                CHECK((same_bytes(oa, oc) && same_bytes(oa, od)));
+                const bool bad = base.scale_max(oa.data(), x.data(), n, s, ma);
+                CHECK(wide->scale_max(ob.data(), x.data(), n, s, mb) == bad);
+                CHECK(same_bytes(oa, ob));
+                for (std::size_t j = 0; j < n; ++j) CHECK(row_kernel_bits(oa[j]) == row_kernel_bits(s * x[j]));
                 bool finite = true;
                 for (float v : x) finite = finite && std::isfinite(v);
                 CHECK(bad == !finite);

@@ -1,5 +1,5 @@
 // The MLP's activations over a span, written once for any batch type B (core/base/vector_kernels.h):
-// ops.cpp instantiates them with simd.h's Batch, vector_kernels_avx2.cpp with AVX2's. Included by those
+// vector_kernels.cpp instantiates them with simd.h's Batch, vector_kernels_avx2.cpp with AVX2's. Included by those
 // two files only. Internal linkage on purpose: each instruction set's copy stays in its own object, so the
 // linker can never hand the baseline an AVX2 copy.
 //

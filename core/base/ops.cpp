@@ -15,7 +15,6 @@
 #include <xtensor/xnoalias.hpp>
 #include <xtensor/xview.hpp>
 
-#include "core/base/activation_kernels.h"
 #include "core/base/simd.h"
 #include "core/base/vector_kernels.h"
 #include "data/base/error.h"
@@ -276,84 +275,6 @@ namespace {
 using simd::Batch;
 constexpr std::size_t kW = Batch::size;
 
-// The baseline kernels (core/base/vector_kernels.h) in simd.h's batches.
-// o = s * x; returns true when a value is NaN or infinite (v * 0 is 0 only for finite v).
-bool scale_check(float* o, const float* x, std::size_t n, float s) {
-    Batch bad(0.0f);
-    const Batch sb(s);
-    std::size_t j = 0;
-    for (; j + kW <= n; j += kW) {
-        const Batch v = Batch::load_unaligned(x + j) * sb;
-        v.store_unaligned(o + j);
-        bad += v * Batch(0.0f);
-    }
-    float b = simd::hadd(bad);
-    for (; j < n; ++j) b += (o[j] = s * x[j]) * 0.0f;
-    return b != b;
-}
-
-// The max of a batch's lanes.
-float lanes_max(const Batch& v) {
-    alignas(64) float lanes[kW];
-    v.store_unaligned(lanes);
-    return *std::max_element(lanes, lanes + kW);
-}
-
-// scale_check and the max of o in the same pass.
-bool scale_max(float* o, const float* x, std::size_t n, float s, float& max) {
-    Batch bad(0.0f), mx(-std::numeric_limits<float>::infinity());
-    const Batch sb(s);
-    std::size_t j = 0;
-    for (; j + kW <= n; j += kW) {
-        const Batch v = Batch::load_unaligned(x + j) * sb;
-        v.store_unaligned(o + j);
-        bad += v * Batch(0.0f);
-        mx = simd::max(mx, v);
-    }
-    float b = simd::hadd(bad), m = lanes_max(mx);
-    for (; j < n; ++j) {
-        const float v = o[j] = s * x[j];
-        b += v * 0.0f;
-        m = std::max(m, v);
-    }
-    max = m + 0.0f;  // +0 for a max of -0 and +0, whichever lane held which
-    return b != b;
-}
-
-float base_row_max(const float* x, std::size_t n) {
-    float m = -std::numeric_limits<float>::infinity();
-    std::size_t j = 0;
-    if (n >= kW) {
-        Batch acc = Batch::load_unaligned(x);
-        for (j = kW; j + kW <= n; j += kW) acc = simd::max(acc, Batch::load_unaligned(x + j));
-        m = lanes_max(acc);
-    }
-    for (; j < n; ++j) m = std::max(m, x[j]);
-    return m + 0.0f;  // +0 for a max of -0 and +0, whichever lane held which
-}
-
-float base_exp_shift_sum(float* p, std::size_t n, float m) {
-    Batch acc(0.0f);
-    const Batch mb(m);
-    std::size_t j = 0;
-    for (; j + kW <= n; j += kW) {
-        const Batch e = simd::exp(Batch::load_unaligned(p + j) - mb);
-        e.store_unaligned(p + j);
-        acc += e;
-    }
-    float sum = simd::hadd(acc);
-    for (; j < n; ++j) sum += (p[j] = std::exp(p[j] - m));
-    return sum;
-}
-
-void scale(float* x, std::size_t n, float s) {
-    for (std::size_t j = 0; j < n; ++j) x[j] *= s;
-}
-
-const VectorKernels kBaseline{scale_check,          scale_max,           base_row_max,
-                              base_exp_shift_sum,   scale,               gelu_tanh_span<Batch>,
-                              gelu_erf_span<Batch>, silu_span<Batch>,    silu_times_span<Batch>};
-
 // o[j] += m * d_j with d_j = d0 + j, the distance of key j from the query (a whole number, exact in
 // float32 below 2^24): the same two roundings as LinearBias::at, lane by lane.
 void add_linear_bias(float* o, std::size_t n, float m, float d0) {
@@ -369,20 +290,6 @@ void add_linear_bias(float* o, std::size_t n, float m, float d0) {
 }
 
 }  // namespace
-
-const VectorKernels& baseline_vector_kernels() { return kBaseline; }
-
-const VectorKernels* avx2_vector_kernels() {
-#ifdef ATTN_AVX2_KERNELS
-    if (__builtin_cpu_supports("avx2")) return &avx2_vector_kernel_set;
-#endif
-    return nullptr;
-}
-
-const VectorKernels& vector_kernels() {
-    static const VectorKernels& chosen = avx2_vector_kernels() != nullptr ? *avx2_vector_kernels() : kBaseline;
-    return chosen;
-}
 
 float row_max(const float* x, std::size_t n) { return vector_kernels().row_max(x, n); }
 float exp_shift_sum(float* p, std::size_t n, float m) { return vector_kernels().exp_shift_sum(p, n, m); }
@@ -404,7 +311,7 @@ bool softmax_row(const float* in, float* out, std::size_t lo, std::size_t hi, fl
     //    neither a bias nor the user's mask, their max in the same pass
     const bool plain = bias == nullptr && vis == nullptr;
     float m = 0.0f;
-    if (plain ? k.scale_max(o, in + lo, n, scale, m) : k.scale_check(o, in + lo, n, scale))
+    if (k.scale_max(o, in + lo, n, scale, m))
         throw Error(ErrorKind::runtime,
                     "the scores of query row " + std::to_string(row) + " overflow float32 (a q·k is infinite or NaN)",
                     "use embeddings with smaller values");

@@ -1,5 +1,5 @@
 // The vector kernels of the hot loops (a softmax row, the MLP's activations), one set per instruction set.
-// The baseline set (ops.cpp) runs core/base/simd.h's batches: SSE2's 4 lanes on x86-64, one lane in the
+// The baseline set (vector_kernels.cpp) runs core/base/simd.h's batches: SSE2's 4 lanes on x86-64, one lane in the
 // page's WebAssembly. On x86-64 processors that have AVX2, its 8 lanes (vector_kernels_avx2.cpp, the one
 // file compiled with -mavx2, where the compiler may target it: ATTN_AVX2_KERNELS). Both sets give the same
 // bytes:
@@ -17,7 +17,6 @@ namespace attn {
 
 struct VectorKernels {
     // ---- a softmax row
-    bool (*scale_check)(float* o, const float* x, std::size_t n, float s);  // o = s·x; true if one is NaN or ±inf
     // o = s·x and max = the max of o (-inf when n = 0) in one pass; true if a value is NaN or ±inf
     bool (*scale_max)(float* o, const float* x, std::size_t n, float s, float& max);
     float (*row_max)(const float* x, std::size_t n);           // max of x[0:n], -inf when n = 0

@@ -38,20 +38,7 @@ float hmax8(__m256 a) {
     return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
 }
 
-bool scale_check(float* o, const float* x, std::size_t n, float s) {
-    __m256 bad = _mm256_setzero_ps();  // a sum of v·0: NaN once any v is NaN or ±inf, in any order
-    const __m256 sb = _mm256_set1_ps(s);
-    std::size_t j = 0;
-    for (; j + kW <= n; j += kW) {
-        const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + j), sb);
-        _mm256_storeu_ps(o + j, v);
-        bad = _mm256_add_ps(bad, _mm256_mul_ps(v, _mm256_setzero_ps()));
-    }
-    float b = hadd4(_mm_add_ps(_mm256_castps256_ps128(bad), _mm256_extractf128_ps(bad, 1)));
-    for (; j < n; ++j) b += (o[j] = s * x[j]) * 0.0f;
-    return b != b;
-}
-
+// o = s·x and its max in one pass; true when a value is NaN or ±inf (a sum of v·0 is NaN then, in any order).
 bool scale_max(float* o, const float* x, std::size_t n, float s, float& max) {
     __m256 bad = _mm256_setzero_ps(), mx = _mm256_set1_ps(-HUGE_VALF);
     const __m256 sb = _mm256_set1_ps(s);
@@ -113,9 +100,9 @@ void scale(float* x, std::size_t n, float s) {
 
 }  // namespace
 
-// Constant data (no code of this file runs before ops.cpp has asked the processor for AVX2).
+// Constant data (no code of this file runs before vector_kernels.cpp has asked the processor for AVX2).
 extern const VectorKernels avx2_vector_kernel_set = {
-    scale_check, scale_max, row_max, exp_shift_sum, scale,
+    scale_max, row_max, exp_shift_sum, scale,
     gelu_tanh_span<B8>, gelu_erf_span<B8>, silu_span<B8>, silu_times_span<B8>};
 
 }  // namespace attn
